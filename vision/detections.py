@@ -1,0 +1,66 @@
+"""Detections: one frozen object of parallel arrays, the data between vision stages.
+
+Boxes are `xyxy` in pixels of the original image (after EXIF orientation);
+`class_id` indexes `datasets.classes.CLASS_NAMES`.  Filtering returns a new object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from datasets.classes import CLASS_NAMES
+
+
+@dataclass(frozen=True)
+class Detections:
+    xyxy: np.ndarray  # (N, 4) float32, pixels
+    confidence: np.ndarray  # (N,) float32
+    class_id: np.ndarray  # (N,) int64, canonical class ids
+
+    def __post_init__(self) -> None:
+        n = len(self.xyxy)
+        if self.xyxy.shape != (n, 4) or self.confidence.shape != (n,) or self.class_id.shape != (n,):
+            raise ValueError("Detections arrays must be (N,4), (N,), (N,)")
+
+    @staticmethod
+    def empty() -> "Detections":
+        return Detections(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64))
+
+    @staticmethod
+    def from_lists(xyxy: Any, confidence: Any, class_id: Any) -> "Detections":
+        return Detections(
+            np.asarray(xyxy, np.float32).reshape(-1, 4),
+            np.asarray(confidence, np.float32).reshape(-1),
+            np.asarray(class_id, np.int64).reshape(-1),
+        )
+
+    def __len__(self) -> int:
+        return len(self.xyxy)
+
+    def __getitem__(self, index: Any) -> "Detections":
+        """Boolean mask, index array or slice -> a new Detections."""
+        if isinstance(index, (int, np.integer)):
+            index = [index]
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index])
+
+    @property
+    def class_names(self) -> list[str]:
+        return [CLASS_NAMES[i] for i in self.class_id]
+
+    @property
+    def centers(self) -> np.ndarray:
+        return np.stack([(self.xyxy[:, 0] + self.xyxy[:, 2]) / 2, (self.xyxy[:, 1] + self.xyxy[:, 3]) / 2], axis=1)
+
+    @property
+    def wh(self) -> np.ndarray:
+        return np.stack([self.xyxy[:, 2] - self.xyxy[:, 0], self.xyxy[:, 3] - self.xyxy[:, 1]], axis=1)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """The `tiles` list of the `vision detect` contract."""
+        return [
+            {"cls": CLASS_NAMES[c], "xyxy": [round(float(v), 1) for v in box], "conf": round(float(p), 4)}
+            for box, p, c in zip(self.xyxy, self.confidence, self.class_id)
+        ]
