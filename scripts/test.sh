@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Install everything the tests need into .venv/ (dev + train extras, a headless Chromium) and run pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[dev,train]'
+if [ -f scripts/install_browser.sh ]; then bash scripts/install_browser.sh || echo "browser install failed: browser tests will be skipped"; fi
+exec .venv/bin/python -m pytest "$@"
