@@ -5,5 +5,7 @@ cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev,train]'
+# ultralytics' dataset check wants a TTF font on disk even with plots off.
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || { apt-get update -qq && apt-get install -y -qq fonts-dejavu-core; } || echo "font install failed"
 if [ -f scripts/install_browser.sh ]; then bash scripts/install_browser.sh || echo "browser install failed: browser tests will be skipped"; fi
 exec .venv/bin/python -m pytest "$@"
