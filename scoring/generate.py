@@ -506,8 +506,8 @@ def _t_full_flush(rng: random.Random) -> Plan:
 
 
 def _t_pure_triple_chow(rng: random.Random) -> Plan:
-    first = suited(rng.randint(1, 7), _rand_suit(rng))
-    return Plan(fill(rng, [chow(first)] * 3), rng.choice(ALL_TILES))
+    first = suited(rng.randint(1, 7), _rand_suit(rng))  # one exposed, else three pungs may score more
+    return Plan(fill(rng, [chow(first, exposed=True), chow(first), chow(first)]), rng.choice(ALL_TILES))
 
 
 def _t_pure_shifted_pungs(rng: random.Random) -> Plan:
@@ -515,9 +515,16 @@ def _t_pure_shifted_pungs(rng: random.Random) -> Plan:
     return Plan(fill(rng, [pung(suited(start + i, s)) for i in range(3)]), rng.choice(ALL_TILES))
 
 
-def _ranks_plan(rng: random.Random, ranks: range) -> Plan:
+def _ranks_plan(rng: random.Random, ranks: range, must: int | None = None) -> Plan:
+    """Suited tiles of `ranks` only; a set holding rank `must` (Upper/Lower Four need their 6 / 4)."""
     pool = tuple(t for t in SUITED if t.rank in ranks)
-    return Plan(fill(rng, (), pool=pool), rng.choice(pool))
+    groups = []
+    if must is not None:
+        group = random_group(rng, pool)
+        while group is None or all(t.rank != must for t in group.tiles):
+            group = random_group(rng, pool)
+        groups.append(group)
+    return Plan(fill(rng, groups, pool=pool), rng.choice(pool))
 
 
 def _t_pure_straight(rng: random.Random) -> Plan:
@@ -627,7 +634,8 @@ def _t_flag(**ctx: object) -> Template:
 
 
 def _t_all_pungs(rng: random.Random) -> Plan:
-    return Plan(fill(rng, (), kinds=("pung", "kong"), weights=(0.8, 0.2)), rng.choice(ALL_TILES))
+    exposed = pung(rng.choice(ALL_TILES), exposed=True)  # else Four Concealed Pungs may exclude it
+    return Plan(fill(rng, [exposed], kinds=("pung", "kong"), weights=(0.8, 0.2)), rng.choice(ALL_TILES))
 
 
 def _t_half_flush(rng: random.Random) -> Plan:
@@ -687,9 +695,13 @@ def _t_last_tile(rng: random.Random) -> Plan | _Special:
     return replace(base, context={**base.context, "last_tile": True, "robbing_kong": False})
 
 
-def _with_group(make: Callable[[random.Random], Group], pair_pool: tuple[Tile, ...] = ALL_TILES) -> Template:
+def _with_group(
+    make: Callable[[random.Random], Group],
+    pair_pool: tuple[Tile, ...] = ALL_TILES,
+    kinds: tuple[str, ...] = ("chow", "pung", "kong"),
+) -> Template:
     def template(rng: random.Random) -> Plan:
-        return Plan(fill(rng, [make(rng)]), rng.choice(pair_pool))
+        return Plan(fill(rng, [make(rng)], pool=pair_pool, kinds=kinds), rng.choice(pair_pool))
 
     return template
 
@@ -759,15 +771,22 @@ def _t_one_voided_suit(rng: random.Random) -> Plan:
     return Plan(groups, rng.choice(pool))
 
 
+def _t_no_honors(rng: random.Random) -> Plan:
+    """Suited tiles only, with a terminal and a pung (else All Simples / All Chows exclude it)."""
+    groups = [chow(suited(rng.choice((1, 7)), _rand_suit(rng))), pung(rng.choice(SUITED))]
+    return Plan(fill(rng, groups, pool=SUITED), rng.choice(SUITED))
+
+
 def _t_wait(kind: str) -> Template:
+    """The waiting set in one suit, everything else elsewhere, so the hand waits on one tile."""
+
     def template(rng: random.Random) -> Plan:
-        if kind == "edge":
-            first = suited(rng.choice((1, 7)), _rand_suit(rng))
-        else:
-            first = suited(rng.randint(1, 7), _rand_suit(rng))
+        s = _rand_suit(rng)
+        elsewhere = tuple(t for t in ALL_TILES if t.suit != s)
         if kind == "single":
-            return Plan(fill(rng, ()), rng.choice(ALL_TILES), win="pair")
-        return Plan(fill(rng, [chow(first, exposed=False)]), rng.choice(ALL_TILES), win=kind)
+            return Plan(fill(rng, (), pool=elsewhere), rng.choice([t for t in ALL_TILES if t.suit == s]), win="pair")
+        first = suited(rng.choice((1, 7)) if kind == "edge" else rng.randint(1, 7), s)
+        return Plan(fill(rng, [chow(first, exposed=False)], pool=elsewhere), rng.choice(elsewhere), win=kind)
 
     return template
 
@@ -775,7 +794,7 @@ def _t_wait(kind: str) -> Template:
 def _t_self_drawn(rng: random.Random) -> Plan:
     groups = list(fill(rng, (), kinds=("chow", "pung")))
     groups[0] = replace(groups[0], exposed=True)
-    return Plan(tuple(groups), rng.choice(ALL_TILES), context={"self_drawn": True})
+    return Plan(tuple(groups), rng.choice(ALL_TILES), context={"self_drawn": True, "last_of_wall": False})
 
 
 def _t_flowers(rng: random.Random) -> Plan | _Special:
@@ -819,8 +838,8 @@ TEMPLATES: dict[int, Template] = {
     33: _t_three_concealed_pungs,
     34: _t_lesser_honors,
     35: _t_knitted_straight,
-    36: lambda rng: _ranks_plan(rng, range(6, 10)),
-    37: lambda rng: _ranks_plan(rng, range(1, 5)),
+    36: lambda rng: _ranks_plan(rng, range(6, 10), must=6),
+    37: lambda rng: _ranks_plan(rng, range(1, 5), must=4),
     38: _t_big_three_winds,
     39: _t_mixed_straight,
     40: _t_reversible,
@@ -850,16 +869,16 @@ TEMPLATES: dict[int, Template] = {
     64: _t_tile_hog,
     65: _t_double_pung,
     66: _t_two_concealed_pungs,
-    67: _with_group(lambda rng: kong(rng.choice(ALL_TILES), exposed=False)),
+    67: _with_group(lambda rng: kong(rng.choice(ALL_TILES), exposed=False), kinds=("chow", "pung")),
     68: lambda rng: Plan(fill(rng, (), pool=SIMPLES), rng.choice(SIMPLES)),
     69: _t_pure_double_chow,
     70: _t_mixed_double_chow,
     71: _t_short_straight,
     72: _t_two_terminal_chows,
     73: _with_group(lambda rng: pung(rng.choice(TERMINALS))),
-    74: _with_group(lambda rng: kong(rng.choice(ALL_TILES), exposed=True)),
+    74: _with_group(lambda rng: kong(rng.choice(ALL_TILES), exposed=True), kinds=("chow", "pung")),
     75: _t_one_voided_suit,
-    76: lambda rng: Plan(fill(rng, (), pool=SUITED), rng.choice(SUITED)),
+    76: _t_no_honors,
     77: _t_wait("edge"),
     78: _t_wait("closed"),
     79: _t_wait("single"),
