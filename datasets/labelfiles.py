@@ -117,6 +117,32 @@ class PhotoLabels:
     boxes: tuple[LabelBox, ...] = ()
     meta: LabelMeta = field(default_factory=LabelMeta)
 
+    def confidences(self) -> tuple[float, ...]:
+        """One confidence per box (1.0 where none was kept)."""
+        kept = self.meta.confidences
+        return kept if len(kept) == len(self.boxes) else (1.0,) * len(self.boxes)
+
+    def _edited(self, boxes: tuple[LabelBox, ...], confidences: tuple[float, ...]) -> "PhotoLabels":
+        """A person's edit: the file becomes reviewed, edited boxes count as sure (1.0)."""
+        return PhotoLabels(boxes, replace(self.meta, origin="human", reviewed=True, confidences=confidences))
+
+    def with_class(self, index: int, class_id: int) -> "PhotoLabels":
+        boxes, confidences = list(self.boxes), list(self.confidences())
+        boxes[index] = boxes[index].with_class(class_id)
+        confidences[index] = 1.0
+        return self._edited(tuple(boxes), tuple(confidences))
+
+    def without(self, index: int) -> "PhotoLabels":
+        keep = [i for i in range(len(self.boxes)) if i != index]
+        confidences = self.confidences()
+        return self._edited(tuple(self.boxes[i] for i in keep), tuple(confidences[i] for i in keep))
+
+    def with_added(self, box: LabelBox) -> "PhotoLabels":
+        return self._edited(self.boxes + (box,), self.confidences() + (1.0,))
+
+    def marked_reviewed(self) -> "PhotoLabels":
+        return self._edited(self.boxes, self.confidences())
+
 
 def parse_label_text(text: str, source: str = "label file") -> tuple[LabelBox, ...]:
     boxes = []
