@@ -1,0 +1,27 @@
+"""MCR camera scorer: the Streamlit app.  Run with `streamlit run app.py`.
+
+Thin on purpose: page set-up, the language switch and the navigation.  The pages live in
+`appui/` (their logic in the packages), the cached models in `appui/models.py`.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from appui.i18n import LANG_KEY, t
+from appui.navigation import page_specs
+
+st.set_page_config(page_title="MCR scorer 国标麻将算番", page_icon="🀄", layout="wide")
+
+st.session_state.setdefault(LANG_KEY, "en")
+with st.sidebar:
+    st.segmented_control(
+        t("language"), ["en", "zh"], required=True, key=LANG_KEY,
+        format_func=lambda code: {"en": "English", "zh": "中文"}[code],
+    )
+
+pages = [
+    st.Page(spec.script, title=t(spec.title_key), icon=spec.icon, url_path=spec.url_path, default=i == 0)
+    for i, spec in enumerate(page_specs())
+]
+st.navigation(pages).run()

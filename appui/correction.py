@@ -1,0 +1,186 @@
+"""The photo page's correctable reading: the tiles as read, edited by the user, and the hand they make.
+
+A `Reading` is a frozen tuple of `ReadTile`s (class, box, confidence, group).  Every edit returns
+a new `Reading`; `to_hand` builds the hand straight from the groups the user sees, so a tile moved
+to another group stays there (re-running the layout on the boxes would undo that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from datasets.classes import BACK, CLASS_ID, CLASS_NAMES, is_flower
+from scoring.hand import Hand, HandError, Meld, WinContext
+from scoring.tiles import Tile
+
+HAND, WIN, FLOWERS, UNPLACED = "hand", "win", "flowers", "unplaced"
+MELD_GROUPS = ("meld0", "meld1", "meld2", "meld3")
+GROUPS: tuple[str, ...] = (HAND, WIN, *MELD_GROUPS, FLOWERS, UNPLACED)  # unplaced: left out of the hand
+
+
+@dataclass(frozen=True)
+class ReadTile:
+    cls: str
+    xyxy: tuple[float, float, float, float]
+    conf: float
+    group: str
+    edited: bool = False
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> "ReadTile":
+        group = str(data.get("group") or UNPLACED)
+        return ReadTile(
+            cls=str(data["cls"]),
+            xyxy=tuple(float(v) for v in data["xyxy"]),  # type: ignore[arg-type]
+            conf=float(data.get("conf", 1.0)),
+            group=group if group in GROUPS else UNPLACED,
+        )
+
+
+class CorrectionError(ValueError):
+    """An edit that cannot be made (unknown class or group, no such tile)."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    tiles: tuple[ReadTile, ...]
+
+    @staticmethod
+    def from_tiles(tiles: Iterable[Mapping[str, Any]]) -> "Reading":
+        return Reading(tuple(ReadTile.from_json(t) for t in tiles))
+
+    @property
+    def edits(self) -> int:
+        return sum(t.edited for t in self.tiles)
+
+    def _check(self, index: int) -> None:
+        if not 0 <= index < len(self.tiles):
+            raise CorrectionError(f"there is no tile #{index + 1}")
+
+    def _put(self, index: int, tile: ReadTile) -> "Reading":
+        return Reading(self.tiles[:index] + (tile,) + self.tiles[index + 1 :])
+
+    def with_face(self, index: int, cls: str) -> "Reading":
+        self._check(index)
+        if cls not in CLASS_ID:
+            raise CorrectionError(f"unknown tile {cls!r}")
+        return self._put(index, replace(self.tiles[index], cls=cls, edited=True))
+
+    def with_group(self, index: int, group: str) -> "Reading":
+        self._check(index)
+        if group not in GROUPS:
+            raise CorrectionError(f"unknown group {group!r}")
+        if group == WIN:
+            return self.with_win(index)
+        return self._put(index, replace(self.tiles[index], group=group, edited=True))
+
+    def with_win(self, index: int) -> "Reading":
+        """Make tile `index` the winning tile; a previous winning tile goes back to the standing hand."""
+        self._check(index)
+        tiles = [
+            replace(t, group=HAND, edited=True) if t.group == WIN and i != index else t
+            for i, t in enumerate(self.tiles)
+        ]
+        tiles[index] = replace(tiles[index], group=WIN, edited=True)
+        return Reading(tuple(tiles))
+
+    def without(self, index: int) -> "Reading":
+        self._check(index)
+        return Reading(self.tiles[:index] + self.tiles[index + 1 :])
+
+    def with_added(self, cls: str, group: str) -> "Reading":
+        """Add a tile the detector missed; its box is guessed just right of its group's last tile."""
+        if cls not in CLASS_ID:
+            raise CorrectionError(f"unknown tile {cls!r}")
+        if group not in GROUPS:
+            raise CorrectionError(f"unknown group {group!r}")
+        if group == WIN:
+            reading = Reading(tuple(replace(t, group=HAND, edited=True) if t.group == WIN else t for t in self.tiles))
+        else:
+            reading = self
+        box = reading._guess_box(group)
+        return Reading(reading.tiles + (ReadTile(cls, box, 1.0, group, edited=True),))
+
+    def _guess_box(self, group: str) -> tuple[float, float, float, float]:
+        same = [t.xyxy for t in self.tiles if t.group == group] or [t.xyxy for t in self.tiles if t.group == HAND]
+        if not same:
+            same = [t.xyxy for t in self.tiles] or [(0.0, 0.0, 40.0, 56.0)]
+        x1, y1, x2, y2 = max(same, key=lambda b: b[2])
+        width = x2 - x1
+        return (x2 + 0.1 * width, y1, x2 + 1.1 * width, y2)
+
+    def group_members(self) -> dict[str, list[int]]:
+        """Group -> indices of its tiles, left to right, groups in GROUPS order (empty ones left out)."""
+        members: dict[str, list[int]] = {}
+        for group in GROUPS:
+            idx = [i for i, t in enumerate(self.tiles) if t.group == group]
+            if idx:
+                members[group] = sorted(idx, key=lambda i: self.tiles[i].xyxy[0])
+        return members
+
+    def to_hand(self, context: WinContext) -> Hand:
+        """The hand these groups make, or HandError naming the first problem (in player terms).
+
+        Flower and season tiles count as flowers wherever they lie; `context.flowers` is replaced
+        by that count.
+        """
+        members = self.group_members()
+        flowers = sum(is_flower(t.cls) for t in self.tiles)
+        melds = tuple(
+            _meld(n + 1, [self.tiles[i].cls for i in members[g] if not is_flower(self.tiles[i].cls)])
+            for n, g in enumerate(g for g in MELD_GROUPS if g in members)
+        )
+        standing = [self.tiles[i].cls for i in members.get(HAND, []) if not is_flower(self.tiles[i].cls)]
+        wins = [self.tiles[i].cls for i in members.get(WIN, []) if not is_flower(self.tiles[i].cls)]
+        if BACK in standing:
+            raise HandError("a face-down tile lies in the standing hand: turn it over or remove it")
+        if not wins:
+            raise HandError("no winning tile: mark one tile as the winning tile")
+        if len(wins) > 1:
+            raise HandError(f"{len(wins)} tiles are marked as the winning tile; mark exactly one")
+        if BACK in wins:
+            raise HandError("the winning tile is face down")
+        return Hand(
+            melds, tuple(Tile.parse(c) for c in standing), Tile.parse(wins[0]), replace(context, flowers=flowers)
+        ).validate()
+
+    def yolo_lines(self, width: int, height: int) -> list[str]:
+        """The tiles as YOLO label lines: class id and normalized centre and size, boxes clipped to the image."""
+        lines = []
+        for t in self.tiles:
+            x1, y1, x2, y2 = (max(0.0, min(v, lim)) for v, lim in zip(t.xyxy, (width, height, width, height)))
+            if x2 <= x1 or y2 <= y1:
+                continue
+            cx, cy = (x1 + x2) / 2 / width, (y1 + y2) / 2 / height
+            lines.append(f"{CLASS_ID[t.cls]} {cx:.6f} {cy:.6f} {(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
+        return lines
+
+
+def _meld(number: int, classes: list[str]) -> Meld:
+    faces = [c for c in classes if c != BACK]
+    backs = len(classes) - len(faces)
+    label = " ".join(classes)
+    try:
+        tiles = tuple(sorted(Tile.parse(c) for c in faces))
+    except ValueError:
+        raise HandError(f"meld {number} ({label}) holds a tile that is not a suit or honor tile") from None
+    if backs:
+        if len(classes) == 4 and tiles and len(set(tiles)) == 1:
+            return Meld.kong(tiles[0], concealed=True)
+        raise HandError(
+            f"meld {number} ({label}): a group with face-down tiles must be a concealed kong "
+            "(4 tiles, the face-up ones alike)"
+        )
+    if len(tiles) == 4 and len(set(tiles)) == 1:
+        return Meld.kong(tiles[0])
+    if len(tiles) == 3 and len(set(tiles)) == 1:
+        return Meld.pung(tiles[0])
+    if len(tiles) == 3 and tiles[0].next_in_suit(1) == tiles[1] and tiles[0].next_in_suit(2) == tiles[2]:
+        return Meld.chow(tiles[0])
+    raise HandError(f"meld {number} ({label}) is not a chow, pung or kong")
+
+
+def class_options() -> tuple[str, ...]:
+    return CLASS_NAMES

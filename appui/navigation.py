@@ -1,0 +1,33 @@
+"""The app's pages: one small script per page under `appui/pages/` (AppTest can switch to them)."""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+PAGES_DIR = Path(__file__).resolve().parent / "pages"
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    script: str  # relative to the repository root (the folder of app.py)
+    title_key: str  # i18n label
+    icon: str
+    url_path: str
+
+
+def labeling_available() -> bool:
+    """The labeling page exists once `appui.labeling` does (another module owns it)."""
+    return importlib.util.find_spec("appui.labeling") is not None
+
+
+def page_specs() -> list[PageSpec]:
+    pages = [
+        PageSpec("appui/pages/manual.py", "page_manual", ":material/calculate:", "manual"),
+        PageSpec("appui/pages/photo.py", "page_photo", ":material/photo_camera:", "photo"),
+        PageSpec("appui/pages/live.py", "page_live", ":material/videocam:", "live"),
+    ]
+    if labeling_available():
+        pages.append(PageSpec("appui/pages/labeling.py", "page_label", ":material/label:", "label"))
+    return pages

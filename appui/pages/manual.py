@@ -1,0 +1,3 @@
+from appui import manual
+
+manual.render()

@@ -1,0 +1,61 @@
+"""Save a corrected photo for training: the image and its YOLO labels, written atomically.
+
+Layout (ultralytics, as `datasets.labelfiles` reads it): `DIR/images/NAME.jpg`, `DIR/labels/NAME.txt`.
+Each file is written to a temporary file in the same folder, fsynced and `os.replace`d over the
+target; a file it replaces is kept as `NAME.<ext>.bak` first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .correction import Reading
+
+
+class SaveError(OSError):
+    """The photo could not be saved (folder not writable, image not encodable)."""
+
+
+def photo_name(image_bytes: bytes) -> str:
+    """A stable name for a photo: the same photo saved twice replaces its earlier version."""
+    return "app_" + hashlib.sha1(image_bytes).hexdigest()[:16]
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        shutil.copy2(path, path.with_name(path.name + ".bak"))
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_for_training(image_bgr: np.ndarray, reading: Reading, folder: Path, name: str) -> tuple[Path, Path]:
+    """Write `folder/images/name.jpg` and `folder/labels/name.txt`; returns both paths."""
+    ok, encoded = cv2.imencode(".jpg", image_bgr, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    if not ok:
+        raise SaveError("the image could not be encoded as JPEG")
+    height, width = image_bgr.shape[:2]
+    image_path = folder / "images" / f"{name}.jpg"
+    label_path = folder / "labels" / f"{name}.txt"
+    text = "\n".join(reading.yolo_lines(width, height))
+    try:
+        atomic_write(image_path, encoded.tobytes())
+        atomic_write(label_path, (text + "\n").encode() if text else b"")
+    except OSError as exc:
+        raise SaveError(f"could not write to {folder}: {exc.strerror or exc}") from exc
+    return image_path, label_path

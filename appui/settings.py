@@ -1,0 +1,32 @@
+"""The app's own settings, in one frozen object (vision thresholds live in `vision.settings`)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LABELED_DIR_ENV = "MCR_LABELED_DIR"
+
+
+def _default_labeled_dir() -> Path:
+    return Path(os.environ.get(LABELED_DIR_ENV, "~/.mcr-scorer/labeled")).expanduser()
+
+
+@dataclass(frozen=True)
+class AppSettings:
+    # where "Save for training" writes images/ and labels/ (ultralytics layout); env MCR_LABELED_DIR overrides
+    labeled_dir: Path = field(default_factory=_default_labeled_dir)
+    # photo page: longest side of the annotated photo shown, pixels
+    display_max_side: int = 1600
+    # photo page: height of each tile crop in the hand strip, pixels
+    crop_height: int = 72
+    # live page: run the detector on one frame in this many; the others reuse its boxes
+    live_detect_every: int = 3
+    # live page: frames are shrunk so the longest side is at most this before detection, pixels
+    live_max_side: int = 640
+    # live page: a reading must stay the same this many detections in a row before waits are computed
+    live_stable_reads: int = 2
+
+
+DEFAULT_APP_SETTINGS = AppSettings()

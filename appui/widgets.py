@@ -1,0 +1,177 @@
+"""Streamlit pieces shared by the pages: the win-context form and the score display."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from scoring.hand import Hand, HandError, WinContext
+from scoring.tiles import WIND_NAMES as _WIND_LETTERS, Tile
+
+WIND_NAMES: tuple[str, ...] = tuple(_WIND_LETTERS)
+
+from .i18n import t
+from .winctx import HandFacts, impossible_flags
+
+WIND_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
+
+
+def wind_label(name: str) -> str:
+    return f"{name} {WIND_ZH[name]}"
+
+
+CONTEXT_DEFAULTS: dict[str, object] = {"won_by": "discard", "flowers": 0, "seat": "E", "prevalent": "E"}
+
+
+def context_form(prefix: str, facts: HandFacts) -> tuple[WinContext, str | None]:
+    """The win-context widgets; impossible options are disabled with the reason as help.
+
+    Returns the context (impossible flags forced off) and the discarding seat (None when self-drawn).
+    """
+    st.subheader(t("context"))
+    state = st.session_state
+    for name, value in CONTEXT_DEFAULTS.items():
+        state.setdefault(f"{prefix}{name}", value)
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        won_by = st.segmented_control(
+            t("win_by"), ["discard", "self_drawn"], required=True,
+            format_func=t, key=f"{prefix}won_by",
+        )
+        self_drawn = won_by == "self_drawn"
+        flowers = st.number_input(t("flower_count"), min_value=0, max_value=8, step=1, key=f"{prefix}flowers")
+    with c2:
+        seat = st.selectbox(t("seat_wind"), WIND_NAMES, format_func=wind_label, key=f"{prefix}seat")
+        prevalent = st.selectbox(t("prevalent_wind"), WIND_NAMES, format_func=wind_label, key=f"{prefix}prevalent")
+        discarder = None
+        if not self_drawn:
+            others = [w for w in WIND_NAMES if w != seat]
+            discarder = st.selectbox(t("discarder"), others, format_func=wind_label, key=f"{prefix}discarder")
+    blocked = impossible_flags(
+        facts,
+        self_drawn=self_drawn,
+        kong_replacement=bool(state.get(f"{prefix}kong_replacement")),
+        robbing_kong=bool(state.get(f"{prefix}robbing_kong")),
+    )
+    flags: dict[str, bool] = {}
+    with c3:
+        for name in ("last_tile", "last_of_wall", "kong_replacement", "robbing_kong"):
+            reason = blocked.get(name)
+            value = st.checkbox(
+                t(name), key=f"{prefix}{name}", disabled=reason is not None,
+                help=t(reason.key, **reason.params()) if reason else None,
+            )
+            flags[name] = value and reason is None
+    context = WinContext(
+        self_drawn=self_drawn,
+        seat_wind=Tile.parse(seat),
+        prevalent_wind=Tile.parse(prevalent),
+        flowers=int(flowers),
+        **flags,
+    )
+    return context, discarder
+
+
+def set_context_state(prefix: str, context: WinContext) -> None:
+    """Put a context into the form's widgets (call from a callback, before the widgets are drawn)."""
+    state = st.session_state
+    state[f"{prefix}won_by"] = "self_drawn" if context.self_drawn else "discard"
+    state[f"{prefix}flowers"] = context.flowers
+    state[f"{prefix}seat"] = context.seat_wind.name
+    state[f"{prefix}prevalent"] = context.prevalent_wind.name
+    for name in ("last_tile", "last_of_wall", "kong_replacement", "robbing_kong"):
+        state[f"{prefix}{name}"] = getattr(context, name)
+
+
+def score_and_show(hand: Hand, discarder: str | None) -> Any | None:
+    """Score `hand` and draw the result; a clear message instead of a traceback. Returns the result."""
+    try:
+        from scoring.scorer import NotWinningHand, score
+    except ImportError as exc:
+        st.error(t("scorer_missing", msg=str(exc)))
+        return None
+    try:
+        result = score(hand)
+    except NotWinningHand as exc:
+        st.error(t("not_winning", msg=str(exc)))
+        return None
+    except HandError as exc:
+        st.error(t("bad_hand", msg=str(exc)))
+        return None
+    show_result(result, hand.context, discarder)
+    return result
+
+
+def show_result(result: Any, context: WinContext, discarder: str | None) -> None:
+    """Fan table, excluded fans, total, 8-fan check and payments of a ScoreResult."""
+    st.subheader(t("result"))
+    flowers = context.flowers
+    without_flowers = result.total - flowers
+    m1, m2 = st.columns([1, 3])
+    m1.metric(t("total"), result.total)
+    with m2:
+        if result.meets_minimum:
+            st.success(t("minimum_ok", n=without_flowers))
+        else:
+            st.warning(t("minimum_fail", n=without_flowers))
+        if getattr(result, "decomposition", ""):
+            st.caption(f"{t('decomposition')}: {result.decomposition}")
+    for warning in getattr(result, "warnings", ()):
+        st.info(f"{t('warnings')}: {warning}")
+    st.markdown(f"**{t('fans')}**")
+    st.table(fan_rows(result))
+    excluded = excluded_rows(result)
+    st.markdown(f"**{t('excluded')}**")
+    if excluded:
+        st.table(excluded)
+    else:
+        st.caption(t("no_excluded"))
+    show_payments(result.total, context, discarder)
+
+
+def fan_rows(result: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            t("col_id"): fc.fan.id,
+            t("col_zh"): fc.fan.name_zh,
+            t("col_en"): fc.fan.name_en,
+            t("col_points"): fc.fan.points,
+            t("col_count"): fc.count,
+            t("col_subtotal"): fc.fan.points * fc.count,
+        }
+        for fc in result.fans
+    ]
+
+
+def excluded_rows(result: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            t("col_id"): ex.fan.id,
+            t("col_zh"): ex.fan.name_zh,
+            t("col_en"): ex.fan.name_en,
+            t("col_points"): ex.fan.points,
+            t("col_excluded_by"): f"{ex.excluded_by.name_zh} {ex.excluded_by.name_en}",
+        }
+        for ex in getattr(result, "excluded", ())
+    ]
+
+
+def show_payments(total: int, context: WinContext, discarder: str | None) -> None:
+    try:
+        from scoring.payments import payments
+    except ImportError as exc:
+        st.error(t("scorer_missing", msg=str(exc)))
+        return
+    winner = context.seat_wind.name
+    amounts = payments(total, context.self_drawn, winner, None if context.self_drawn else discarder)
+    st.markdown(f"**{t('payments')}**")
+    st.table(
+        [
+            {
+                t("col_seat"): wind_label(seat) + (f" ({t('winner')})" if seat == winner else ""),
+                t("col_amount"): f"{amounts.get(seat, 0):+d}",
+            }
+            for seat in WIND_NAMES
+        ]
+    )

@@ -1,0 +1,54 @@
+"""Win-context options the tiles rule out (appui.winctx): which, and the reason shown on hover."""
+
+import pytest
+
+from appui.i18n import LANGUAGES, label_keys, t
+from appui.winctx import HandFacts, allowed_context, impossible_flags
+from scoring.hand import Meld, WinContext
+from scoring.tiles import Tile
+
+T = Tile.parse
+NO_KONG = HandFacts.of([Meld.pung(T("E"))], [T("1m"), T("2m")], T("9s"))
+WITH_KONG = HandFacts.of([Meld.kong(T("E"))], [T("1m"), T("2m")], T("9s"))
+
+
+def reasons(facts, self_drawn=False, kong_replacement=False, robbing_kong=False):
+    got = impossible_flags(facts, self_drawn=self_drawn, kong_replacement=kong_replacement, robbing_kong=robbing_kong)
+    return {name: reason.key for name, reason in got.items()}
+
+
+def test_kong_replacement_needs_a_kong_and_a_self_drawn_win():
+    assert reasons(NO_KONG, self_drawn=True)["kong_replacement"] == "why_no_kong"
+    assert reasons(WITH_KONG, self_drawn=False)["kong_replacement"] == "why_replacement_discard"
+    assert "kong_replacement" not in reasons(WITH_KONG, self_drawn=True)
+
+
+def test_robbing_the_kong_is_never_self_drawn_and_never_of_a_held_tile():
+    assert reasons(NO_KONG, self_drawn=True)["robbing_kong"] == "why_robbing_self_drawn"
+    assert "robbing_kong" not in reasons(NO_KONG, self_drawn=False)
+    holds_copy = HandFacts.of([], [T("9s"), T("1m")], T("9s"))
+    assert reasons(holds_copy)["robbing_kong"] == "why_robbing_holds_copy"
+
+
+def test_last_tile_is_ruled_out_by_a_copy_in_the_standing_hand_only():
+    assert reasons(HandFacts.of([], [T("9s")], T("9s")))["last_tile"] == "why_last_tile_holds_copy"
+    assert "last_tile" not in reasons(HandFacts.of([Meld.pung(T("9s"))], [T("1m")], T("9s")))
+    assert "last_of_wall" not in reasons(NO_KONG, self_drawn=True)
+
+
+def test_allowed_context_switches_impossible_flags_off():
+    ctx = WinContext(self_drawn=True, kong_replacement=True, robbing_kong=True, last_tile=True)
+    cleaned = allowed_context(ctx, NO_KONG)
+    assert (cleaned.kong_replacement, cleaned.robbing_kong, cleaned.last_tile) == (False, False, True)
+    assert allowed_context(WinContext(), NO_KONG) == WinContext()
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_reason_has_a_label_with_its_fields(language):
+    facts = HandFacts.of([], [T("9s")], T("9s"))
+    found = impossible_flags(facts, self_drawn=False, kong_replacement=False, robbing_kong=False)
+    assert {"kong_replacement", "robbing_kong", "last_tile"} <= set(found)
+    for name in ("robbing_kong", "last_tile"):
+        assert "9s" in t(found[name].key, language, **found[name].params())
+    assert t(found["kong_replacement"].key, language)
+    assert all(t(key, language) for key in label_keys() if "{" not in t(key, "en"))
