@@ -20,7 +20,26 @@ class DetectorSettings:
 
 @dataclass(frozen=True)
 class LayoutSettings:
-    """Detections -> rows, groups, winning tile, flowers -> hand."""
+    """Detections -> rows, groups, winning tile, flowers -> hand.
+
+    Distances are in tile sizes measured locally (perspective makes far tiles
+    smaller): "tile heights" = a tile's long side, "tile widths" = its short side.
+    """
+
+    duplicate_iou: float = 0.6  # two boxes overlapping more than this are one tile
+    duplicate_containment: float = 0.8  # ... or when this share of the smaller box lies in the larger
+    low_confidence: float = 0.5  # a tile read with less confidence is reported in issues
+    neighbour_reach: float = 1.6  # tile heights: nearest neighbours within this give the row direction
+    max_row_angle_deg: float = 35.0  # rows steeper than this are reported (the spec allows 15 + perspective)
+    row_fit_max_change_deg: float = 12.0  # a row's own line fit may differ this much from the global direction
+    row_split: float = 0.5  # tile heights: a jump across the row direction larger than this starts a new row
+    group_gap: float = 0.25  # tile widths: a gap along a row larger than this separates two groups
+    win_gap: float = 0.25  # tile widths: the gap that sets the winning tile apart at the right end
+    gap_neighbours: int = 4  # a gap is judged against the median gap of this many nearest other pairs
+    gap_max_baseline: float = 0.6  # bound on that median (tile widths)
+    sideways_ratio: float = 1.15  # length along the row / height across it above which a tile lies sideways
+    max_copies: int = 4  # a set holds four of each tile
+    max_split_tiles: int = 16  # a meld-row group up to this size may be split into touching sets
 
 
 @dataclass(frozen=True)

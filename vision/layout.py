@@ -1,0 +1,288 @@
+"""Detections -> layout -> hand, following `shared/spec/photo-layout.md`.
+
+Stages, each testable alone with plain data between them:
+
+1. `merge_duplicates`: boxes on one tile become one (IoU / containment).
+2. `vision.rows.find_rows`: the row direction, rows far to near, tiles sorted along each row.
+3. `read_layout`: flowers and seasons set aside wherever they lie; the row
+   nearest the camera is the standing row, its right-end tile set apart by a
+   gap is the winning tile; the row above it holds the melds, split at gaps and
+   typed (`type_group`).
+4. `layout_to_hand`: the `Hand`, or None with the reason in the issues.
+
+Everything uncertain goes into `issues`; nothing is guessed silently.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from itertools import product
+
+import numpy as np
+
+from datasets.classes import BACK, CLASS_NAMES, FLOWER_NAMES
+from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
+from scoring.tiles import TILE_NAMES, Tile
+
+from .detections import Detections
+from .rows import GapModel, Row, TileObs, find_rows, fit_gap_model, split_groups
+from .settings import LayoutSettings
+
+HAND_GROUP = "hand"
+WIN_GROUP = "win"
+FLOWER_GROUP = "flowers"
+
+
+def meld_group(k: int) -> str:
+    return f"meld{k}"
+
+
+# --- 1. duplicates -----------------------------------------------------------------
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """(IoU, intersection / smaller area) of two xyxy boxes."""
+    iw = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    ih = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = iw * ih
+    area_a = max(0.0, a[2] - a[0]) * max(0.0, a[3] - a[1])
+    area_b = max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+    union = area_a + area_b - inter
+    smaller = min(area_a, area_b)
+    return (inter / union if union > 0 else 0.0, inter / smaller if smaller > 0 else 0.0)
+
+
+def _centre(box: np.ndarray) -> str:
+    return f"({(box[0] + box[2]) / 2:.0f}, {(box[1] + box[3]) / 2:.0f})"
+
+
+def merge_duplicates(dets: Detections, settings: LayoutSettings) -> tuple[Detections, list[str]]:
+    """One box per tile: the most confident of boxes that overlap as one tile; disagreements reported."""
+    order = np.argsort(-dets.confidence, kind="stable")
+    kept: list[int] = []
+    issues: list[str] = []
+    for i in order:
+        for k in kept:
+            iou, contained = _overlap(dets.xyxy[i], dets.xyxy[k])
+            if iou > settings.duplicate_iou or contained > settings.duplicate_containment:
+                if dets.class_id[i] != dets.class_id[k]:
+                    issues.append(
+                        f"two readings of one tile at {_centre(dets.xyxy[k])}: kept "
+                        f"{CLASS_NAMES[dets.class_id[k]]} ({dets.confidence[k]:.2f}) over "
+                        f"{CLASS_NAMES[dets.class_id[i]]} ({dets.confidence[i]:.2f})"
+                    )
+                break
+        else:
+            kept.append(int(i))
+    return dets[np.array(sorted(kept), dtype=np.int64)], issues
+
+
+# --- 3. meld typing ------------------------------------------------------------------
+
+
+def type_group(names: tuple[str, ...]) -> Meld | str:
+    """The set a meld-row group shows, or a sentence saying why it is not one."""
+    shown = " ".join(names)
+    faces = [n for n in names if n != BACK]
+    if len(faces) < len(names):
+        if len(names) != 4:
+            return f"the group {shown} holds a face-down tile but is not a concealed kong of four"
+        if not faces:
+            return "a concealed kong shows only backs: its tile cannot be read"
+        if len(set(faces)) != 1 or faces[0] not in TILE_NAMES:
+            return f"the concealed kong {shown} shows different faces"
+        return Meld.kong(Tile.parse(faces[0]), concealed=True)
+    if any(n not in TILE_NAMES for n in names):
+        return f"the group {shown} holds a tile that is not part of a set"
+    tiles = tuple(Tile.parse(n) for n in names)
+    kind = MeldKind.KONG if len(tiles) == 4 else MeldKind.PUNG if len(set(tiles)) == 1 else MeldKind.CHOW
+    if len(tiles) not in (3, 4):
+        return f"the group {shown} has {len(tiles)} tiles: a set has 3 (chow, pung) or 4 (kong)"
+    try:
+        return Meld(kind, tiles).validate()
+    except HandError:
+        return f"the group {shown} is not a chow, pung or kong"
+
+
+def split_touching(names: tuple[str, ...], max_tiles: int) -> list[tuple[int, ...]]:
+    """Every way to cut a group, left to right, into consecutive sets of 3 or 4 that are all valid."""
+    n = len(names)
+    if n > max_tiles or n < 6:
+        return []
+    found: list[tuple[int, ...]] = []
+    for parts in range(n // 4, n // 3 + 1):
+        for sizes in product((3, 4), repeat=parts):
+            if sum(sizes) != n:
+                continue
+            start, ok = 0, True
+            for size in sizes:
+                if not isinstance(type_group(names[start:start + size]), Meld):
+                    ok = False
+                    break
+                start += size
+            if ok:
+                found.append(sizes)
+    return found
+
+
+# --- 3. the layout -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MeldRead:
+    """One group of the meld row and the set it was read as (None when it is not a set)."""
+
+    tiles: tuple[TileObs, ...]
+    meld: Meld | None
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the photo shows, before it becomes a hand."""
+
+    standing: tuple[TileObs, ...]  # the standing row without the winning tile, left to right
+    win: TileObs | None  # None when no gap sets it apart
+    melds: tuple[MeldRead, ...]  # left to right
+    flowers: tuple[TileObs, ...]
+    stray: tuple[TileObs, ...]  # tiles in no row the spec knows
+    angle_deg: float  # row direction in the image
+    issues: tuple[str, ...]
+
+    def groups(self) -> dict[int, str]:
+        """Group name per detection index (stray tiles are absent)."""
+        out = {t.index: HAND_GROUP for t in self.standing}
+        if self.win is not None:
+            out[self.win.index] = WIN_GROUP
+        for k, m in enumerate(self.melds):
+            out.update({t.index: meld_group(k) for t in m.tiles})
+        out.update({t.index: FLOWER_GROUP for t in self.flowers})
+        return out
+
+
+def _read_standing(
+    row: Row, model: GapModel, settings: LayoutSettings
+) -> tuple[tuple[TileObs, ...], TileObs | None, list[str]]:
+    tiles = row.tiles
+    issues = [f"a face-down tile ({t.label}) lies in the standing hand" for t in tiles if t.name == BACK]
+    if len(tiles) < 2:
+        return tiles, None, issues + ["the standing row holds fewer than two tiles: no winning tile can be set apart"]
+    if model.gaps(row)[-1] > settings.win_gap:
+        return tiles[:-1], tiles[-1], issues
+    issues.append(
+        "could not tell the winning tile: no gap sets a tile apart at the right end of the standing row "
+        f"(the last tile there is {tiles[-1].label}); pick the winning tile"
+    )
+    return tiles, None, issues
+
+
+def _read_melds(row: Row, model: GapModel, settings: LayoutSettings) -> tuple[list[MeldRead], list[str]]:
+    reads: list[MeldRead] = []
+    issues: list[str] = []
+    for group in split_groups(row, settings.group_gap, model):
+        names = tuple(t.name for t in group)
+        typed = type_group(names)
+        if isinstance(typed, Meld):
+            reads.append(MeldRead(group, typed))
+            continue
+        splits = split_touching(names, settings.max_split_tiles)
+        if len(splits) == 1:
+            start = 0
+            for size in splits[0]:
+                part = group[start:start + size]
+                reads.append(MeldRead(part, type_group(names[start:start + size])))  # type: ignore[arg-type]
+                start += size
+            issues.append(f"the sets {' '.join(names)} touch with no gap between them; read as sets of {splits[0]}")
+            continue
+        reads.append(MeldRead(group, None))
+        issues.append(typed)
+    return reads, issues
+
+
+def _copies_issues(tiles: list[TileObs], settings: LayoutSettings) -> list[str]:
+    counts = Counter(t.name for t in tiles if t.name != BACK)
+    issues = []
+    for name, n in sorted(counts.items()):
+        limit = 1 if name in FLOWER_NAMES else settings.max_copies
+        if n > limit:
+            issues.append(f"{name} is seen {n} times; a set has only {limit} of it")
+    return issues
+
+
+def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
+    """Rows, groups, winning tile and flowers of deduplicated detections."""
+    names = dets.class_names
+    issues = [
+        f"low confidence ({dets.confidence[i]:.2f}) for the {names[i]} at {_centre(dets.xyxy[i])}"
+        for i in range(len(dets)) if dets.confidence[i] < settings.low_confidence
+    ]
+    if len(dets) == 0:
+        return Layout((), None, (), (), (), 0.0, tuple(issues + ["no tiles were found in the photo"]))
+    is_flower = np.array([n in FLOWER_NAMES for n in names])
+    flower_idx = np.flatnonzero(is_flower)
+    rest = np.flatnonzero(~is_flower)
+    flowers = tuple(
+        TileObs(int(i), names[i], float(dets.confidence[i]), float(c[0]), float(c[1]), 0.0, 0.0, 0.0, 0.0)
+        for i, c in zip(flower_idx, dets.centers[flower_idx])
+    )
+    if len(rest) == 0:
+        return Layout((), None, (), flowers, (), 0.0, tuple(issues + ["only flowers and seasons were found: no hand"]))
+
+    found = find_rows(rest, [names[i] for i in rest], dets.confidence[rest], dets.xyxy[rest], settings)
+    angle_deg = float(np.degrees(found.angle))
+    if abs(angle_deg) > settings.max_row_angle_deg:
+        issues.append(f"the rows run at {angle_deg:.0f} degrees; the layout should be photographed square to its rows")
+    rows = found.rows
+    model = fit_gap_model(rows[-2:], settings)
+    standing, win, more = _read_standing(rows[-1], model, settings)
+    issues += more
+    melds: list[MeldRead] = []
+    if len(rows) >= 2:
+        melds, more = _read_melds(rows[-2], model, settings)
+        issues += more
+    stray = tuple(t for r in rows[:-2] for t in r.tiles)
+    if stray:
+        issues.append(
+            f"{len(stray)} tile(s) lie in {len(rows) - 2} row(s) above the melds and were not used: "
+            + " ".join(t.name for t in stray)
+        )
+    if len(melds) > 4:
+        issues.append(f"the meld row shows {len(melds)} groups; a hand has at most 4 sets")
+    all_tiles = list(standing) + ([win] if win else []) + [t for m in melds for t in m.tiles] + list(flowers) + list(stray)
+    issues += _copies_issues(all_tiles, settings)
+    return Layout(standing, win, tuple(melds), flowers, stray, angle_deg, tuple(issues))
+
+
+# --- 4. the hand ---------------------------------------------------------------------
+
+
+def layout_to_hand(layout: Layout, context: WinContext) -> tuple[Hand | None, list[str]]:
+    """The hand the layout shows (flowers counted from the photo), or None and the reasons."""
+    issues: list[str] = []
+    if layout.win is None:
+        return None, ["no hand: the winning tile is not known"]
+    if any(m.meld is None for m in layout.melds):
+        return None, ["no hand: a group in the meld row is not a set"]
+    face_down = [t for t in (*layout.standing, layout.win) if t.name not in TILE_NAMES]
+    if face_down:
+        return None, ["no hand: the standing row holds tiles that are not faces: " + " ".join(t.name for t in face_down)]
+    melds = tuple(m.meld for m in layout.melds if m.meld is not None)
+    expected = 13 - 3 * len(melds)
+    if len(melds) > 4 or len(layout.standing) != expected:
+        issues.append(
+            f"the tile count does not make a hand: with {len(melds)} meld(s) the standing row should hold "
+            f"{expected} tiles plus the winning tile, but it holds {len(layout.standing)} plus the winning tile"
+        )
+        return None, issues
+    if len(layout.flowers) > 8:
+        return None, [f"{len(layout.flowers)} flowers and seasons were read; a set has 8"]
+    hand = Hand(
+        melds,
+        tuple(Tile.parse(t.name) for t in layout.standing),
+        Tile.parse(layout.win.name),
+        replace(context, flowers=len(layout.flowers)),
+    )
+    try:
+        return hand.validate(), issues
+    except HandError as exc:
+        return None, [f"no hand: {exc}"]

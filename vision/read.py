@@ -1,0 +1,171 @@
+"""Read a finished hand from a photo: detections -> layout -> hand -> score.
+
+    python -m vision read IMAGE... [--self-drawn] [--seat-wind S] [--prevalent-wind W]
+                                   [--last-tile] [--last-of-wall] [--kong-replacement]
+                                   [--robbing-kong] [--model DIR]
+
+prints one JSON object per image (`shared/spec/contracts.md`).  In Python:
+`HandReader(detector).read(image_bgr, context)` with a model, or
+`read_detections(dets, context)` without one (the app re-scores corrected tiles
+through it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
+
+import numpy as np
+
+from scoring.hand import Hand, HandError, WinContext
+from scoring.tiles import Tile
+
+from .detections import Detections
+from .layout import Layout, layout_to_hand, merge_duplicates, read_layout
+from .settings import DEFAULT_SETTINGS, LayoutSettings, Settings
+
+if TYPE_CHECKING:
+    from scoring.scorer import ScoreResult
+
+
+class Detector(Protocol):
+    def detect(self, image_bgr: np.ndarray) -> Detections: ...
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """One photo read: every tile with its group, the hand (or None), the issues and the score."""
+
+    tiles: tuple[dict[str, Any], ...]  # {"cls", "xyxy", "conf", "group"}; group None for an unplaced tile
+    hand: Hand | None
+    issues: tuple[str, ...]
+    score: "ScoreResult | None"
+    detections: Detections = field(repr=False, default_factory=Detections.empty)  # deduplicated
+    layout: Layout | None = field(repr=False, default=None)
+
+    def to_json(self, image: str) -> dict[str, Any]:
+        """The `python -m vision read` line for this photo."""
+        return {
+            "image": image,
+            "tiles": list(self.tiles),
+            "hand": self.hand.to_json() if self.hand is not None else None,
+            "issues": list(self.issues),
+            "score": self.score.to_json() if self.score is not None else None,
+        }
+
+
+def score_hand(hand: Hand) -> tuple["ScoreResult | None", list[str]]:
+    """The score of a read hand, or None with the reason (a hand that is not a winning shape)."""
+    from scoring.scorer import score  # the scorer is large; load it when a hand is scored
+
+    try:
+        return score(hand), []
+    except HandError as exc:  # NotWinningHand is a HandError
+        return None, [f"not scored: {exc}"]
+
+
+def read_detections(
+    dets: Detections,
+    context: WinContext = WinContext(),
+    settings: LayoutSettings = DEFAULT_SETTINGS.layout,
+    with_score: bool = True,
+) -> ReadResult:
+    """Deduplicate, lay out, build the hand and score it.  `context.flowers` is replaced by the flowers read."""
+    merged, issues = merge_duplicates(dets, settings)
+    layout = read_layout(merged, settings)
+    issues += layout.issues
+    hand, more = layout_to_hand(layout, context)
+    issues += more
+    result = None
+    if hand is not None and with_score:
+        result, more = score_hand(hand)
+        issues += more
+    groups = layout.groups()
+    tiles = tuple(
+        {**tile, "group": groups.get(i)} for i, tile in enumerate(merged.to_json())
+    )
+    return ReadResult(tiles, hand, tuple(issues), result, merged, layout)
+
+
+class HandReader:
+    """A detector and the layout settings: photos in, `ReadResult`s out."""
+
+    def __init__(self, detector: Detector, settings: Settings = DEFAULT_SETTINGS) -> None:
+        self.detector = detector
+        self.settings = settings
+
+    def read(self, image_bgr: np.ndarray, context: WinContext = WinContext()) -> ReadResult:
+        return read_detections(self.detector.detect(image_bgr), context, self.settings.layout)
+
+
+# --- command line --------------------------------------------------------------------
+
+
+def _wind(value: str) -> Tile:
+    if value not in ("E", "S", "W", "N"):
+        raise argparse.ArgumentTypeError(f"a wind is one of E S W N, not {value!r}")
+    return Tile.parse(value)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m vision read",
+        description="Read finished hands from photos laid out as in shared/spec/photo-layout.md; "
+        "one JSON object per image: tiles with their groups, the hand, the issues and the score.",
+    )
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="photo file(s)")
+    p.add_argument("--self-drawn", action="store_true", help="the winning tile was drawn from the wall")
+    p.add_argument("--seat-wind", type=_wind, default=Tile.parse("E"), help="E, S, W or N (default E)")
+    p.add_argument("--prevalent-wind", type=_wind, default=Tile.parse("E"), help="E, S, W or N (default E)")
+    p.add_argument("--last-tile", action="store_true", help="the winning tile is the last of its kind")
+    p.add_argument("--last-of-wall", action="store_true", help="won on the last tile of the wall")
+    p.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile")
+    p.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong")
+    p.add_argument("--model", type=Path, default=None, help="models folder (default: the shipped models/)")
+    return p
+
+
+def context_from_args(args: argparse.Namespace) -> WinContext:
+    return WinContext(
+        self_drawn=args.self_drawn,
+        seat_wind=args.seat_wind,
+        prevalent_wind=args.prevalent_wind,
+        last_tile=args.last_tile,
+        last_of_wall=args.last_of_wall,
+        kong_replacement=args.kong_replacement,
+        robbing_kong=args.robbing_kong,
+    )
+
+
+def load_detector(model_dir: Path | None) -> Detector:
+    """The shipped detector (or the one in `model_dir`); raises with a clear message when it cannot load."""
+    from .detector import TileDetector
+
+    return TileDetector.load(model_dir) if model_dir is not None else TileDetector.load()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    context = context_from_args(args)
+    try:
+        reader = HandReader(load_detector(args.model))
+    except Exception as exc:  # noqa: BLE001 - any load failure is reported as one clear line
+        print(f"vision read: cannot load the tile detector: {exc}", file=sys.stderr)
+        return 2
+    from .detector import ImageError, load_image
+
+    for image in args.images:
+        try:
+            line = reader.read(load_image(image), context).to_json(image)
+        except ImageError as exc:
+            line = {"image": image, "error": str(exc)}
+        print(json.dumps(line, ensure_ascii=False), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
