@@ -1,0 +1,253 @@
+"""Synthetic photos of laid-out winning hands, with YOLO labels and the true score.
+
+    python -m datasets.synth --art /work/shared/datasets/art --out /work/data/synth --n 20000 --seed 0 --workers 16
+
+Scene i is drawn from seed S+i alone (hand, art set, size, layout, table, light,
+camera, JPEG quality), so the output does not depend on `--workers`.  Writes
+`OUT/images/NAME.jpg`, `OUT/labels/NAME.txt` (YOLO: class cx cy w h of each
+visible face, normalised, canonical class ids) and `OUT/truth/NAME.json`
+(`image, width, height, art, hand, expected_total, tiles[cls, xyxy, group,
+sideways]`), plus `OUT/synth.json` describing the run.
+
+Rendered images from the KDE and GNOME sets are GPL-derived: training input
+only, never to be shipped or committed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+import cv2
+
+from datasets.art import ART_SETS, ArtError, ArtSet, load_art
+from datasets.classes import CLASS_ID, FLOWER_NAMES
+from datasets.render import render_scene
+from datasets.scene import PlacedTile, SceneVariation, plan_layout, plan_scene
+from scoring.hand import Hand
+from scoring.notation import format_hand, parse_hand
+
+__all__ = ["plan_scene", "plan_layout", "render_scene", "PlacedTile", "SceneVariation", "make_scene", "main"]
+
+# Used when the scorer's hand generator is not importable.
+FALLBACK_HANDS: tuple[str, ...] = (
+    "[123m] [EEE] (5555p) 78s11p +9s self-drawn seat=S prevalent=W flowers=2",
+    "123m456p789s11sEE +E",
+    "[4444s] [777p] [CCC] [234m] 9p +9p flowers=3",
+    "(1111m) (9999p) [WWW] 23s55s +1s flowers=1",
+    "1133557799m112p +2p self-drawn",
+    "19m19p19s ESWNCF P +P",
+    "[234p] 345p567s78m99s +6m flowers=4",
+    "[FFF] 11122233s44s +4s prevalent=S",
+)
+LONG_SIDES = (960, 1600)
+ASPECTS = ((4, 3), (16, 9), (3, 2))
+PORTRAIT_SHARE = 0.2
+JPEG_QUALITY = (40, 95)
+
+
+@dataclass(frozen=True)
+class Scene:
+    name: str
+    image: Any  # BGR uint8
+    jpeg_quality: int
+    art: str
+    hand: Hand
+    expected_total: int | None
+    tiles: tuple[PlacedTile, ...]
+
+    @property
+    def width(self) -> int:
+        return int(self.image.shape[1])
+
+    @property
+    def height(self) -> int:
+        return int(self.image.shape[0])
+
+    def yolo_lines(self) -> list[str]:
+        return [yolo_line(t, self.width, self.height) for t in self.tiles]
+
+    def truth(self) -> dict[str, Any]:
+        return {
+            "image": f"images/{self.name}.jpg",
+            "width": self.width,
+            "height": self.height,
+            "art": self.art,
+            "hand": self.hand.to_json(),
+            "notation": format_hand(self.hand),
+            "expected_total": self.expected_total,
+            "tiles": [t.to_json() for t in self.tiles],
+        }
+
+
+def yolo_line(tile: PlacedTile, width: int, height: int) -> str:
+    x0, y0, x1, y1 = tile.xyxy
+    x0, x1 = max(0.0, x0), min(float(width), x1)
+    y0, y1 = max(0.0, y0), min(float(height), y1)
+    cx, cy = (x0 + x1) / 2 / width, (y0 + y1) / 2 / height
+    return f"{CLASS_ID[tile.cls]} {cx:.6f} {cy:.6f} {(x1 - x0) / width:.6f} {(y1 - y0) / height:.6f}"
+
+
+# --- hands and their scores --------------------------------------------------------------
+
+
+def _hand_source() -> Callable[[random.Random], Hand]:
+    try:
+        from scoring.generate import random_hand
+    except ImportError:
+        fallback = [parse_hand(t) for t in FALLBACK_HANDS]
+        return lambda rng: rng.choice(fallback)
+    return random_hand
+
+
+def _scorer() -> Callable[[Hand], int] | None:
+    try:
+        from scoring.scorer import score
+    except ImportError:
+        return None
+    return lambda hand: int(score(hand).total)
+
+
+MAX_HAND_TRIES = 20
+
+
+def draw_hand(rng: random.Random, art: ArtSet, source: Callable[[random.Random], Hand],
+              scorer: Callable[[Hand], int] | None) -> tuple[Hand, int | None]:
+    """A hand with its true score; hands the scorer refuses are skipped (redrawn)."""
+    last_error: Exception | None = None
+    for _ in range(MAX_HAND_TRIES):
+        hand = source(rng)
+        if not all(f in art.faces for f in FLOWER_NAMES) and hand.context.flowers:
+            hand = replace(hand, context=replace(hand.context, flowers=0))  # this set has no flower art
+        if scorer is None:
+            return hand, None
+        try:
+            return hand, scorer(hand)
+        except Exception as error:  # a hand the scorer cannot score is no use as truth
+            last_error = error
+    raise RuntimeError(f"the scorer refused {MAX_HAND_TRIES} hands in a row; last error: {last_error}")
+
+
+def image_size(rng: random.Random) -> tuple[int, int]:
+    long_side = rng.randint(*LONG_SIDES) // 16 * 16
+    a, b = rng.choice(ASPECTS)
+    short_side = int(long_side * b / a) // 16 * 16
+    return (short_side, long_side) if rng.random() < PORTRAIT_SHARE else (long_side, short_side)
+
+
+def make_scene(index: int, seed: int, sets: Sequence[ArtSet],
+               source: Callable[[random.Random], Hand] | None = None,
+               scorer: Callable[[Hand], int] | None = None) -> Scene:
+    """Scene number `index` of a run with `seed`: everything drawn from Random(seed + index)."""
+    rng = random.Random(seed + index)
+    art = sets[rng.randrange(len(sets))]
+    hand, total = draw_hand(rng, art, source or _hand_source(), scorer)
+    width, height = image_size(rng)
+    image, tiles = render_scene(hand, art, rng, width, height)
+    quality = rng.randint(*JPEG_QUALITY)
+    return Scene(f"{seed + index:08d}_{art.name}", image, quality, art.name, hand, total, tuple(tiles))
+
+
+def write_scene(scene: Scene, out: Path) -> None:
+    ok, jpeg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])
+    if not ok:
+        raise RuntimeError(f"JPEG encoding failed for {scene.name}")
+    (out / "images" / f"{scene.name}.jpg").write_bytes(jpeg.tobytes())
+    (out / "labels" / f"{scene.name}.txt").write_text("\n".join(scene.yolo_lines()) + "\n")
+    (out / "truth" / f"{scene.name}.json").write_text(json.dumps(scene.truth(), ensure_ascii=False))
+
+
+# --- the run ---------------------------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(art_root: str, only: list[str], hold_out: list[str], seed: int, out: str) -> None:
+    cv2.setNumThreads(1)
+    _WORKER.update(
+        sets=load_art(art_root, only=only, hold_out=hold_out), seed=seed, out=Path(out),
+        source=_hand_source(), scorer=_scorer(),
+    )
+
+
+def _work(index: int) -> str:
+    scene = make_scene(index, _WORKER["seed"], _WORKER["sets"], _WORKER["source"], _WORKER["scorer"])
+    write_scene(scene, _WORKER["out"])
+    return scene.art
+
+
+def _run(indices: range, args: argparse.Namespace) -> Iterator[str]:
+    init = (str(args.art), args.only, args.hold_out, args.seed, str(args.out))
+    if args.workers <= 1:
+        _init_worker(*init)
+        cv2.setNumThreads(0)
+        yield from map(_work, indices)
+        return
+    ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    with ctx.Pool(args.workers, initializer=_init_worker, initargs=init) as pool:
+        yield from pool.imap_unordered(_work, indices, chunksize=8)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m datasets.synth",
+        description="Render synthetic photos of laid-out winning hands (photo-layout.md) with YOLO labels and truth JSON.",
+    )
+    p.add_argument("--art", type=Path, required=True, help="the art/ folder (shared/datasets/art or one in its form)")
+    p.add_argument("--out", type=Path, required=True, help="output folder (images/, labels/, truth/)")
+    p.add_argument("--n", type=int, required=True, help="number of scenes")
+    p.add_argument("--seed", type=int, default=0, help="scene i is drawn from seed+i (default 0)")
+    p.add_argument("--hold-out", action="append", default=[], metavar="NAME", choices=ART_SETS,
+                   help="leave this art set out (repeatable)")
+    p.add_argument("--only", action="append", default=[], metavar="NAME", choices=ART_SETS,
+                   help="render only this art set (repeatable), e.g. for held-out evaluation scenes")
+    p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.n < 1 or args.workers < 1:
+        print("error: --n and --workers must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        sets = load_art(args.art, only=args.only, hold_out=args.hold_out)
+    except ArtError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for sub in ("images", "labels", "truth"):
+        (args.out / sub).mkdir(parents=True, exist_ok=True)
+    scorer = _scorer()
+    if scorer is None:
+        print("warning: scoring.scorer is not available; expected_total will be null", file=sys.stderr)
+    print(f"rendering {args.n} scenes from art sets {', '.join(s.name for s in sets)} with {args.workers} worker(s)", flush=True)
+    start = time.perf_counter()
+    per_set: dict[str, int] = {}
+    step = max(1, min(500, args.n // 20))
+    for done, art in enumerate(_run(range(args.n), args), 1):
+        per_set[art] = per_set.get(art, 0) + 1
+        if done % step == 0 or done == args.n:
+            rate = done / (time.perf_counter() - start)
+            print(f"{done}/{args.n} scenes, {rate:.1f} scenes/s", flush=True)
+    elapsed = time.perf_counter() - start
+    summary = {
+        "n": args.n, "seed": args.seed, "art_sets": [s.name for s in sets], "per_set": per_set,
+        "only": args.only, "hold_out": args.hold_out, "seconds": round(elapsed, 1),
+        "scenes_per_second": round(args.n / elapsed, 2), "workers": args.workers,
+        "gpl_derived": any(s.name.startswith(("kde-", "gnome-")) for s in sets),
+    }
+    (args.out / "synth.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"done: {args.n} scenes in {elapsed:.1f} s ({args.n / elapsed:.2f} scenes/s, {args.workers} worker(s)) -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
