@@ -1,0 +1,635 @@
+"""One detector per fan, all with the same signature, registered against the fan table.
+
+A detector takes a `Reading` (one decomposition of the hand plus the facts of
+the whole hand) and returns how many times its fan is present, BEFORE
+exclusions: exclusions are data in `fans.py`, applied by the scorer.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable
+
+from .codes import (
+    ALL_CODES,
+    DRAGONS,
+    GREEN,
+    HONORS,
+    REVERSIBLE,
+    SIZE,
+    TERMINALS,
+    TERMINALS_OR_HONORS,
+    WINDS,
+)
+from .combinations import account_once
+from .divide import CHOW, KONG, PAIR, PUNG, Block, Decomposition
+from .fans import FAN
+
+Detector = Callable[["Reading"], int]
+DETECTORS: dict[int, Detector] = {}
+
+
+def detector(fan_id: int) -> Callable[[Detector], Detector]:
+    """Register `fn` as the detector of fan `fan_id` (one per fan)."""
+
+    def register(fn: Detector) -> Detector:
+        if fan_id not in FAN or fan_id in DETECTORS:
+            raise ValueError(f"fan {fan_id} is unknown or already has a detector")
+        DETECTORS[fan_id] = fn
+        return fn
+
+    return register
+
+
+# --- the facts of a hand, shared by its readings -----------------------------------------------------
+
+
+class HandFacts:
+    """Everything about the hand that does not depend on how it is read. Flags are already corrected."""
+
+    __slots__ = (
+        "fixed", "standing", "counts", "unique", "win", "self_drawn", "last_tile", "last_of_wall",
+        "kong_replacement", "robbing_kong", "seat", "prevalent", "flowers", "exposed_melds",
+        "_unique_wait",
+    )
+
+    def __init__(
+        self, fixed: tuple[Block, ...], standing: list[int], counts: list[int], win: int, *,
+        self_drawn: bool, last_tile: bool, last_of_wall: bool, kong_replacement: bool,
+        robbing_kong: bool, seat: int, prevalent: int, flowers: int,
+    ) -> None:
+        self.fixed = fixed
+        self.standing = standing  # counts of the standing tiles, the winning tile included
+        self.counts = counts  # counts of every tile of the hand
+        self.unique = tuple(c for c in ALL_CODES if counts[c])
+        self.win = win
+        self.self_drawn = self_drawn
+        self.last_tile = last_tile
+        self.last_of_wall = last_of_wall
+        self.kong_replacement = kong_replacement
+        self.robbing_kong = robbing_kong
+        self.seat = seat
+        self.prevalent = prevalent
+        self.flowers = flowers
+        self.exposed_melds = sum(1 for b in fixed if b.exposed)
+        self._unique_wait: bool | None = None
+
+    @property
+    def unique_wait(self) -> bool:
+        """The 13 standing tiles wait on the winning tile only (shape only, as the reference)."""
+        if self._unique_wait is None:
+            before = list(self.standing)
+            before[self.win] -= 1
+            self._unique_wait = waits(before, seven_pairs=sum(before) == 13) == [self.win]
+        return self._unique_wait
+
+
+# --- waits ------------------------------------------------------------------------------------------
+
+
+def waits(counts: list[int], *, seven_pairs: bool, limit: int = 2) -> list[int]:
+    """Tiles that complete `counts` (3n+1 tiles) to sets and a pair, or seven pairs; stops after `limit`."""
+    found: list[int] = []
+    for t in _candidates(counts):
+        counts[t] += 1
+        ok = is_complete(counts) or (seven_pairs and all(n % 2 == 0 for n in counts))
+        counts[t] -= 1
+        if ok:
+            found.append(t)
+            if len(found) >= limit:
+                break
+    return found
+
+
+def _candidates(counts: list[int]) -> list[int]:
+    near: set[int] = set()
+    for t in ALL_CODES:
+        if counts[t]:
+            if t > 30:
+                near.add(t)
+            else:
+                near.update(u for u in range(t - 2, t + 3) if u % 10 and u // 10 == t // 10)
+    return sorted(near)
+
+
+def is_complete(counts: list[int]) -> bool:
+    """Sets and exactly one pair (any multiple of sets: 2, 5, 8, 11 or 14 tiles)."""
+    pairs = 0
+    for base in (0, 10, 20):
+        group = tuple(counts[base + 1: base + 10])
+        total = sum(group)
+        if total % 3 == 1:
+            return False
+        if total % 3 == 2:
+            pairs += 1
+            if pairs > 1 or not _suit_with_pair(group):
+                return False
+        elif total and not _suit_sets(group):
+            return False
+    for t in range(31, 38):
+        n = counts[t]
+        if n == 2:
+            pairs += 1
+        elif n not in (0, 3):
+            return False
+    return pairs == 1
+
+
+@lru_cache(maxsize=None)
+def _suit_sets(group: tuple[int, ...]) -> bool:
+    i = next((k for k, n in enumerate(group) if n), None)
+    if i is None:
+        return True
+    g = list(group)
+    if g[i] >= 3:
+        g[i] -= 3
+        if _suit_sets(tuple(g)):
+            return True
+        g[i] += 3
+    if i <= 6 and g[i + 1] and g[i + 2]:
+        g[i] -= 1
+        g[i + 1] -= 1
+        g[i + 2] -= 1
+        return _suit_sets(tuple(g))
+    return False
+
+
+@lru_cache(maxsize=None)
+def _suit_with_pair(group: tuple[int, ...]) -> bool:
+    for i, n in enumerate(group):
+        if n >= 2:
+            g = list(group)
+            g[i] -= 2
+            if _suit_sets(tuple(g)):
+                return True
+    return False
+
+
+# --- one reading -----------------------------------------------------------------------------------
+
+
+class Reading:
+    """One decomposition with what the detectors need, computed once."""
+
+    __slots__ = (
+        "hand", "decomposition", "kind", "blocks", "chows", "pungs", "pair", "concealed_pungs",
+        "melded_kongs", "concealed_kongs", "combos", "_waits",
+    )
+
+    def __init__(self, hand: HandFacts, decomposition: Decomposition) -> None:
+        self.hand = hand
+        self.decomposition = decomposition
+        self.kind = decomposition.kind
+        blocks = decomposition.blocks
+        self.blocks = blocks
+        self.chows = sorted(b.tile for b in blocks if b.kind == CHOW)
+        sets = [b for b in blocks if b.kind == PUNG or b.kind == KONG]
+        self.pungs = sorted(b.tile for b in sets)
+        self.pair = next((b.tile for b in blocks if b.kind == PAIR), None)
+        self.melded_kongs = sum(1 for b in sets if b.kind == KONG and b.exposed)
+        self.concealed_kongs = sum(1 for b in sets if b.kind == KONG and not b.exposed)
+        self.concealed_pungs = self._concealed_pungs(sets)
+        self.combos = account_once(self.chows, self.pungs) if self.kind == "standard" else {}
+        self._waits: tuple[bool, bool, bool] | None = None
+
+    @property
+    def wait_positions(self) -> tuple[bool, bool, bool]:
+        if self._waits is None:
+            self._waits = _wait_positions(self)
+        return self._waits
+
+    def _concealed_pungs(self, sets: list[Block]) -> int:
+        """Concealed pungs and kongs; a pung completed by a claimed tile counts as exposed."""
+        hand = self.hand
+        n = sum(1 for b in sets if not b.exposed)
+        if not hand.self_drawn and not any(
+            b.kind == CHOW and not b.declared and abs(b.tile - hand.win) <= 1 for b in self.blocks
+        ):
+            n -= sum(1 for b in sets if b.kind == PUNG and not b.declared and b.tile == hand.win)
+        return n
+
+    @property
+    def kongs(self) -> int:
+        return self.melded_kongs + self.concealed_kongs
+
+
+def _combo(fan_id: int) -> Detector:
+    def detect(r: Reading) -> int:
+        return r.combos.get(fan_id, 0)
+
+    detect.__name__ = f"combination_{fan_id}"
+    return detect
+
+
+# Set-combination fans: counted together by the account-once rule (combinations.py).
+for _id in (1, 2, 14, 15, 16, 23, 24, 28, 30, 32, 38, 39, 41, 42, 50, 54, 65, 69, 70, 71, 72):
+    detector(_id)(_combo(_id))
+
+
+# --- tiles of the whole hand ---------------------------------------------------------------------------
+
+
+def _suits(r: Reading) -> set[int]:
+    return {c // 10 for c in r.hand.unique if c < 30}
+
+
+def _has_honors(r: Reading) -> bool:
+    return r.hand.unique[-1] > 30
+
+
+def _suited_ranks(r: Reading) -> set[int] | None:
+    """The ranks used, or None when the hand has honors."""
+    if _has_honors(r):
+        return None
+    return {c % 10 for c in r.hand.unique}
+
+
+@detector(3)
+def all_green(r: Reading) -> int:
+    return all(c in GREEN for c in r.hand.unique)
+
+
+@detector(8)
+def all_terminals(r: Reading) -> int:
+    return all(c in TERMINALS for c in r.hand.unique)
+
+
+@detector(11)
+def all_honors(r: Reading) -> int:
+    return r.hand.unique[0] > 30
+
+
+@detector(18)
+def all_terminals_and_honors(r: Reading) -> int:
+    return all(c in TERMINALS_OR_HONORS for c in r.hand.unique)
+
+
+@detector(22)
+def full_flush(r: Reading) -> int:
+    return len(_suits(r)) == 1 and not _has_honors(r)
+
+
+@detector(49)
+def half_flush(r: Reading) -> int:
+    return len(_suits(r)) == 1 and _has_honors(r)
+
+
+@detector(75)
+def one_voided_suit(r: Reading) -> int:
+    return len(_suits(r)) == 2
+
+
+@detector(76)
+def no_honors(r: Reading) -> int:
+    return not _has_honors(r)
+
+
+@detector(51)
+def all_types(r: Reading) -> int:
+    u = r.hand.unique
+    return len(_suits(r)) == 3 and any(c in WINDS for c in u) and any(c in DRAGONS for c in u)
+
+
+@detector(68)
+def all_simples(r: Reading) -> int:
+    return not any(c in TERMINALS_OR_HONORS for c in r.hand.unique)
+
+
+@detector(40)
+def reversible_tiles(r: Reading) -> int:
+    return all(c in REVERSIBLE for c in r.hand.unique)
+
+
+def _ranks_within(r: Reading, allowed: set[int]) -> bool:
+    ranks = _suited_ranks(r)
+    return ranks is not None and ranks <= allowed
+
+
+@detector(25)
+def upper_tiles(r: Reading) -> int:
+    return _ranks_within(r, {7, 8, 9})
+
+
+@detector(26)
+def middle_tiles(r: Reading) -> int:
+    return _ranks_within(r, {4, 5, 6})
+
+
+@detector(27)
+def lower_tiles(r: Reading) -> int:
+    return _ranks_within(r, {1, 2, 3})
+
+
+@detector(36)
+def upper_four(r: Reading) -> int:
+    return _ranks_within(r, {6, 7, 8, 9})
+
+
+@detector(37)
+def lower_four(r: Reading) -> int:
+    return _ranks_within(r, {1, 2, 3, 4})
+
+
+@detector(64)
+def tile_hog(r: Reading) -> int:
+    counts = r.hand.counts
+    return sum(1 for c in r.hand.unique if counts[c] == 4) - r.kongs
+
+
+# --- shapes ---------------------------------------------------------------------------------------------
+
+
+@detector(4)
+def nine_gates(r: Reading) -> int:
+    return r.kind == "nine_gates"
+
+
+@detector(6)
+def seven_shifted_pairs(r: Reading) -> int:
+    if r.kind != "seven_pairs":
+        return 0
+    pairs = r.decomposition.tiles[::2]
+    return len(set(pairs)) == 7 and pairs[0] < 30 and pairs[-1] - pairs[0] == 6
+
+
+@detector(7)
+def thirteen_orphans(r: Reading) -> int:
+    return r.kind == "thirteen_orphans"
+
+
+@detector(19)
+def seven_pairs(r: Reading) -> int:
+    return r.kind == "seven_pairs"
+
+
+@detector(20)
+def greater_honors_and_knitted_tiles(r: Reading) -> int:
+    return r.kind == "honors_knitted" and sum(1 for c in r.hand.unique if c > 30) == 7
+
+
+@detector(34)
+def lesser_honors_and_knitted_tiles(r: Reading) -> int:
+    return r.kind == "honors_knitted" and sum(1 for c in r.hand.unique if c > 30) < 7
+
+
+@detector(35)
+def knitted_straight(r: Reading) -> int:
+    if r.kind == "knitted_straight":
+        return 1
+    return r.kind == "honors_knitted" and sum(1 for c in r.hand.unique if c < 30) == 9
+
+
+# --- sets -----------------------------------------------------------------------------------------------
+
+
+def _four_chows_with_five_pair(r: Reading) -> bool:
+    return len(r.chows) == 4 and r.pair is not None and r.pair < 30 and r.pair % 10 == 5
+
+
+@detector(13)
+def pure_terminal_chows(r: Reading) -> int:
+    if not _four_chows_with_five_pair(r):
+        return 0
+    suit = r.pair // 10
+    return all(m // 10 == suit for m in r.chows) and sorted(m % 10 for m in r.chows) == [2, 2, 8, 8]
+
+
+@detector(29)
+def three_suited_terminal_chows(r: Reading) -> int:
+    if not _four_chows_with_five_pair(r):
+        return 0
+    others = {0, 1, 2} - {r.pair // 10}
+    return sorted(r.chows) == sorted(10 * s + k for s in others for k in (2, 8))
+
+
+@detector(9)
+def little_four_winds(r: Reading) -> int:
+    return sum(1 for t in r.pungs if t in WINDS) == 3 and r.pair in WINDS
+
+
+@detector(10)
+def little_three_dragons(r: Reading) -> int:
+    return sum(1 for t in r.pungs if t in DRAGONS) == 2 and r.pair in DRAGONS
+
+
+@detector(5)
+def four_kongs(r: Reading) -> int:
+    return r.kongs == 4
+
+
+@detector(17)
+def three_kongs(r: Reading) -> int:
+    return r.kongs == 3
+
+
+@detector(53)
+def two_concealed_kongs(r: Reading) -> int:
+    return r.concealed_kongs >= 2
+
+
+@detector(57)
+def two_melded_kongs(r: Reading) -> int:
+    return r.melded_kongs >= 2
+
+
+@detector(67)
+def concealed_kong(r: Reading) -> int:
+    return r.concealed_kongs
+
+
+@detector(74)
+def melded_kong(r: Reading) -> int:
+    return r.melded_kongs
+
+
+@detector(12)
+def four_concealed_pungs(r: Reading) -> int:
+    return r.concealed_pungs == 4
+
+
+@detector(33)
+def three_concealed_pungs(r: Reading) -> int:
+    return r.concealed_pungs == 3
+
+
+@detector(66)
+def two_concealed_pungs(r: Reading) -> int:
+    return r.concealed_pungs == 2
+
+
+@detector(48)
+def all_pungs(r: Reading) -> int:
+    return len(r.pungs) == 4
+
+
+@detector(21)
+def all_even_pungs(r: Reading) -> int:
+    return len(r.pungs) == 4 and all(t < 30 and t % 2 == 0 for t in (*r.pungs, r.pair))
+
+
+@detector(63)
+def all_chows(r: Reading) -> int:
+    if r.pair is None or r.pair > 30:
+        return 0
+    return len(r.chows) == 4 or (r.kind == "knitted_straight" and len(r.chows) == 1)
+
+
+def _block_has(b: Block, wanted: frozenset[int]) -> bool:
+    t = b.tile
+    return any(x in wanted for x in ((t - 1, t, t + 1) if b.kind == CHOW else (t,)))
+
+
+@detector(55)
+def outside_hand(r: Reading) -> int:
+    return r.kind == "standard" and all(_block_has(b, TERMINALS_OR_HONORS) for b in r.blocks)
+
+
+_FIVES = frozenset(c for c in ALL_CODES if c < 30 and c % 10 == 5)
+
+
+@detector(31)
+def all_fives(r: Reading) -> int:
+    return r.kind == "standard" and all(_block_has(b, _FIVES) for b in r.blocks)
+
+
+@detector(59)
+def dragon_pung(r: Reading) -> int:
+    return sum(1 for t in r.pungs if t in DRAGONS)
+
+
+@detector(60)
+def prevalent_wind(r: Reading) -> int:
+    return r.hand.prevalent in r.pungs
+
+
+@detector(61)
+def seat_wind(r: Reading) -> int:
+    return r.hand.seat in r.pungs
+
+
+@detector(73)
+def pung_of_terminals_or_honors(r: Reading) -> int:
+    """Terminal pungs, and wind pungs that no wind fan (圈风 门风 三风 小四喜 大四喜) has taken."""
+    winds = [t for t in r.pungs if t in WINDS]
+    free_winds = 0 if len(winds) >= 3 else sum(1 for t in winds if t not in (r.hand.seat, r.hand.prevalent))
+    return sum(1 for t in r.pungs if t in TERMINALS) + free_winds
+
+
+# --- how the hand was won ------------------------------------------------------------------------------
+
+
+@detector(52)
+def melded_hand(r: Reading) -> int:
+    return r.hand.exposed_melds == 4 and not r.hand.self_drawn
+
+
+@detector(56)
+def fully_concealed_hand(r: Reading) -> int:
+    return r.hand.exposed_melds == 0 and r.hand.self_drawn
+
+
+@detector(62)
+def concealed_hand(r: Reading) -> int:
+    return r.hand.exposed_melds == 0 and not r.hand.self_drawn
+
+
+@detector(80)
+def self_drawn(r: Reading) -> int:
+    return r.hand.self_drawn
+
+
+@detector(44)
+def last_tile_draw(r: Reading) -> int:
+    return r.hand.self_drawn and r.hand.last_of_wall
+
+
+@detector(45)
+def last_tile_claim(r: Reading) -> int:
+    return not r.hand.self_drawn and r.hand.last_of_wall
+
+
+@detector(46)
+def out_with_replacement_tile(r: Reading) -> int:
+    return r.hand.kong_replacement
+
+
+@detector(47)
+def robbing_the_kong(r: Reading) -> int:
+    return r.hand.robbing_kong
+
+
+@detector(58)
+def last_tile(r: Reading) -> int:
+    return r.hand.last_tile
+
+
+@detector(81)
+def flower_tiles(r: Reading) -> int:
+    return r.hand.flowers
+
+
+@detector(43)
+def chicken_hand(r: Reading) -> int:
+    return 0  # decided by the scorer once every other fan is known: it is "no fan at all"
+
+
+# --- waits -----------------------------------------------------------------------------------------------
+
+
+def _wait_positions(r: Reading) -> tuple[bool, bool, bool]:
+    """(edge, closed, single): where the winning tile sits, when the hand waited on that tile alone."""
+    hand = r.hand
+    win = hand.win
+    if r.kind == "standard":
+        if not hand.unique_wait:
+            return (False, False, False)
+        concealed = [b for b in r.blocks if not b.declared]
+    elif r.kind == "knitted_straight":
+        if hand.fixed:  # a declared 4th set: the pair was the wait unless the body needed the tile
+            return (False, False, win not in r.decomposition.knitted or hand.standing[win] == 3)
+        rest = [0] * SIZE
+        for b in r.blocks:
+            for t in b.tiles():
+                rest[t] += 1
+        if not rest[win]:
+            return (False, False, False)
+        rest[win] -= 1
+        if waits(rest, seven_pairs=False) != [win]:
+            return (False, False, False)
+        concealed = list(r.blocks)
+    else:
+        return (False, False, False)
+    edge = closed = single = False
+    for b in concealed:
+        if b.kind == CHOW:
+            if b.tile == win:
+                closed = True
+            elif abs(b.tile - win) == 1:
+                edge = True
+        elif b.kind == PAIR and b.tile == win:
+            single = True
+    return (edge, closed, single)
+
+
+@detector(77)
+def edge_wait(r: Reading) -> int:
+    return r.wait_positions[0]
+
+
+@detector(78)
+def closed_wait(r: Reading) -> int:
+    return r.wait_positions[1]
+
+
+@detector(79)
+def single_wait(r: Reading) -> int:
+    return r.wait_positions[2]
+
+
+def _check_registry() -> None:
+    missing = sorted(set(FAN) - set(DETECTORS))
+    if missing:
+        raise RuntimeError(f"fans without a detector: {missing}")
+
+
+_check_registry()

@@ -1,0 +1,204 @@
+"""Score a winning hand: every reading, every detector, the exclusions, the best reading.
+
+Tie-break between readings of equal points (the reference calculator's): the
+first reading in the divider's order is kept, unless a later one holds Pure
+Triple Chow or Triple Pung, or the earlier one is seven pairs (a standard
+reading of equal points is preferred to seven pairs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .codes import SIZE, code, name
+from .detectors import DETECTORS, HandFacts, Reading
+from .divide import CHOW, KONG, PUNG, Block, Decomposition, decompositions
+from .fans import CHICKEN_HAND_ID, FAN, FANS, FLOWER_FAN_ID, MINIMUM_POINTS, Fan
+from .hand import Hand, HandError, MeldKind
+
+PURE_TRIPLE_CHOW, TRIPLE_PUNG = 23, 32
+
+
+class NotWinningHand(HandError):
+    """The tiles make no winning shape."""
+
+
+@dataclass(frozen=True, slots=True)
+class FanCount:
+    fan: Fan
+    count: int
+
+    @property
+    def points_total(self) -> int:
+        return self.fan.points * self.count
+
+
+@dataclass(frozen=True, slots=True)
+class ExcludedFan:
+    fan: Fan
+    excluded_by: Fan
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreResult:
+    total: int
+    meets_minimum: bool
+    fans: tuple[FanCount, ...]  # sorted by fan id
+    excluded: tuple[ExcludedFan, ...]
+    decomposition: str
+    warnings: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "meets_minimum": self.meets_minimum,
+            "fans": [
+                {"id": fc.fan.id, "name_en": fc.fan.name_en, "name_zh": fc.fan.name_zh,
+                 "points": fc.fan.points, "count": fc.count}
+                for fc in self.fans
+            ],
+            "warnings": list(self.warnings),
+            "excluded": [
+                {"id": x.fan.id, "name_en": x.fan.name_en, "name_zh": x.fan.name_zh, "excluded_by": x.excluded_by.id}
+                for x in self.excluded
+            ],
+            "decomposition": self.decomposition,
+        }
+
+
+# --- exclusions ------------------------------------------------------------------------------------------
+
+
+def apply_exclusions(raw: dict[int, int]) -> tuple[dict[int, int], list[tuple[int, int]]]:
+    """One generic pass over the fan table: each fan that is present and not itself excluded
+    removes the fans it excludes.  Returns (kept counts, [(excluded id, by id)])."""
+    excluded: dict[int, int] = {}
+    for fan_id in sorted(raw):
+        if fan_id in excluded:
+            continue
+        for other in FAN[fan_id].excludes:
+            if other in raw and other not in excluded:
+                excluded[other] = fan_id
+    kept = {f: n for f, n in raw.items() if f not in excluded}
+    return kept, sorted(excluded.items())
+
+
+def fan_points(counts: dict[int, int]) -> int:
+    return sum(FAN[f].points * n for f, n in counts.items())
+
+
+# --- the hand's facts and its flags ----------------------------------------------------------------------
+
+
+def _meld_block(kind: MeldKind, tiles: tuple, concealed: bool) -> Block:
+    codes = sorted(code(t) for t in tiles)
+    if kind is MeldKind.CHOW:
+        return Block(CHOW, codes[1], True, True)
+    return Block(PUNG if kind is MeldKind.PUNG else KONG, codes[0], not concealed, True)
+
+
+def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
+    """The facts of `hand`, with situational flags that contradict the tiles dropped (and said why)."""
+    fixed = tuple(_meld_block(m.kind, m.tiles, m.concealed) for m in hand.melds)
+    standing = [0] * SIZE
+    for t in hand.concealed:
+        standing[code(t)] += 1
+    win = code(hand.win_tile)
+    standing[win] += 1
+    fixed_counts = [0] * SIZE
+    for b in fixed:
+        for t in b.tiles():
+            fixed_counts[t] += 1
+    counts = [a + b for a, b in zip(standing, fixed_counts)]
+    ctx = hand.context
+    warnings: list[str] = []
+    tile = name(win)
+
+    last_tile = ctx.last_tile
+    if last_tile and standing[win] != 1:
+        warnings.append(f"last-tile ignored: the standing hand holds another {tile}, so {tile} was not the last of its kind")
+        last_tile = False
+    if fixed_counts[win] == 3:
+        last_tile = True  # the other three are in the melds: the winning tile is necessarily the last one
+
+    kong_replacement = ctx.kong_replacement
+    if kong_replacement and not ctx.self_drawn:
+        warnings.append("kong-replacement ignored: a replacement tile after a kong is self-drawn, but the hand was won on a discard")
+        kong_replacement = False
+    elif kong_replacement and not any(b.kind == KONG for b in fixed):
+        warnings.append("kong-replacement ignored: the hand has no kong to draw a replacement tile for")
+        kong_replacement = False
+
+    robbing_kong = ctx.robbing_kong
+    if robbing_kong and ctx.self_drawn:
+        warnings.append("robbing-kong ignored: robbing a kong is a win on another player's tile, not self-drawn")
+        robbing_kong = False
+    elif robbing_kong and (fixed_counts[win] or standing[win] != 1):
+        warnings.append(f"robbing-kong ignored: the hand holds another {tile}, so no one else could add {tile} to a kong")
+        robbing_kong = False
+
+    facts = HandFacts(
+        fixed, standing, counts, win,
+        self_drawn=ctx.self_drawn, last_tile=last_tile and not robbing_kong, last_of_wall=ctx.last_of_wall,
+        kong_replacement=kong_replacement, robbing_kong=robbing_kong,
+        seat=code(ctx.seat_wind), prevalent=code(ctx.prevalent_wind), flowers=ctx.flowers,
+    )
+    return facts, warnings
+
+
+# --- scoring ---------------------------------------------------------------------------------------------
+
+
+def score_reading(facts: HandFacts, decomposition: Decomposition) -> tuple[dict[int, int], list[tuple[int, int]]]:
+    """The fans of one reading after exclusions (flowers included), and what was excluded by what."""
+    reading = Reading(facts, decomposition)
+    raw: dict[int, int] = dict(decomposition.implied)
+    for fan_id, detect in DETECTORS.items():
+        n = int(detect(reading))
+        if n > 0:
+            raw[fan_id] = n
+    kept, excluded = apply_exclusions(raw)
+    if not any(f != FLOWER_FAN_ID for f in kept):
+        kept[CHICKEN_HAND_ID] = 1  # 无番和: nothing else at all (flowers aside)
+    return kept, excluded
+
+
+def score(hand: Hand) -> ScoreResult:
+    """Score a validated hand.  Raises NotWinningHand when the tiles make no winning shape."""
+    facts, warnings = hand_facts(hand)
+    readings = decompositions(facts.fixed, facts.standing, facts.win, facts.unique)
+    if not readings:
+        raise NotWinningHand(f"{_describe_tiles(hand)} is not a winning hand: the tiles make no four sets and a pair, nor a special hand")
+    seven_pairs_seen = readings[0].kind == "seven_pairs"
+    best: tuple[int, dict[int, int], list[tuple[int, int]], Decomposition] | None = None
+    for d in readings:
+        kept, excluded = score_reading(facts, d)
+        points = fan_points(kept)
+        if best is None or points > best[0] or (
+            points == best[0]
+            and (PURE_TRIPLE_CHOW in kept or TRIPLE_PUNG in kept or (seven_pairs_seen and d.kind == "standard"))
+        ):
+            best = (points, kept, excluded, d)
+    assert best is not None
+    points, kept, excluded, d = best
+    flowers = kept.get(FLOWER_FAN_ID, 0)
+    return ScoreResult(
+        total=points,
+        meets_minimum=points - flowers >= MINIMUM_POINTS,
+        fans=tuple(FanCount(FAN[f], kept[f]) for f in sorted(kept)),
+        excluded=tuple(ExcludedFan(FAN[f], FAN[by]) for f, by in excluded),
+        decomposition=d.describe(),
+        warnings=tuple(warnings),
+    )
+
+
+def _describe_tiles(hand: Hand) -> str:
+    from .notation import format_hand
+
+    return format_hand(hand)
+
+
+__all__ = [
+    "FANS", "ExcludedFan", "FanCount", "NotWinningHand", "ScoreResult", "apply_exclusions", "score",
+]
