@@ -120,6 +120,20 @@ class Reading:
                 members[group] = sorted(idx, key=lambda i: self.tiles[i].xyxy[0])
         return members
 
+    def melds_and_standing(self) -> tuple[tuple[Meld, ...], tuple[Tile, ...]]:
+        """The melds, and every standing tile with the winning-tile group included (for waits)."""
+        members = self.group_members()
+        melds = tuple(
+            _meld(n + 1, [self.tiles[i].cls for i in members[g] if not is_flower(self.tiles[i].cls)])
+            for n, g in enumerate(g for g in MELD_GROUPS if g in members)
+        )
+        standing = [
+            self.tiles[i].cls for g in (HAND, WIN) for i in members.get(g, []) if not is_flower(self.tiles[i].cls)
+        ]
+        if BACK in standing:
+            raise HandError("a face-down tile lies in the standing hand: turn it over or remove it")
+        return melds, tuple(Tile.parse(c) for c in standing)
+
     def to_hand(self, context: WinContext) -> Hand:
         """The hand these groups make, or HandError naming the first problem (in player terms).
 

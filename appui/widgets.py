@@ -24,8 +24,10 @@ def wind_label(name: str) -> str:
 CONTEXT_DEFAULTS: dict[str, object] = {"won_by": "discard", "flowers": 0, "seat": "E", "prevalent": "E"}
 
 
-def context_form(prefix: str, facts: HandFacts) -> tuple[WinContext, str | None]:
+def context_form(prefix: str, facts: HandFacts, *, flowers_read: int | None = None) -> tuple[WinContext, str | None]:
     """The win-context widgets; impossible options are disabled with the reason as help.
+
+    With `flowers_read` (the photo page) the flower count comes from the tiles and is only shown.
 
     Returns the context (impossible flags forced off) and the discarding seat (None when self-drawn).
     """
@@ -40,7 +42,11 @@ def context_form(prefix: str, facts: HandFacts) -> tuple[WinContext, str | None]
             format_func=t, key=f"{prefix}won_by",
         )
         self_drawn = won_by == "self_drawn"
-        flowers = st.number_input(t("flower_count"), min_value=0, max_value=8, step=1, key=f"{prefix}flowers")
+        if flowers_read is None:
+            flowers = st.number_input(t("flower_count"), min_value=0, max_value=8, step=1, key=f"{prefix}flowers")
+        else:
+            flowers = flowers_read
+            st.caption(f"{t('flower_count')}: {flowers_read}")
     with c2:
         seat = st.selectbox(t("seat_wind"), WIND_NAMES, format_func=wind_label, key=f"{prefix}seat")
         prevalent = st.selectbox(t("prevalent_wind"), WIND_NAMES, format_func=wind_label, key=f"{prefix}prevalent")

@@ -1,0 +1,118 @@
+"""Live table page: the webcam through streamlit-webrtc, tiles boxed live, waits or score of the hand in view."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import streamlit as st
+
+from scoring.hand import WinContext
+
+from .glyphs import strip_html
+from .i18n import t
+from .live_loop import LiveAnalysis, LiveLoop, analyse, reading_key
+from .models import get_detector
+from .correction import GROUPS
+from .photo import group_label
+from .widgets import context_form, show_result
+from .winctx import HandFacts
+
+PREFIX = "live."
+# No STUN/TURN servers: the browser and the server meet on localhost (works offline).
+RTC_CONFIGURATION: dict[str, Any] = {"iceServers": []}
+
+
+def _processor_factory(detector: Any) -> Any:
+    import av
+    from streamlit_webrtc import VideoProcessorBase
+
+    class TileVideoProcessor(VideoProcessorBase):
+        def __init__(self) -> None:
+            self.loop = LiveLoop(detector)
+
+        def recv(self, frame: av.VideoFrame) -> av.VideoFrame:
+            out = self.loop.process(frame.to_ndarray(format="bgr24"))
+            return av.VideoFrame.from_ndarray(out, format="bgr24")
+
+    return TileVideoProcessor
+
+
+@lru_cache(maxsize=64)
+def _analysis(key: tuple[tuple[str, str], ...], context: WinContext) -> LiveAnalysis:
+    tiles = [{"cls": cls, "xyxy": [float(i), 0.0, i + 1.0, 1.0], "group": group} for i, (cls, group) in enumerate(key)]
+    return analyse(tiles, context)
+
+
+def _show_waits(analysis: LiveAnalysis) -> None:
+    st.markdown(f"**{t('waits')}**")
+    if not analysis.waits:
+        st.info(t("no_waits"))
+        return
+    st.table(
+        [
+            {
+                t("col_wait"): f"{w.tile} {strip_label(w.tile.name)}",
+                t("col_discard"): w.discard.total if w.discard else "—",
+                t("col_self_drawn"): w.self_drawn.total if w.self_drawn else "—",
+            }
+            for w in analysis.waits
+        ]
+    )
+
+
+def strip_label(name: str) -> str:
+    from datasets.classes import NAMES_ZH
+
+    return NAMES_ZH.get(name, "")
+
+
+def _show_reading(snapshot: Any, context: WinContext, discarder: str | None) -> None:
+    st.metric(t("fps"), f"{snapshot.fps:.1f}")
+    st.caption(t("live_tiles", n=len(snapshot.tiles)))
+    if snapshot.error:
+        st.error(snapshot.error)
+    groups: dict[str, list[str]] = {}
+    for tile in sorted(snapshot.tiles, key=lambda x: x["xyxy"][0]):
+        groups.setdefault(tile.get("group") or "unplaced", []).append(tile["cls"])
+    st.markdown(strip_html([(group_label(g), groups[g]) for g in GROUPS if g in groups]), unsafe_allow_html=True)
+    analysis = _analysis(reading_key(snapshot.tiles), context)
+    if analysis.kind == "ready":
+        _show_waits(analysis)
+    elif analysis.kind == "complete":
+        show_result(analysis.score, analysis.hand.context, discarder)
+    elif analysis.message:
+        st.caption(analysis.message)
+
+
+def render() -> None:
+    st.title(t("page_live"))
+    st.caption(t("live_intro"))
+    try:
+        from streamlit_webrtc import WebRtcMode, webrtc_streamer
+    except ImportError as exc:
+        st.error(t("webrtc_missing", msg=str(exc)))
+        return
+    detector, why = get_detector()
+    if detector is None:
+        st.error(t("no_models", msg=why))
+        return
+    context, discarder = context_form(PREFIX, HandFacts(True, None, 0, 0))
+    ctx = webrtc_streamer(
+        key="live-table",
+        mode=WebRtcMode.SENDRECV,
+        rtc_configuration=RTC_CONFIGURATION,
+        media_stream_constraints={"video": {"width": 640, "height": 480}, "audio": False},
+        video_processor_factory=_processor_factory(detector),
+        async_processing=True,
+    )
+
+    @st.fragment(run_every=1.0)
+    def reading_panel() -> None:
+        processor = ctx.video_processor
+        if not ctx.state.playing or processor is None:
+            st.info(t("live_waiting"))
+            return
+        _show_reading(processor.loop.snapshot(), context, discarder)
+
+    reading_panel()

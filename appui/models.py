@@ -1,0 +1,31 @@
+"""The tile detector, loaded once per server process (st.cache_resource)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+# A detector object put under this session-state key replaces the shipped model for that session
+# (a test's stand-in, or a custom detector); it needs only `detect(image_bgr) -> Detections`.
+DETECTOR_OVERRIDE_KEY = "detector_override"
+
+
+@st.cache_resource(show_spinner="Loading the tile detector…")
+def _load_detector(models_dir: str) -> Any:
+    from vision.detector import TileDetector
+
+    return TileDetector.load(models_dir)
+
+
+def get_detector() -> tuple[Any | None, str | None]:
+    """(detector, None), or (None, why there is none) — never raises."""
+    override = st.session_state.get(DETECTOR_OVERRIDE_KEY)
+    if override is not None:
+        return override, None
+    try:
+        from vision.settings import MODELS_DIR
+
+        return _load_detector(str(MODELS_DIR)), None
+    except Exception as exc:  # a missing or broken model must not break the page
+        return None, f"{type(exc).__name__}: {exc}"
