@@ -432,8 +432,10 @@ def _warped_box(canvas: Canvas, to_image: np.ndarray, width: int, height: int) -
     return int(x0), int(y0), int(x1), int(y1)
 
 
-def compose(plan: ScenePlan, art: ArtSet, style: TileStyle, rng: random.Random, nrng: np.random.Generator) -> np.ndarray:
-    """The rendered photo (uint8 BGR) of one planned scene."""
+def compose(
+    plan: ScenePlan, art: ArtSet, style: TileStyle, rng: random.Random, nrng: np.random.Generator, effects: bool = True,
+) -> np.ndarray:
+    """The rendered photo (uint8 BGR) of one planned scene; `effects=False` leaves out light, glare and camera."""
     w, h = plan.width, plan.height
     table = draw_table(rng, nrng, w, h)
     canvas = draw_canvas(plan, art, style, rng)
@@ -445,16 +447,23 @@ def compose(plan: ScenePlan, art: ArtSet, style: TileStyle, rng: random.Random, 
     alpha = layer[..., 3:4].astype(np.float32) * (1 / 255)
     roi = image[y0:y1, x0:x1].astype(np.float32)
     image[y0:y1, x0:x1] = (roi + (layer[..., :3] - roi) * alpha).astype(np.uint8)
+    if not effects:
+        return image
     image = cv2.multiply(image, _light(rng, w, h), scale=1 / 128)
     _glare(rng, image, plan.tiles)
     return camera_effects(rng, image)
 
 
 def render_scene(
-    hand: Hand, art_set: ArtSet, rng: random.Random, width: int = 1280, height: int = 960, **variation: Any,
+    hand: Hand, art_set: ArtSet, rng: random.Random, width: int = 1280, height: int = 960, *,
+    effects: bool = True, **variation: Any,
 ) -> tuple[np.ndarray, list[PlacedTile]]:
-    """Render `hand` laid out as in photo-layout.md: (BGR image, tiles with their face boxes)."""
+    """Render `hand` laid out as in photo-layout.md: (BGR image, tiles with their face boxes).
+
+    `variation` overrides `SceneVariation` fields (see `plan_layout`); `effects=False`
+    renders without light, glare, blur and noise (for tests and debugging).
+    """
     plan = plan_layout(hand, rng, width, height, **variation)
     style = draw_style(art_set, rng)
     nrng = np.random.default_rng(rng.getrandbits(63))
-    return compose(plan, art_set, style, rng, nrng), list(plan.tiles)
+    return compose(plan, art_set, style, rng, nrng, effects), list(plan.tiles)
