@@ -1,0 +1,146 @@
+"""Streamlit AppTest of the photo page: upload a generated scene, see its total, correct it, save it.
+
+The scene is drawn with `appui.demo_scene` (procedural faces, laid out by `datasets.render`);
+a `TruthDetector` put in session state stands in for the model and returns the scene's boxes,
+so the page's reading, correction and scoring run for real without a trained model.
+"""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+pytest.importorskip("scoring.scorer", reason="the scorer (scoring/scorer.py) is not in this tree yet")
+pytest.importorskip("vision.read", reason="the layout reader (vision/read.py) is not in this tree yet")
+
+from appui.demo_scene import TruthDetector, demo_scene  # noqa: E402
+from appui.models import DETECTOR_OVERRIDE_KEY  # noqa: E402
+from scoring import parse_hand, score  # noqa: E402
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+HAND = "[123m] [EEE] (5555p) 78s11p +9s self-drawn seat=S prevalent=W flowers=2"
+
+
+@pytest.fixture(scope="module")
+def scene():
+    return demo_scene(parse_hand(HAND), seed=1)
+
+
+def open_photo_page(detector=None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    if detector is not None:
+        at.session_state[DETECTOR_OVERRIDE_KEY] = detector
+    at.run()
+    at.switch_page("appui/pages/photo.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def upload(at: AppTest, data: bytes, name: str = "scene.jpg") -> AppTest:
+    at.file_uploader(key="photo.upload").upload(name, data, "image/jpeg").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def set_context(at: AppTest, self_drawn: bool, seat: str, prevalent: str) -> AppTest:
+    at.segmented_control(key="photo.won_by").set_value("self_drawn" if self_drawn else "discard").run()
+    at.selectbox(key="photo.seat").set_value(seat).run()
+    at.selectbox(key="photo.prevalent").set_value(prevalent).run()
+    return at
+
+
+def total_shown(at: AppTest) -> int:
+    (metric,) = [m for m in at.metric if m.label == "Total"]
+    return int(metric.value)
+
+
+def tile_buttons(at: AppTest) -> dict[int, str]:
+    """Tile index -> class, from the strip's buttons ('3:E', '7:9s*')."""
+    out = {}
+    for button in at.button:
+        if button.key and button.key.startswith("photo.tile."):
+            out[int(button.key.rsplit(".", 1)[1])] = button.label.split(":", 1)[1].rstrip("*")
+    return out
+
+
+def test_uploaded_scene_is_read_and_scored_then_a_correction_rescores(scene):
+    at = upload(open_photo_page(TruthDetector(scene)), scene.jpeg())
+    set_context(at, self_drawn=True, seat="S", prevalent="W")
+    assert not at.error, [e.value for e in at.error]
+    assert total_shown(at) == score(parse_hand(HAND)).total
+    assert len(at.image) >= 1 + len(scene.tiles)  # the boxed photo and one crop per tile
+
+    # the E pung was really an S pung: fix its three tiles one by one
+    for index in [i for i, cls in tile_buttons(at).items() if cls == "E"]:
+        at.button(key=f"photo.tile.{index}").click().run()
+        at.selectbox(key="photo.edit_face").set_value("S").run()
+        at.button(key="photo.apply").click().run()
+    corrected = HAND.replace("[EEE]", "[SSS]")
+    assert total_shown(at) == score(parse_hand(corrected)).total != score(parse_hand(HAND)).total
+    assert sorted(tile_buttons(at).values()).count("S") == 3
+
+
+def test_mark_another_winning_tile_and_remove_and_add(scene):
+    at = upload(open_photo_page(TruthDetector(scene)), scene.jpeg())
+    set_context(at, self_drawn=True, seat="S", prevalent="W")
+    tiles = tile_buttons(at)
+    seven = next(i for i, cls in tiles.items() if cls == "7s")
+    at.button(key=f"photo.tile.{seven}").click().run()
+    at.button(key="photo.mark_win").click().run()
+    assert total_shown(at) == score(parse_hand("[123m] [EEE] (5555p) 89s11p +7s self-drawn seat=S prevalent=W flowers=2")).total
+
+    at.button(key=f"photo.tile.{seven}").click().run()
+    at.button(key="photo.remove").click().run()
+    assert any("no winning tile" in w.value for w in at.warning), [w.value for w in at.warning]
+
+    at.selectbox(key="photo.add_face").set_value("7s").run()
+    at.selectbox(key="photo.add_group").set_value("win").run()
+    at.button(key="photo.add").click().run()
+    assert not at.exception
+    assert total_shown(at) == score(parse_hand("[123m] [EEE] (5555p) 89s11p +7s self-drawn seat=S prevalent=W flowers=2")).total
+
+
+def test_flags_change_the_photo_score_and_impossible_ones_are_disabled(scene):
+    at = upload(open_photo_page(TruthDetector(scene)), scene.jpeg())
+    set_context(at, self_drawn=False, seat="S", prevalent="W")
+    on_discard = total_shown(at)
+    assert on_discard == score(parse_hand(HAND.replace(" self-drawn", ""))).total
+    assert at.checkbox(key="photo.robbing_kong").disabled is False
+    set_context(at, self_drawn=True, seat="S", prevalent="W")
+    assert total_shown(at) != on_discard
+    assert at.checkbox(key="photo.robbing_kong").disabled
+    at.checkbox(key="photo.kong_replacement").check().run()  # the concealed kong allows it
+    assert total_shown(at) == score(parse_hand(HAND + " kong-replacement")).total
+
+
+def test_save_for_training_writes_the_corrected_labels(scene, tmp_path):
+    at = upload(open_photo_page(TruthDetector(scene)), scene.jpeg())
+    at.text_input(key="photo.save_dir").input(str(tmp_path)).run()
+    at.button(key="photo.save").click().run()
+    assert any("Saved" in s.value for s in at.success), [e.value for e in at.error]
+    (labels,) = (tmp_path / "labels").glob("*.txt")
+    assert len(labels.read_text().splitlines()) == len(scene.tiles)
+    assert len(list((tmp_path / "images").glob("*.jpg"))) == 1
+
+
+def test_unreadable_image_gives_a_clear_message(scene):
+    at = upload(open_photo_page(TruthDetector(scene)), b"this is not a picture", "broken.jpg")
+    assert any("could not be read" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_no_model_gives_a_clear_message(scene, tmp_path, monkeypatch):
+    monkeypatch.setattr("vision.settings.MODELS_DIR", tmp_path)
+    at = upload(open_photo_page(), scene.jpeg())
+    assert any("No tile detector" in e.value for e in at.error), [e.value for e in at.error]
+
+
+class NothingDetector:
+    def detect(self, image_bgr):
+        from vision.detections import Detections
+
+        return Detections.empty()
+
+
+def test_a_photo_without_tiles_says_so(scene):
+    at = upload(open_photo_page(NothingDetector()), scene.jpeg())
+    assert any("No tiles" in w.value for w in at.warning)
