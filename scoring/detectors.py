@@ -27,15 +27,18 @@ from .fans import FAN
 
 Detector = Callable[["Reading"], int]
 DETECTORS: dict[int, Detector] = {}
+PER_HAND: set[int] = set()  # detectors that look only at the whole hand: run once, not once per reading
 
 
-def detector(fan_id: int) -> Callable[[Detector], Detector]:
+def detector(fan_id: int, *, per_hand: bool = False) -> Callable[[Detector], Detector]:
     """Register `fn` as the detector of fan `fan_id` (one per fan)."""
 
     def register(fn: Detector) -> Detector:
         if fan_id not in FAN or fan_id in DETECTORS:
             raise ValueError(f"fan {fan_id} is unknown or already has a detector")
         DETECTORS[fan_id] = fn
+        if per_hand:
+            PER_HAND.add(fan_id)
         return fn
 
     return register
@@ -50,7 +53,7 @@ class HandFacts:
     __slots__ = (
         "fixed", "standing", "counts", "unique", "win", "self_drawn", "last_tile", "last_of_wall",
         "kong_replacement", "robbing_kong", "seat", "prevalent", "flowers", "exposed_melds",
-        "_unique_wait",
+        "suits", "has_honors", "kongs", "_unique_wait",
     )
 
     def __init__(
@@ -72,6 +75,9 @@ class HandFacts:
         self.prevalent = prevalent
         self.flowers = flowers
         self.exposed_melds = sum(1 for b in fixed if b.exposed)
+        self.suits = {c // 10 for c in self.unique if c < 30}
+        self.has_honors = self.unique[-1] > 30
+        self.kongs = sum(1 for b in fixed if b.kind == KONG)
         self._unique_wait: bool | None = None
 
     @property
@@ -180,16 +186,34 @@ class Reading:
         self.hand = hand
         self.decomposition = decomposition
         self.kind = decomposition.kind
-        blocks = decomposition.blocks
-        self.blocks = blocks
-        self.chows = sorted(b.tile for b in blocks if b.kind == CHOW)
-        sets = [b for b in blocks if b.kind == PUNG or b.kind == KONG]
-        self.pungs = sorted(b.tile for b in sets)
-        self.pair = next((b.tile for b in blocks if b.kind == PAIR), None)
-        self.melded_kongs = sum(1 for b in sets if b.kind == KONG and b.exposed)
-        self.concealed_kongs = sum(1 for b in sets if b.kind == KONG and not b.exposed)
+        self.blocks = blocks = decomposition.blocks
+        chows: list[int] = []
+        pungs: list[int] = []
+        sets: list[Block] = []
+        self.pair = None
+        melded_kongs = concealed_kongs = 0
+        for b in blocks:
+            kind = b.kind
+            if kind == CHOW:
+                chows.append(b.tile)
+            elif kind == PAIR:
+                self.pair = b.tile
+            else:
+                pungs.append(b.tile)
+                sets.append(b)
+                if kind == KONG:
+                    if b.exposed:
+                        melded_kongs += 1
+                    else:
+                        concealed_kongs += 1
+        chows.sort()
+        pungs.sort()
+        self.chows = chows
+        self.pungs = pungs
+        self.melded_kongs = melded_kongs
+        self.concealed_kongs = concealed_kongs
         self.concealed_pungs = self._concealed_pungs(sets)
-        self.combos = account_once(self.chows, self.pungs) if self.kind == "standard" else {}
+        self.combos = account_once(chows, pungs) if self.kind == "standard" else {}
         self._waits: tuple[bool, bool, bool] | None = None
 
     @property
@@ -230,11 +254,11 @@ for _id in (1, 2, 14, 15, 16, 23, 24, 28, 30, 32, 38, 39, 41, 42, 50, 54, 65, 69
 
 
 def _suits(r: Reading) -> set[int]:
-    return {c // 10 for c in r.hand.unique if c < 30}
+    return r.hand.suits
 
 
 def _has_honors(r: Reading) -> bool:
-    return r.hand.unique[-1] > 30
+    return r.hand.has_honors
 
 
 def _suited_ranks(r: Reading) -> set[int] | None:
@@ -244,58 +268,58 @@ def _suited_ranks(r: Reading) -> set[int] | None:
     return {c % 10 for c in r.hand.unique}
 
 
-@detector(3)
+@detector(3, per_hand=True)
 def all_green(r: Reading) -> int:
     return all(c in GREEN for c in r.hand.unique)
 
 
-@detector(8)
+@detector(8, per_hand=True)
 def all_terminals(r: Reading) -> int:
     return all(c in TERMINALS for c in r.hand.unique)
 
 
-@detector(11)
+@detector(11, per_hand=True)
 def all_honors(r: Reading) -> int:
     return r.hand.unique[0] > 30
 
 
-@detector(18)
+@detector(18, per_hand=True)
 def all_terminals_and_honors(r: Reading) -> int:
     return all(c in TERMINALS_OR_HONORS for c in r.hand.unique)
 
 
-@detector(22)
+@detector(22, per_hand=True)
 def full_flush(r: Reading) -> int:
     return len(_suits(r)) == 1 and not _has_honors(r)
 
 
-@detector(49)
+@detector(49, per_hand=True)
 def half_flush(r: Reading) -> int:
     return len(_suits(r)) == 1 and _has_honors(r)
 
 
-@detector(75)
+@detector(75, per_hand=True)
 def one_voided_suit(r: Reading) -> int:
     return len(_suits(r)) == 2
 
 
-@detector(76)
+@detector(76, per_hand=True)
 def no_honors(r: Reading) -> int:
     return not _has_honors(r)
 
 
-@detector(51)
+@detector(51, per_hand=True)
 def all_types(r: Reading) -> int:
     u = r.hand.unique
     return len(_suits(r)) == 3 and any(c in WINDS for c in u) and any(c in DRAGONS for c in u)
 
 
-@detector(68)
+@detector(68, per_hand=True)
 def all_simples(r: Reading) -> int:
     return not any(c in TERMINALS_OR_HONORS for c in r.hand.unique)
 
 
-@detector(40)
+@detector(40, per_hand=True)
 def reversible_tiles(r: Reading) -> int:
     return all(c in REVERSIBLE for c in r.hand.unique)
 
@@ -305,35 +329,35 @@ def _ranks_within(r: Reading, allowed: set[int]) -> bool:
     return ranks is not None and ranks <= allowed
 
 
-@detector(25)
+@detector(25, per_hand=True)
 def upper_tiles(r: Reading) -> int:
     return _ranks_within(r, {7, 8, 9})
 
 
-@detector(26)
+@detector(26, per_hand=True)
 def middle_tiles(r: Reading) -> int:
     return _ranks_within(r, {4, 5, 6})
 
 
-@detector(27)
+@detector(27, per_hand=True)
 def lower_tiles(r: Reading) -> int:
     return _ranks_within(r, {1, 2, 3})
 
 
-@detector(36)
+@detector(36, per_hand=True)
 def upper_four(r: Reading) -> int:
     return _ranks_within(r, {6, 7, 8, 9})
 
 
-@detector(37)
+@detector(37, per_hand=True)
 def lower_four(r: Reading) -> int:
     return _ranks_within(r, {1, 2, 3, 4})
 
 
-@detector(64)
+@detector(64, per_hand=True)
 def tile_hog(r: Reading) -> int:
     counts = r.hand.counts
-    return sum(1 for c in r.hand.unique if counts[c] == 4) - r.kongs
+    return sum(1 for c in r.hand.unique if counts[c] == 4) - r.hand.kongs
 
 
 # --- shapes ---------------------------------------------------------------------------------------------
@@ -518,52 +542,52 @@ def pung_of_terminals_or_honors(r: Reading) -> int:
 # --- how the hand was won ------------------------------------------------------------------------------
 
 
-@detector(52)
+@detector(52, per_hand=True)
 def melded_hand(r: Reading) -> int:
     return r.hand.exposed_melds == 4 and not r.hand.self_drawn
 
 
-@detector(56)
+@detector(56, per_hand=True)
 def fully_concealed_hand(r: Reading) -> int:
     return r.hand.exposed_melds == 0 and r.hand.self_drawn
 
 
-@detector(62)
+@detector(62, per_hand=True)
 def concealed_hand(r: Reading) -> int:
     return r.hand.exposed_melds == 0 and not r.hand.self_drawn
 
 
-@detector(80)
+@detector(80, per_hand=True)
 def self_drawn(r: Reading) -> int:
     return r.hand.self_drawn
 
 
-@detector(44)
+@detector(44, per_hand=True)
 def last_tile_draw(r: Reading) -> int:
     return r.hand.self_drawn and r.hand.last_of_wall
 
 
-@detector(45)
+@detector(45, per_hand=True)
 def last_tile_claim(r: Reading) -> int:
     return not r.hand.self_drawn and r.hand.last_of_wall
 
 
-@detector(46)
+@detector(46, per_hand=True)
 def out_with_replacement_tile(r: Reading) -> int:
     return r.hand.kong_replacement
 
 
-@detector(47)
+@detector(47, per_hand=True)
 def robbing_the_kong(r: Reading) -> int:
     return r.hand.robbing_kong
 
 
-@detector(58)
+@detector(58, per_hand=True)
 def last_tile(r: Reading) -> int:
     return r.hand.last_tile
 
 
-@detector(81)
+@detector(81, per_hand=True)
 def flower_tiles(r: Reading) -> int:
     return r.hand.flowers
 
@@ -581,9 +605,12 @@ def _wait_positions(r: Reading) -> tuple[bool, bool, bool]:
     hand = r.hand
     win = hand.win
     if r.kind == "standard":
-        if not hand.unique_wait:
+        concealed = [
+            b for b in r.blocks
+            if (b.kind == CHOW and abs(b.tile - win) <= 1 or b.kind == PAIR and b.tile == win) and not b.declared
+        ]
+        if not concealed or not hand.unique_wait:
             return (False, False, False)
-        concealed = [b for b in r.blocks if not b.declared]
     elif r.kind == "knitted_straight":
         if hand.fixed:  # a declared 4th set: the pair was the wait unless the body needed the tile
             return (False, False, win not in r.decomposition.knitted or hand.standing[win] == 3)

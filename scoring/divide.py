@@ -18,6 +18,7 @@ by `codes` tile codes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from .codes import ALL_CODES, HONORS, KNITTED_STRAIGHTS, SIZE, THIRTEEN_ORPHANS, name
@@ -40,10 +41,7 @@ class Block(NamedTuple):
         return (t,) * {PUNG: 3, KONG: 4, PAIR: 2}[self.kind]
 
     def describe(self) -> str:
-        body = _format_codes(self.tiles())
-        if self.declared:
-            return f"({body})" if not self.exposed else f"[{body}]"
-        return body
+        return _describe_block(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +62,14 @@ class Decomposition:
             pairs = [_format_codes((c, c)) for c in self.tiles[::2]]
             return f"{label}: " + " ".join(pairs)
         return f"{label}: {_format_codes(self.tiles)}"
+
+
+@lru_cache(maxsize=None)
+def _describe_block(b: Block) -> str:
+    body = _format_codes(b.tiles())
+    if b.declared:
+        return f"({body})" if not b.exposed else f"[{body}]"
+    return body
 
 
 def _format_codes(codes: tuple[int, ...] | list[int]) -> str:
@@ -96,11 +102,15 @@ def standard_readings(fixed: tuple[Block, ...], standing: list[int]) -> list[tup
     return found
 
 
+_CODES_FROM: dict[int, tuple[int, ...]] = {t: tuple(c for c in ALL_CODES if c >= t) for t in range(SIZE)}
+
+
 def _divide(counts: list[int], fixed_cnt: int, prev: int, work: list[Block], found: list, seen: set) -> None:
     if len(work) == 4:
         _take_pair(counts, fixed_cnt, work, found, seen)
         return
-    for t in ALL_CODES:
+    # a set whose first tile is below the previous set's cannot follow it (the reference's ordering)
+    for t in _CODES_FROM[prev // 10000]:
         n = counts[t]
         if n == 0:
             continue
@@ -224,7 +234,7 @@ def decompositions(
 ) -> list[Decomposition]:
     """Every reading of the hand, special shapes first (see the module docstring)."""
     special: Decomposition | None = None
-    tiles14 = tuple(c for c in ALL_CODES for _ in range(standing[c]))
+    tiles14 = tuple(c for c in ALL_CODES for _ in range(standing[c])) if not fixed else ()
     if not fixed:
         if is_seven_pairs(standing):
             special = Decomposition("seven_pairs", tiles=tiles14)

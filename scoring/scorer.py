@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .codes import SIZE, code, name
-from .detectors import DETECTORS, HandFacts, Reading
+from .detectors import DETECTORS, PER_HAND, HandFacts, Reading
 from .divide import CHOW, KONG, PUNG, Block, Decomposition, decompositions
 from .fans import CHICKEN_HAND_ID, FAN, FANS, FLOWER_FAN_ID, MINIMUM_POINTS, Fan
 from .hand import Hand, HandError, MeldKind
@@ -150,14 +150,31 @@ def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
 # --- scoring ---------------------------------------------------------------------------------------------
 
 
-def score_reading(facts: HandFacts, decomposition: Decomposition) -> tuple[dict[int, int], list[tuple[int, int]]]:
-    """The fans of one reading after exclusions (flowers included), and what was excluded by what."""
-    reading = Reading(facts, decomposition)
-    raw: dict[int, int] = dict(decomposition.implied)
-    for fan_id, detect in DETECTORS.items():
+_PER_HAND = tuple((f, d) for f, d in DETECTORS.items() if f in PER_HAND)
+_PER_READING = tuple((f, d) for f, d in DETECTORS.items() if f not in PER_HAND)
+
+
+def _detect(reading: Reading, detectors: tuple) -> dict[int, int]:
+    raw: dict[int, int] = {}
+    for fan_id, detect in detectors:
         n = int(detect(reading))
         if n > 0:
             raw[fan_id] = n
+    return raw
+
+
+def score_reading(
+    facts: HandFacts, decomposition: Decomposition, hand_fans: dict[int, int] | None = None
+) -> tuple[dict[int, int], list[tuple[int, int]]]:
+    """The fans of one reading after exclusions (flowers included), and what was excluded by what.
+
+    `hand_fans` are the per-hand detectors' counts when already known (they do not depend on the reading)."""
+    reading = Reading(facts, decomposition)
+    if hand_fans is None:
+        hand_fans = _detect(reading, _PER_HAND)
+    raw = dict(hand_fans)
+    raw.update(decomposition.implied)
+    raw.update(_detect(reading, _PER_READING))
     kept, excluded = apply_exclusions(raw)
     if not any(f != FLOWER_FAN_ID for f in kept):
         kept[CHICKEN_HAND_ID] = 1  # 无番和: nothing else at all (flowers aside)
@@ -172,8 +189,9 @@ def score(hand: Hand) -> ScoreResult:
         raise NotWinningHand(f"{_describe_tiles(hand)} is not a winning hand: the tiles make no four sets and a pair, nor a special hand")
     seven_pairs_seen = readings[0].kind == "seven_pairs"
     best: tuple[int, dict[int, int], list[tuple[int, int]], Decomposition] | None = None
+    hand_fans = _detect(Reading(facts, readings[0]), _PER_HAND)
     for d in readings:
-        kept, excluded = score_reading(facts, d)
+        kept, excluded = score_reading(facts, d, hand_fans)
         points = fan_points(kept)
         if best is None or points > best[0] or (
             points == best[0]
