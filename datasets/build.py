@@ -1,0 +1,340 @@
+"""Assemble a YOLO training set (43 canonical classes) from real photos and synthetic scenes.
+
+    python -m datasets.build /work/data/yolo --real /work/shared/datasets/real/chinese-v4 \\
+        --synth /work/data/synth --val-fraction 0.15 --seed 0
+
+Writes `OUT/images/{train,val}`, `OUT/labels/{train,val}` (copies: ultralytics
+writes `.cache` files beside the labels, and nothing trains from /work/shared),
+`OUT/data.yaml` (absolute path, names from `datasets.classes`) and
+`OUT/build.json` (the summary and which sessions went where).
+
+Real photos are re-split so that no capture session spans train and val:
+a *session* is the manifest `group` for dated sessions (`IMG_20231217`) and
+named sets (`bamboo_family`), and the single source photo for groups that
+gather unrelated photos (`fbid_n`, `hand_NNN`, `other`).  Roboflow's train
+split holds augmented copies (flips, rotations, shear, loose boxes); val only
+takes un-augmented photos (the original val/test splits), and augmented
+copies of a val session are left out entirely.  `--split-by source` splits by
+source photo only (weaker: sessions may then span both sides).
+
+Synthetic folders (`python -m datasets.synth` output) go to train with
+`--synth`, to val with `--synth-val`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import shutil
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from datasets.classes import CLASS_NAMES
+
+SPLITS = ("train", "val", "test")
+AUGMENTED_SPLITS = frozenset({"train"})  # Roboflow augmented only its train split
+MIXED_GROUPS = frozenset({"fbid_n", "hand_NNN", "other"})  # groups of unrelated photos: one session per photo
+SPLIT_KEYED_GROUPS = frozenset({"hand_NNN"})  # the same hand_NNN name is a different photo in each split
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+
+
+class BuildError(ValueError):
+    """Input the build cannot use; the message says what and where."""
+
+
+@dataclass(frozen=True)
+class RealImage:
+    split: str  # the original Roboflow split
+    image: str
+    source_root: str
+    group: str
+
+    @property
+    def augmented(self) -> bool:
+        return self.split in AUGMENTED_SPLITS
+
+    @property
+    def photo(self) -> str:
+        """The source photo: `source_root`, qualified by split where the names repeat across splits."""
+        return f"{self.split}/{self.source_root}" if self.group in SPLIT_KEYED_GROUPS else self.source_root
+
+    def session(self, split_by: str) -> str:
+        if split_by == "source" or self.group in MIXED_GROUPS:
+            return f"photo:{self.photo}"
+        return f"group:{self.group}"
+
+
+@dataclass
+class Item:
+    """One image to place: where it comes from and the name it gets."""
+
+    image: Path
+    label: Path | None
+    name: str
+    origin: str  # "real" or the synthetic folder
+    session: str = ""
+
+
+@dataclass
+class SplitPlan:
+    train: list[Item] = field(default_factory=list)
+    val: list[Item] = field(default_factory=list)
+    test: list[Item] = field(default_factory=list)
+    dropped: list[Item] = field(default_factory=list)
+
+    def parts(self) -> dict[str, list[Item]]:
+        return {"train": self.train, "val": self.val, "test": self.test}
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def read_manifest(real: Path) -> list[RealImage]:
+    path = real / "manifest.csv"
+    if not path.is_file():
+        raise BuildError(f"{real} has no manifest.csv (columns split,image,source_root,group)")
+    with path.open(newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        missing = {"split", "image", "source_root", "group"} - set(reader.fieldnames or ())
+        if missing:
+            raise BuildError(f"{path} lacks column(s) {', '.join(sorted(missing))}")
+        rows = [RealImage(r["split"], r["image"], r["source_root"], r["group"]) for r in reader]
+    bad = [r for r in rows if r.split not in SPLITS]
+    if bad:
+        raise BuildError(f"{path}: unknown split {bad[0].split!r} for {bad[0].image}")
+    return rows
+
+
+def real_items(real: Path, rows: Sequence[RealImage], split_by: str) -> list[tuple[RealImage, Item]]:
+    items = []
+    for row in rows:
+        image = real / "images" / row.split / row.image
+        if not image.is_file():
+            raise BuildError(f"manifest.csv lists {row.split}/{row.image} but {image} does not exist")
+        label = real / "labels" / row.split / (Path(row.image).stem + ".txt")
+        items.append((row, Item(image, label if label.is_file() else None, f"real_{row.split}_{row.image}", "real", row.session(split_by))))
+    return items
+
+
+def synth_items(folder: Path, tag: str) -> list[Item]:
+    images = folder / "images"
+    if not images.is_dir():
+        raise BuildError(f"synthetic folder {folder} has no images/ (make it with python -m datasets.synth)")
+    items = []
+    for image in sorted(p for p in images.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
+        label = folder / "labels" / (image.stem + ".txt")
+        items.append(Item(image, label if label.is_file() else None, f"{tag}_{image.name}", str(folder), f"synth:{tag}"))
+    if not items:
+        raise BuildError(f"synthetic folder {folder} holds no images")
+    return items
+
+
+# --- splitting ----------------------------------------------------------------------------------
+
+
+def split_real(
+    pairs: Sequence[tuple[RealImage, Item]], val_fraction: float, seed: int, *, val_only: bool = False, test: bool = False,
+) -> SplitPlan:
+    """Whole sessions to train or val; val keeps only un-augmented photos.
+
+    Sessions with an un-augmented photo are the val candidates; they are drawn in a
+    seeded random order until val holds `val_fraction` of all source photos.
+    `test=True` first moves every session holding an original test photo to test.
+    `val_only=True` puts every candidate session in val and no real photo in train.
+    """
+    sessions: dict[str, list[tuple[RealImage, Item]]] = defaultdict(list)
+    for row, item in pairs:
+        sessions[item.session].append((row, item))
+    plan = SplitPlan()
+    names = sorted(sessions)
+    if test:
+        for name in [n for n in names if any(r.split == "test" for r, _ in sessions[n])]:
+            _assign(plan.test, plan.dropped, sessions.pop(name))
+        names = sorted(sessions)
+    candidates = [n for n in names if any(not r.augmented for r, _ in sessions[n])]
+    random.Random(seed).shuffle(candidates)
+    photos = {r.photo for n in names for r, _ in sessions[n]}
+    target = len(photos) if val_only else val_fraction * len(photos)
+    chosen: set[str] = set()
+    in_val = 0
+    for name in candidates:
+        if in_val >= target:
+            break
+        chosen.add(name)
+        in_val += len({r.photo for r, _ in sessions[name] if not r.augmented})
+    for name in names:
+        if name in chosen:
+            _assign(plan.val, plan.dropped, sessions[name])
+        elif val_only:
+            plan.dropped.extend(item for _, item in sessions[name])
+        else:
+            plan.train.extend(item for _, item in sessions[name])
+    return plan
+
+
+def _assign(keep: list[Item], dropped: list[Item], members: Iterable[tuple[RealImage, Item]]) -> None:
+    for row, item in members:
+        (dropped if row.augmented else keep).append(item)
+
+
+# --- writing ---------------------------------------------------------------------------------------
+
+
+def count_boxes(label: Path | None) -> int:
+    """Boxes in a YOLO label file, checking every row (BuildError names the bad line)."""
+    if label is None:
+        return 0
+    n = 0
+    for i, line in enumerate(label.read_text().splitlines(), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        try:
+            cls = int(parts[0])
+            values = [float(v) for v in parts[1:]]
+        except ValueError:
+            raise BuildError(f"{label}:{i}: not a YOLO row: {line!r}") from None
+        if not 0 <= cls < len(CLASS_NAMES) or len(values) < 4:
+            raise BuildError(f"{label}:{i}: class id {cls} or {len(values)} values is not a 43-class YOLO box")
+        n += 1
+    return n
+
+
+def _place(src: Path, dst: Path, link: bool) -> None:
+    if link:
+        try:
+            os.link(src, dst)
+            return
+        except OSError:
+            pass  # another filesystem: copy
+    shutil.copyfile(src, dst)
+
+
+def write_split(out: Path, split: str, items: Sequence[Item], link: bool) -> int:
+    images, labels = out / "images" / split, out / "labels" / split
+    images.mkdir(parents=True, exist_ok=True)
+    labels.mkdir(parents=True, exist_ok=True)
+    boxes = 0
+    for item in items:
+        boxes += count_boxes(item.label)
+        _place(item.image, images / item.name, link)
+        label = labels / (Path(item.name).stem + ".txt")
+        if item.label is None:
+            label.write_text("")
+        else:
+            shutil.copyfile(item.label, label)
+    return boxes
+
+
+def data_yaml(out: Path, splits: Iterable[str]) -> str:
+    lines = [
+        "# made by python -m datasets.build; class names from datasets.classes",
+        f"path: {out.resolve()}",
+        *(f"{s}: images/{s}" for s in splits),
+        f"nc: {len(CLASS_NAMES)}",
+        "names:",
+        *(f"  {i}: {json.dumps(n)}" for i, n in enumerate(CLASS_NAMES)),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _check_out(out: Path, overwrite: bool) -> None:
+    parts = [out / "images", out / "labels", out / "data.yaml", out / "build.json"]
+    if any(p.exists() for p in parts):
+        if not overwrite:
+            raise BuildError(f"{out} already holds a dataset; pass --overwrite to replace it")
+        for p in parts:
+            if p.is_dir():
+                shutil.rmtree(p)
+            elif p.exists():
+                p.unlink()
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m datasets.build",
+        description="Assemble a YOLO train/val dataset (43 classes) from real photos re-split by session and synthetic scenes.",
+    )
+    p.add_argument("out", type=Path, help="output folder")
+    p.add_argument("--real", type=Path, help="real dataset with manifest.csv (e.g. shared/datasets/real/chinese-v4)")
+    p.add_argument("--synth", type=Path, action="append", default=[], metavar="DIR", help="synthetic folder for train (repeatable)")
+    p.add_argument("--synth-val", type=Path, action="append", default=[], metavar="DIR", help="synthetic folder for val (repeatable)")
+    p.add_argument("--val-fraction", type=float, default=0.15, help="share of real source photos for val (default 0.15)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the session draw (default 0)")
+    p.add_argument("--split-by", choices=("session", "source"), default="session",
+                   help="unit kept whole: capture session (default) or source photo")
+    p.add_argument("--real-val-only", action="store_true", help="real photos only in val (every un-augmented one), none in train")
+    p.add_argument("--real-test", action="store_true",
+                   help="also write images/test: every session with an original test photo (un-augmented only), kept out of train and val")
+    p.add_argument("--link", action="store_true", help="hard-link images instead of copying where possible (labels are always copied)")
+    p.add_argument("--overwrite", action="store_true", help="replace a dataset already in OUT")
+    return p
+
+
+def build(args: argparse.Namespace) -> dict[str, object]:
+    if not 0 <= args.val_fraction < 1:
+        raise BuildError(f"--val-fraction must be in [0, 1), not {args.val_fraction}")
+    if args.real is None and not args.synth:
+        raise BuildError("nothing to build: give --real and/or --synth")
+    plan = SplitPlan()
+    if args.real is not None:
+        if not args.real.is_dir():
+            raise BuildError(f"real dataset folder {args.real} does not exist")
+        pairs = real_items(args.real, read_manifest(args.real), args.split_by)
+        plan = split_real(pairs, args.val_fraction, args.seed, val_only=args.real_val_only, test=args.real_test)
+    for i, folder in enumerate(args.synth):
+        plan.train.extend(synth_items(folder, f"synth{i}"))
+    for i, folder in enumerate(args.synth_val):
+        plan.val.extend(synth_items(folder, f"synthval{i}"))
+    if not plan.train:
+        raise BuildError("the train split would be empty")
+    if not plan.val:
+        raise BuildError("the val split would be empty: give --real or --synth-val")
+
+    _check_out(args.out, args.overwrite)
+    summary: dict[str, object] = {}
+    splits = [s for s, items in plan.parts().items() if items]
+    for split in splits:
+        items = plan.parts()[split]
+        boxes = write_split(args.out, split, items, args.link)
+        summary[split] = {
+            "images": len(items),
+            "boxes": boxes,
+            "real_images": sum(i.origin == "real" for i in items),
+            "synthetic_images": sum(i.origin != "real" for i in items),
+            "real_sessions": len({i.session for i in items if i.origin == "real"}),
+        }
+    summary["dropped_augmented_copies"] = len(plan.dropped)
+    summary["val_sessions"] = sorted({i.session for i in plan.val if i.origin == "real"})
+    summary["args"] = {k: (str(v) if isinstance(v, Path) else [str(x) for x in v] if isinstance(v, list) else v)
+                       for k, v in vars(args).items()}
+    (args.out / "data.yaml").write_text(data_yaml(args.out, splits))
+    (args.out / "build.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        summary = build(args)
+    except BuildError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for split in SPLITS:
+        s = summary.get(split)
+        if isinstance(s, dict):
+            print(f"{split:5}: {s['images']} images ({s['real_images']} real from {s['real_sessions']} sessions, "
+                  f"{s['synthetic_images']} synthetic), {s['boxes']} boxes")
+    print(f"left out: {summary['dropped_augmented_copies']} augmented copies of val/test sessions")
+    print(f"data.yaml: {args.out.resolve() / 'data.yaml'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

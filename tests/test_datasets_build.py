@@ -1,0 +1,136 @@
+"""datasets.build: sessions never span train and val, val is un-augmented, files are copies."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from datasets.build import main
+from datasets.classes import CLASS_NAMES
+
+
+def _write_real(root: Path) -> Path:
+    """A tiny real dataset in the form of shared/datasets/real/chinese-v4 (manifest.csv + YOLO splits)."""
+    rows = []
+    # dated sessions: augmented train copies and un-augmented val/test photos of the same day
+    for day in range(6):
+        group = f"IMG_2023120{day}"
+        for photo in range(2):
+            source = f"{group}_{photo:03d}"
+            for copy in range(3):
+                rows.append(("train", f"{source}_jpg.rf.{copy}.jpg", source, group))
+        rows.append(("val" if day % 2 else "test", f"{group}_900_jpg.rf.v.jpg", f"{group}_900", group))
+    # unrelated photos: each its own session; hand_NNN names repeat across splits for different photos
+    for i in range(12):
+        rows.append(("val", f"{i}_n_jpg.rf.a.jpg", f"{i}_n", "fbid_n"))
+        rows.append(("train", f"{i + 100}_n_jpg.rf.b.jpg", f"{i + 100}_n", "fbid_n"))
+    for split in ("train", "val", "test"):
+        rows.append((split, f"hand_001_{split}.jpg", "hand_001", "hand_NNN"))
+    for split, image, _, _ in rows:
+        (root / "images" / split).mkdir(parents=True, exist_ok=True)
+        (root / "labels" / split).mkdir(parents=True, exist_ok=True)
+        (root / "images" / split / image).write_bytes(b"\xff\xd8 fake jpeg " + image.encode())
+        (root / "labels" / split / (Path(image).stem + ".txt")).write_text("3 0.5 0.5 0.1 0.2\n27 0.2 0.3 0.05 0.1\n")
+    with (root / "manifest.csv").open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["split", "image", "source_root", "group"])
+        w.writerows(rows)
+    return root
+
+
+@pytest.fixture()
+def real(tmp_path: Path) -> Path:
+    return _write_real(tmp_path / "real")
+
+
+def _manifest(real: Path) -> dict[str, dict[str, str]]:
+    with (real / "manifest.csv").open() as f:
+        return {f"real_{r['split']}_{r['image']}": r for r in csv.DictReader(f)}
+
+
+def _split_rows(out: Path, split: str, real: Path) -> list[dict[str, str]]:
+    rows = _manifest(real)
+    return [rows[p.name] for p in sorted((out / "images" / split).iterdir()) if p.name in rows]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_no_session_spans_train_and_val_and_val_is_unaugmented(real: Path, tmp_path: Path, seed: int) -> None:
+    out = tmp_path / "out"
+    assert main([str(out), "--real", str(real), "--val-fraction", "0.3", "--seed", str(seed)]) == 0
+    train, val = _split_rows(out, "train", real), _split_rows(out, "val", real)
+    assert val and train
+    assert all(r["split"] != "train" for r in val)  # Roboflow's train split is the augmented one
+
+    def key(r: dict[str, str]) -> str:  # the source photo (hand_NNN names repeat for different photos)
+        return f"{r['split']}/{r['source_root']}" if r["group"] == "hand_NNN" else r["source_root"]
+
+    assert not {key(r) for r in train} & {key(r) for r in val}
+    dated = lambda rows: {r["group"] for r in rows if r["group"].startswith("IMG_")}  # noqa: E731
+    assert not dated(train) & dated(val)
+    # every image is used once, except augmented copies of val sessions
+    used = len(train) + len(val)
+    dropped = json.loads((out / "build.json").read_text())["dropped_augmented_copies"]
+    assert used + dropped == len(_manifest(real))
+    assert dropped == sum(1 for r in _manifest(real).values() if r["split"] == "train" and r["group"] in dated(val))
+
+
+def test_outputs_are_copies_with_labels_and_an_absolute_data_yaml(real: Path, tmp_path: Path) -> None:
+    synth = tmp_path / "synth"
+    (synth / "images").mkdir(parents=True)
+    (synth / "labels").mkdir()
+    (synth / "images" / "00000001_gl-mahjongtile.jpg").write_bytes(b"img")
+    (synth / "labels" / "00000001_gl-mahjongtile.txt").write_text("42 0.5 0.5 0.1 0.1\n")
+    (synth / "images" / "00000002_gl-mahjongtile.jpg").write_bytes(b"img")  # no label: background image
+    out = tmp_path / "out"
+    assert main([str(out), "--real", str(real), "--synth", str(synth), "--seed", "1"]) == 0
+    data = yaml.safe_load((out / "data.yaml").read_text())
+    assert Path(data["path"]).is_absolute() and Path(data["path"]) == out.resolve()
+    assert data["names"] == dict(enumerate(CLASS_NAMES)) and data["nc"] == 43
+    for split in ("train", "val"):
+        images = sorted((out / "images" / split).iterdir())
+        labels = sorted((out / "labels" / split).iterdir())
+        assert [p.stem for p in images] == [p.stem for p in labels]
+        assert all(not p.is_symlink() and p.resolve().is_relative_to(out.resolve()) for p in images)
+    assert (out / "labels" / "train" / "synth0_00000001_gl-mahjongtile.txt").read_text().startswith("42 ")
+    assert (out / "labels" / "train" / "synth0_00000002_gl-mahjongtile.txt").read_text() == ""
+    summary = json.loads((out / "build.json").read_text())
+    assert summary["train"]["synthetic_images"] == 2 and summary["val"]["synthetic_images"] == 0
+    assert summary["train"]["boxes"] == 2 * summary["train"]["real_images"] + 1
+
+
+def test_real_val_only_and_real_test(real: Path, tmp_path: Path) -> None:
+    synth = tmp_path / "synth"
+    (synth / "images").mkdir(parents=True)
+    (synth / "images" / "a.jpg").write_bytes(b"img")
+    out = tmp_path / "valonly"
+    assert main([str(out), "--real", str(real), "--synth", str(synth), "--real-val-only"]) == 0
+    assert not _split_rows(out, "train", real)
+    assert len(_split_rows(out, "val", real)) == sum(1 for r in _manifest(real).values() if r["split"] != "train")
+
+    out = tmp_path / "withtest"
+    assert main([str(out), "--real", str(real), "--real-test"]) == 0
+    test = _split_rows(out, "test", real)
+    assert test and all(r["split"] != "train" for r in test)
+    test_groups = {r["group"] for r in test if r["group"].startswith("IMG_")}
+    assert not test_groups & {r["group"] for r in _split_rows(out, "train", real) + _split_rows(out, "val", real)}
+    assert "test: images/test" in (out / "data.yaml").read_text()
+
+
+def test_bad_input_gives_a_message(real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main([str(out), "--real", str(tmp_path / "missing")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main([str(out), "--real", str(real), "--val-fraction", "1.5"]) == 2
+    assert main([str(out), "--real", str(real)]) == 0
+    assert main([str(out), "--real", str(real)]) == 2
+    assert "--overwrite" in capsys.readouterr().err
+    assert main([str(out), "--real", str(real), "--overwrite"]) == 0
+    (real / "labels" / "val" / "0_n_jpg.rf.a.txt").write_text("99 0.5 0.5 0.1 0.1\n")
+    assert main([str(tmp_path / "o2"), "--real", str(real)]) == 2
+    assert "0_n_jpg.rf.a.txt:1: class id 99" in capsys.readouterr().err
+    assert main([str(tmp_path / "o3"), "--synth", str(tmp_path / "nothing")]) == 2
+    assert "has no images/" in capsys.readouterr().err
