@@ -1,0 +1,81 @@
+"""Scoring speed: hands per second through the Python API and through `python -m scoring --jsonl`,
+with the reference calculator (pymahjonggb, C++) timed on the same hands in the same run.
+
+    .venv/bin/python benchmarks/scoring.py [--sample tests/data/scored-hands-sample.jsonl] [--repeat 5]
+
+Goal: >= 10,000 hands/s in-process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = (ROOT / "tests/data/scored-hands-sample.jsonl", Path("/work/shared/spec/scored-hands-sample.jsonl"))
+
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the reference adapter lives beside the differential test
+
+from scoring.hand import Hand  # noqa: E402
+from scoring.scorer import score  # noqa: E402
+
+
+def _rate(n: int, run: Callable[[], object], repeat: int) -> float:
+    """Hands per second, the best of `repeat` runs over `n` hands."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return n / best
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sample", type=Path, default=next((p for p in SAMPLES if p.exists()), SAMPLES[0]),
+                        help="JSONL of {'hand': ...} lines (default: the 999-hand sample)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per measurement; the best counts")
+    args = parser.parse_args(argv)
+    if not args.sample.exists():
+        parser.error(f"no sample file at {args.sample}")
+
+    records = [json.loads(line) for line in args.sample.read_text().splitlines() if line.strip()]
+    lines = [json.dumps(r["hand"]) for r in records]
+    hands = [Hand.from_json(r["hand"]) for r in records]
+    n = len(hands)
+    print(f"sample: {args.sample} ({n} hands), best of {args.repeat} runs")
+
+    api = _rate(n, lambda: [score(h) for h in hands], args.repeat)
+    print(f"python API, score(hand):            {api:10,.0f} hands/s")
+    api_parse = _rate(n, lambda: [score(Hand.from_json(s)).to_json() for s in lines], args.repeat)
+    print(f"python API, JSON text -> result:    {api_parse:10,.0f} hands/s")
+
+    stdin = ("\n".join(lines) + "\n").encode()
+
+    def cli() -> None:
+        out = subprocess.run([sys.executable, "-m", "scoring", "--jsonl"], input=stdin, cwd=ROOT,
+                             capture_output=True, check=True)
+        assert out.stdout.count(b"\n") == n
+
+    cli_rate = _rate(n, cli, args.repeat)
+    print(f"python -m scoring --jsonl (process): {cli_rate:10,.0f} hands/s (interpreter start included)")
+
+    try:
+        from mcr_reference import raw
+    except ImportError:
+        print("reference: pymahjonggb not installed (pip install -e '.[dev]'), no comparison")
+        return 0
+    ref = _rate(n, lambda: [raw(h) for h in hands], args.repeat)
+    print(f"reference pymahjonggb (C++):        {ref:10,.0f} hands/s")
+    print(f"ratio ours / reference (API):       {api / ref:10.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
