@@ -43,9 +43,28 @@ class LayoutSettings:
 
 
 @dataclass(frozen=True)
+class AdaptSettings:
+    """Fine-tuning on a club's labeled photos (`vision.adapt`)."""
+
+    min_photos: int = 4  # fewer labeled photos cannot be split into training and a check
+    holdout_share: float = 0.25  # of the labeled photos, held back to compare old and new models
+    match_iou: float = 0.5  # a labeled tile is found by a detection overlapping it this much
+    detector_recall_min: float = 0.98  # below this recall on the club's photos the tile finder is fine-tuned too
+    min_gain: float = 0.0  # the new model must read the held-back photos better by more than this
+    user_repeat: int = 4  # the club's photos are few: each appears this many times per epoch
+    base_images: int = 200  # base-data images mixed in, so faces missing from the club's photos are kept
+    base_val_images: int = 40
+    classifier_epochs: int = 8
+    detector_epochs: int = 5
+    batch: int = 32
+    keep_work: bool = False  # keep crops and training runs inside the version folder
+
+
+@dataclass(frozen=True)
 class Settings:
     detector: DetectorSettings = field(default_factory=DetectorSettings)
     layout: LayoutSettings = field(default_factory=LayoutSettings)
+    adapt: AdaptSettings = field(default_factory=AdaptSettings)
 
 
 DEFAULT_SETTINGS = Settings()

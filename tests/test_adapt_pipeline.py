@@ -1,0 +1,164 @@
+"""The adaptation pipeline end to end: versions, cards, promotion only when better, going back.
+
+Fast tests use hand-built ONNX models (tests/adapt_world.py) and a stand-in for the training step,
+so the models' quality is known exactly; the slow test fine-tunes a tiny real classifier.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from adapt_world import colour_reader, constant_tile_finder, write_photos  # noqa: E402
+
+from vision.adapt import AdaptError, RetrainRequest, adapt, main as adapt_main  # noqa: E402
+from vision.detector import TileDetector  # noqa: E402
+from vision.registry import SHIPPED, Registry  # noqa: E402
+from vision.settings import AdaptSettings  # noqa: E402
+
+
+def shipped_models(root: Path, reads: str) -> Path:
+    """A models folder whose classifier reads artwork `reads` perfectly (and a stand-in classifier.pt)."""
+    constant_tile_finder(root / "detector.onnx")
+    colour_reader(root / "classifier.onnx", reads)
+    (root / "classifier.pt").write_bytes(b"stand-in checkpoint")
+    return root
+
+
+def retrainer_reading(artwork: str):
+    """A training step stand-in whose 'fine-tuned' classifier reads `artwork`."""
+    calls: list[RetrainRequest] = []
+
+    def retrain(request: RetrainRequest) -> Path:
+        calls.append(request)
+        assert request.data_yaml.is_file(), "the pipeline builds the training dataset first"
+        colour_reader(request.out_onnx, artwork, request.imgsz)
+        checkpoint = request.work / "best.pt"
+        checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        checkpoint.write_bytes(f"reads {artwork}".encode())
+        return checkpoint
+
+    retrain.calls = calls  # type: ignore[attr-defined]
+    return retrain
+
+
+def test_promotes_a_better_model_and_can_go_back(tmp_path: Path) -> None:
+    photos = tmp_path / "club"
+    write_photos(photos, 8, "B", seed=1)  # the club's tiles: artwork B, unknown to the shipped model
+    models = shipped_models(tmp_path / "models", reads="A")
+    retrain = retrainer_reading("B")
+    lines: list[str] = []
+
+    result = adapt(photos, models_root=models, name="club", retrain=retrain, log=lines.append)
+
+    assert result.old.read_accuracy == 0.0 and result.new.read_accuracy == 1.0
+    assert result.decision.promote
+    registry = Registry(models)
+    assert registry.active_name() == result.version
+    assert [r.role for r in retrain.calls] == ["classifier"], "recall is perfect: the tile finder is left alone"
+    card = json.loads((result.version_dir / "card.json").read_text())
+    assert card["parent"] == SHIPPED and card["promoted"] is True
+    assert card["metrics"]["read_accuracy"] == 1.0 and card["parent_metrics"]["read_accuracy"] == 0.0
+    assert sorted(card["data"]["held_back_photos"] + card["data"]["train_photos"]) == sorted(
+        p.stem for p in (photos / "images").iterdir())
+    assert (result.version_dir / "classifier.pt").read_bytes() == b"reads B"
+    assert (result.version_dir / "detector.onnx").is_file(), "unchanged models are carried into the version"
+    assert (result.version_dir / "card.md").read_text().startswith(f"# Model version {result.version}")
+    assert not (result.version_dir / "work").exists()
+    assert any(line.startswith("[adapt 5/5] promoted") for line in lines)
+
+    assert registry.back().name == SHIPPED
+    assert TileDetector.load(registry.active_dir()).model_info.classifier_path == str(models / "classifier.onnx")
+
+
+def test_refuses_a_worse_model(tmp_path: Path) -> None:
+    photos = tmp_path / "club"
+    write_photos(photos, 8, "A", seed=2)  # the shipped model already reads these tiles perfectly
+    models = shipped_models(tmp_path / "models", reads="A")
+
+    result = adapt(photos, models_root=models, retrain=retrainer_reading("B"), log=lambda line: None)
+
+    assert (result.old.read_accuracy, result.new.read_accuracy) == (1.0, 0.0)
+    assert not result.decision.promote and "worse" in result.decision.reason
+    registry = Registry(models)
+    assert registry.active_name() == SHIPPED
+    card = json.loads((result.version_dir / "card.json").read_text())
+    assert card["promoted"] is False, "the rejected version is kept, with its card, for inspection"
+
+
+def test_failed_training_leaves_no_version(tmp_path: Path) -> None:
+    photos = tmp_path / "club"
+    write_photos(photos, 6, "B", seed=3)
+    models = shipped_models(tmp_path / "models", reads="A")
+
+    def broken(request: RetrainRequest) -> Path:
+        raise AdaptError("out of disk")
+
+    with pytest.raises(AdaptError, match="out of disk"):
+        adapt(photos, models_root=models, retrain=broken, log=lambda line: None)
+    assert not (models / "versions").exists() or not any(p.is_dir() for p in (models / "versions").iterdir())
+    assert Registry(models).active_name() == SHIPPED
+
+
+def test_cli_reports_bad_input_without_traceback(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    photos = tmp_path / "club"
+    write_photos(photos, 2, "B", seed=4)
+    models = shipped_models(tmp_path / "models", reads="A")
+    assert adapt_main([str(photos), "--models", str(models)]) == 2
+    assert "label at least 4" in capsys.readouterr().err
+    assert adapt_main([str(tmp_path / "nowhere"), "--models", str(models)]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_missing_weights_are_named(tmp_path: Path) -> None:
+    photos = tmp_path / "club"
+    write_photos(photos, 6, "B", seed=5)
+    models = shipped_models(tmp_path / "models", reads="A")
+    (models / "classifier.pt").unlink()
+    with pytest.raises(AdaptError, match="classifier.pt"):
+        adapt(photos, models_root=models, retrain=retrainer_reading("B"), log=lambda line: None)
+
+
+@pytest.mark.slow
+def test_real_fine_tuning_one_short_epoch(tmp_path: Path) -> None:
+    """Train a tiny classifier on artwork A, then adapt it to artwork B with ultralytics for one epoch."""
+    import yaml
+
+    from datasets.classes import CLASS_NAMES
+    from vision.export import export_checkpoint
+    from vision.train import _ultralytics_environment, prepare_classifier_data
+
+    base = tmp_path / "base"
+    write_photos(base, 14, "A", seed=10)  # every face twice
+    data_yaml = tmp_path / "base.yaml"
+    data_yaml.write_text(yaml.safe_dump({"path": str(base), "train": "images", "val": "images",
+                                         "names": list(CLASS_NAMES)}))
+    crops = prepare_classifier_data(data_yaml, tmp_path / "pretrain", 32, workers=1, seed=0)
+    _ultralytics_environment()
+    from ultralytics import YOLO
+
+    YOLO("yolo11n-cls.yaml").train(data=str(crops), epochs=1, imgsz=32, batch=32, device="cpu", workers=0,
+                                   project=str(tmp_path / "runs"), name="pre", plots=False, amp=False, verbose=False)
+    models = tmp_path / "models"
+    models.mkdir()
+    shutil.copy(tmp_path / "runs" / "pre" / "weights" / "last.pt", models / "classifier.pt")
+    export_checkpoint(models / "classifier.pt", models / "classifier.onnx", "classifier", dynamic=True)
+    constant_tile_finder(models / "detector.onnx")
+
+    club = tmp_path / "club"
+    write_photos(club, 8, "B", seed=11)
+    settings = AdaptSettings(base_images=10, base_val_images=2, user_repeat=2)
+    result = adapt(club, base_data=base, epochs=1, models_root=models, settings=settings, log=print)
+
+    version = result.version_dir
+    assert (version / "classifier.onnx").is_file() and (version / "classifier.pt").is_file()
+    assert (version / "classifier.pt").read_bytes() != (models / "classifier.pt").read_bytes()
+    assert TileDetector.load(version).model_info.classifier_imgsz == 32
+    card = json.loads((version / "card.json").read_text())
+    assert card["promoted"] == (result.new.read_accuracy > result.old.read_accuracy)
+    assert Registry(models).active_name() == (result.version if card["promoted"] else SHIPPED)

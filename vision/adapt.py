@@ -1,0 +1,438 @@
+"""Adapt the models to a club's own tiles: fine-tune on its labeled photos, promote only if better.
+
+    python -m vision.adapt LABELED_DIR [--base-data DIR] [--epochs N] [--device cpu]
+
+LABELED_DIR is a labeled folder (`datasets.labelfiles`: photos plus `labels/NAME.txt`, e.g. after
+`python -m datasets.label prelabel` and a review in the app).  Steps, each reported as it runs:
+
+1. Hold back a share of the labeled photos (seeded); the rest is for training.
+2. Read the held-back photos with the model version in use (the "old" model).
+3. Fine-tune the face classifier from the old version's `classifier.pt` on crops of the
+   training photos (repeated, they are few) mixed with crops of `--base-data`, so faces the
+   club's photos lack are not forgotten.  The tile finder is fine-tuned too (from
+   `detector.pt`) only when the old one misses tiles: recall below `AdaptSettings`.
+4. Export to ONNX, read the held-back photos with the new model.
+5. Write the new version to `models/versions/<date>-<name>/` with its card (data, command,
+   both scores) and switch to it only when it reads the held-back photos better.  The old
+   version stays; `python -m vision.registry back` (or the app) returns to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from datasets.classes import CLASS_NAMES
+from datasets.labelfiles import LabelFileError, Photo, list_photos, read_labels
+from vision.registry import Registry, RegistryError, utc_now
+from vision.settings import MODELS_DIR, AdaptSettings, DetectorSettings
+
+DEFAULT = AdaptSettings()
+DETECTOR_SETTINGS = DetectorSettings()
+
+
+class AdaptError(RuntimeError):
+    """Input the adaptation cannot work with, said plainly (no traceback)."""
+
+
+# ---------------------------------------------------------------- scoring
+
+
+@dataclass(frozen=True)
+class ReadMetrics:
+    """How well a model reads labeled photos: tiles matched at IoU >= match_iou."""
+
+    photos: int
+    tiles: int  # labeled tiles
+    found: int  # labeled tiles with a detection at IoU >= match_iou (any class)
+    read: int  # ... and with the right class
+    photos_exact: int  # photos whose every tile was read right, with no extra detection
+
+    @property
+    def read_accuracy(self) -> float:
+        return self.read / self.tiles if self.tiles else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.found / self.tiles if self.tiles else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "read_accuracy": round(self.read_accuracy, 6), "recall": round(self.recall, 6)}
+
+    def __str__(self) -> str:
+        return (f"read accuracy {self.read_accuracy:.2%} ({self.read}/{self.tiles} tiles), recall {self.recall:.2%}, "
+                f"{self.photos_exact}/{self.photos} photos exact")
+
+
+def match_tiles(truth_xyxy: np.ndarray, truth_cls: np.ndarray, det_xyxy: np.ndarray, det_cls: np.ndarray,
+                iou_min: float) -> tuple[int, int, int]:
+    """(found, read right, unmatched detections): greedy one-to-one matching, highest IoU first."""
+    from vision.detector import box_iou
+
+    if len(truth_xyxy) == 0 or len(det_xyxy) == 0:
+        return 0, 0, len(det_xyxy)
+    iou = box_iou(truth_xyxy, det_xyxy)
+    pairs = sorted(((iou[t, d], t, d) for t, d in zip(*np.nonzero(iou >= iou_min))), reverse=True)
+    used_t: set[int] = set()
+    used_d: set[int] = set()
+    right = 0
+    for _, t, d in pairs:
+        if t in used_t or d in used_d:
+            continue
+        used_t.add(t)
+        used_d.add(d)
+        right += int(truth_cls[t] == det_cls[d])
+    return len(used_t), right, len(det_xyxy) - len(used_d)
+
+
+def score_photos(detector: Any, photos: Sequence[Photo], iou_min: float = DEFAULT.match_iou) -> ReadMetrics:
+    """Read each photo with `detector` (`.detect(image) -> Detections`) and compare with its labels."""
+    from vision.detector import load_image
+
+    tiles = found = read = exact = 0
+    for photo in photos:
+        image = load_image(photo.image)
+        height, width = image.shape[:2]
+        boxes = read_labels(photo.label_path)
+        truth = np.array([b.xyxy(width, height) for b in boxes], np.float32).reshape(-1, 4)
+        truth_cls = np.array([b.class_id for b in boxes], np.int64)
+        dets = detector.detect(image)
+        f, r, extra = match_tiles(truth, truth_cls, dets.xyxy, dets.class_id, iou_min)
+        tiles, found, read = tiles + len(boxes), found + f, read + r
+        exact += int(r == len(boxes) and extra == 0)
+    return ReadMetrics(len(photos), tiles, found, read, exact)
+
+
+# ---------------------------------------------------------------- decisions
+
+
+@dataclass(frozen=True)
+class Decision:
+    promote: bool
+    reason: str
+
+
+def decide(old: ReadMetrics, new: ReadMetrics, settings: AdaptSettings = DEFAULT) -> Decision:
+    """Promote only a model that reads the held-back photos strictly better than the one in use."""
+    gain = new.read_accuracy - old.read_accuracy
+    if gain > settings.min_gain:
+        return Decision(True, f"reads {gain:+.2%} better on the held-back photos "
+                              f"({old.read_accuracy:.2%} -> {new.read_accuracy:.2%})")
+    verdict = "worse" if gain < 0 else "not better"
+    return Decision(False, f"{verdict} on the held-back photos ({old.read_accuracy:.2%} -> {new.read_accuracy:.2%}); "
+                           "the model in use is kept")
+
+
+def needs_detector(recall: float, settings: AdaptSettings = DEFAULT) -> bool:
+    """Fine-tune the tile finder only when it misses tiles of the club's photos."""
+    return recall < settings.detector_recall_min
+
+
+def split_photos(photos: Sequence[Photo], settings: AdaptSettings = DEFAULT,
+                 seed: int = 0) -> tuple[list[Photo], list[Photo]]:
+    """(train, held back): a seeded share held back, at least one photo each side."""
+    if len(photos) < settings.min_photos:
+        raise AdaptError(f"{len(photos)} labeled photos: label at least {settings.min_photos} to adapt "
+                         "(some are held back to check the new model)")
+    order = sorted(photos, key=lambda p: p.name)
+    random.Random(seed).shuffle(order)
+    held = max(1, min(len(order) - 1, round(len(order) * settings.holdout_share)))
+    return sorted(order[held:], key=lambda p: p.name), sorted(order[:held], key=lambda p: p.name)
+
+
+def labeled_photos(folder: Path) -> list[Photo]:
+    """Photos of the folder that have a label file (a photo with no tiles has an empty one)."""
+    photos = [p for p in list_photos(folder) if p.label_path.is_file()]
+    for photo in photos:
+        read_labels(photo.label_path)  # a broken label file stops here, with its line number
+    return photos
+
+
+# ---------------------------------------------------------------- training data
+
+
+@dataclass(frozen=True)
+class Sample:
+    image: Path
+    label: Path
+
+
+def base_samples(base: Path, split: str) -> list[Sample]:
+    """Images and labels of a base dataset: a YOLO data.yaml, a folder holding one, or images/ + labels/."""
+    from vision.train import TrainError, read_yolo_yaml
+
+    data_yaml = base if base.suffix in (".yaml", ".yml") else base / "data.yaml"
+    if data_yaml.is_file():
+        try:
+            splits = read_yolo_yaml(data_yaml)
+        except TrainError as error:
+            raise AdaptError(str(error)) from None
+        return [Sample(item.image, item.label) for item in getattr(splits, split)]
+    try:
+        photos = list_photos(base)
+    except LabelFileError as error:
+        raise AdaptError(f"--base-data {base}: {error}") from None
+    photos = sorted(photos, key=lambda p: p.name)
+    if split == "val":  # a folder without splits: its last tenth checks training progress
+        return [Sample(p.image, p.label_path) for p in photos[-max(1, len(photos) // 10):]]
+    return [Sample(p.image, p.label_path) for p in photos[: len(photos) - max(1, len(photos) // 10)]]
+
+
+def link_samples(samples: Sequence[Sample], folder: Path, prefix: str) -> None:
+    """folder/images/<prefix>NAME + folder/labels/<prefix>NAME.txt, the layout ultralytics reads."""
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    (folder / "labels").mkdir(parents=True, exist_ok=True)
+    for index, sample in enumerate(samples):
+        name = f"{prefix}{index:05d}_{sample.image.stem}"
+        (folder / "images" / (name + sample.image.suffix.lower())).symlink_to(sample.image.resolve())
+        text = sample.label.read_text(encoding="utf-8") if sample.label.is_file() else ""
+        (folder / "labels" / f"{name}.txt").write_text(text, encoding="utf-8")
+
+
+def build_dataset(work: Path, train: Sequence[Photo], base: Path | None, settings: AdaptSettings,
+                  seed: int) -> Path:
+    """WORK/dataset/data.yaml: the club's training photos (repeated) plus a sample of the base data."""
+    root = work / "dataset"
+    if root.exists():
+        shutil.rmtree(root)
+    rng = random.Random(seed)
+    user = [Sample(p.image, p.label_path) for p in train]
+    train_samples = user * settings.user_repeat
+    val_samples = list(user)
+    if base is not None:
+        base_train = base_samples(base, "train")
+        base_val = base_samples(base, "val")
+        train_samples += rng.sample(base_train, min(settings.base_images, len(base_train)))
+        val_samples += rng.sample(base_val, min(settings.base_val_images, len(base_val)))
+    link_samples(train_samples, root / "train", "t")
+    link_samples(val_samples, root / "val", "v")
+    config = {"path": str(root.resolve()), "train": "train/images", "val": "val/images",
+              "names": {i: n for i, n in enumerate(CLASS_NAMES)}}
+    import yaml
+
+    (root / "data.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return root / "data.yaml"
+
+
+# ---------------------------------------------------------------- fine-tuning
+
+
+@dataclass(frozen=True)
+class RetrainRequest:
+    role: str  # "classifier" | "detector"
+    weights: Path  # the old version's checkpoint
+    data_yaml: Path  # 43-class dataset (build_dataset)
+    imgsz: int
+    epochs: int
+    device: str
+    work: Path
+    seed: int
+    out_onnx: Path  # where the retrained model's ONNX goes
+
+
+Retrainer = Callable[[RetrainRequest], Path]  # returns the new checkpoint (.pt); writes out_onnx
+
+
+def ultralytics_retrain(request: RetrainRequest) -> Path:
+    """Fine-tune an ultralytics checkpoint on the request's data, then export it to ONNX."""
+    from vision.export import export_checkpoint
+    from vision.train import _ultralytics_environment, prepare_classifier_data, prepare_detector_data
+
+    _ultralytics_environment()
+    from ultralytics import YOLO
+
+    if request.role == "classifier":
+        data = prepare_classifier_data(request.data_yaml, request.work, request.imgsz, workers=1, seed=request.seed)
+        augment = dict(fliplr=0.0, erasing=0.1, scale=0.1)  # as vision.train: tiles are not mirror-symmetric
+    else:
+        data = prepare_detector_data(request.data_yaml, request.work)
+        augment = dict(degrees=5.0, close_mosaic=0)
+    run = request.work / f"finetune_{request.role}"
+    YOLO(str(request.weights)).train(
+        data=str(data), epochs=request.epochs, imgsz=request.imgsz, device=request.device,
+        batch=DEFAULT.batch, workers=0, seed=request.seed, deterministic=True, project=str(run.parent.resolve()),
+        name=run.name, exist_ok=True, plots=False, amp=False, warmup_epochs=0, patience=request.epochs + 1,
+        verbose=True, **augment,
+    )
+    checkpoint = run / "weights" / "best.pt"
+    if not checkpoint.is_file():
+        checkpoint = run / "weights" / "last.pt"
+    if not checkpoint.is_file():
+        raise AdaptError(f"fine-tuning the {request.role} left no checkpoint in {run / 'weights'}")
+    export_checkpoint(checkpoint, request.out_onnx, request.role, dynamic=request.role == "classifier")
+    return checkpoint
+
+
+# ---------------------------------------------------------------- the pipeline
+
+
+@dataclass(frozen=True)
+class AdaptResult:
+    version: str
+    version_dir: Path
+    old: ReadMetrics
+    new: ReadMetrics
+    decision: Decision
+    retrained: tuple[str, ...]
+    seconds: float
+    held_back: tuple[str, ...] = field(default=())
+
+
+def checkpoint_for(version_dir: Path, onnx_name: str) -> Path:
+    return version_dir / (Path(onnx_name).stem + ".pt")
+
+
+def write_card(folder: Path, card: dict[str, Any]) -> None:
+    from datasets.labelfiles import atomic_write_text
+
+    atomic_write_text(folder / "card.json", json.dumps(card, indent=1) + "\n")
+    old, new = card["parent_metrics"], card["metrics"]
+    lines = [
+        f"# Model version {card['name']}",
+        "",
+        f"Adapted from `{card['parent']}` on {card['created']} with:",
+        "",
+        f"    {card['command']}",
+        "",
+        f"- Retrained: {', '.join(card['retrained']) or 'nothing'} ({card['epochs']} epochs, {card['seconds']:.0f} s)",
+        f"- Club photos: {len(card['data']['train_photos'])} for training, "
+        f"{len(card['data']['held_back_photos'])} held back; base data: {card['data']['base_data'] or 'none'}",
+        f"- Held-back read accuracy: old {old['read_accuracy']:.2%}, new {new['read_accuracy']:.2%} "
+        f"(recall {old['recall']:.2%} -> {new['recall']:.2%})",
+        f"- Promoted: {'yes' if card['promoted'] else 'no'} — {card['reason']}",
+        "",
+    ]
+    atomic_write_text(folder / "card.md", "\n".join(lines))
+
+
+def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | None = None, device: str = "cpu",
+          models_root: Path = MODELS_DIR, name: str = "adapted", seed: int = 0, work: Path | None = None,
+          settings: AdaptSettings = DEFAULT, retrain: Retrainer = ultralytics_retrain,
+          command: str = "", log: Callable[[str], None] = print) -> AdaptResult:
+    from vision.detector import TileDetector
+
+    started = time.monotonic()
+    registry = Registry(models_root)
+    parent = registry.active_name()
+    parent_dir = registry.active_dir()
+    photos = labeled_photos(labeled_dir)
+    train, held = split_photos(photos, settings, seed)
+    log(f"[adapt 1/5] {len(photos)} labeled photos: {len(train)} to train on, {len(held)} held back "
+        f"({', '.join(p.name for p in held)})")
+
+    old_detector = TileDetector.load(parent_dir)
+    old = score_photos(old_detector, held, settings.match_iou)
+    log(f"[adapt 2/5] model in use ({parent}) on the held-back photos: {old}")
+    train_recall = score_photos(old_detector, train, settings.match_iou).recall
+    roles = ["classifier"]
+    if needs_detector(train_recall, settings):
+        if checkpoint_for(parent_dir, DETECTOR_SETTINGS.detector_file).is_file():
+            roles.append("detector")
+            log(f"  the tile finder misses tiles (recall {train_recall:.2%} on the training photos): fine-tuning it too")
+        else:
+            log(f"  the tile finder misses tiles (recall {train_recall:.2%}) but {parent} has no detector.pt: "
+                "only the classifier is fine-tuned")
+    if old_detector.model_info.classifier_imgsz is None:
+        raise AdaptError(f"{parent} has no face classifier (a single 43-class detector): nothing to fine-tune")
+
+    version_dir = registry.new_version_dir(name)
+    try:
+        for model_file in sorted(parent_dir.glob("*.onnx")) + sorted(parent_dir.glob("*.pt")):
+            shutil.copy2(model_file, version_dir / model_file.name)
+        work = Path(work) if work else version_dir / "work"
+        data_yaml = build_dataset(work, train, base_data, settings, seed)
+        log(f"[adapt 3/5] fine-tuning {' and '.join(roles)} on {len(train)} photos x{settings.user_repeat}"
+            + (f" + base data {base_data}" if base_data else ""))
+        for role in roles:
+            onnx_name = DETECTOR_SETTINGS.classifier_file if role == "classifier" else DETECTOR_SETTINGS.detector_file
+            weights = checkpoint_for(parent_dir, onnx_name)
+            if not weights.is_file():
+                raise AdaptError(f"fine-tuning needs the PyTorch weights {weights} beside {onnx_name}")
+            imgsz = (old_detector.model_info.classifier_imgsz if role == "classifier"
+                     else old_detector.model_info.detector_imgsz)
+            role_epochs = epochs or (settings.classifier_epochs if role == "classifier" else settings.detector_epochs)
+            request = RetrainRequest(role, weights, data_yaml, int(imgsz), role_epochs, device, work / role, seed,
+                                     version_dir / onnx_name)
+            checkpoint = retrain(request)
+            if checkpoint.resolve() != checkpoint_for(version_dir, onnx_name).resolve():
+                shutil.copy2(checkpoint, checkpoint_for(version_dir, onnx_name))
+        new = score_photos(TileDetector.load(version_dir), held, settings.match_iou)
+        log(f"[adapt 4/5] new model on the held-back photos: {new}")
+        decision = decide(old, new, settings)
+        seconds = time.monotonic() - started
+        card = {
+            "name": version_dir.name, "created": utc_now(), "parent": parent, "command": command,
+            "retrained": roles, "epochs": epochs or settings.classifier_epochs, "device": device,
+            "seconds": round(seconds, 1), "promoted": decision.promote, "reason": decision.reason,
+            "evaluated_on": f"{len(held)} held-back photos of {Path(labeled_dir).resolve()}",
+            "metrics": new.to_json(), "parent_metrics": old.to_json(),
+            "data": {"labeled_dir": str(Path(labeled_dir).resolve()), "train_photos": [p.name for p in train],
+                     "held_back_photos": [p.name for p in held], "base_data": str(base_data) if base_data else None,
+                     "user_repeat": settings.user_repeat, "base_images": settings.base_images if base_data else 0},
+            "settings": asdict(settings),
+        }
+        write_card(version_dir, card)
+    except BaseException:
+        shutil.rmtree(version_dir, ignore_errors=True)  # a half-made version is never listed
+        raise
+    if not settings.keep_work:
+        shutil.rmtree(version_dir / "work", ignore_errors=True)
+    if decision.promote:
+        registry.activate(version_dir.name)
+    log(f"[adapt 5/5] {'promoted' if decision.promote else 'not promoted'}: {decision.reason}; "
+        f"version {version_dir.name} ({time.monotonic() - started:.0f} s)")
+    return AdaptResult(version_dir.name, version_dir, old, new, decision, tuple(roles), seconds,
+                       tuple(p.name for p in held))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m vision.adapt", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("labeled", type=Path, metavar="LABELED_DIR", help="photos with reviewed labels/")
+    parser.add_argument("--base-data", type=Path, help="base dataset mixed in: a data.yaml, or a folder with "
+                        "images/ and labels/ (e.g. python -m datasets.synth output)")
+    parser.add_argument("--epochs", type=int, help=f"fine-tuning epochs (default: classifier "
+                        f"{DEFAULT.classifier_epochs}, detector {DEFAULT.detector_epochs})")
+    parser.add_argument("--device", default="cpu", help="cpu, or a GPU id")
+    parser.add_argument("--models", type=Path, default=MODELS_DIR, help="models folder (default: %(default)s)")
+    parser.add_argument("--name", default="adapted", help="label in the new version's name")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--holdout", type=float, default=DEFAULT.holdout_share, help="share of photos held back")
+    parser.add_argument("--keep-work", action="store_true", help="keep the training work folder in the version")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from dataclasses import replace
+
+    settings = replace(DEFAULT, holdout_share=args.holdout, keep_work=args.keep_work)
+    command = "python -m vision.adapt " + " ".join(sys.argv[1:] if argv is None else argv)
+    try:
+        result = adapt(args.labeled, base_data=args.base_data, epochs=args.epochs, device=args.device,
+                       models_root=args.models, name=args.name, seed=args.seed, settings=settings, command=command,
+                       log=lambda line: print(line, flush=True))
+    except (AdaptError, LabelFileError, RegistryError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:
+        if type(error).__name__ in ("ModelLoadError", "ClassTableMismatch", "TrainError", "ImageError", "ExportError"):
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        raise
+    print(json.dumps({"version": result.version, "promoted": result.decision.promote,
+                      "old": result.old.to_json(), "new": result.new.to_json(), "seconds": round(result.seconds, 1)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
