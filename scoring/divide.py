@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from .codes import ALL_CODES, HONORS, KNITTED_STRAIGHTS, SIZE, THIRTEEN_ORPHANS, name
+from .codes import ALL_CODES, CODE_OF_INDEX, HONORS, KNITTED_STRAIGHTS, SIZE, THIRTEEN_ORPHANS, name
 
 CHOW, PUNG, KONG, PAIR = "chow", "pung", "kong", "pair"
+_TILE_ORDER = {c: i for i, c in enumerate(CODE_OF_INDEX)}  # the canonical order of `tiles.ALL_TILES`
 
 
 class Block(NamedTuple):
@@ -54,14 +55,22 @@ class Decomposition:
 
     def describe(self) -> str:
         if self.kind == "standard":
-            return " ".join(b.describe() for b in self.blocks)
+            return " ".join(b.describe() for b in _display_order(self.blocks))
         if self.kind == "knitted_straight":
-            return f"knitted straight: {_format_codes(self.knitted)} " + " ".join(b.describe() for b in self.blocks)
+            body = _format_codes(sorted(self.knitted, key=_TILE_ORDER.__getitem__))
+            return f"knitted straight: {body} " + " ".join(b.describe() for b in self.blocks)
         label = self.kind.replace("_", " ")
+        tiles = sorted(self.tiles, key=_TILE_ORDER.__getitem__)
         if self.kind == "seven_pairs":
-            pairs = [_format_codes((c, c)) for c in self.tiles[::2]]
-            return f"{label}: " + " ".join(pairs)
-        return f"{label}: {_format_codes(self.tiles)}"
+            return f"{label}: " + " ".join(_format_codes((c, c)) for c in tiles[::2])
+        return f"{label}: {_format_codes(tiles)}"
+
+
+def _display_order(blocks: tuple[Block, ...]) -> list[Block]:
+    """Declared melds as given, then the standing sets in tile order (characters, dots, bamboo, honors), the pair last."""
+    declared = [b for b in blocks if b.declared]
+    standing = sorted((b for b in blocks if not b.declared and b.kind != PAIR), key=lambda b: _TILE_ORDER[b.tile])
+    return declared + standing + [b for b in blocks if b.kind == PAIR]
 
 
 @lru_cache(maxsize=None)

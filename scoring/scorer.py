@@ -140,7 +140,7 @@ def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
 
     facts = HandFacts(
         fixed, standing, counts, win,
-        self_drawn=ctx.self_drawn, last_tile=last_tile and not robbing_kong, last_of_wall=ctx.last_of_wall,
+        self_drawn=ctx.self_drawn, last_tile=last_tile, last_of_wall=ctx.last_of_wall,
         kong_replacement=kong_replacement, robbing_kong=robbing_kong,
         seat=code(ctx.seat_wind), prevalent=code(ctx.prevalent_wind), flowers=ctx.flowers,
     )
