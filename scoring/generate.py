@@ -8,7 +8,9 @@ melds, the standing tiles and the winning tile) and has a consistent win context
   and never together with last_of_wall (a robbed kong is not the last discard);
 - last_tile only when the standing tiles hold no other copy of the winning tile, and always
   when the melds show the other three copies (then it can only be the last one);
-- last_of_wall never with a kong flag.
+- last_of_wall never with robbing_kong (a robbed kong is not the last discard); with
+  kong_replacement it is allowed (the replacement drawn was the wall's last tile), as the
+  reference calculator scores it.
 
 `random_hand(rng)` mixes all shapes (four sets and a pair with chows, pungs, melded and
 concealed kongs; seven pairs; thirteen orphans; lesser / greater honors and knitted tiles;
@@ -245,7 +247,7 @@ def _context(
     robbing_kong = pick("robbing_kong", not self_drawn and in_melds == 0 and not in_standing, 0.2)
     if kong_replacement is None or robbing_kong is None:
         return None
-    last_of_wall = pick("last_of_wall", not (kong_replacement or robbing_kong), 0.1)
+    last_of_wall = pick("last_of_wall", not robbing_kong, 0.1)
     last_tile = pick("last_tile", not in_standing, 0.25)
     if last_of_wall is None or last_tile is None:
         return None
