@@ -15,7 +15,24 @@ MODELS_DIR = REPO_ROOT / "models"
 
 @dataclass(frozen=True)
 class DetectorSettings:
-    """Image -> Detections (onnxruntime)."""
+    """Image -> Detections (onnxruntime).
+
+    Two models: a tile finder (classes face-up tile / back) at a low input size,
+    then a face classifier on crops cut from the full-resolution photo.
+    """
+
+    detector_file: str = "detector.onnx"  # in the models folder
+    classifier_file: str = "classifier.onnx"
+    conf_threshold: float = 0.25  # tile-finder boxes below this are dropped
+    nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
+    max_detections: int = 300
+    crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
+    crop_pad_value: int = 114  # grey that fills the crop to the classifier's square input
+    sideways_ratio: float = 1.15  # width / height above which a crop is turned upright
+    decode_long_side: int = 1600  # big JPEGs are decoded reduced (DCT scaling) down to at least this
+    max_pixels: int = 120_000_000  # larger images are refused (decompression bombs, panoramas)
+    max_file_bytes: int = 80_000_000
+    intra_op_threads: int = 2  # onnxruntime threads; this machine has 2 cores
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# One time-boxed training run of both tile models, made for a GPU machine that has python3 + torch
+# but no ultralytics and no internet (everything it needs comes in .carry/, see prepare_gpu_carry.sh).
+#
+#   OUT=/some/dir bash scripts/gpu_train.sh              # on the GPU machine, from the repo root
+#   QUICK=1 OUT=/tmp/q bash scripts/gpu_train.sh         # tiny end-to-end rehearsal on this CPU
+#
+# Stages (timestamps printed): install wheels -> synthetic scenes (all cores; artwork
+# kde-traditional and gnome-smooth held out) -> dataset (real photos re-split by session + synth)
+# -> detector and classifier trained at the same time on GPU 0, each time-boxed so the whole run
+# ends within BUDGET_S (default 540 s) -> ONNX export -> evaluation on the real validation
+# sessions (scenes of the held-out artwork are evaluated where that artwork is, not here).
+# $OUT gets at most 8 files: detector.onnx classifier.onnx detector.pt classifier.pt
+# detector_results.csv classifier_results.csv eval.json log.txt
+set -uo pipefail
+cd "$(dirname "$0")/.."
+START=$(date +%s)
+OUT=${OUT:-/tmp/gpu_train_out}
+mkdir -p "$OUT"
+exec > >(tee -a "$OUT/log.txt") 2>&1
+stage() { echo "=== [$(date -u +%H:%M:%S) +$(($(date +%s) - START))s] $*"; }
+left() { echo $((BUDGET_S - ($(date +%s) - START))); }
+
+QUICK=${QUICK:-0}
+CARRY=${CARRY:-.carry}
+WORK=${WORK:-/tmp/mcr_gpu_work}
+SEED=${SEED:-0}
+CORES=$(nproc)
+if [ "$QUICK" = 1 ]; then
+  BUDGET_S=${BUDGET_S:-900}; DEVICE=cpu; CHUNK=6; MAX_ROUNDS=2; SYNTH_S=30
+  DET_IMGSZ=256; CLS_IMGSZ=64; DET_BATCH=8; CLS_BATCH=32; LOADERS=1; EPOCHS=1; AMP=off; CACHE=off
+  REAL_LIMIT=24; RESERVE_S=60
+else
+  BUDGET_S=${BUDGET_S:-540}; DEVICE=${DEVICE:-0}; CHUNK=$((CORES * 12)); MAX_ROUNDS=100
+  SYNTH_S=${SYNTH_S:-100}; DET_IMGSZ=${DET_IMGSZ:-512}; CLS_IMGSZ=${CLS_IMGSZ:-128}; DET_BATCH=${DET_BATCH:-64}
+  CLS_BATCH=${CLS_BATCH:-512}; LOADERS=$(((CORES - 2) / 2)); EPOCHS=400; AMP=bf16; CACHE=ram
+  REAL_LIMIT=0; RESERVE_S=${RESERVE_S:-80}
+fi
+rm -rf "$WORK"; mkdir -p "$WORK"
+stage "start: QUICK=$QUICK device=$DEVICE cores=$CORES budget=${BUDGET_S}s work=$WORK out=$OUT"
+
+# ---------------------------------------------------------------- python with ultralytics
+stage "install wheels"
+SITE=$WORK/site
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$SITE" "$CARRY"/whl/*.whl \
+  || { echo "FATAL: wheel install failed"; exit 1; }
+# polars (55 MB) cannot travel; ultralytics imports it only to read results.csv back (inside a
+# try) and for plots (off).  A stub that fails those calls cleanly stands in where it is missing.
+if [ "$QUICK" = 1 ] || ! python3 -c "import polars" 2>/dev/null; then
+  mkdir -p "$SITE/polars"
+  cat >"$SITE/polars/__init__.py" <<'EOF'
+"""Stand-in for polars on a machine without it (see scripts/gpu_train.sh)."""
+def __getattr__(name):
+    raise AttributeError(f"polars stub: polars.{name} is not available here")
+EOF
+fi
+PY=${PYTHON:-python3}
+if [ "$QUICK" = 1 ] && [ -x .venv/bin/python ]; then PY=.venv/bin/python; fi
+export PYTHONPATH="$SITE:$PWD" YOLO_OFFLINE=1 YOLO_CONFIG_DIR=$WORK/yolo_config PYTHONUNBUFFERED=1
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} MPLBACKEND=Agg
+mkdir -p "$YOLO_CONFIG_DIR/Ultralytics"
+FONT=$(ls /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf 2>/dev/null || find / -name "*.ttf" -size +20k 2>/dev/null | head -1)
+if [ -n "$FONT" ]; then cp "$FONT" "$YOLO_CONFIG_DIR/Ultralytics/Arial.ttf"; cp "$FONT" "$YOLO_CONFIG_DIR/Ultralytics/Arial.Unicode.ttf"
+else $PY -c "import matplotlib, shutil, pathlib; shutil.copy(pathlib.Path(matplotlib.get_data_path())/'fonts/ttf/DejaVuSans.ttf', '$YOLO_CONFIG_DIR/Ultralytics/Arial.ttf')"; fi
+$PY -c "import ultralytics, torch; print('ultralytics', ultralytics.__version__, 'torch', torch.__version__, 'cuda', torch.cuda.is_available())" \
+  || { echo "FATAL: ultralytics does not import"; exit 1; }
+
+# ---------------------------------------------------------------- real photos
+REAL=$CARRY/real/chinese-v4
+if [ "$REAL_LIMIT" -gt 0 ]; then
+  stage "QUICK: a $REAL_LIMIT-photo copy of the real set"
+  $PY - "$REAL" "$WORK/real_quick" "$REAL_LIMIT" <<'EOF'
+import csv, shutil, sys
+from pathlib import Path
+src, dst, limit = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+rows = list(csv.DictReader((src / "manifest.csv").open()))
+picked = [r for r in rows if r["split"] == "train"][: limit * 2 // 3] + [r for r in rows if r["split"] != "train"][: limit // 3]
+for r in picked:
+    for sub, name in (("images", r["image"]), ("labels", Path(r["image"]).stem + ".txt")):
+        (dst / sub / r["split"]).mkdir(parents=True, exist_ok=True)
+        if (src / sub / r["split"] / name).exists():
+            shutil.copy(src / sub / r["split"] / name, dst / sub / r["split"] / name)
+with (dst / "manifest.csv").open("w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0])); w.writeheader(); w.writerows(picked)
+for name in ("data.yaml", "README.md", "LICENSE.md"):
+    shutil.copy(src / name, dst / name)
+EOF
+  REAL=$WORK/real_quick
+fi
+
+# ---------------------------------------------------------------- synthetic scenes
+# Rounds of CHUNK scenes (all cores) until SYNTH_S seconds are used: every round finishes whole,
+# so no half-written scene reaches the dataset however fast this machine turns out to be.
+SYNTH_DIRS=()
+if $PY -c "import datasets.synth" 2>/dev/null; then
+  stage "synthetic scenes: rounds of $CHUNK for ${SYNTH_S}s, $CORES workers (held out: kde-traditional, gnome-smooth)"
+  SYNTH_END=$(($(date +%s) + SYNTH_S))
+  round=0
+  while [ "$round" -lt "$MAX_ROUNDS" ]; do
+    dir=$WORK/synth/r$round
+    if $PY -m datasets.synth --art "$CARRY/art" --out "$dir" --n "$CHUNK" --seed $((SEED * 1000000 + round * CHUNK)) \
+        --hold-out kde-traditional --hold-out gnome-smooth --workers "$CORES" >"$WORK/synth_r$round.log" 2>&1; then
+      SYNTH_DIRS+=("$dir"); echo "  round $round: $(tail -1 "$WORK/synth_r$round.log")"
+    else
+      echo "  synth round $round failed:"; tail -5 "$WORK/synth_r$round.log"; break
+    fi
+    round=$((round + 1))
+    # stop when another round (as long as the last one) would overrun
+    per_round=$((($(date +%s) - SYNTH_END + SYNTH_S) / round))
+    [ $(($(date +%s) + per_round)) -gt "$SYNTH_END" ] && break
+  done
+  echo "synthetic scenes: $(find "$WORK/synth" -name '*.jpg' 2>/dev/null | wc -l) in ${#SYNTH_DIRS[@]} rounds"
+else
+  echo "WARNING: datasets.synth is missing: training on real photos only"
+fi
+
+# ---------------------------------------------------------------- dataset
+stage "dataset"
+DATASET=$WORK/dataset
+BUILD_ARGS=()
+for d in "${SYNTH_DIRS[@]}"; do BUILD_ARGS+=(--synth "$d"); done
+if $PY -c "import datasets.build" 2>/dev/null && $PY -m datasets.build "$DATASET" --real "$REAL" "${BUILD_ARGS[@]}"; then
+  DATA_YAML=$DATASET/data.yaml
+else
+  echo "WARNING: datasets.build unavailable or failed: fallback split of the real photos by source_root (+ synth)"
+  $PY - "$REAL" "$DATASET" "${SYNTH_DIRS[@]}" <<'EOF'
+import csv, hashlib, sys, yaml
+from pathlib import Path
+from datasets.classes import CLASS_NAMES
+real, out, synth = Path(sys.argv[1]), Path(sys.argv[2]), [Path(p) for p in sys.argv[3:]]
+out.mkdir(parents=True, exist_ok=True)
+lists = {"train": [], "val": []}
+for r in csv.DictReader((real / "manifest.csv").open()):
+    split = "val" if int(hashlib.sha1(r["source_root"].encode()).hexdigest(), 16) % 5 == 0 else "train"
+    lists[split].append(str((real / "images" / r["split"] / r["image"]).resolve()))
+real_val = list(lists["val"])
+for d in synth:
+    images = sorted(str(p.resolve()) for p in (d / "images").glob("*.jpg"))
+    cut = max(1, len(images) // 20)
+    lists["val"] += images[:cut]; lists["train"] += images[cut:]
+for split, items in lists.items():
+    (out / f"{split}.txt").write_text("\n".join(items) + "\n")
+(out / "real_val.txt").write_text("\n".join(real_val) + "\n")
+yaml.safe_dump({"path": str(out.resolve()), "train": "train.txt", "val": "val.txt", "real_val": "real_val.txt",
+                "names": dict(enumerate(CLASS_NAMES))}, (out / "data.yaml").open("w"), sort_keys=False)
+print({k: len(v) for k, v in lists.items()}, "real val", len(real_val))
+EOF
+  DATA_YAML=$DATASET/data.yaml
+fi
+[ -f "$DATA_YAML" ] || { echo "FATAL: no dataset"; exit 1; }
+
+# ---------------------------------------------------------------- training
+TRAIN=$WORK/train
+stage "classifier crops"
+$PY -m vision.train classifier --data "$DATA_YAML" --work "$TRAIN" --imgsz "$CLS_IMGSZ" --workers "$CORES" \
+  --seed "$SEED" --prepare-only || { echo "FATAL: classifier data"; exit 1; }
+$PY -m vision.train detector --data "$DATA_YAML" --work "$TRAIN" --prepare-only || { echo "FATAL: detector data"; exit 1; }
+TRAIN_S=$(($(left) - RESERVE_S))
+HOURS=$(python3 -c "print(f'{max($TRAIN_S - 30, 20) / 3600:.4f}')")
+stage "train both on device $DEVICE, time box ${HOURS} h each (hard stop in ${TRAIN_S}s)"
+TIME_ARGS=(--hours "$HOURS")
+[ "$QUICK" = 1 ] && TIME_ARGS=()
+timeout --signal=INT --kill-after=15 "$TRAIN_S" $PY -m vision.train detector --data "$DATA_YAML" --work "$TRAIN" \
+  --device "$DEVICE" --imgsz "$DET_IMGSZ" --batch "$DET_BATCH" --workers "$LOADERS" --epochs "$EPOCHS" "${TIME_ARGS[@]}" \
+  --cache "$CACHE" --amp "$AMP" --seed "$SEED" >"$WORK/detector_train.log" 2>&1 &
+DET_PID=$!
+timeout --signal=INT --kill-after=15 "$TRAIN_S" $PY -m vision.train classifier --data "$DATA_YAML" --work "$TRAIN" \
+  --device "$DEVICE" --imgsz "$CLS_IMGSZ" --batch "$CLS_BATCH" --workers "$LOADERS" --epochs "$EPOCHS" "${TIME_ARGS[@]}" \
+  --cache "$CACHE" --amp "$AMP" --seed "$SEED" >"$WORK/classifier_train.log" 2>&1 &
+CLS_PID=$!
+while kill -0 $DET_PID 2>/dev/null || kill -0 $CLS_PID 2>/dev/null; do
+  sleep 20
+  for m in detector classifier; do
+    [ -f "$TRAIN/$m/results.csv" ] && echo "  [+$(($(date +%s) - START))s] $m: $(tail -1 "$TRAIN/$m/results.csv" | tr -s ' ' | cut -c1-160)"
+  done
+done
+wait $DET_PID; echo "detector training exit $?"; wait $CLS_PID; echo "classifier training exit $?"
+for m in detector classifier; do
+  echo "--- $m log tail"; tr '\r' '\n' <"$WORK/${m}_train.log" | grep -v "━" | tail -8
+  cp "$TRAIN/$m/results.csv" "$OUT/${m}_results.csv" 2>/dev/null
+  best=$TRAIN/$m/weights/best.pt; [ -f "$best" ] || best=$TRAIN/$m/weights/last.pt
+  [ -f "$best" ] && cp "$best" "$OUT/$m.pt"
+done
+
+# ---------------------------------------------------------------- export + evaluation
+stage "export ONNX"
+MODELS=$WORK/models
+$PY -m vision.export --detector "$OUT/detector.pt" --classifier "$OUT/classifier.pt" --out "$MODELS" 2>&1 \
+  | grep -v "━" | tail -6
+cp "$MODELS"/detector.onnx "$MODELS"/classifier.onnx "$OUT"/ 2>/dev/null
+stage "evaluate"
+EVAL_THREADS=$((CORES > 8 ? 8 : CORES))
+REAL_VAL_ARGS=("$DATA_YAML" --split val)
+if grep -q "^real_val:" "$DATA_YAML"; then REAL_VAL_ARGS=("$DATA_YAML" --split real_val); fi
+if [ -f "$DATASET/real_val.yaml" ]; then REAL_VAL_ARGS=("$DATASET/real_val.yaml" --split val); fi
+timeout $(($(left) > 30 ? $(left) - 10 : 20)) $PY -m vision.evaluate "${REAL_VAL_ARGS[@]}" --models "$MODELS" \
+  --threads "$EVAL_THREADS" --json >"$OUT/eval.json" || echo "evaluation failed or ran out of time"
+$PY -c "import json; d=json.load(open('$OUT/eval.json')); print({k: d.get(k) for k in ('dataset','split','images','read_accuracy','recall','precision','images_read_exactly','ms_per_image','top_confusions')})" \
+  || head -c 600 "$OUT/eval.json"
+stage "done; files in $OUT:"
+ls -la "$OUT"

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Build .carry/ (git-ignored): what scripts/gpu_train.sh needs on a GPU machine that has
+# python3 + torch but no ultralytics and no internet.  Everything must fit, with the repo,
+# in the 64 MiB that travels:
+#   .carry/whl/    wheels: ultralytics and those of its requirements the machine lacks
+#                  (polars is 55 MB, so gpu_train.sh installs a stub instead: ultralytics only
+#                  imports it to read results.csv back and for plots, both optional)
+#   .carry/real/chinese-v4/   one copy per source photo of the real set (manifest, labels, JPEGs as they are)
+#   .carry/art/    synthetic-scene artwork, minus the held-out sets (kde-traditional, gnome-smooth),
+#                  KDE egypt, SVG sources and preview sheets
+# usage: bash scripts/prepare_gpu_carry.sh [SHARED_DATASETS_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SHARED=${1:-/work/shared/datasets}
+CARRY=.carry
+PY=${PYTHON:-.venv/bin/python}
+rm -rf "$CARRY"
+mkdir -p "$CARRY/whl"
+
+# Versions pinned to what the local .venv trains with, so both machines run the same code.
+ULTRA=$($PY -c "import importlib.metadata as m; print(m.version('ultralytics'))")
+THOP=$($PY -c "import importlib.metadata as m; print(m.version('ultralytics-thop'))")
+SLIM=$($PY -c "import importlib.metadata as m; print(m.version('onnxslim'))")
+for spec in "ultralytics==$ULTRA" "ultralytics-thop==$THOP" "onnxslim==$SLIM"; do
+  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+    -d "$CARRY/whl" "$spec" 2>&1 | grep -v "is ignored: it is neither" || true
+done
+
+"$PY" - "$SHARED" "$CARRY" <<'EOF'
+"""Copy the real photos (one per source photo) and the artwork the synthetic scenes need."""
+import csv
+import shutil
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+shared, carry = Path(sys.argv[1]), Path(sys.argv[2])
+src = shared / "real" / "chinese-v4"
+dst = carry / "real" / "chinese-v4"
+
+
+def label_area(split: str, image: str) -> float:
+    path = src / "labels" / split / (Path(image).stem + ".txt")
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    return sum(float(r[3]) * float(r[4]) for r in rows)
+
+
+rows = list(csv.DictReader((src / "manifest.csv").open()))
+by_root_split = defaultdict(list)
+for row in rows:
+    by_root_split[(row["source_root"], row["split"])].append(row)
+# Roboflow made 3 augmented copies of each train photo; keep the one with the tightest boxes.
+kept = [min(group, key=lambda r: label_area(r["split"], r["image"])) for group in by_root_split.values()]
+for row in kept:
+    split, image = row["split"], row["image"]
+    for sub, name in (("images", image), ("labels", Path(image).stem + ".txt")):
+        (dst / sub / split).mkdir(parents=True, exist_ok=True)
+        if (src / sub / split / name).exists():
+            shutil.copy2(src / sub / split / name, dst / sub / split / name)
+with (dst / "manifest.csv").open("w", newline="") as f:
+    writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(kept)
+for name in ("data.yaml", "README.md", "LICENSE.md"):
+    shutil.copy2(src / name, dst / name)
+print(f"real: kept {len(kept)} of {len(rows)} images (one per source photo and split)")
+
+art_src, art_dst = shared / "art", carry / "art"
+KEEP = {
+    "kde-mahjongg": lambda r: r["tileset"] in {"default", "classic", "jade"},
+    "gl-mahjongtile": lambda r: True,
+    "fluffystuff-riichi": lambda r: r["variant"] == "Regular",
+}
+for folder, keep in KEEP.items():
+    (art_dst / folder).mkdir(parents=True)
+    with (art_src / folder / "mapping.tsv").open(newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f, delimiter="\t")
+        fields, mapping = reader.fieldnames, [r for r in reader if keep(r)]
+    with (art_dst / folder / "mapping.tsv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=fields, delimiter="\t", lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(mapping)
+    for row in mapping:
+        if row.get("png"):
+            (art_dst / folder / row["png"]).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(art_src / folder / row["png"], art_dst / folder / row["png"])
+    for license_file in ("LICENSE.md", "copyright", "GPL-2.txt"):
+        if (art_src / folder / license_file).exists():
+            shutil.copy2(art_src / folder / license_file, art_dst / folder / license_file)
+shutil.copy2(art_src / "README.md", art_dst / "README.md")
+print("art: " + ", ".join(KEEP) + " (kde: default, classic, jade)")
+EOF
+
+du -sh "$CARRY"/* | sed 's/^/carry: /'
+TREE=$(git ls-files -z --cached --others --exclude-standard | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+CARRIED=$(du -sb "$CARRY" | cut -f1)
+echo "travels: repo tree $((TREE / 1048576)) MiB + .carry $((CARRIED / 1048576)) MiB = $(((TREE + CARRIED) / 1048576)) MiB (limit 64)"

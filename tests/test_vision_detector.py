@@ -1,0 +1,199 @@
+"""Runtime tile detector: letterbox, NMS, head decoding, box mapping, class-table checks, CLI lines."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from datasets.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch
+from vision.detector import (
+    ModelLoadError,
+    TileDetector,
+    decode_image,
+    decode_yolo_output,
+    letterbox,
+    nms,
+)
+
+fakes = pytest.importorskip("vision_fake_models")
+REPO = Path(__file__).resolve().parent.parent
+
+# ---------------------------------------------------------------- pure functions
+
+
+@pytest.mark.parametrize("h, w, size", [(100, 200, 64), (300, 120, 96), (64, 64, 64), (10, 500, 128)])
+def test_letterbox_round_trip_maps_points_back(h, w, size):
+    image = np.zeros((h, w, 3), np.uint8)
+    canvas, fit = letterbox(image, size)
+    assert canvas.shape == (size, size, 3)
+    corners = np.array([[0, 0, w, h]], np.float32)
+    in_net = corners.copy()
+    in_net[:, [0, 2]] = in_net[:, [0, 2]] * fit.scale + fit.pad_x
+    in_net[:, [1, 3]] = in_net[:, [1, 3]] * fit.scale + fit.pad_y
+    np.testing.assert_allclose(fit.to_image(in_net), corners, atol=1e-3)
+    # the picture sits inside the canvas, grey elsewhere
+    assert in_net[0, 2] <= size + 0.5 and in_net[0, 3] <= size + 0.5
+
+
+def test_letterbox_pads_with_grey_around_content():
+    image = np.full((50, 100, 3), 255, np.uint8)
+    canvas, fit = letterbox(image, 100)
+    assert fit.scale == 1.0 and fit.pad_y == 25 and fit.pad_x == 0
+    assert (canvas[:25] == 114).all() and (canvas[75:] == 114).all() and (canvas[25:75] == 255).all()
+
+
+def test_nms_keeps_best_of_overlapping_and_all_disjoint():
+    boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60], [0, 0, 10, 10.5]], np.float32)
+    scores = np.array([0.8, 0.9, 0.5, 0.7], np.float32)
+    keep = nms(boxes, scores, iou_threshold=0.5, max_keep=10)
+    assert keep.tolist() == [1, 2]
+    assert nms(boxes, scores, iou_threshold=0.5, max_keep=1).tolist() == [1]
+    assert nms(np.zeros((0, 4), np.float32), np.zeros(0), 0.5, 10).tolist() == []
+
+
+def test_touching_tiles_survive_nms():
+    # two tiles side by side share an edge: IoU 0, both kept
+    boxes = np.array([[0, 0, 30, 40], [30, 0, 60, 40]], np.float32)
+    assert sorted(nms(boxes, np.array([0.9, 0.8]), 0.6, 10).tolist()) == [0, 1]
+
+
+def test_decode_yolo_output_thresholds_and_converts_to_xyxy():
+    raw = fakes.raw_head([(20, 30, 10, 20), (50, 50, 8, 8)], [[0.9, 0.1], [0.05, 0.2]])
+    xyxy, conf, cls = decode_yolo_output(raw, conf_threshold=0.25, iou_threshold=0.6, max_keep=100)
+    assert xyxy.tolist() == [[15, 20, 25, 40]]
+    assert conf.tolist() == pytest.approx([0.9]) and cls.tolist() == [0]
+
+
+# ---------------------------------------------------------------- with tiny ONNX models
+
+IMG_W, IMG_H, FINDER_SIZE = 200, 100, 64
+RED_TILE = (20, 20, 50, 80)
+BLUE_TILE = (120, 10, 150, 70)
+BACK_TILE = (160, 30, 190, 90)
+
+
+def _in_network_pixels(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    scale = FINDER_SIZE / IMG_W  # 0.32; the 200x100 picture becomes 64x32, padded 16 above
+    x1, y1, x2, y2 = (v * scale for v in box)
+    y1, y2 = y1 + 16, y2 + 16
+    return ((x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1)
+
+
+def _scene() -> np.ndarray:
+    image = np.full((IMG_H, IMG_W, 3), 90, np.uint8)
+    for box, bgr in ((RED_TILE, (0, 0, 255)), (BLUE_TILE, (255, 0, 0)), (BACK_TILE, (0, 120, 0))):
+        x1, y1, x2, y2 = box
+        image[y1:y2, x1:x2] = bgr
+    return image
+
+
+def _make_models(folder: Path, finder_names=("tile", "back"), classifier_names=None, red="C", blue="1p") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    raw = fakes.raw_head(
+        [_in_network_pixels(RED_TILE), _in_network_pixels(BLUE_TILE), _in_network_pixels(BACK_TILE)],
+        [[0.9, 0.0], [0.8, 0.1], [0.1, 0.7]] if len(finder_names) == 2 else
+        [np.eye(len(finder_names))[i] * 0.9 for i in (CLASS_ID["5m"], CLASS_ID["E"], BACK_ID)],
+    )
+    fakes.fake_finder(folder / "detector.onnx", raw, names=finder_names, imgsz=FINDER_SIZE)
+    if classifier_names is not False:
+        names = list(classifier_names or reversed(FACE_NAMES))  # not canonical order: mapped by name
+        fakes.fake_classifier(folder / "classifier.onnx", names, fakes.colour_classifier_weights(names, red, blue))
+    return folder
+
+
+def test_detect_maps_boxes_to_original_pixels_and_names_faces(tmp_path):
+    detector = TileDetector.load(_make_models(tmp_path / "models"))
+    dets = detector.detect(_scene())
+    order = np.argsort(dets.xyxy[:, 0])
+    names = [dets.class_names[i] for i in order]
+    assert names == ["C", "1p", "back"]
+    np.testing.assert_allclose(dets.xyxy[order], [RED_TILE, BLUE_TILE, BACK_TILE], atol=1.0)
+    conf = dets.confidence[order]
+    assert conf[0] == pytest.approx(0.9, abs=0.02) and conf[2] == pytest.approx(0.7, abs=1e-4)
+    assert detector.model_info.classifier_imgsz == 32 and detector.model_info.detector_imgsz == FINDER_SIZE
+
+
+def test_detect_file_on_reduced_jpeg_reports_original_pixels(tmp_path):
+    detector = TileDetector.load(_make_models(tmp_path / "models"))
+    big = cv2.resize(_scene(), (IMG_W * 8, IMG_H * 8), interpolation=cv2.INTER_NEAREST)
+    path = tmp_path / "big.jpg"
+    cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    decoded = decode_image(path, reduce_to=400)
+    assert decoded.bgr.shape[:2] == (IMG_H * 2, IMG_W * 2)  # 1/4 scale straight from the JPEG decoder
+    dets, (w, h) = detector.detect_file(path)
+    assert (w, h) == (IMG_W * 8, IMG_H * 8)
+    order = np.argsort(dets.xyxy[:, 0])
+    np.testing.assert_allclose(dets.xyxy[order], np.array([RED_TILE, BLUE_TILE, BACK_TILE]) * 8, atol=10)
+    assert [dets.class_names[i] for i in order] == ["C", "1p", "back"]
+
+
+def test_single_43_class_detector_needs_no_classifier(tmp_path):
+    folder = _make_models(tmp_path / "m43", finder_names=CLASS_NAMES, classifier_names=False)
+    dets = TileDetector.load(folder).detect(_scene())
+    assert sorted(dets.class_names) == sorted(["5m", "E", "back"])
+
+
+@pytest.mark.parametrize(
+    "finder_names, classifier_names, message",
+    [
+        (("tile", "back"), list(FACE_NAMES[:-1]), "41 classes, expected 42"),
+        (("tile", "back"), list(FACE_NAMES[:-1]) + ["joker"], "joker"),
+        (tuple(CLASS_NAMES[:-1]) + ("blank",), False, "blank"),
+        (("tile", "face-down"), None, "43"),
+    ],
+)
+def test_class_table_mismatch_fails_loudly(tmp_path, finder_names, classifier_names, message):
+    folder = _make_models(tmp_path / "bad", finder_names=finder_names, classifier_names=classifier_names)
+    with pytest.raises(ClassTableMismatch, match=message):
+        TileDetector.load(folder)
+
+
+def test_missing_models_are_reported(tmp_path):
+    with pytest.raises(ModelLoadError, match="no detector model"):
+        TileDetector.load(tmp_path)
+    folder = _make_models(tmp_path / "only_finder", classifier_names=False)
+    with pytest.raises(ModelLoadError, match="classifier"):
+        TileDetector.load(folder)
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "detector.onnx").write_bytes(b"not a model")
+    with pytest.raises(ModelLoadError, match="cannot load"):
+        TileDetector.load(tmp_path / "broken")
+
+
+def test_cli_detect_one_line_per_image_and_goes_on_after_bad_files(tmp_path):
+    models = _make_models(tmp_path / "models")
+    good = tmp_path / "scene.png"
+    cv2.imwrite(str(good), _scene())
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    text = tmp_path / "notes.jpg"
+    text.write_text("hello")
+    result = subprocess.run(
+        [sys.executable, "-m", "vision", "detect", "--model", str(models), str(good), str(empty),
+         str(tmp_path / "missing.jpg"), str(text), str(good)],
+        capture_output=True, text=True, cwd=REPO, timeout=120,
+    )
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["image"] for line in lines] == [str(good), str(empty), str(tmp_path / "missing.jpg"), str(text),
+                                                 str(good)]
+    assert lines[0] == lines[4]
+    assert (lines[0]["width"], lines[0]["height"]) == (IMG_W, IMG_H)
+    assert sorted(t["cls"] for t in lines[0]["tiles"]) == ["1p", "C", "back"]
+    assert set(lines[0]["tiles"][0]) == {"cls", "xyxy", "conf"}
+    assert lines[1] == {"image": str(empty), "error": "empty file"}
+    assert "no such file" in lines[2]["error"] and "not an image" in lines[3]["error"]
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+
+
+def test_cli_detect_with_mismatched_model_exits_with_message(tmp_path):
+    models = _make_models(tmp_path / "bad", finder_names=("tile", "face-down"))
+    result = subprocess.run([sys.executable, "-m", "vision", "detect", "--model", str(models), "x.jpg"],
+                            capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert result.returncode == 2 and "class names differ" in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""

@@ -1,0 +1,135 @@
+"""Read-accuracy bookkeeping of `vision.evaluate`: pairing, the figures, class restriction, datasets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from datasets.classes import BACK_ID, CLASS_ID
+from vision.detections import Detections
+from vision.evaluate import (
+    Evaluation,
+    LabeledTiles,
+    dataset_images,
+    match_tiles,
+    read_truth,
+    restrict_to_classes,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+C = CLASS_ID
+
+
+def truth(boxes, names) -> LabeledTiles:
+    return LabeledTiles(np.asarray(boxes, np.float32).reshape(-1, 4), np.array([C[n] for n in names], np.int64))
+
+
+def dets(boxes, names, conf=None) -> Detections:
+    return Detections.from_lists(boxes, conf or [0.9] * len(names), [C[n] for n in names])
+
+
+ROW = [[0, 0, 10, 14], [10, 0, 20, 14], [20, 0, 30, 14], [30, 0, 40, 14]]
+
+
+def test_perfect_read():
+    match = match_tiles(truth(ROW, ["1m", "2m", "3m", "E"]), dets(ROW, ["1m", "2m", "3m", "E"]))
+    assert match.correct == 4 and match.exact
+
+
+def test_wrong_class_is_found_but_not_read():
+    evaluation = Evaluation()
+    evaluation.add(match_tiles(truth(ROW, ["1m", "2m", "3m", "E"]), dets(ROW, ["1m", "2m", "3s", "E"])))
+    s = evaluation.summary()
+    assert s["read_accuracy"] == 0.75 and s["recall"] == 1.0 and s["precision"] == 0.75
+    assert s["images_read_exactly"] == 0.0
+    assert s["top_confusions"] == [{"true": "3m", "read": "3s", "count": 1}]
+    assert s["per_class_accuracy"]["3m"] == 0.0 and s["per_class_accuracy"]["E"] == 1.0
+
+
+def test_missed_extra_and_shifted_boxes():
+    shifted = [[0, 0, 10, 14], [16, 0, 26, 14]]  # second box overlaps its tile with IoU 4*14/(16*14) = 0.25
+    extra = [[0, 0, 10, 14], [10, 0, 20, 14], [100, 100, 110, 114]]
+    evaluation = Evaluation()
+    evaluation.add(match_tiles(truth(ROW[:2], ["1m", "2m"]), dets(shifted, ["1m", "2m"])))
+    evaluation.add(match_tiles(truth(ROW[:2], ["1m", "2m"]), dets(extra, ["1m", "2m", "P"])))
+    s = evaluation.summary()
+    assert s["labeled_tiles"] == 4 and s["detections"] == 5
+    assert s["read_accuracy"] == 0.75 and s["recall"] == 0.75 and s["precision"] == 0.6
+    assert s["images_read_exactly"] == 0.0
+
+
+def test_each_detection_pairs_with_one_tile_only():
+    # one big detection covering two labeled tiles pairs with at most one of them
+    match = match_tiles(truth(ROW[:2], ["1m", "1m"]), dets([[0, 0, 16, 14]], ["1m"]))
+    assert len(match.pairs) == 1 and match.correct == 1 and not match.exact
+
+
+def test_restrict_to_classes_drops_tiles_a_peer_cannot_name():
+    t = truth(ROW, ["1m", "f1", "s2", "back"])
+    d = dets(ROW, ["1m", "2m", "s2", "back"])
+    riichi = set(range(34))
+    t2, d2 = restrict_to_classes(t, d, riichi)
+    assert t2.class_id.tolist() == [C["1m"]]
+    # the 2m read on the flower tile is neither right nor a false detection
+    assert d2.class_id.tolist() == [C["1m"]]
+
+
+def test_read_truth_and_dataset_folder(tmp_path):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a.jpg"), np.zeros((100, 200, 3), np.uint8))
+    cv2.imwrite(str(tmp_path / "images" / "b.png"), np.zeros((10, 10, 3), np.uint8))
+    (tmp_path / "labels" / "a.txt").write_text(f"{C['5p']} 0.5 0.5 0.1 0.2\n{BACK_ID} 0.25 0.25 0.1 0.1\n")
+    images = dataset_images(tmp_path, "val")
+    assert [p.name for p in images] == ["a.jpg", "b.png"]
+    a = read_truth(images[0], 200, 100)
+    np.testing.assert_allclose(a.xyxy, [[90, 40, 110, 60], [40, 20, 60, 30]])
+    assert a.class_id.tolist() == [C["5p"], BACK_ID]
+    assert len(read_truth(images[1], 10, 10).xyxy) == 0  # no label file: no tiles
+
+
+def test_yaml_dataset_split(tmp_path):
+    for split in ("train", "val"):
+        (tmp_path / "images" / split).mkdir(parents=True)
+        cv2.imwrite(str(tmp_path / "images" / split / f"{split}.jpg"), np.zeros((8, 8, 3), np.uint8))
+    (tmp_path / "data.yaml").write_text("path: .\ntrain: images/train\nval: images/val\nnames: {0: 1m}\n")
+    assert [p.name for p in dataset_images(tmp_path / "data.yaml", "val")] == ["val.jpg"]
+    assert [p.name for p in dataset_images(tmp_path, "train")] == ["train.jpg"]
+
+
+def test_cli_reports_missing_dataset_without_traceback(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "vision.evaluate", str(tmp_path / "nothing")],
+                            capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert result.returncode == 2 and "not a dataset" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_cli_json_on_fake_models(tmp_path):
+    pytest.importorskip("onnx")
+    from test_vision_detector import BLUE_TILE, IMG_H, IMG_W, RED_TILE, _make_models, _scene
+
+    models = _make_models(tmp_path / "models")
+    (tmp_path / "data" / "images").mkdir(parents=True)
+    (tmp_path / "data" / "labels").mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "data" / "images" / "s.png"), _scene())
+
+    def yolo(box, name):
+        x1, y1, x2, y2 = box
+        return f"{C[name]} {(x1 + x2) / 2 / IMG_W} {(y1 + y2) / 2 / IMG_H} {(x2 - x1) / IMG_W} {(y2 - y1) / IMG_H}"
+
+    # the fake reads red as C and blue as 1p; label blue as 2p so one tile is misread
+    (tmp_path / "data" / "labels" / "s.txt").write_text(yolo(RED_TILE, "C") + "\n" + yolo(BLUE_TILE, "2p") + "\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "vision.evaluate", str(tmp_path / "data"), "--models", str(models), "--json"],
+        capture_output=True, text=True, cwd=REPO, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["read_accuracy"] == 0.5 and summary["recall"] == 1.0
+    assert summary["backs_ignored"] == 1  # no back labels in this dataset: the back found is set aside
+    assert summary["top_confusions"] == [{"true": "2p", "read": "1p", "count": 1}]

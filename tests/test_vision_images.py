@@ -1,0 +1,136 @@
+"""Reading photos: EXIF orientation, reduced decoding of big JPEGs, and bad files with clear errors."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.detector import ImageError, _reduction_for, decode_image, load_image
+from vision.settings import DetectorSettings
+
+
+def _marked_image(w: int = 60, h: int = 40) -> np.ndarray:
+    """RGB picture with a red block in the top-left corner."""
+    rgb = np.zeros((h, w, 3), np.uint8)
+    rgb[: h // 4, : w // 4] = (255, 0, 0)
+    return rgb
+
+
+def _jpeg_bytes(rgb: np.ndarray, orientation: int = 1, quality: int = 95) -> bytes:
+    buffer = io.BytesIO()
+    image = Image.fromarray(rgb)
+    exif = Image.Exif()
+    if orientation != 1:
+        exif[0x0112] = orientation
+    image.save(buffer, "JPEG", quality=quality, exif=exif.tobytes())
+    return buffer.getvalue()
+
+
+def _red_centre(bgr: np.ndarray) -> tuple[float, float]:
+    ys, xs = np.nonzero((bgr[..., 2] > 180) & (bgr[..., 0] < 80))
+    return xs.mean() / bgr.shape[1], ys.mean() / bgr.shape[0]
+
+
+def test_plain_jpeg_is_bgr_and_unrotated():
+    bgr = load_image(_jpeg_bytes(_marked_image()))
+    assert bgr.shape == (40, 60, 3)
+    cx, cy = _red_centre(bgr)
+    assert cx < 0.25 and cy < 0.25
+
+
+@pytest.mark.parametrize(
+    "orientation, shape, corner",
+    [
+        (3, (40, 60), "bottom-right"),  # turned 180
+        (6, (60, 40), "top-right"),  # camera held upright: picture turned 90 cw on display
+        (8, (60, 40), "bottom-left"),  # turned 90 ccw
+    ],
+)
+def test_exif_orientation_is_applied(orientation, shape, corner, tmp_path):
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(_jpeg_bytes(_marked_image(), orientation))
+    decoded = decode_image(path)
+    assert decoded.bgr.shape[:2] == shape
+    assert decoded.original_wh == (shape[1], shape[0])
+    cx, cy = _red_centre(decoded.bgr)
+    expected = {"top-right": (cx > 0.75 and cy < 0.25), "bottom-right": (cx > 0.75 and cy > 0.75),
+                "bottom-left": (cx < 0.25 and cy > 0.75)}
+    assert expected[corner], (cx, cy)
+
+
+def test_big_jpeg_is_decoded_reduced_with_exif_and_full_size_reported():
+    rgb = np.zeros((1200, 1600, 3), np.uint8)
+    rgb[:300, :400] = (255, 0, 0)
+    decoded = decode_image(_jpeg_bytes(rgb, orientation=6), reduce_to=400)
+    assert decoded.original_wh == (1200, 1600)  # portrait after orientation
+    assert decoded.bgr.shape[:2] == (400, 300)  # 1/4 scale
+    assert decoded.scale_xy == (4.0, 4.0)
+    cx, cy = _red_centre(decoded.bgr)
+    assert cx > 0.75 and cy < 0.25
+
+
+@pytest.mark.parametrize("long_side, wanted, factor", [(4032, 1600, 2), (4032, 1000, 4), (4032, 400, 8),
+                                                       (1000, 1600, 1), (3200, 1600, 2)])
+def test_reduction_factor_keeps_at_least_the_wanted_size(long_side, wanted, factor):
+    assert _reduction_for(long_side, wanted) == factor
+
+
+def test_png_with_alpha_and_greyscale_become_three_channel_bgr():
+    for mode in ("RGBA", "L", "P", "I;16"):
+        buffer = io.BytesIO()
+        Image.new(mode, (8, 6)).save(buffer, "PNG")
+        assert load_image(buffer.getvalue()).shape == (6, 8, 3)
+
+
+def _png_header_only(width: int, height: int) -> bytes:
+    """A PNG whose header claims width x height (no real pixel data): must be refused before decoding."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 16)) + chunk(b"IEND", b"")
+
+
+def test_absurd_dimensions_are_refused_clearly():
+    with pytest.raises(ImageError, match=r"image too large: 100000x100000"):
+        load_image(_png_header_only(100_000, 100_000))
+
+
+def test_limits_come_from_settings(tmp_path):
+    small_limit = DetectorSettings(max_pixels=1000, max_file_bytes=10_000)
+    with pytest.raises(ImageError, match="too large"):
+        load_image(_jpeg_bytes(_marked_image(60, 40)), small_limit)
+    big_file = tmp_path / "big.jpg"
+    big_file.write_bytes(_jpeg_bytes(np.random.default_rng(0).integers(0, 255, (200, 200, 3), np.uint8)))
+    with pytest.raises(ImageError, match="file too large"):
+        load_image(big_file, small_limit)
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"", "empty file"),
+        (b"%PDF-1.4 not a picture", "not an image"),
+        ("truncated", "unreadable image"),
+    ],
+)
+def test_bad_files_raise_image_error_with_reason(tmp_path, content, message):
+    path = tmp_path / "bad.jpg"
+    if content == "truncated":
+        content = _jpeg_bytes(np.random.default_rng(1).integers(0, 255, (64, 64, 3), np.uint8))[:300]
+    path.write_bytes(content)
+    with pytest.raises(ImageError, match=message):
+        load_image(path)
+
+
+def test_missing_path_and_folder(tmp_path):
+    with pytest.raises(ImageError, match="no such file"):
+        load_image(tmp_path / "nope.jpg")
+    with pytest.raises(ImageError, match="not a file"):
+        load_image(tmp_path)
+

@@ -1,0 +1,72 @@
+"""python -m vision {detect,read} ...
+
+    python -m vision detect [--model DIR] IMAGE...   one JSON line per image: tiles found
+    python -m vision read IMAGE... [flags]            one JSON line per image: tiles, hand, score
+
+`detect` prints, per image in order,
+{"image", "width", "height", "tiles": [{"cls", "xyxy", "conf"}]} with boxes in
+pixels of the original image (after EXIF orientation), or
+{"image", "error"} when the file cannot be read; the run goes on.  Exit status
+0 when every image was read, 1 when some were not, 2 when the models cannot
+be loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+USAGE = __doc__
+
+
+def build_detect_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m vision detect", description="Find and name the tiles of photos.")
+    parser.add_argument("images", nargs="+", help="image files (JPEG, PNG, ...)")
+    parser.add_argument("--model", type=Path, default=None, help="models folder (default: the repository's models/)")
+    return parser
+
+
+def detect_main(argv: list[str]) -> int:
+    args = build_detect_parser().parse_args(argv)
+    from datasets.classes import ClassTableMismatch
+    from vision.detector import ImageError, ModelLoadError, TileDetector
+    from vision.settings import MODELS_DIR
+
+    try:
+        detector = TileDetector.load(args.model or MODELS_DIR)
+    except (ModelLoadError, ClassTableMismatch) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    failures = 0
+    for image in args.images:
+        try:
+            dets, (width, height) = detector.detect_file(image)
+            line = {"image": image, "width": width, "height": height, "tiles": dets.to_json()}
+        except ImageError as error:
+            line, failures = {"image": image, "error": str(error)}, failures + 1
+        except MemoryError:
+            line, failures = {"image": image, "error": "out of memory while reading the image"}, failures + 1
+        print(json.dumps(line, ensure_ascii=False), flush=True)
+    return 1 if failures else 0
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in {"-h", "--help"}:
+        print(USAGE)
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    if command == "detect":
+        return detect_main(rest)
+    if command == "read":
+        from vision.read import main as read_main  # the layout stage; imported only when asked for
+
+        return int(read_main(rest) or 0)
+    print(f"error: unknown command {command!r}\n{USAGE}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""Crop geometry shared by classifier training and the runtime.
+
+A tile box is grown by a small margin, cut from the full-resolution image,
+turned upright when it lies sideways (tiles are taller than wide), scaled so
+its long side fills the classifier input and padded to a square with grey.
+Training crops and runtime crops go through the same function, so the
+classifier sees at run time exactly what it was trained on.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.settings import DetectorSettings
+
+DEFAULT = DetectorSettings()
+
+
+def grow_box(xyxy: np.ndarray, margin: float, width: int, height: int) -> np.ndarray:
+    """Boxes (N,4) grown by `margin` x their size on each side, clipped to the image."""
+    boxes = np.asarray(xyxy, np.float32).reshape(-1, 4)
+    w = boxes[:, 2] - boxes[:, 0]
+    h = boxes[:, 3] - boxes[:, 1]
+    grown = boxes + np.stack([-w * margin, -h * margin, w * margin, h * margin], axis=1)
+    grown[:, [0, 2]] = grown[:, [0, 2]].clip(0, width)
+    grown[:, [1, 3]] = grown[:, [1, 3]].clip(0, height)
+    return grown
+
+
+def pad_to_square(patch: np.ndarray, size: int, pad_value: int) -> np.ndarray:
+    """Scale `patch` so its long side is `size` (aspect kept), centre it on a grey square."""
+    h, w = patch.shape[:2]
+    scale = size / max(h, w)
+    new_w, new_h = max(1, round(w * scale)), max(1, round(h * scale))
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(patch, (new_w, new_h), interpolation=interpolation)
+    square = np.full((size, size, 3), pad_value, np.uint8)
+    top, left = (size - new_h) // 2, (size - new_w) // 2
+    square[top : top + new_h, left : left + new_w] = resized
+    return square
+
+
+def cut_tile(
+    image_bgr: np.ndarray, xyxy: "np.ndarray | list[float]", size: int, settings: DetectorSettings = DEFAULT
+) -> np.ndarray:
+    """One classifier input (size, size, 3) uint8 BGR for the tile at `xyxy` (pixels of `image_bgr`)."""
+    height, width = image_bgr.shape[:2]
+    x1, y1, x2, y2 = grow_box(np.asarray(xyxy), settings.crop_margin, width, height)[0]
+    x1, y1 = int(np.floor(x1)), int(np.floor(y1))
+    x2, y2 = max(int(np.ceil(x2)), x1 + 1), max(int(np.ceil(y2)), y1 + 1)
+    patch = image_bgr[y1:y2, x1:x2]
+    if patch.size == 0:  # box fully outside the image
+        return np.full((size, size, 3), settings.crop_pad_value, np.uint8)
+    if patch.shape[1] > patch.shape[0] * settings.sideways_ratio:
+        patch = cv2.rotate(patch, cv2.ROTATE_90_CLOCKWISE)
+    return pad_to_square(patch, size, settings.crop_pad_value)
+
+
+def cut_tiles(
+    image_bgr: np.ndarray, boxes_xyxy: np.ndarray, size: int, settings: DetectorSettings = DEFAULT
+) -> np.ndarray:
+    """A batch (N, size, size, 3) of classifier inputs, one per box."""
+    if len(boxes_xyxy) == 0:
+        return np.zeros((0, size, size, 3), np.uint8)
+    return np.stack([cut_tile(image_bgr, box, size, settings) for box in boxes_xyxy])

@@ -1,0 +1,408 @@
+"""Image -> Detections with onnxruntime: find tiles, then read each face from a crop.
+
+Two ONNX models from `models/` (names fixed, see `DetectorSettings`):
+
+* `detector.onnx`: a YOLO tile finder with classes `tile` (face up) and `back`,
+  run on a letterboxed copy of the whole photo at its small input size;
+* `classifier.onnx`: a YOLO classifier for the 42 faces, run on crops cut
+  (`vision.crops`) from the full-resolution photo.
+
+A single 43-class YOLO detector named like `datasets.classes.CLASS_NAMES` is
+accepted as well, with no classifier.  Class names, input sizes and versions
+come from the ONNX metadata that ultralytics writes; names are checked against
+the canonical table on load (`ClassTableMismatch` when they differ).
+
+Runtime dependencies only: onnxruntime, OpenCV, Pillow, numpy.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from datasets.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch, check_names
+from vision.crops import cut_tiles
+from vision.detections import Detections
+from vision.settings import MODELS_DIR, DetectorSettings
+
+DEFAULT = DetectorSettings()
+TILE_FINDER_NAMES: tuple[str, ...] = ("tile", "back")
+EXIF_ORIENTATION = 0x0112
+_SWAPS_AXES = {5, 6, 7, 8}  # EXIF orientations that turn the picture by 90 degrees
+
+Image.MAX_IMAGE_PIXELS = None  # our own limit (settings.max_pixels) applies, with a clearer message
+
+
+class ImageError(ValueError):
+    """An image that cannot be read; the message says why, for the user."""
+
+
+class ModelLoadError(RuntimeError):
+    """A models folder without usable ONNX files."""
+
+
+# ---------------------------------------------------------------- images
+
+
+@dataclass(frozen=True)
+class DecodedImage:
+    """Pixels (BGR, EXIF-oriented) and how they relate to the original photo."""
+
+    bgr: np.ndarray
+    original_wh: tuple[int, int]  # after EXIF orientation
+
+    @property
+    def scale_xy(self) -> tuple[float, float]:
+        """Original pixels per decoded pixel, along x and y."""
+        h, w = self.bgr.shape[:2]
+        return self.original_wh[0] / w, self.original_wh[1] / h
+
+
+def _open(source: "str | Path | bytes", settings: DetectorSettings) -> Image.Image:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    else:
+        path = Path(source)
+        if not path.exists():
+            raise ImageError(f"no such file: {path}")
+        if not path.is_file():
+            raise ImageError(f"not a file: {path}")
+        size = path.stat().st_size
+        if size > settings.max_file_bytes:
+            raise ImageError(f"file too large: {size} bytes (limit {settings.max_file_bytes})")
+        data = path.read_bytes()
+    if not data:
+        raise ImageError("empty file")
+    try:
+        image = Image.open(io.BytesIO(data))
+    except UnidentifiedImageError:
+        raise ImageError("not an image, or a format that cannot be read") from None
+    except (OSError, ValueError) as error:
+        raise ImageError(f"unreadable image: {error}") from None
+    width, height = image.size
+    if width <= 0 or height <= 0:
+        raise ImageError(f"image has no pixels ({width}x{height})")
+    if width * height > settings.max_pixels:
+        raise ImageError(
+            f"image too large: {width}x{height} = {width * height / 1e6:.0f} megapixels "
+            f"(limit {settings.max_pixels / 1e6:.0f})"
+        )
+    return image
+
+
+def _reduction_for(long_side: int, wanted_long_side: int) -> int:
+    """The largest JPEG DCT reduction (1, 2, 4, 8) that keeps the long side >= wanted."""
+    factor = 1
+    while factor < 8 and long_side / (factor * 2) >= wanted_long_side:
+        factor *= 2
+    return factor
+
+
+def decode_image(
+    source: "str | Path | bytes", settings: DetectorSettings = DEFAULT, reduce_to: "int | None" = None
+) -> DecodedImage:
+    """Read an image file or bytes into BGR pixels, EXIF-oriented.
+
+    With `reduce_to`, a JPEG larger than that (long side) is decoded at 1/2, 1/4
+    or 1/8 scale directly by the JPEG decoder, which is many times faster than
+    decoding it whole; `original_wh` still gives the full size.
+    """
+    image = _open(source, settings)
+    width, height = image.size
+    try:
+        orientation = int(image.getexif().get(EXIF_ORIENTATION, 1))
+    except Exception:  # a broken EXIF block is no reason to refuse the picture
+        orientation = 1
+    original_wh = (height, width) if orientation in _SWAPS_AXES else (width, height)
+    try:
+        if reduce_to and image.format == "JPEG":
+            factor = _reduction_for(max(width, height), reduce_to)
+            if factor > 1:
+                image.draft("RGB", (math.ceil(width / factor), math.ceil(height / factor)))
+        image.load()
+        if orientation != 1:
+            image = ImageOps.exif_transpose(image)
+        rgb = np.asarray(image.convert("RGB"))
+    except (OSError, ValueError, SyntaxError) as error:
+        raise ImageError(f"unreadable image data: {error}") from None
+    return DecodedImage(cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), original_wh)
+
+
+def load_image(source: "str | Path | bytes", settings: DetectorSettings = DEFAULT) -> np.ndarray:
+    """Full-resolution BGR pixels, EXIF-oriented; `ImageError` with a clear message when unreadable."""
+    return decode_image(source, settings).bgr
+
+
+# ---------------------------------------------------------------- geometry
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    """How an image was fitted into a square network input: scale then padding."""
+
+    scale: float
+    pad_x: float
+    pad_y: float
+
+    def to_image(self, xyxy: np.ndarray) -> np.ndarray:
+        """Boxes in network-input pixels -> boxes in the pixels of the letterboxed image."""
+        out = np.asarray(xyxy, np.float32).copy()
+        out[:, [0, 2]] = (out[:, [0, 2]] - self.pad_x) / self.scale
+        out[:, [1, 3]] = (out[:, [1, 3]] - self.pad_y) / self.scale
+        return out
+
+
+def letterbox(image_bgr: np.ndarray, size: int, pad_value: int = 114) -> tuple[np.ndarray, Letterbox]:
+    """ultralytics-style letterbox: scale to fit `size` x `size` keeping aspect, centre on grey."""
+    h, w = image_bgr.shape[:2]
+    scale = min(size / h, size / w)
+    new_w, new_h = max(1, round(w * scale)), max(1, round(h * scale))
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(image_bgr, (new_w, new_h), interpolation=interpolation)
+    pad_x, pad_y = (size - new_w) / 2, (size - new_h) / 2
+    top, left = int(round(pad_y - 0.1)), int(round(pad_x - 0.1))
+    canvas = np.full((size, size, 3), pad_value, np.uint8)
+    canvas[top : top + new_h, left : left + new_w] = resized
+    return canvas, Letterbox(scale, float(left), float(top))
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU matrix (len(a), len(b)) of xyxy boxes."""
+    a = np.asarray(a, np.float32).reshape(-1, 4)
+    b = np.asarray(b, np.float32).reshape(-1, 4)
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = (x2 - x1).clip(0) * (y2 - y1).clip(0)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def nms(xyxy: np.ndarray, scores: np.ndarray, iou_threshold: float, max_keep: int) -> np.ndarray:
+    """Indices kept by greedy non-maximum suppression, best score first."""
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    keep: list[int] = []
+    while order.size and len(keep) < max_keep:
+        best = int(order[0])
+        keep.append(best)
+        if order.size == 1:
+            break
+        overlaps = box_iou(xyxy[best : best + 1], xyxy[order[1:]])[0]
+        order = order[1:][overlaps <= iou_threshold]
+    return np.asarray(keep, np.int64)
+
+
+def decode_yolo_output(
+    output: np.ndarray, conf_threshold: float, iou_threshold: float, max_keep: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Raw YOLO head (1, 4 + nc, anchors) -> (xyxy, conf, class) after class-agnostic NMS, input pixels."""
+    rows = np.asarray(output)[0].T  # (anchors, 4 + nc)
+    class_scores = rows[:, 4:]
+    classes = class_scores.argmax(axis=1)
+    conf = class_scores[np.arange(len(rows)), classes]
+    mask = conf >= conf_threshold
+    rows, classes, conf = rows[mask], classes[mask], conf[mask]
+    cx, cy, w, h = rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
+    xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1).astype(np.float32)
+    keep = nms(xyxy, conf, iou_threshold, max_keep)
+    return xyxy[keep], conf[keep].astype(np.float32), classes[keep].astype(np.int64)
+
+
+def to_network_input(images_bgr: np.ndarray) -> np.ndarray:
+    """(N, H, W, 3) uint8 BGR -> (N, 3, H, W) float32 RGB in [0, 1], as ultralytics feeds its models."""
+    batch = np.ascontiguousarray(images_bgr[..., ::-1].transpose(0, 3, 1, 2))
+    return batch.astype(np.float32) / 255.0
+
+
+# ---------------------------------------------------------------- models
+
+
+def read_metadata(session: Any) -> dict[str, Any]:
+    """ultralytics' ONNX metadata (names, imgsz, task, version, date...) with Python values parsed."""
+    raw = session.get_modelmeta().custom_metadata_map
+    parsed: dict[str, Any] = {}
+    for key, value in raw.items():
+        try:
+            parsed[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            parsed[key] = value
+    return parsed
+
+
+def _names_of(metadata: dict[str, Any], what: str) -> tuple[str, ...]:
+    names = metadata.get("names")
+    if isinstance(names, dict):
+        return tuple(str(names[i]) for i in sorted(names))
+    if isinstance(names, (list, tuple)):
+        return tuple(str(n) for n in names)
+    raise ClassTableMismatch(f"{what}: no class names in the model metadata")
+
+
+def _imgsz_of(metadata: dict[str, Any], session: Any, what: str) -> int:
+    imgsz = metadata.get("imgsz")
+    if isinstance(imgsz, (list, tuple)) and imgsz:
+        return int(imgsz[0])
+    if isinstance(imgsz, int):
+        return imgsz
+    shape = session.get_inputs()[0].shape
+    if isinstance(shape[-1], int):
+        return int(shape[-1])
+    raise ModelLoadError(f"{what}: input size unknown (no imgsz in metadata, dynamic input)")
+
+
+def _session(path: Path, settings: DetectorSettings) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = settings.intra_op_threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # onnxruntime raises its own exception types for broken files
+        raise ModelLoadError(f"cannot load {path}: {error}") from None
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the app and the reports show about the loaded models."""
+
+    detector_path: str
+    detector_imgsz: int
+    detector_names: tuple[str, ...]
+    classifier_path: "str | None"
+    classifier_imgsz: "int | None"
+    versions: dict[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "detector": {"path": self.detector_path, "imgsz": self.detector_imgsz, "names": list(self.detector_names)},
+            "classifier": None
+            if self.classifier_path is None
+            else {"path": self.classifier_path, "imgsz": self.classifier_imgsz},
+            "versions": self.versions,
+        }
+
+
+class TileDetector:
+    """Finds the tiles of a photo and names each one (43 canonical classes)."""
+
+    def __init__(
+        self,
+        finder: Any,
+        classifier: "Any | None",
+        settings: DetectorSettings = DEFAULT,
+        paths: "tuple[str, str | None]" = ("<memory>", None),
+    ) -> None:
+        self.settings = settings
+        self._finder = finder
+        self._classifier = classifier
+        finder_meta = read_metadata(finder)
+        names = _names_of(finder_meta, f"detector {paths[0]}")
+        self._finder_imgsz = _imgsz_of(finder_meta, finder, f"detector {paths[0]}")
+        self._finder_input = finder.get_inputs()[0].name
+        if names == TILE_FINDER_NAMES:
+            if classifier is None:
+                raise ModelLoadError(f"detector {paths[0]} only finds tiles; a classifier model is needed too")
+            self._finder_to_canonical = None
+        else:
+            check_names(names, CLASS_NAMES, f"detector {paths[0]}")
+            self._finder_to_canonical = np.arange(len(CLASS_NAMES))
+        versions = {"detector": f"{finder_meta.get('version', '?')} {finder_meta.get('date', '')}".strip()}
+        self._classifier_imgsz: "int | None" = None
+        if classifier is not None and self._finder_to_canonical is None:
+            cls_meta = read_metadata(classifier)
+            cls_names = _names_of(cls_meta, f"classifier {paths[1]}")
+            if sorted(cls_names) != sorted(FACE_NAMES) or len(cls_names) != len(FACE_NAMES):
+                check_names(cls_names, FACE_NAMES, f"classifier {paths[1]}")  # raises, listing the differences
+            self._classifier_to_canonical = np.array([CLASS_ID[n] for n in cls_names], np.int64)
+            self._classifier_imgsz = _imgsz_of(cls_meta, classifier, f"classifier {paths[1]}")
+            self._classifier_input = classifier.get_inputs()[0].name
+            self._classifier_fixed_batch = isinstance(classifier.get_inputs()[0].shape[0], int)
+            versions["classifier"] = f"{cls_meta.get('version', '?')} {cls_meta.get('date', '')}".strip()
+        self.model_info = ModelInfo(
+            detector_path=paths[0],
+            detector_imgsz=self._finder_imgsz,
+            detector_names=names,
+            classifier_path=paths[1] if self._classifier_imgsz else None,
+            classifier_imgsz=self._classifier_imgsz,
+            versions=versions,
+        )
+
+    @classmethod
+    def load(cls, models_dir: "str | Path" = MODELS_DIR, settings: DetectorSettings = DEFAULT) -> "TileDetector":
+        """Load `detector.onnx` (and `classifier.onnx` when the detector only finds tiles) from a folder."""
+        folder = Path(models_dir)
+        finder_path = folder / settings.detector_file
+        if not finder_path.is_file():
+            raise ModelLoadError(f"no detector model at {finder_path}")
+        classifier_path = folder / settings.classifier_file
+        finder = _session(finder_path, settings)
+        classifier = _session(classifier_path, settings) if classifier_path.is_file() else None
+        return cls(finder, classifier, settings, (str(finder_path), str(classifier_path) if classifier else None))
+
+    # ------------------------------------------------------------ inference
+
+    def find_tiles(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Tile-finder boxes (image pixels), confidences and finder class ids."""
+        s = self.settings
+        canvas, fit = letterbox(image_bgr, self._finder_imgsz)
+        (output,) = self._finder.run(None, {self._finder_input: to_network_input(canvas[None])})[:1]
+        xyxy, conf, classes = decode_yolo_output(output, s.conf_threshold, s.nms_iou, s.max_detections)
+        xyxy = fit.to_image(xyxy)
+        h, w = image_bgr.shape[:2]
+        xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, w)
+        xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, h)
+        return xyxy, conf, classes
+
+    def classify_faces(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Canonical class id and probability of each face-up tile box."""
+        assert self._classifier is not None and self._classifier_imgsz is not None
+        crops = cut_tiles(image_bgr, boxes_xyxy, self._classifier_imgsz, self.settings)
+        if len(crops) == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        batch = to_network_input(crops)
+        if self._classifier_fixed_batch:
+            probs = np.concatenate([self._classifier.run(None, {self._classifier_input: b[None]})[0] for b in batch])
+        else:
+            probs = self._classifier.run(None, {self._classifier_input: batch})[0]
+        best = probs.argmax(axis=1)
+        return self._classifier_to_canonical[best], probs[np.arange(len(best)), best].astype(np.float32)
+
+    def detect(self, image_bgr: np.ndarray) -> Detections:
+        """All tiles of a BGR image, 43 canonical classes, boxes in the image's pixels."""
+        xyxy, conf, classes = self.find_tiles(image_bgr)
+        if self._finder_to_canonical is not None:
+            return Detections(xyxy, conf, self._finder_to_canonical[classes])
+        canonical = np.full(len(xyxy), BACK_ID, np.int64)
+        faces = classes == TILE_FINDER_NAMES.index("tile")
+        if faces.any():
+            face_ids, face_probs = self.classify_faces(image_bgr, xyxy[faces])
+            canonical[faces] = face_ids
+            conf = conf.copy()
+            conf[faces] = conf[faces] * face_probs
+        return Detections(xyxy, conf, canonical)
+
+    def detect_decoded(self, decoded: DecodedImage) -> Detections:
+        """Detect on a (possibly reduced) decoded image; boxes in the original photo's pixels."""
+        dets = self.detect(decoded.bgr)
+        sx, sy = decoded.scale_xy
+        if (sx, sy) == (1.0, 1.0):
+            return dets
+        xyxy = dets.xyxy * np.array([sx, sy, sx, sy], np.float32)
+        return Detections(xyxy, dets.confidence, dets.class_id)
+
+    def detect_file(self, source: "str | Path | bytes") -> tuple[Detections, tuple[int, int]]:
+        """Read and detect a photo (big JPEGs decoded reduced); boxes and size in original pixels."""
+        decoded = decode_image(source, self.settings, reduce_to=self.settings.decode_long_side)
+        return self.detect_decoded(decoded), decoded.original_wh

@@ -1,0 +1,305 @@
+"""Read accuracy of the tile models on a labeled YOLO dataset.
+
+    python -m vision.evaluate DATASET [--split val] [--models DIR] [--json]
+
+DATASET is a data YAML, a folder holding `data.yaml`, or a folder with
+`images/` (+ `labels/` beside it, ultralytics layout).  Per image, labeled
+tiles and detections are paired one to one by IoU (best pairs first, IoU >= 0.5).
+
+* read accuracy: labeled tiles paired with a detection of the right class / all labeled tiles
+* recall: labeled tiles paired with any detection / all labeled tiles
+* precision: detections paired with a labeled tile of their class / all detections
+* images read exactly: every tile paired with the right class and no extra detection
+* per-class accuracy and the most frequent confusions (true -> read)
+
+Datasets without any `back` label (the real photos: visible backs were never
+labeled) would count every back found as a false detection; there backs found
+are set aside and reported as `backs_ignored` (`--keep-backs` counts them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+import yaml
+
+from datasets.classes import BACK_ID, CLASS_NAMES
+from vision.detections import Detections
+from vision.detector import box_iou, decode_image
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+MATCH_IOU = 0.5
+
+
+class DatasetError(ValueError):
+    """A dataset path that holds no labeled images."""
+
+
+@dataclass(frozen=True)
+class LabeledTiles:
+    xyxy: np.ndarray  # (N, 4) pixels
+    class_id: np.ndarray  # (N,)
+
+
+@dataclass(frozen=True)
+class ImageMatch:
+    """Pairs of (label index, detection index) and what was left unpaired."""
+
+    pairs: tuple[tuple[int, int], ...]
+    truth_classes: np.ndarray
+    predicted_classes: np.ndarray
+
+    @property
+    def correct(self) -> int:
+        return sum(1 for t, p in self.pairs if self.truth_classes[t] == self.predicted_classes[p])
+
+    @property
+    def exact(self) -> bool:
+        n_truth, n_pred = len(self.truth_classes), len(self.predicted_classes)
+        return self.correct == n_truth == n_pred
+
+
+def match_tiles(truth: LabeledTiles, predicted: Detections, iou_threshold: float = MATCH_IOU) -> ImageMatch:
+    """One-to-one pairing by IoU, highest IoU first (class-agnostic: a wrong class still counts as found)."""
+    pairs: list[tuple[int, int]] = []
+    if len(truth.xyxy) and len(predicted):
+        iou = box_iou(truth.xyxy, predicted.xyxy)
+        candidates = np.argwhere(iou >= iou_threshold)
+        order = np.argsort(-iou[candidates[:, 0], candidates[:, 1]], kind="stable")
+        used_t, used_p = set(), set()
+        for t, p in candidates[order]:
+            if t not in used_t and p not in used_p:
+                used_t.add(int(t))
+                used_p.add(int(p))
+                pairs.append((int(t), int(p)))
+    return ImageMatch(tuple(sorted(pairs)), np.asarray(truth.class_id), np.asarray(predicted.class_id))
+
+
+def restrict_to_classes(
+    truth: LabeledTiles, predicted: Detections, classes: "set[int]"
+) -> tuple[LabeledTiles, Detections]:
+    """Keep only labeled tiles of `classes`; drop detections outside them or on a dropped tile.
+
+    For comparing with a model that knows fewer classes: a tile it cannot name
+    counts neither for nor against it.
+    """
+    keep_truth = np.isin(truth.class_id, list(classes))
+    dropped = truth.xyxy[~keep_truth]
+    keep_pred = np.isin(predicted.class_id, list(classes))
+    if len(dropped) and len(predicted):
+        on_dropped = box_iou(predicted.xyxy, dropped).max(axis=1) >= MATCH_IOU
+        keep_pred &= ~on_dropped
+    return LabeledTiles(truth.xyxy[keep_truth], truth.class_id[keep_truth]), predicted[keep_pred]
+
+
+@dataclass
+class Evaluation:
+    """Accumulates matches over images; `summary()` gives the figures."""
+
+    labeled: int = 0
+    found: int = 0
+    correct: int = 0
+    predictions: int = 0
+    images: int = 0
+    exact_images: int = 0
+    backs_ignored: int = 0
+    failed_images: list[str] = field(default_factory=list)
+    per_class_total: Counter = field(default_factory=Counter)
+    per_class_correct: Counter = field(default_factory=Counter)
+    confusions: Counter = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def add(self, match: ImageMatch) -> None:
+        self.images += 1
+        self.labeled += len(match.truth_classes)
+        self.predictions += len(match.predicted_classes)
+        self.found += len(match.pairs)
+        self.correct += match.correct
+        self.exact_images += int(match.exact)
+        for cls in match.truth_classes:
+            self.per_class_total[int(cls)] += 1
+        for t, p in match.pairs:
+            true_cls, read_cls = int(match.truth_classes[t]), int(match.predicted_classes[p])
+            if true_cls == read_cls:
+                self.per_class_correct[true_cls] += 1
+            else:
+                self.confusions[(true_cls, read_cls)] += 1
+
+    def summary(self, top_confusions: int = 15) -> dict[str, Any]:
+        def ratio(a: int, b: int) -> "float | None":
+            return round(a / b, 4) if b else None
+
+        return {
+            "images": self.images,
+            "labeled_tiles": self.labeled,
+            "detections": self.predictions,
+            "read_accuracy": ratio(self.correct, self.labeled),
+            "recall": ratio(self.found, self.labeled),
+            "precision": ratio(self.correct, self.predictions),
+            "images_read_exactly": ratio(self.exact_images, self.images),
+            "per_class_accuracy": {
+                CLASS_NAMES[c]: ratio(self.per_class_correct[c], n) for c, n in sorted(self.per_class_total.items())
+            },
+            "top_confusions": [
+                {"true": CLASS_NAMES[t], "read": CLASS_NAMES[p], "count": n}
+                for (t, p), n in self.confusions.most_common(top_confusions)
+            ],
+            "backs_ignored": self.backs_ignored,
+            "failed_images": self.failed_images,
+            "ms_per_image": round(1000 * self.seconds / self.images, 1) if self.images else None,
+        }
+
+
+# ---------------------------------------------------------------- datasets
+
+
+def _label_path(image: Path) -> Path:
+    parts = list(image.parts)
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] == "images":
+            parts[i] = "labels"
+            break
+    return Path(*parts).with_suffix(".txt")
+
+
+def dataset_images(dataset: Path, split: str) -> list[Path]:
+    """The images of `split` in a data YAML, a folder with data.yaml, or a plain images/ folder."""
+    if dataset.is_dir() and (dataset / "data.yaml").is_file():
+        dataset = dataset / "data.yaml"
+    if dataset.is_file() and dataset.suffix in {".yaml", ".yml"}:
+        config = yaml.safe_load(dataset.read_text())
+        root = Path(config.get("path") or ".")
+        root = root if root.is_absolute() else (dataset.parent / root)
+        entries = config.get(split)
+        if not entries:
+            raise DatasetError(f"{dataset} has no '{split}' split")
+        folders = [root / e for e in (entries if isinstance(entries, list) else [entries])]
+    elif dataset.is_dir():
+        folders = [dataset / "images" / split] if (dataset / "images" / split).is_dir() else [dataset / "images"]
+    else:
+        raise DatasetError(f"not a dataset YAML or folder: {dataset}")
+    images: list[Path] = []
+    for folder in folders:
+        if folder.is_file() and folder.suffix == ".txt":
+            images += [(folder.parent / line.strip()) for line in folder.read_text().splitlines() if line.strip()]
+        elif folder.is_dir():
+            images += sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+    if not images:
+        raise DatasetError(f"no images found for split '{split}' in {dataset}")
+    return images
+
+
+def read_truth(image: Path, width: int, height: int) -> LabeledTiles:
+    """YOLO labels of `image` in pixels (an image without a label file has no tiles)."""
+    label = _label_path(image)
+    rows = []
+    if label.is_file():
+        rows = [line.split()[:5] for line in label.read_text().splitlines() if len(line.split()) >= 5]
+    arr = np.asarray(rows, np.float32).reshape(-1, 5)
+    cx, cy, w, h = arr[:, 1] * width, arr[:, 2] * height, arr[:, 3] * width, arr[:, 4] * height
+    xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+    return LabeledTiles(xyxy.astype(np.float32), arr[:, 0].astype(np.int64))
+
+
+def has_back_labels(images: Iterable[Path]) -> bool:
+    for image in images:
+        label = _label_path(image)
+        if label.is_file() and any(line.split()[:1] == [str(BACK_ID)] for line in label.read_text().splitlines()):
+            return True
+    return False
+
+
+def evaluate(
+    detector: Any, images: list[Path], keep_backs: "bool | None" = None, classes: "set[int] | None" = None,
+    progress: bool = False,
+) -> Evaluation:
+    """Run `detector` (a TileDetector) on every image and match against the labels."""
+    ignore_backs = not has_back_labels(images) if keep_backs is None else not keep_backs
+    result = Evaluation()
+    for index, image in enumerate(images, start=1):
+        started = time.perf_counter()
+        try:
+            dets, (width, height) = detector.detect_file(image)
+        except ValueError as error:  # ImageError
+            result.failed_images.append(f"{image}: {error}")
+            continue
+        result.seconds += time.perf_counter() - started
+        truth = read_truth(image, width, height)
+        if ignore_backs:
+            is_back = dets.class_id == BACK_ID
+            result.backs_ignored += int(is_back.sum())
+            dets = dets[~is_back]
+        if classes is not None:
+            truth, dets = restrict_to_classes(truth, dets, classes)
+        result.add(match_tiles(truth, dets))
+        if progress and (index % 50 == 0 or index == len(images)):
+            print(f"  evaluated {index}/{len(images)} images", file=sys.stderr, flush=True)
+    return result
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    def pct(v: "float | None") -> str:
+        return "-" if v is None else f"{100 * v:.2f}%"
+
+    lines = [
+        f"images {summary['images']}, labeled tiles {summary['labeled_tiles']}, detections {summary['detections']}",
+        f"read accuracy {pct(summary['read_accuracy'])}  recall {pct(summary['recall'])}  "
+        f"precision {pct(summary['precision'])}  images read exactly {pct(summary['images_read_exactly'])}",
+        f"speed {summary['ms_per_image']} ms/image; backs set aside (unlabeled in this dataset): "
+        f"{summary['backs_ignored']}",
+        "per class: " + "  ".join(f"{k} {pct(v)}" for k, v in summary["per_class_accuracy"].items()),
+        "top confusions (true -> read): "
+        + (", ".join(f"{c['true']}->{c['read']} x{c['count']}" for c in summary["top_confusions"]) or "none"),
+    ]
+    if summary["failed_images"]:
+        lines.append("unreadable: " + "; ".join(summary["failed_images"]))
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dataset", type=Path, help="data YAML, folder with data.yaml, or folder with images/")
+    parser.add_argument("--split", default="val", help="split of a YAML dataset (default val)")
+    parser.add_argument("--models", type=Path, default=None, help="models folder (default: models/)")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--keep-backs", action="store_true", help="count backs found even without back labels")
+    parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default from settings)")
+    parser.add_argument("--limit", type=int, default=None, help="evaluate only the first N images")
+    return parser
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    from dataclasses import replace
+
+    from datasets.classes import ClassTableMismatch
+    from vision.detector import ModelLoadError, TileDetector
+    from vision.settings import MODELS_DIR, DetectorSettings
+
+    args = build_parser().parse_args(argv)
+    settings = DetectorSettings()
+    if args.threads:
+        settings = replace(settings, intra_op_threads=args.threads)
+    try:
+        images = dataset_images(args.dataset, args.split)[: args.limit]
+        detector = TileDetector.load(args.models or MODELS_DIR, settings)
+    except (DatasetError, ModelLoadError, ClassTableMismatch) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    result = evaluate(detector, images, keep_backs=True if args.keep_backs else None, progress=True)
+    summary = {"dataset": str(args.dataset), "split": args.split, **result.summary(),
+               "models": detector.model_info.to_json()}
+    print(json.dumps(summary, ensure_ascii=False) if args.json else format_summary(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,375 @@
+"""Train the tile finder and the face classifier with ultralytics, offline, from scratch.
+
+    python -m vision.train detector   --data DATA_YAML --work DIR [--imgsz 512] [--epochs N | --hours H]
+    python -m vision.train classifier --data DATA_YAML --work DIR [--imgsz 128] ...
+
+DATA_YAML is a 43-class YOLO dataset (`python -m datasets.build`).  The
+detector's two-class labels (face-up tile, back) and the classifier's
+ImageFolder of tile crops (cut with `vision.crops`, as at run time) are derived
+into the work folder; the source dataset is never written to.  Training is
+seeded, shows progress, keeps `last.pt` and `best.pt` under WORK/<model>/weights
+and continues from `last.pt` with `--resume`.  `--device cpu`, `0` or `0,1`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import shutil
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import yaml
+
+from datasets.classes import BACK_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch, check_names
+from vision.crops import cut_tile
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+DETECTOR_NAMES = {0: "tile", 1: "back"}
+DETECTOR_MODEL = "yolo11n.yaml"
+CLASSIFIER_MODEL = "yolo11n-cls.yaml"
+PREPARED_MARKER = "prepared.json"
+
+
+class TrainError(RuntimeError):
+    """Bad input to training (missing dataset, wrong class table...): reported without a traceback."""
+
+
+@dataclass(frozen=True)
+class LabeledImage:
+    image: Path
+    label: Path  # may not exist: an image without tiles
+
+
+@dataclass(frozen=True)
+class YoloSplits:
+    train: tuple[LabeledImage, ...]
+    val: tuple[LabeledImage, ...]
+
+
+# ---------------------------------------------------------------- dataset reading
+
+
+def label_path_for(image: Path) -> Path:
+    """ultralytics' rule: the last `images` folder of the path becomes `labels`, suffix `.txt`."""
+    parts = list(image.parts)
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] == "images":
+            parts[i] = "labels"
+            break
+    return Path(*parts).with_suffix(".txt")
+
+
+def _images_of(entry: Path) -> list[Path]:
+    if entry.is_dir():
+        return sorted(p for p in entry.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+    if entry.suffix == ".txt" and entry.is_file():
+        base = entry.parent
+        lines = [line.strip() for line in entry.read_text().splitlines() if line.strip()]
+        return [(base / line).resolve() if not Path(line).is_absolute() else Path(line) for line in lines]
+    raise TrainError(f"dataset entry {entry} is neither a folder nor a .txt list of images")
+
+
+def read_yolo_yaml(data_yaml: Path) -> YoloSplits:
+    """The train and val images of a 43-class YOLO dataset YAML, names checked."""
+    if not data_yaml.is_file():
+        raise TrainError(f"dataset YAML not found: {data_yaml}")
+    config = yaml.safe_load(data_yaml.read_text())
+    check_names(config.get("names", []), CLASS_NAMES, f"dataset {data_yaml}")
+    root = Path(config.get("path") or ".")
+    if not root.is_absolute():
+        root = (data_yaml.parent / root).resolve()
+    splits = {}
+    for split in ("train", "val"):
+        entries = config.get(split)
+        if not entries:
+            raise TrainError(f"{data_yaml} has no '{split}' entry")
+        entries = entries if isinstance(entries, list) else [entries]
+        images = [img for e in entries for img in _images_of(root / e)]
+        if not images:
+            raise TrainError(f"{data_yaml}: no images under '{split}'")
+        splits[split] = tuple(LabeledImage(img, label_path_for(img)) for img in images)
+    return YoloSplits(**splits)
+
+
+def read_labels(label: Path) -> np.ndarray:
+    """(N, 5) float array class cx cy w h (normalised); empty when the file is missing or empty."""
+    if not label.is_file():
+        return np.zeros((0, 5), np.float32)
+    rows = [line.split() for line in label.read_text().splitlines() if line.strip()]
+    rows = [r[:5] for r in rows if len(r) >= 5]
+    return np.asarray(rows, np.float32).reshape(-1, 5)
+
+
+def _fingerprint(data_yaml: Path, **options: object) -> str:
+    text = data_yaml.read_text() + json.dumps(options, sort_keys=True) + str(data_yaml.resolve())
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _already_prepared(folder: Path, fingerprint: str) -> bool:
+    marker = folder / PREPARED_MARKER
+    return marker.is_file() and json.loads(marker.read_text()).get("fingerprint") == fingerprint
+
+
+def _mark_prepared(folder: Path, fingerprint: str, **summary: object) -> None:
+    (folder / PREPARED_MARKER).write_text(json.dumps({"fingerprint": fingerprint, **summary}, indent=1))
+
+
+def _unique_name(item: LabeledImage, index: int) -> str:
+    return f"{index:06d}_{item.image.stem}"
+
+
+# ---------------------------------------------------------------- detector data
+
+
+def prepare_detector_data(data_yaml: Path, work: Path) -> Path:
+    """WORK/detector_data: the dataset's images (linked) with labels mapped to tile=0 / back=1."""
+    folder = work / "detector_data"
+    fingerprint = _fingerprint(data_yaml, kind="detector")
+    if _already_prepared(folder, fingerprint):
+        print(f"detector data ready in {folder}", flush=True)
+        return folder / "data.yaml"
+    if folder.exists():
+        shutil.rmtree(folder)
+    splits = read_yolo_yaml(data_yaml)
+    counts = {}
+    for split, items in (("train", splits.train), ("val", splits.val)):
+        (folder / "images" / split).mkdir(parents=True)
+        (folder / "labels" / split).mkdir(parents=True)
+        boxes = 0
+        for index, item in enumerate(items):
+            name = _unique_name(item, index)
+            (folder / "images" / split / (name + item.image.suffix.lower())).symlink_to(item.image.resolve())
+            labels = read_labels(item.label)
+            lines = [
+                f"{1 if int(c) == BACK_ID else 0} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}" for c, cx, cy, w, h in labels
+            ]
+            (folder / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+            boxes += len(lines)
+        counts[split] = {"images": len(items), "boxes": boxes}
+    config = {"path": str(folder.resolve()), "train": "images/train", "val": "images/val", "names": DETECTOR_NAMES}
+    (folder / "data.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    _mark_prepared(folder, fingerprint, **counts)
+    print(f"detector data: {counts} -> {folder}", flush=True)
+    return folder / "data.yaml"
+
+
+# ---------------------------------------------------------------- classifier data
+
+
+def jitter_box(xyxy: np.ndarray, rng: random.Random, amount: float) -> np.ndarray:
+    """Each edge moved by up to `amount` x the box size: run-time boxes come from a detector, not a labeler."""
+    x1, y1, x2, y2 = xyxy
+    w, h = x2 - x1, y2 - y1
+    return np.array(
+        [x1 + rng.uniform(-amount, amount) * w, y1 + rng.uniform(-amount, amount) * h,
+         x2 + rng.uniform(-amount, amount) * w, y2 + rng.uniform(-amount, amount) * h],
+        np.float32,
+    )
+
+
+def _cut_image_crops(job: tuple[str, str, str, str, int, float, int]) -> list[tuple[str, int]]:
+    """Worker: cut every face tile of one image into OUT/<class>/<name>_<k>.jpg."""
+    image_path, label_path, out_dir, name, size, jitter, seed = job
+    image = cv2.imread(image_path, cv2.IMREAD_COLOR)
+    if image is None:
+        return []
+    height, width = image.shape[:2]
+    rng = random.Random(seed)
+    written = []
+    for k, (c, cx, cy, w, h) in enumerate(read_labels(Path(label_path))):
+        cls = int(c)
+        if cls == BACK_ID or not 0 <= cls < len(CLASS_NAMES):
+            continue
+        box = np.array([(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height])
+        if jitter > 0:
+            box = jitter_box(box, rng, jitter)
+        crop = cut_tile(image, box, size)
+        target = Path(out_dir) / CLASS_NAMES[cls] / f"{name}_{k}.jpg"
+        cv2.imwrite(str(target), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        written.append((str(target), cls))
+    return written
+
+
+def prepare_classifier_data(
+    data_yaml: Path, work: Path, size: int, workers: int, seed: int, jitter: float = 0.05
+) -> Path:
+    """WORK/classifier_data/{train,val}/<face name>/*.jpg: one crop per labeled face-up tile."""
+    folder = work / "classifier_data"
+    fingerprint = _fingerprint(data_yaml, kind="classifier", size=size, jitter=jitter, seed=seed)
+    if _already_prepared(folder, fingerprint):
+        print(f"classifier data ready in {folder}", flush=True)
+        return folder
+    if folder.exists():
+        shutil.rmtree(folder)
+    splits = read_yolo_yaml(data_yaml)
+    counts: dict[str, dict[str, int]] = {}
+    for split, items in (("train", splits.train), ("val", splits.val)):
+        out = folder / split
+        for name in FACE_NAMES:
+            (out / name).mkdir(parents=True)
+        split_jitter = jitter if split == "train" else 0.0
+        jobs = [
+            (str(it.image), str(it.label), str(out), _unique_name(it, i), size, split_jitter, seed * 1_000_003 + i)
+            for i, it in enumerate(items)
+        ]
+        per_class = dict.fromkeys(FACE_NAMES, 0)
+        started = time.monotonic()
+        with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
+            for done, written in enumerate(pool.map(_cut_image_crops, jobs, chunksize=8), start=1):
+                for _, cls in written:
+                    per_class[CLASS_NAMES[cls]] += 1
+                if done % 500 == 0 or done == len(jobs):
+                    print(f"  {split}: cut crops of {done}/{len(jobs)} images ({time.monotonic() - started:.0f} s)",
+                          flush=True)
+        counts[split] = per_class
+    _fill_empty_val_classes(folder)
+    missing = [name for name, n in counts["train"].items() if n == 0]
+    if missing:
+        raise TrainError(f"no training crops for classes {missing}: the classifier needs every face class")
+    _mark_prepared(folder, fingerprint, train=sum(counts["train"].values()), val=sum(counts["val"].values()))
+    print(f"classifier data: {sum(counts['train'].values())} train / {sum(counts['val'].values())} val crops "
+          f"-> {folder}", flush=True)
+    return folder
+
+
+def _fill_empty_val_classes(folder: Path) -> None:
+    """torchvision's ImageFolder refuses empty class folders: lend a class without val crops one train crop."""
+    for name in FACE_NAMES:
+        val_dir = folder / "val" / name
+        if not any(val_dir.iterdir()):
+            donors = sorted((folder / "train" / name).glob("*.jpg"))
+            if donors:
+                shutil.copy(donors[0], val_dir / f"lent_{donors[0].name}")
+                print(f"  note: val has no '{name}' tile; one train crop stands in (val score not meaningful for it)")
+
+
+# ---------------------------------------------------------------- training
+
+
+def _ultralytics_environment() -> None:
+    """Offline, no settings written to $HOME, a font where ultralytics looks for one."""
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    config_dir = Path(os.environ.setdefault("YOLO_CONFIG_DIR", str(Path("/tmp") / "yolo_config")))
+    font_dir = config_dir / "Ultralytics"
+    font_dir.mkdir(parents=True, exist_ok=True)
+    for font in ("Arial.ttf", "Arial.Unicode.ttf"):
+        target = font_dir / font
+        if not target.exists():
+            for candidate in (
+                "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                *sorted(str(p) for p in Path("/usr/share/fonts").rglob("*.ttf"))[:1],
+            ):
+                if Path(candidate).is_file():
+                    shutil.copy(candidate, target)
+                    break
+
+
+def _amp_for(device: str, amp: str) -> "bool | str":
+    if device == "cpu" or amp == "off":
+        return False
+    return "bf16" if amp == "bf16" else True
+
+
+def train_model(kind: str, data: Path, args: argparse.Namespace) -> Path:
+    """Run ultralytics training; returns WORK/<kind>/weights/best.pt."""
+    _ultralytics_environment()
+    from ultralytics import YOLO
+
+    run_dir = args.work / kind
+    last = run_dir / "weights" / "last.pt"
+    if args.resume:
+        if not last.is_file():
+            raise TrainError(f"--resume: no checkpoint at {last}")
+        print(f"resuming {kind} from {last}", flush=True)
+        YOLO(str(last)).train(resume=True)
+    else:
+        model = YOLO(DETECTOR_MODEL if kind == "detector" else CLASSIFIER_MODEL)
+        options = dict(
+            data=str(data),
+            epochs=args.epochs,
+            imgsz=args.imgsz,
+            batch=args.batch,
+            device=args.device,
+            workers=args.workers,
+            seed=args.seed,
+            deterministic=True,
+            project=str(args.work.resolve()),
+            name=kind,
+            exist_ok=True,
+            plots=False,
+            amp=_amp_for(args.device, args.amp),
+            cache=args.cache if args.cache != "off" else False,
+            patience=args.patience,
+            verbose=True,
+        )
+        if args.hours:
+            options["time"] = args.hours
+        if kind == "classifier":
+            # Tiles are not mirror-symmetric; random erasing could hide the one stroke that tells 2m from 3m.
+            options.update(fliplr=0.0, erasing=0.1, scale=0.1)
+        else:
+            options.update(degrees=5.0, close_mosaic=max(1, min(10, args.epochs // 5)))
+        model.train(**options)
+    best = run_dir / "weights" / "best.pt"
+    if not best.is_file():
+        best = last
+    if not best.is_file():
+        raise TrainError(f"training finished without a checkpoint in {run_dir / 'weights'}")
+    print(f"{kind} weights: {best}", flush=True)
+    return best
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("model", choices=["detector", "classifier"], help="which model to train")
+    parser.add_argument("--data", type=Path, required=True, help="43-class YOLO dataset YAML (datasets.build)")
+    parser.add_argument("--work", type=Path, default=Path("runs/vision"), help="work folder (derived data, runs)")
+    parser.add_argument("--imgsz", type=int, help="input size (default: detector 512, classifier 128)")
+    parser.add_argument("--epochs", type=int, default=100)
+    parser.add_argument("--hours", type=float, default=None, help="time box in hours (overrides --epochs)")
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--device", default="cpu", help="cpu, 0, or 0,1 (GPU ids)")
+    parser.add_argument("--workers", type=int, default=2, help="data loader and crop-cutting processes")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--patience", type=int, default=100, help="stop after this many epochs without improvement")
+    parser.add_argument("--cache", choices=["off", "ram", "disk"], default="off", help="ultralytics image cache")
+    parser.add_argument("--amp", choices=["on", "bf16", "off"], default="on", help="mixed precision on GPUs")
+    parser.add_argument("--resume", action="store_true", help="continue from WORK/<model>/weights/last.pt")
+    parser.add_argument("--prepare-only", action="store_true", help="derive the training data, do not train")
+    return parser
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.imgsz is None:
+        args.imgsz = 512 if args.model == "detector" else 128
+    random.seed(args.seed)
+    try:
+        args.work.mkdir(parents=True, exist_ok=True)
+        data: Path = Path()
+        if not args.resume:
+            if args.model == "detector":
+                data = prepare_detector_data(args.data, args.work)
+            else:
+                data = prepare_classifier_data(args.data, args.work, args.imgsz, args.workers, args.seed)
+        if args.prepare_only:
+            return 0
+        train_model(args.model, data, args)
+    except (TrainError, ClassTableMismatch, FileNotFoundError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
