@@ -168,12 +168,31 @@ def _rounded_mask(w: int, h: int, radius: int) -> np.ndarray:
     return mask
 
 
+def _paste(canvas: np.ndarray, pixels: np.ndarray, mask: np.ndarray, corners: np.ndarray) -> None:
+    """Put a face (pixels + rounded mask) onto the canvas quad `corners` (TL, TR, BR, BL)."""
+    h, w = canvas.shape[:2]
+    x0, y0 = np.maximum(np.floor(corners.min(axis=0)).astype(int), 0)
+    x1, y1 = np.minimum(np.ceil(corners.max(axis=0)).astype(int) + 1, (w, h))
+    if x1 <= x0 or y1 <= y0:
+        return
+    fh, fw = mask.shape
+    src = np.array([[0, 0], [fw, 0], [fw, fh]], np.float32)
+    dst = (corners[:3] - (x0, y0)).astype(np.float32)
+    affine = cv2.getAffineTransform(src, dst)
+    size = (int(x1 - x0), int(y1 - y0))
+    face = cv2.warpAffine(pixels, affine, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    alpha = cv2.warpAffine(mask, affine, size, flags=cv2.INTER_LINEAR, borderValue=0)
+    region = canvas[y0:y1, x0:x1]
+    a = alpha[..., None].astype(np.float32) * (1 / 255)
+    region[..., :3] = (face * a + region[..., :3] * (1 - a)).astype(np.uint8)
+    region[..., 3] = np.maximum(region[..., 3], alpha)
+
+
 def draw_canvas(plan: ScenePlan, art: ArtSet, style: TileStyle, rng: random.Random) -> Canvas:
     tiles = plan.table_tiles
     pad = plan.thickness * 2.5
-    xs = [v for t in tiles for v in (t.x0, t.x1)]
-    ys = [v for t in tiles for v in (t.y0, t.y1)]
-    bounds = np.array([[min(xs) - pad, min(ys) - pad], [max(xs) + pad, max(ys) + pad]])
+    corners = np.concatenate([t.corners for t in tiles])
+    bounds = np.array([corners.min(axis=0) - pad, corners.max(axis=0) + pad])
     ppu = _canvas_scale(plan, bounds)
     w = int(math.ceil((bounds[1, 0] - bounds[0, 0]) * ppu))
     h = int(math.ceil((bounds[1, 1] - bounds[0, 1]) * ppu))
@@ -210,9 +229,8 @@ def draw_canvas(plan: ScenePlan, art: ArtSet, style: TileStyle, rng: random.Rand
         _fill(canvas, _hull(face, base), (*bottom_layer, 255))
         if style.split > 0:
             _fill(canvas, _hull(face, face + (base - face) * style.split), (*top_layer, 255))
-        x0, y0 = np.floor(face.min(axis=0)).astype(int)
-        x1, y1 = np.ceil(face.max(axis=0)).astype(int)
-        fw, fh = x1 - x0, y1 - y0
+        fw = max(2, int(round((t.x1 - t.x0) * ppu)))
+        fh = max(2, int(round((t.y1 - t.y0) * ppu)))
         key = (t.cls, t.sideways)
         if key not in face_cache:
             size = (fh, fw) if t.sideways else (fw, fh)
@@ -223,14 +241,7 @@ def draw_canvas(plan: ScenePlan, art: ArtSet, style: TileStyle, rng: random.Rand
             pixels = cv2.resize(pixels, (fw, fh))
         if (fw, fh) not in mask_cache:
             mask_cache[(fw, fh)] = _rounded_mask(fw, fh, radius)
-        mask = mask_cache[(fw, fh)]
-        region = canvas[y0:y1, x0:x1]
-        inside = mask == 255
-        region[..., :3][inside] = pixels[inside]
-        edge = (mask > 0) & ~inside  # anti-aliased rim
-        a = mask[edge][:, None].astype(np.float32) / 255
-        region[..., :3][edge] = (pixels[edge] * a + region[..., :3][edge] * (1 - a)).astype(np.uint8)
-        region[..., 3] = np.maximum(region[..., 3], mask)
+        _paste(canvas, pixels, mask_cache[(fw, fh)], face)
     return Canvas(canvas, to_canvas)
 
 
@@ -255,22 +266,21 @@ def _felt(rng: random.Random, nrng: np.random.Generator, w: int, h: int) -> np.n
 
 
 def _wood(rng: random.Random, nrng: np.random.Generator, w: int, h: int) -> np.ndarray:
-    dark = np.array(_hsv_colour(rng.uniform(15, 40), rng.uniform(0.4, 0.8), rng.uniform(0.2, 0.45)), np.float32)
-    light = np.array(_hsv_colour(rng.uniform(20, 45), rng.uniform(0.3, 0.7), rng.uniform(0.5, 0.9)), np.float32)
+    """Wood: broad colour bands plus fine grain lines along one direction, sometimes planks."""
+    base = np.array(_hsv_colour(rng.uniform(15, 40), rng.uniform(0.35, 0.8), rng.uniform(0.3, 0.85)), np.float32)
+    dark = base * rng.uniform(0.55, 0.8)
     angle = rng.uniform(0, math.pi)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     along = xx * math.cos(angle) + yy * math.sin(angle)
     across = -xx * math.sin(angle) + yy * math.cos(angle)
-    warp = _smooth_noise(nrng, w, h, rng.randint(2, 5)) * rng.uniform(10, 60)
-    freq = rng.uniform(0.02, 0.09)
-    grain = np.sin((across + warp + 0.02 * along) * freq) * 0.5 + 0.5
-    grain = grain ** rng.uniform(0.6, 3.0)
-    fine = _smooth_noise(nrng, w, h, rng.randint(40, 120)) * 0.15
-    t = np.clip(grain + fine, 0, 1)[..., None]
-    img = dark * t + light * (1 - t)
+    warp = _smooth_noise(nrng, w, h, rng.randint(2, 5)) * rng.uniform(5, 25)
+    broad = np.sin((across + warp) * rng.uniform(0.02, 0.06)) * 0.5 + 0.5
+    fine = np.sin((across + warp * 1.7 + 0.01 * along) * rng.uniform(0.4, 1.2)) * 0.5 + 0.5
+    t = np.clip(0.6 * broad ** 2 + 0.4 * fine ** 4, 0, 1)[..., None] * rng.uniform(0.4, 0.9)
+    img = base * (1 - t) + dark * t
     if rng.random() < 0.5:  # planks
-        period = rng.uniform(0.12, 0.35) * max(w, h)
-        seam = (np.abs((across % period)) < 2.0)[..., None]
+        period = rng.uniform(0.15, 0.4) * max(w, h)
+        seam = (np.abs(across % period) < 1.0)[..., None]
         img = np.where(seam, img * 0.6, img)
     return img
 
@@ -324,6 +334,70 @@ def draw_table(rng: random.Random, nrng: np.random.Generator, width: int, height
     small = np.clip(TABLES[kind](rng, nrng, width // n + 1, height // n + 1), 0, 255).astype(np.uint8)
     table = cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
     return _add_noise(rng, table, TABLE_GRAIN[kind] * rng.uniform(0.3, 1.0), grey=rng.random() < 0.7)
+
+
+# --- things on the table that are not tiles -------------------------------------------------
+
+
+def _metal(rng: random.Random) -> Colour:
+    return rng.choice([(40, 160, 205), (190, 190, 195), (60, 110, 180), (30, 120, 150)])
+
+
+def _coin(rng: random.Random, image: np.ndarray, centre: tuple[int, int], size: float) -> None:
+    r = max(3, int(size * rng.uniform(0.35, 0.6)))
+    colour = _metal(rng) if rng.random() < 0.6 else random_back_colour(rng)
+    cv2.circle(image, (centre[0] + r // 5, centre[1] + r // 5), r, (20, 20, 20), -1, cv2.LINE_AA)  # shadow
+    cv2.circle(image, centre, r, colour, -1, cv2.LINE_AA)
+    cv2.circle(image, centre, int(r * rng.uniform(0.6, 0.85)), _shade(colour, 0.8), max(1, r // 8), cv2.LINE_AA)
+    if rng.random() < 0.5:  # a chip's edge marks
+        for k in range(6):
+            a = k * math.pi / 3 + rng.uniform(0, 0.5)
+            p = (int(centre[0] + r * 0.9 * math.cos(a)), int(centre[1] + r * 0.9 * math.sin(a)))
+            cv2.circle(image, p, max(1, r // 6), (240, 240, 240), -1, cv2.LINE_AA)
+
+
+def _card(rng: random.Random, image: np.ndarray, centre: tuple[int, int], size: float) -> None:
+    w, h = size * rng.uniform(1.8, 3.0), size * rng.uniform(2.6, 4.2)
+    box = cv2.boxPoints(((centre[0], centre[1]), (w, h), rng.uniform(0, 180))).astype(np.int32)
+    colour = random_back_colour(rng) if rng.random() < 0.7 else (235, 235, 235)
+    cv2.fillConvexPoly(image, box + int(size * 0.08), (25, 25, 25), cv2.LINE_AA)
+    cv2.fillConvexPoly(image, box, colour, cv2.LINE_AA)
+    inner = ((box - np.array(centre)) * 0.8 + np.array(centre)).astype(np.int32)
+    cv2.polylines(image, [inner], True, _shade(colour, 0.6), max(1, int(size * 0.05)), cv2.LINE_AA)
+
+
+def _stick(rng: random.Random, image: np.ndarray, centre: tuple[int, int], size: float) -> None:
+    """Scoring sticks, pens: long thin bars."""
+    length, width = size * rng.uniform(3, 7), max(2.0, size * rng.uniform(0.1, 0.25))
+    box = cv2.boxPoints(((centre[0], centre[1]), (length, width), rng.uniform(0, 180))).astype(np.int32)
+    colour = (235, 235, 235) if rng.random() < 0.5 else random_back_colour(rng)
+    cv2.fillConvexPoly(image, box, colour, cv2.LINE_AA)
+    if rng.random() < 0.5:
+        cv2.circle(image, tuple(int(v) for v in box.mean(axis=0)), max(1, int(width * 0.4)), (40, 40, 200), -1, cv2.LINE_AA)
+
+
+def _die(rng: random.Random, image: np.ndarray, centre: tuple[int, int], size: float) -> None:
+    side = size * rng.uniform(0.5, 0.8)
+    box = cv2.boxPoints(((centre[0], centre[1]), (side, side), rng.uniform(0, 90))).astype(np.int32)
+    colour = (240, 240, 240) if rng.random() < 0.7 else random_back_colour(rng)
+    cv2.fillConvexPoly(image, box + int(side * 0.12), (25, 25, 25), cv2.LINE_AA)
+    cv2.fillConvexPoly(image, box, colour, cv2.LINE_AA)
+    pip = (20, 20, 20) if colour[0] > 128 else (240, 240, 240)
+    for _ in range(rng.randint(1, 6)):
+        p = box.mean(axis=0) + np.array([rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3)]) * side
+        cv2.circle(image, (int(p[0]), int(p[1])), max(1, int(side * 0.08)), pip, -1, cv2.LINE_AA)
+
+
+CLUTTER = (_coin, _card, _stick, _die)
+
+
+def draw_clutter(rng: random.Random, image: np.ndarray, tile_size: float) -> None:
+    """Coins, chips, cards, sticks and dice on the table (drawn under the tiles), in place."""
+    if rng.random() > 0.35:
+        return
+    h, w = image.shape[:2]
+    for _ in range(rng.randint(1, 5)):
+        rng.choice(CLUTTER)(rng, image, (rng.randrange(w), rng.randrange(h)), tile_size * rng.uniform(0.8, 1.5))
 
 
 # --- light and camera -------------------------------------------------------------------
@@ -438,6 +512,7 @@ def compose(
     """The rendered photo (uint8 BGR) of one planned scene; `effects=False` leaves out light, glare and camera."""
     w, h = plan.width, plan.height
     table = draw_table(rng, nrng, w, h)
+    draw_clutter(rng, table, float(np.median([t.xyxy[2] - t.xyxy[0] for t in plan.tiles])))
     canvas = draw_canvas(plan, art, style, rng)
     to_image = plan.camera.homography @ np.linalg.inv(canvas.to_canvas)
     x0, y0, x1, y1 = _warped_box(canvas, to_image, w, h)

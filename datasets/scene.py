@@ -59,6 +59,7 @@ class SceneVariation:
     thickness: Range = Range(0.45, 0.75)  # tile body height / face width
     row_gap: Range = Range(-0.01, 0.06)  # between touching tiles of one row
     row_jitter: float = 0.03  # random shift of each tile across its row
+    tile_angle_deg: Range = Range(0.0, 3.0)  # how untidy a scene is: tiles turn by up to this much
     win_gap: Range = Range(0.5, 1.5)
     meld_gap: Range = Range(0.3, 1.2)
     rows_gap: Range = Range(0.15, 0.9)  # between the standing row and the meld row (in face depths)
@@ -69,7 +70,7 @@ class SceneVariation:
     rotation_deg: Range = Range(-15.0, 15.0)
     tilt_deg: Range = Range(0.0, 30.0)
     camera_distance: Range = Range(0.9, 2.2)  # camera distance / layout width
-    fill: Range = Range(0.6, 0.95)  # share of the image's limiting side the layout spans
+    fill: Range = Range(0.7, 0.98)  # share of the image's limiting side the layout spans
     margin: float = 0.02  # share of the image kept free at every border
 
 
@@ -107,10 +108,17 @@ class TableTile:
     y0: float
     x1: float
     y1: float
+    angle: float = 0.0  # degrees the tile is turned about its centre (clockwise in the image)
 
     @property
     def corners(self) -> np.ndarray:
-        return np.array([[self.x0, self.y0], [self.x1, self.y0], [self.x1, self.y1], [self.x0, self.y1]], dtype=np.float64)
+        rect = np.array([[self.x0, self.y0], [self.x1, self.y0], [self.x1, self.y1], [self.x0, self.y1]], dtype=np.float64)
+        if not self.angle:
+            return rect
+        centre = rect.mean(axis=0)
+        a = math.radians(self.angle)
+        turn = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        return (rect - centre) @ turn.T + centre
 
     def shifted(self, dx: float, dy: float) -> "TableTile":
         return replace(self, x0=self.x0 + dx, x1=self.x1 + dx, y0=self.y0 + dy, y1=self.y1 + dy)
@@ -143,17 +151,23 @@ class ScenePlan:
 
 def _row(
     specs: Sequence[tuple[str, bool]], group: str, x: float, y_near: float, aspect: float,
-    rng: random.Random, var: SceneVariation,
+    rng: random.Random, var: SceneVariation, untidy: float = 0.0,
 ) -> tuple[list[TableTile], float]:
-    """Tiles side by side from x, their near edges on y_near; returns them and the x after the last."""
+    """Tiles side by side from x, their near edges on y_near; returns them and the x after the last.
+
+    `untidy`: each tile turns by up to that many degrees, with room made so turned tiles do not overlap.
+    """
     tiles = []
     for i, (cls, sideways) in enumerate(specs):
         if i:
             x += max(0.0, var.row_gap.draw(rng))
         w, d = (aspect, 1.0) if sideways else (1.0, aspect)
+        angle = rng.uniform(-untidy, untidy)
+        room = 0.5 * d * abs(math.sin(math.radians(angle)))
+        x += room
         jitter = rng.uniform(-var.row_jitter, var.row_jitter)
-        tiles.append(TableTile(cls, group, sideways, x, y_near - d + jitter, x + w, y_near + jitter))
-        x += w
+        tiles.append(TableTile(cls, group, sideways, x, y_near - d + jitter, x + w, y_near + jitter, angle))
+        x += w + room
     return tiles, x
 
 
@@ -179,28 +193,29 @@ def draw_flowers(count: int, rng: random.Random) -> list[str]:
 
 def layout_table(hand: Hand, rng: random.Random, var: SceneVariation, aspect: float) -> list[TableTile]:
     """The hand laid out on the table plane (tile widths), standing row's near edge at y = 0."""
+    untidy = var.tile_angle_deg.draw(rng)
     standing = [str(t) for t in hand.concealed]
     rng.shuffle(standing)
-    tiles, x = _row([(n, False) for n in standing], GROUP_HAND, 0.0, 0.0, aspect, rng, var)
-    win, _ = _row([(str(hand.win_tile), False)], GROUP_WIN, x + var.win_gap.draw(rng), 0.0, aspect, rng, var)
+    tiles, x = _row([(n, False) for n in standing], GROUP_HAND, 0.0, 0.0, aspect, rng, var, untidy)
+    win, _ = _row([(str(hand.win_tile), False)], GROUP_WIN, x + var.win_gap.draw(rng), 0.0, aspect, rng, var, untidy)
     tiles += win
 
     meld_near = -aspect - var.rows_gap.draw(rng) * aspect
     x = var.meld_row_shift.draw(rng)
     meld_row_start = x
     for i, specs in enumerate(_meld_specs(hand, rng, var)):
-        placed, x = _row(specs, meld_group(i), x, meld_near, aspect, rng, var)
+        placed, x = _row(specs, meld_group(i), x, meld_near, aspect, rng, var, untidy)
         tiles += placed
         x += var.meld_gap.draw(rng)
 
     flowers = draw_flowers(hand.context.flowers, rng)
     if flowers:
         specs = [(f, False) for f in flowers]
-        if hand.melds and rng.random() < var.flowers_beside_prob:
-            placed, _ = _row(specs, GROUP_FLOWERS, x - var.meld_gap.low + var.flowers_gap.draw(rng), meld_near, aspect, rng, var)
+        if hand.melds and len(hand.melds) + len(flowers) <= 6 and rng.random() < var.flowers_beside_prob:
+            placed, _ = _row(specs, GROUP_FLOWERS, x - var.meld_gap.low + var.flowers_gap.draw(rng), meld_near, aspect, rng, var, untidy)
         else:
             near = meld_near - (aspect + var.rows_gap.draw(rng) * aspect if hand.melds else 0.0)
-            placed, _ = _row(specs, GROUP_FLOWERS, meld_row_start + rng.uniform(0.0, 2.0), near, aspect, rng, var)
+            placed, _ = _row(specs, GROUP_FLOWERS, meld_row_start + rng.uniform(0.0, 2.0), near, aspect, rng, var, untidy)
         tiles += placed
     return tiles
 
@@ -214,9 +229,8 @@ def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 
 def _bounds(tiles: Sequence[TableTile], margin: float) -> np.ndarray:
-    xs = [v for t in tiles for v in (t.x0, t.x1)]
-    ys = [v for t in tiles for v in (t.y0, t.y1)]
-    x0, x1, y0, y1 = min(xs) - margin, max(xs) + margin, min(ys) - margin, max(ys) + margin
+    corners = np.concatenate([t.corners for t in tiles])
+    (x0, y0), (x1, y1) = corners.min(axis=0) - margin, corners.max(axis=0) + margin
     return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64)
 
 
