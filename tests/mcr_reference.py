@@ -62,7 +62,8 @@ def raw(hand: Hand) -> tuple[tuple[int, int, str, str], ...]:
             flowerCount=c.flowers,
             isSelfDrawn=c.self_drawn,
             is4thTile=c.last_tile,
-            isAboutKong=c.kong_replacement or c.robbing_kong,
+            # one flag there: out with a replacement when self-drawn, robbing the kong on a discard
+            isAboutKong=c.kong_replacement if c.self_drawn else c.robbing_kong,
             isWallLast=c.last_of_wall,
             seatWind=winds.index(c.seat_wind.name),
             prevalentWind=winds.index(c.prevalent_wind.name),

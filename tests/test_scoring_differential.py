@@ -4,9 +4,14 @@ and every fan (a quarter of them aimed at a random fan).  Total and every fan mu
 
 A failure names the chunk seed, the index and the hand's notation, so it reproduces:
     random_hands(seed, CHUNK)[index]
+A second test gives 1,000 hands random flags, contradictions included: both calculators
+must ignore the same ones (ours with a warning).
 """
 
 from __future__ import annotations
+
+import random
+from dataclasses import replace
 
 import pytest
 
@@ -16,6 +21,7 @@ from mcr_reference import reference_score  # noqa: E402
 
 from scoring.fans import FANS  # noqa: E402
 from scoring.generate import random_hands  # noqa: E402
+from scoring.hand import Hand  # noqa: E402
 from scoring.notation import format_hand  # noqa: E402
 from scoring.scorer import score  # noqa: E402
 
@@ -28,19 +34,34 @@ def _fans_text(fans: dict[int, int]) -> str:
     return ", ".join(f"{i} {FANS[i - 1].name_en}" + (f" x{n}" if n > 1 else "") for i, n in sorted(fans.items()))
 
 
+def _disagreement(seed: int, index: int, hand: Hand) -> str | None:
+    ours = score(hand)
+    ref = reference_score(hand, FAN_IDS_BY_NAME)
+    our_fans = {fc.fan.id: fc.count for fc in ours.fans}
+    if ours.total == ref.total and our_fans == ref.fans:
+        return None
+    return (
+        f"seed={seed} index={index} hand={format_hand(hand)!r}\n"
+        f"    ours {ours.total}: {_fans_text(our_fans)}\n"
+        f"    ref  {ref.total}: {_fans_text(ref.fans)}"
+    )
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_scores_agree_with_the_reference(seed: int) -> None:
-    problems = []
-    for index, hand in enumerate(random_hands(seed, CHUNK)):
-        ours = score(hand)
-        ref = reference_score(hand, FAN_IDS_BY_NAME)
-        our_fans = {fc.fan.id: fc.count for fc in ours.fans}
-        if ours.total != ref.total or our_fans != ref.fans:
-            problems.append(
-                f"seed={seed} index={index} hand={format_hand(hand)!r}\n"
-                f"    ours {ours.total}: {_fans_text(our_fans)}\n"
-                f"    ref  {ref.total}: {_fans_text(ref.fans)}"
-            )
+    problems = [p for i, h in enumerate(random_hands(seed, CHUNK)) if (p := _disagreement(seed, i, h))]
+    assert not problems, f"{len(problems)} of {CHUNK} hands disagree:\n" + "\n".join(problems[:15])
+
+
+def test_contradictory_flags_are_ignored_as_the_reference_does() -> None:
+    """Any combination of the five flags: both drop the ones the tiles contradict."""
+    seed, flags = 20260099, ("self_drawn", "last_tile", "last_of_wall", "kong_replacement", "robbing_kong")
+    rng = random.Random(seed)
+    hands = [
+        replace(h, context=replace(h.context, **{f: rng.random() < 0.35 for f in flags}))
+        for h in random_hands(seed, CHUNK)
+    ]
+    problems = [p for i, h in enumerate(hands) if (p := _disagreement(seed, i, h))]
     assert not problems, f"{len(problems)} of {CHUNK} hands disagree:\n" + "\n".join(problems[:15])
 
 
