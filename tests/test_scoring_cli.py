@@ -153,3 +153,22 @@ def test_bad_input_is_one_clear_line_and_exit_2(args: list[str], message: str) -
 def test_help() -> None:
     out = run("--help")
     assert out.returncode == 0 and "--jsonl" in out.stdout and "--waits" in out.stdout
+
+
+def test_jsonl_on_the_scored_sample_gives_the_expected_totals_and_fans() -> None:
+    sample = ROOT / "tests/data/scored-hands-sample.jsonl"
+    if not sample.exists():
+        pytest.skip("the 999-hand sample is not in tests/data")
+    records = [json.loads(line) for line in sample.read_text().splitlines() if line.strip()]
+    out = run("--jsonl", stdin="".join(json.dumps(r["hand"]) + "\n" for r in records))
+    assert out.returncode == 0
+    results = [json.loads(line) for line in out.stdout.splitlines()]
+    assert len(results) == len(records)
+    wrong = [
+        (i, r["expected_total"], got.get("total", got.get("error")))
+        for i, (r, got) in enumerate(zip(records, results))
+        if got.get("total") != r["expected_total"]
+        or sorted((f["id"], f["points"] * f["count"]) for f in got["fans"])
+        != sorted((f["id"], f["points_total"]) for f in r["expected_fans"])
+    ]
+    assert wrong == []
