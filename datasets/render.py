@@ -466,11 +466,12 @@ def _tone_lut(rng: random.Random) -> np.ndarray:
 def camera_effects(rng: random.Random, image: np.ndarray) -> np.ndarray:
     """Resolution loss, blur or shake, tone and colour jitter, sensor noise (uint8 in and out)."""
     h, w = image.shape[:2]
-    if rng.random() < 0.25:  # a cheaper sensor: lose resolution
-        f = rng.uniform(0.35, 0.8)
+    softened = rng.random() < 0.2
+    if softened:  # a cheaper sensor: lose resolution
+        f = rng.uniform(0.4, 0.8)
         image = cv2.resize(cv2.resize(image, (int(w * f), int(h * f)), interpolation=cv2.INTER_AREA), (w, h))
-    if rng.random() < 0.6:
-        image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.3, 1.6))
+    if rng.random() < 0.5:
+        image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.3, 0.8 if softened else 1.3))
     elif rng.random() < 0.2:  # hand shake
         n = rng.randint(3, 9)
         kernel = np.zeros((n, n), np.float32)
