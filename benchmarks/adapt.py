@@ -1,0 +1,171 @@
+"""Adapting to a tile set the shipped models never saw: read accuracy before and after, and the time it takes.
+
+    .venv/bin/python benchmarks/adapt.py [--artwork gnome-smooth] [--labeled 20] [--test 100] [--work DIR]
+
+1. Renders `labeled + test` scenes of one artwork (`python -m datasets.synth --only ARTWORK`).
+2. Pre-labels the first `labeled` scenes with the shipped models (`datasets.label.prelabel_folder`), then
+   plays the person reviewing them: each pre-labeled box that overlaps a true tile gets the true face
+   (a face fix), the others are deleted, missed tiles are added; every change is saved through the
+   label files as the review page saves it.
+3. Reads the `test` other scenes with the shipped models (before), runs `vision.adapt` on the labeled
+   folder against a private copy of the models folder (the repository's registry is not touched),
+   and reads the test scenes again with the new version (after).
+
+Prints one JSON object (before, after, wall time of the adaptation, corrections made).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from datasets.labelfiles import LabelBox, Photo, list_photos, read_labels  # noqa: E402
+from vision.settings import MODELS_DIR  # noqa: E402
+
+DEFAULT_ART = Path("/work/shared/datasets/art")
+DEFAULT_BASE = Path("/work/shared/datasets/real/chinese-v4/data.yaml")
+MATCH_IOU = 0.5
+
+
+def render_scenes(art: Path, artwork: str, out: Path, n: int, seed: int, workers: int) -> Path:
+    if out.is_dir() and len(list((out / "images").glob("*.jpg"))) == n:
+        return out
+    shutil.rmtree(out, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "datasets.synth", "--art", str(art), "--out", str(out), "--n", str(n),
+                    "--seed", str(seed), "--only", artwork, "--workers", str(workers)], check=True, cwd=REPO)
+    return out
+
+
+def split_scenes(scenes: Path, labeled: int, work: Path) -> tuple[Path, Path]:
+    """work/club/images: the photos to label (no labels yet); work/test: images + true labels."""
+    names = sorted(p.stem for p in (scenes / "images").glob("*.jpg"))
+    club, test = work / "club", work / "test"
+    for folder in (club, test):
+        shutil.rmtree(folder, ignore_errors=True)
+        (folder / "images").mkdir(parents=True)
+    (test / "labels").mkdir()
+    for index, name in enumerate(names):
+        image = scenes / "images" / f"{name}.jpg"
+        if index < labeled:
+            shutil.copy(image, club / "images" / image.name)
+        else:
+            (test / "images" / image.name).symlink_to(image.resolve())
+            shutil.copy(scenes / "labels" / f"{name}.txt", test / "labels" / f"{name}.txt")
+    return club, test
+
+
+def review_with_truth(photo: Photo, truth: tuple[LabelBox, ...], width: int, height: int) -> dict[str, int]:
+    """The person's corrections, one saved edit at a time, until the labels hold every true tile."""
+    from vision.detector import box_iou
+
+    labels = photo.load()
+    counts = {"faces_fixed": 0, "deleted": 0, "added": 0, "accepted": 0}
+    truth_xyxy = np.array([b.xyxy(width, height) for b in truth], np.float32).reshape(-1, 4)
+    pred_xyxy = np.array([b.xyxy(width, height) for b in labels.boxes], np.float32).reshape(-1, 4)
+    iou = box_iou(pred_xyxy, truth_xyxy) if len(pred_xyxy) and len(truth_xyxy) else np.zeros((len(pred_xyxy), 0))
+    pairs = sorted(((iou[p, t], p, t) for p, t in zip(*np.nonzero(iou >= MATCH_IOU))), reverse=True)
+    matched: dict[int, int] = {}
+    for _, p, t in pairs:
+        if p not in matched and t not in matched.values():
+            matched[int(p)] = int(t)
+    for p, t in sorted(matched.items()):
+        if labels.boxes[p].class_id != truth[t].class_id:
+            labels = labels.with_class(p, truth[t].class_id)
+            photo.save(labels)
+            counts["faces_fixed"] += 1
+        else:
+            counts["accepted"] += 1
+    for p in sorted(set(range(len(pred_xyxy))) - set(matched), reverse=True):
+        labels = labels.without(p)
+        photo.save(labels)
+        counts["deleted"] += 1
+    for t in sorted(set(range(len(truth))) - set(matched.values())):
+        labels = labels.with_added(truth[t])
+        photo.save(labels)
+        counts["added"] += 1
+    photo.save(labels.marked_reviewed())
+    return counts
+
+
+def private_models(source: Path, work: Path) -> Path:
+    target = work / "models"
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    for path in source.iterdir():
+        if path.is_file():
+            shutil.copy2(path, target / path.name)
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--art", type=Path, default=DEFAULT_ART)
+    parser.add_argument("--artwork", default="gnome-smooth", help="an artwork the shipped models never saw")
+    parser.add_argument("--labeled", type=int, default=20)
+    parser.add_argument("--test", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=770_000, help="first scene seed (far from training seeds)")
+    parser.add_argument("--models", type=Path, default=MODELS_DIR, help="the shipped models folder")
+    parser.add_argument("--base-data", type=Path, default=DEFAULT_BASE)
+    parser.add_argument("--epochs", type=int)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--workers", type=int, default=2, help="scene rendering processes")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/mcr-adapt-bench"))
+    args = parser.parse_args(argv)
+
+    from datasets.label import prelabel_folder
+    from vision.adapt import adapt, score_photos
+    from vision.detector import TileDetector, load_image
+
+    args.work.mkdir(parents=True, exist_ok=True)
+    scenes = render_scenes(args.art, args.artwork, args.work / "scenes", args.labeled + args.test, args.seed,
+                           args.workers)
+    club, test = split_scenes(scenes, args.labeled, args.work)
+    models = private_models(args.models, args.work)
+    shipped = TileDetector.load(models)
+
+    started = time.monotonic()
+    report = prelabel_folder(club, shipped, "shipped")
+    prelabel_seconds = time.monotonic() - started
+    corrections = {"faces_fixed": 0, "deleted": 0, "added": 0, "accepted": 0}
+    for photo in list_photos(club):
+        image = load_image(photo.image)
+        truth = read_labels(scenes / "labels" / f"{photo.name}.txt")
+        for key, value in review_with_truth(photo, truth, image.shape[1], image.shape[0]).items():
+            corrections[key] += value
+
+    test_photos = list_photos(test)
+    before = score_photos(shipped, test_photos)
+    print(f"before: {before}", flush=True)
+
+    started = time.monotonic()
+    result = adapt(club, base_data=args.base_data, epochs=args.epochs, device=args.device, models_root=models,
+                   name=args.artwork, command="benchmarks/adapt.py", log=lambda line: print(line, flush=True))
+    adapt_seconds = time.monotonic() - started
+    after = score_photos(TileDetector.load(result.version_dir), test_photos)
+    print(f"after: {after}", flush=True)
+
+    summary = {
+        "artwork": args.artwork, "labeled_scenes": args.labeled, "test_scenes": len(test_photos),
+        "prelabel": {"photos": report.labeled, "boxes": report.boxes, "seconds": round(prelabel_seconds, 1)},
+        "corrections": corrections,
+        "before": before.to_json(), "after": after.to_json(),
+        "held_back": {"old": result.old.to_json(), "new": result.new.to_json()},
+        "promoted": result.decision.promote, "reason": result.decision.reason,
+        "retrained": list(result.retrained), "adapt_wall_seconds": round(adapt_seconds, 1),
+    }
+    print(json.dumps(summary, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
