@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except Exception as error:  # model files missing or unreadable: say so without a traceback
-        if type(error).__name__ in ("ModelError", "ClassTableMismatch", "ImageError", "RegistryError"):
+        if type(error).__name__ in ("ModelLoadError", "ClassTableMismatch", "ImageError", "RegistryError"):
             print(f"error: {error}", file=sys.stderr)
             return 2
         raise
