@@ -13,8 +13,8 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = (ROOT / "tests/data/scored-hands-sample.jsonl", Path("/work/shared/spec/scored-hands-sample.jsonl"))
@@ -22,8 +22,8 @@ SAMPLES = (ROOT / "tests/data/scored-hands-sample.jsonl", Path("/work/shared/spe
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the reference adapter lives beside the differential test
 
-from scoring.hand import Hand  # noqa: E402
-from scoring.scorer import score  # noqa: E402
+from scoring.hand import Hand
+from scoring.scorer import score
 
 
 def _rate(n: int, run: Callable[[], object], repeat: int) -> float:

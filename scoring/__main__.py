@@ -19,8 +19,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, Iterable, TextIO
+from typing import Any, TextIO
 
 from .fans import FLOWER_FAN_ID, MINIMUM_POINTS
 from .hand import Hand, HandError, WinContext
@@ -53,8 +54,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_jsonl(lines: Iterable[str], out: TextIO) -> int:
     """One result (or {"error": ...}) per input line, in order."""
-    for line in lines:
-        out.write(json.dumps(score_json_line(line), ensure_ascii=False) + "\n")
+    out.writelines(json.dumps(score_json_line(line), ensure_ascii=False) + "\n" for line in lines)
     out.flush()
     return 0
 
@@ -68,7 +68,7 @@ def score_json_line(line: str) -> dict[str, Any]:
         return {"error": str(exc)}
     except RecursionError:
         return {"error": "not valid JSON: nested too deeply"}
-    except Exception as exc:  # a scorer bug must not stop the run; say what happened
+    except Exception as exc:  # noqa: BLE001 -- a scorer bug must not stop the run; say what happened
         return {"error": f"internal error while scoring this hand: {type(exc).__name__}: {exc}"}
 
 
@@ -233,7 +233,7 @@ def waits_report(hand: Hand, ready: list[Any]) -> str:
     for w in ready:
         d = w.discard.total if w.discard else "-"
         s = w.self_drawn.total if w.self_drawn else "-"
-        lines.append(f"{str(w.tile):<5} {d!s:>8} {s!s:>11}")
+        lines.append(f"{w.tile!s:<5} {d!s:>8} {s!s:>11}")
     return "\n".join(lines)
 
 

@@ -22,10 +22,10 @@ Flowers are 0..8, seat and prevalent winds are random.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import accumulate
-from typing import Callable, Iterable
 
 from .hand import Hand, Meld, MeldKind, WinContext
 from .tiles import ALL_TILES, DRAGONS, WINDS, Tile
@@ -80,7 +80,7 @@ class Plan:
     groups: tuple[Group, ...]
     pair: Tile
     win: str = "any"
-    context: dict[str, object] = field(default_factory=dict)
+    context: Mapping[str, object] = field(default_factory=dict)
     win_tile: Tile | None = None  # with win="fixed"
 
 
@@ -142,7 +142,7 @@ class _Special:
     tiles: tuple[Tile, ...]  # the concealed tiles with the winning tile among them
     melds: tuple[Meld, ...] = ()
     win_choices: tuple[Tile, ...] | None = None
-    context: dict[str, object] = field(default_factory=dict)
+    context: Mapping[str, object] = field(default_factory=dict)
 
 
 def _build(rng: random.Random, plan: Plan | _Special | None) -> Hand | None:
@@ -217,7 +217,7 @@ def _counts(tiles: Iterable[Tile]) -> dict[Tile, int]:
 
 
 def _finish(
-    rng: random.Random, melds: tuple[Meld, ...], standing: tuple[Tile, ...], win: Tile, forced: dict[str, object]
+    rng: random.Random, melds: tuple[Meld, ...], standing: tuple[Tile, ...], win: Tile, forced: Mapping[str, object]
 ) -> Hand | None:
     all_tiles = [t for m in melds for t in m.tiles] + list(standing) + [win]
     if any(n > 4 for n in _counts(all_tiles).values()):
@@ -228,8 +228,16 @@ def _finish(
     return Hand(melds, standing, win, context).validate()
 
 
+_FLOWER_CHOICES = (0, 0, 0, 0, 1, 1, 2, 2, 3, 4, 5, 6, 7, 8)  # half the hands without flowers
+
+
+def _forced_int(forced: Mapping[str, object], name: str, default: int) -> int:
+    value = forced.get(name, default)
+    return value if isinstance(value, int) else default
+
+
 def _context(
-    rng: random.Random, melds: tuple[Meld, ...], standing: tuple[Tile, ...], win: Tile, forced: dict[str, object]
+    rng: random.Random, melds: tuple[Meld, ...], standing: tuple[Tile, ...], win: Tile, forced: Mapping[str, object]
 ) -> WinContext | None:
     """A random context consistent with the tiles, honouring `forced` values (None when impossible)."""
     in_melds = sum(t == win for m in melds for t in m.tiles)
@@ -260,7 +268,7 @@ def _context(
         self_drawn=self_drawn,
         seat_wind=_tile(str(forced.get("seat_wind", rng.choice(winds)))),
         prevalent_wind=_tile(str(forced.get("prevalent_wind", rng.choice(winds)))),
-        flowers=int(forced.get("flowers", rng.choice((0, 0, 0, 0, 1, 1, 2, 2, 3, 4, 5, 6, 7, 8)))),  # type: ignore[arg-type]
+        flowers=_forced_int(forced, "flowers", rng.choice(_FLOWER_CHOICES)),
         last_tile=last_tile,
         last_of_wall=last_of_wall,
         kong_replacement=kong_replacement,

@@ -10,8 +10,8 @@ tile the standing hand already holds.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Iterable
 
 from .hand import Hand, HandError, Meld, WinContext
 from .scorer import NotWinningHand, ScoreResult, score
@@ -25,8 +25,9 @@ class Wait:
     self_drawn: ScoreResult | None
 
 
-def waits(melds: Iterable[Meld], concealed13: Iterable[Tile], context: WinContext = WinContext()) -> list[Wait]:
+def waits(melds: Iterable[Meld], concealed13: Iterable[Tile], context: WinContext | None = None) -> list[Wait]:
     """Every winning tile, in tile order; HandError when the tiles cannot be a ready hand."""
+    context = context or WinContext()
     melds = tuple(m.validate() for m in melds)
     concealed = tuple(concealed13)
     expected = 13 - 3 * len(melds)

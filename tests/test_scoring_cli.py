@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "scoring", *args], input=stdin, capture_output=True,
-                          text=True, cwd=ROOT, timeout=60)
+                          text=True, cwd=ROOT, timeout=60, check=False)
 
 
 def test_jsonl_scores_every_line_in_order_and_reports_bad_lines() -> None:

@@ -17,13 +17,13 @@ import pytest
 
 pytest.importorskip("MahjongGB", reason="the reference calculator pymahjonggb is a dev dependency")
 
-from mcr_reference import reference_score  # noqa: E402
+from mcr_reference import reference_score
 
-from scoring.fans import FANS  # noqa: E402
-from scoring.generate import random_hands  # noqa: E402
-from scoring.hand import Hand  # noqa: E402
-from scoring.notation import format_hand  # noqa: E402
-from scoring.scorer import score  # noqa: E402
+from scoring.fans import FANS
+from scoring.generate import random_hands
+from scoring.hand import Hand
+from scoring.notation import format_hand
+from scoring.scorer import score
 
 CHUNK = 1000
 SEEDS = range(20260001, 20260011)  # 10 chunks: 10,000 hands
