@@ -72,3 +72,28 @@ def test_reference_adapter_maps_every_fan() -> None:
         for hand in random_hands(fan_id, 10, target_fan=fan_id):
             seen |= set(reference_score(hand, FAN_IDS_BY_NAME).fans)
     assert seen == set(range(1, 82))
+
+
+def test_waits_agree_with_the_reference() -> None:
+    """For ready hands (generated hands less their winning tile): the same winning tiles, and the
+    same discard score for each, as the reference reports tile by tile."""
+    from mcr_reference import ReferenceRefused
+
+    from scoring.tiles import ALL_TILES
+    from scoring.waits import waits
+
+    seed = 20260098
+    for index, hand in enumerate(random_hands(seed, 300)):
+        context = replace(hand.context, self_drawn=False, last_tile=False, last_of_wall=False,
+                          kong_replacement=False, robbing_kong=False)
+        ours = {w.tile: w.discard.total for w in waits(hand.melds, hand.concealed, context) if w.discard}
+        held = hand.tile_counts()
+        held[hand.win_tile] -= 1
+        ref = {}
+        for tile in ALL_TILES:
+            if held[tile] < 4:
+                try:
+                    ref[tile] = reference_score(replace(hand, win_tile=tile, context=context), FAN_IDS_BY_NAME).total
+                except ReferenceRefused:
+                    pass
+        assert ours == ref, f"seed={seed} index={index} hand={format_hand(hand)!r}"
