@@ -9,11 +9,11 @@
 # kde-traditional and gnome-smooth held out) -> dataset (real photos re-split by session + synth)
 # -> detector and classifier trained at the same time on GPU 0, each time-boxed so the whole run
 # ends within BUDGET_S (default 540 s) -> ONNX export -> evaluation on the real validation
-# sessions (scenes of the held-out artwork are evaluated where that artwork is, not here).
+# and test sessions (scenes of the held-out artwork are evaluated where that artwork is, not here).
 # $OUT gets at most 8 files: detector.onnx classifier.onnx detector.pt classifier.pt
 # detector_results.csv classifier_results.csv eval.json log.txt
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "${REPO_ROOT:-$(dirname "$0")/..}"  # REPO_ROOT: run a copy of this script while editing the original
 START=$(date +%s)
 OUT=${OUT:-/tmp/gpu_train_out}
 mkdir -p "$OUT"
@@ -32,7 +32,7 @@ if [ "$QUICK" = 1 ]; then
   REAL_LIMIT=24; RESERVE_S=60
 else
   BUDGET_S=${BUDGET_S:-540}; DEVICE=${DEVICE:-0}; CHUNK=$((CORES * 12)); MAX_ROUNDS=100
-  SYNTH_S=${SYNTH_S:-100}; DET_IMGSZ=${DET_IMGSZ:-512}; CLS_IMGSZ=${CLS_IMGSZ:-128}; DET_BATCH=${DET_BATCH:-64}
+  SYNTH_S=${SYNTH_S:-90}; DET_IMGSZ=${DET_IMGSZ:-512}; CLS_IMGSZ=${CLS_IMGSZ:-128}; DET_BATCH=${DET_BATCH:-64}
   CLS_BATCH=${CLS_BATCH:-512}; LOADERS=$(((CORES - 2) / 2)); EPOCHS=400; AMP=bf16; CACHE=ram
   REAL_LIMIT=0; RESERVE_S=${RESERVE_S:-80}
 fi
@@ -59,9 +59,12 @@ if [ "$QUICK" = 1 ] && [ -x .venv/bin/python ]; then PY=.venv/bin/python; fi
 export PYTHONPATH="$SITE:$PWD" YOLO_OFFLINE=1 YOLO_CONFIG_DIR=$WORK/yolo_config PYTHONUNBUFFERED=1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} MPLBACKEND=Agg
 mkdir -p "$YOLO_CONFIG_DIR/Ultralytics"
-FONT=$(ls /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf 2>/dev/null || find / -name "*.ttf" -size +20k 2>/dev/null | head -1)
-if [ -n "$FONT" ]; then cp "$FONT" "$YOLO_CONFIG_DIR/Ultralytics/Arial.ttf"; cp "$FONT" "$YOLO_CONFIG_DIR/Ultralytics/Arial.Unicode.ttf"
-else $PY -c "import matplotlib, shutil, pathlib; shutil.copy(pathlib.Path(matplotlib.get_data_path())/'fonts/ttf/DejaVuSans.ttf', '$YOLO_CONFIG_DIR/Ultralytics/Arial.ttf')"; fi
+# ultralytics wants a TTF at $YOLO_CONFIG_DIR/Ultralytics/Arial.ttf even with plots off: take matplotlib's
+FONT=$($PY -c "import matplotlib, pathlib; print(pathlib.Path(matplotlib.get_data_path()) / 'fonts/ttf/DejaVuSans.ttf')" 2>/dev/null)
+[ -f "$FONT" ] || FONT=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+if [ -f "$FONT" ]; then cp "$FONT" "$YOLO_CONFIG_DIR/Ultralytics/Arial.ttf"; cp "$FONT" "$YOLO_CONFIG_DIR/Ultralytics/Arial.Unicode.ttf"
+else echo "WARNING: no TTF font found"; fi
+echo "shared memory: $(df -h /dev/shm 2>/dev/null | tail -1)"
 $PY -c "import ultralytics, torch; print('ultralytics', ultralytics.__version__, 'torch', torch.__version__, 'cuda', torch.cuda.is_available())" \
   || { echo "FATAL: ultralytics does not import"; exit 1; }
 
@@ -74,7 +77,8 @@ import csv, shutil, sys
 from pathlib import Path
 src, dst, limit = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 rows = list(csv.DictReader((src / "manifest.csv").open()))
-picked = [r for r in rows if r["split"] == "train"][: limit * 2 // 3] + [r for r in rows if r["split"] != "train"][: limit // 3]
+picked = [r for r in rows if r["split"] == "train"][: limit // 2] + [r for r in rows if r["split"] == "val"][: limit // 3] \
+    + [r for r in rows if r["split"] == "test"][: limit // 6]
 for r in picked:
     for sub, name in (("images", r["image"]), ("labels", Path(r["image"]).stem + ".txt")):
         (dst / sub / r["split"]).mkdir(parents=True, exist_ok=True)
@@ -119,7 +123,8 @@ stage "dataset"
 DATASET=$WORK/dataset
 BUILD_ARGS=()
 for d in "${SYNTH_DIRS[@]}"; do BUILD_ARGS+=(--synth "$d"); done
-if $PY -c "import datasets.build" 2>/dev/null && $PY -m datasets.build "$DATASET" --real "$REAL" "${BUILD_ARGS[@]}"; then
+if $PY -c "import datasets.build" 2>/dev/null \
+    && $PY -m datasets.build "$DATASET" --real "$REAL" "${BUILD_ARGS[@]}" --real-test --link --seed "$SEED"; then
   DATA_YAML=$DATASET/data.yaml
 else
   echo "WARNING: datasets.build unavailable or failed: fallback split of the real photos by source_root (+ synth)"
@@ -133,17 +138,13 @@ lists = {"train": [], "val": []}
 for r in csv.DictReader((real / "manifest.csv").open()):
     split = "val" if int(hashlib.sha1(r["source_root"].encode()).hexdigest(), 16) % 5 == 0 else "train"
     lists[split].append(str((real / "images" / r["split"] / r["image"]).resolve()))
-real_val = list(lists["val"])
 for d in synth:
-    images = sorted(str(p.resolve()) for p in (d / "images").glob("*.jpg"))
-    cut = max(1, len(images) // 20)
-    lists["val"] += images[:cut]; lists["train"] += images[cut:]
+    lists["train"] += sorted(str(p.resolve()) for p in (d / "images").glob("*.jpg"))
 for split, items in lists.items():
     (out / f"{split}.txt").write_text("\n".join(items) + "\n")
-(out / "real_val.txt").write_text("\n".join(real_val) + "\n")
-yaml.safe_dump({"path": str(out.resolve()), "train": "train.txt", "val": "val.txt", "real_val": "real_val.txt",
+yaml.safe_dump({"path": str(out.resolve()), "train": "train.txt", "val": "val.txt",
                 "names": dict(enumerate(CLASS_NAMES))}, (out / "data.yaml").open("w"), sort_keys=False)
-print({k: len(v) for k, v in lists.items()}, "real val", len(real_val))
+print({k: len(v) for k, v in lists.items()})
 EOF
   DATA_YAML=$DATASET/data.yaml
 fi
@@ -190,12 +191,29 @@ $PY -m vision.export --detector "$OUT/detector.pt" --classifier "$OUT/classifier
 cp "$MODELS"/detector.onnx "$MODELS"/classifier.onnx "$OUT"/ 2>/dev/null
 stage "evaluate"
 EVAL_THREADS=$((CORES > 8 ? 8 : CORES))
-REAL_VAL_ARGS=("$DATA_YAML" --split val)
-if grep -q "^real_val:" "$DATA_YAML"; then REAL_VAL_ARGS=("$DATA_YAML" --split real_val); fi
-if [ -f "$DATASET/real_val.yaml" ]; then REAL_VAL_ARGS=("$DATASET/real_val.yaml" --split val); fi
-timeout $(($(left) > 30 ? $(left) - 10 : 20)) $PY -m vision.evaluate "${REAL_VAL_ARGS[@]}" --models "$MODELS" \
-  --threads "$EVAL_THREADS" --json >"$OUT/eval.json" || echo "evaluation failed or ran out of time"
-$PY -c "import json; d=json.load(open('$OUT/eval.json')); print({k: d.get(k) for k in ('dataset','split','images','read_accuracy','recall','precision','images_read_exactly','ms_per_image','top_confusions')})" \
-  || head -c 600 "$OUT/eval.json"
+# val: real sessions never trained on (best.pt was picked on them); test: sessions used for nothing else
+for split in val test; do
+  grep -q "^$split:" "$DATA_YAML" || continue
+  timeout $(($(left) > 30 ? $(left) - 10 : 20)) $PY -m vision.evaluate "$DATA_YAML" --split $split --models "$MODELS" \
+    --threads "$EVAL_THREADS" --json >"$WORK/eval_$split.json" || echo "evaluation of $split failed or ran out of time"
+done
+$PY - "$WORK" "$OUT/eval.json" <<'EOF'
+import json, sys
+from pathlib import Path
+work, out = Path(sys.argv[1]), Path(sys.argv[2])
+result = {}
+for split in ("val", "test"):
+    path = work / f"eval_{split}.json"
+    try:
+        result[f"real_{split}"] = json.loads(path.read_text())
+    except (OSError, ValueError):
+        result[f"real_{split}"] = None
+out.write_text(json.dumps(result, indent=1, ensure_ascii=False))
+keys = ("images", "labeled_tiles", "read_accuracy", "recall", "precision", "images_read_exactly", "ms_per_image")
+for name, summary in result.items():
+    print(name, {k: summary.get(k) for k in keys} if summary else None)
+    if summary:
+        print("  confusions:", [(c["true"], c["read"], c["count"]) for c in summary["top_confusions"][:8]])
+EOF
 stage "done; files in $OUT:"
 ls -la "$OUT"

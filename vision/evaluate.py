@@ -161,7 +161,8 @@ class Evaluation:
 # ---------------------------------------------------------------- datasets
 
 
-def _label_path(image: Path) -> Path:
+def label_path_for(image: Path) -> Path:
+    """ultralytics' rule: the last `images` folder of the path becomes `labels`, suffix `.txt`."""
     parts = list(image.parts)
     for i in range(len(parts) - 2, -1, -1):
         if parts[i] == "images":
@@ -199,7 +200,7 @@ def dataset_images(dataset: Path, split: str) -> list[Path]:
 
 def read_truth(image: Path, width: int, height: int) -> LabeledTiles:
     """YOLO labels of `image` in pixels (an image without a label file has no tiles)."""
-    label = _label_path(image)
+    label = label_path_for(image)
     rows = []
     if label.is_file():
         rows = [line.split()[:5] for line in label.read_text().splitlines() if len(line.split()) >= 5]
@@ -211,7 +212,7 @@ def read_truth(image: Path, width: int, height: int) -> LabeledTiles:
 
 def has_back_labels(images: Iterable[Path]) -> bool:
     for image in images:
-        label = _label_path(image)
+        label = label_path_for(image)
         if label.is_file() and any(line.split()[:1] == [str(BACK_ID)] for line in label.read_text().splitlines()):
             return True
     return False

@@ -31,6 +31,7 @@ import yaml
 
 from datasets.classes import BACK_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch, check_names
 from vision.crops import cut_tile
+from vision.evaluate import label_path_for
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 DETECTOR_NAMES = {0: "tile", 1: "back"}
@@ -56,16 +57,6 @@ class YoloSplits:
 
 
 # ---------------------------------------------------------------- dataset reading
-
-
-def label_path_for(image: Path) -> Path:
-    """ultralytics' rule: the last `images` folder of the path becomes `labels`, suffix `.txt`."""
-    parts = list(image.parts)
-    for i in range(len(parts) - 2, -1, -1):
-        if parts[i] == "images":
-            parts[i] = "labels"
-            break
-    return Path(*parts).with_suffix(".txt")
 
 
 def _images_of(entry: Path) -> list[Path]:
@@ -243,13 +234,16 @@ def prepare_classifier_data(
 
 def _fill_empty_val_classes(folder: Path) -> None:
     """torchvision's ImageFolder refuses empty class folders: lend a class without val crops one train crop."""
+    lent = []
     for name in FACE_NAMES:
         val_dir = folder / "val" / name
         if not any(val_dir.iterdir()):
             donors = sorted((folder / "train" / name).glob("*.jpg"))
             if donors:
                 shutil.copy(donors[0], val_dir / f"lent_{donors[0].name}")
-                print(f"  note: val has no '{name}' tile; one train crop stands in (val score not meaningful for it)")
+                lent.append(name)
+    if lent:
+        print(f"  note: no val tile of {' '.join(lent)}: one train crop each stands in (their val score means nothing)")
 
 
 # ---------------------------------------------------------------- training
@@ -273,6 +267,19 @@ def _ultralytics_environment() -> None:
                     break
 
 
+def _share_tensors_through_files_if_shm_is_small(min_free_bytes: int = 2 << 30) -> None:
+    """Data-loader workers pass batches through /dev/shm; containers often give it 64 MB."""
+    try:
+        free = shutil.disk_usage("/dev/shm").free
+    except OSError:
+        return
+    if free < min_free_bytes:
+        import torch.multiprocessing
+
+        torch.multiprocessing.set_sharing_strategy("file_system")
+        print(f"/dev/shm has {free >> 20} MB free: data-loader workers share tensors through files", flush=True)
+
+
 def _amp_for(device: str, amp: str) -> "bool | str":
     if device == "cpu" or amp == "off":
         return False
@@ -282,6 +289,7 @@ def _amp_for(device: str, amp: str) -> "bool | str":
 def train_model(kind: str, data: Path, args: argparse.Namespace) -> Path:
     """Run ultralytics training; returns WORK/<kind>/weights/best.pt."""
     _ultralytics_environment()
+    _share_tensors_through_files_if_shm_is_small()
     from ultralytics import YOLO
 
     run_dir = args.work / kind
@@ -290,7 +298,10 @@ def train_model(kind: str, data: Path, args: argparse.Namespace) -> Path:
         if not last.is_file():
             raise TrainError(f"--resume: no checkpoint at {last}")
         print(f"resuming {kind} from {last}", flush=True)
-        YOLO(str(last)).train(resume=True)
+        try:
+            YOLO(str(last)).train(resume=True)
+        except AssertionError as error:  # ultralytics' way of saying the run already finished
+            raise TrainError(f"cannot resume {last}: {str(error).splitlines()[0]}") from None
     else:
         model = YOLO(DETECTOR_MODEL if kind == "detector" else CLASSIFIER_MODEL)
         options = dict(

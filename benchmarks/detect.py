@@ -1,0 +1,202 @@
+"""Speed and read accuracy of `vision detect` against the PyPI peer `mahjong-detector`, same images, same run.
+
+    .venv/bin/python benchmarks/detect.py FOLDER [--models DIR] [--limit N] [--resize 4032x3024] [--json]
+
+FOLDER holds images, or a YOLO dataset (`images/` + `labels/`, or a data YAML
+with `--split`).  For every image both detectors read the file from disk and
+return boxes in original pixels (decode included in the time).  Reported:
+median and mean milliseconds per image, images/s, the time of the whole
+`python -m vision detect FOLDER/*` command (model loading and start-up
+included), and, where labels exist, both read accuracies on the 34 classes the
+peer knows (tiles of other classes count neither way; see
+`vision.evaluate.restrict_to_classes`).
+
+`--resize WxH` first writes every image as a WxH JPEG (quality 92) to a temp
+folder: the large-phone-photo case (goal: median <= 300 ms at 4032x3024 on
+the 2-core machine).  The peer is installed with pip into a cache folder
+(`--no-deps`: it needs only numpy, Pillow and onnxruntime); if that fails
+(no network) the report says so and goes on with ours alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from datasets.classes import CLASS_ID  # noqa: E402
+from vision.detections import Detections  # noqa: E402
+from vision.evaluate import (  # noqa: E402
+    Evaluation, dataset_images, label_path_for, match_tiles, read_truth, restrict_to_classes,
+)
+
+PEER_PACKAGE = "mahjong-detector==0.0.6"
+PEER_DIR = Path(tempfile.gettempdir()) / "mcr_bench_peer"
+PEER_NAMES = {"chun": "C", "haku": "P", "hatsu": "F", "nan": "S", "pe": "N", "sha": "W", "tou": "E"}
+RIICHI_CLASSES = set(range(34))
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+
+
+def load_peer() -> "tuple[Callable[[Path], Detections] | None, str]":
+    """The peer's detector as path -> Detections (canonical ids), or None and why not."""
+    if str(PEER_DIR) not in sys.path:
+        sys.path.insert(0, str(PEER_DIR))
+    try:
+        peer = importlib.import_module("mahjong_detector")
+    except ImportError:
+        install = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(PEER_DIR), PEER_PACKAGE],
+            capture_output=True, text=True,
+        )
+        if install.returncode != 0:
+            return None, f"could not install {PEER_PACKAGE}: {install.stderr.strip().splitlines()[-1:]}"
+        importlib.invalidate_caches()
+        try:
+            peer = importlib.import_module("mahjong_detector")
+        except ImportError as error:
+            return None, f"{PEER_PACKAGE} installed but does not import: {error}"
+    from PIL import Image
+
+    predict = importlib.import_module("mahjong_detector.predict")
+    preprocess = importlib.import_module("mahjong_detector.preprocess")
+    names = [PEER_NAMES.get(n, n) for n in predict.CLASS_NAMES]
+
+    def detect(path: Path) -> Detections:
+        image, padding = preprocess.preprocess_image(Image.open(path))
+        found = predict.predict(image, padding)
+        return Detections.from_lists(
+            [[d.x1, d.y1, d.x2, d.y2] for d in found], [d.confidence for d in found],
+            [CLASS_ID[names[d.class_id]] for d in found],
+        )
+
+    return detect, f"{PEER_PACKAGE} ({Path(peer.__file__).parent})"
+
+
+def collect_images(folder: Path, split: str, limit: "int | None") -> list[Path]:
+    try:
+        images = dataset_images(folder, split)
+    except ValueError:
+        images = sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+    return images[:limit] if limit else images
+
+
+def resized_copies(images: list[Path], size: tuple[int, int], out: Path) -> list[Path]:
+    """Each image as a JPEG of `size` in out/images, its labels (normalised, unchanged) in out/labels."""
+    (out / "images").mkdir(parents=True)
+    (out / "labels").mkdir()
+    copies = []
+    for i, image in enumerate(images):
+        pixels = cv2.imread(str(image), cv2.IMREAD_COLOR)
+        target = out / "images" / f"{i:04d}_{image.stem}.jpg"
+        cv2.imwrite(str(target), cv2.resize(pixels, size, interpolation=cv2.INTER_CUBIC),
+                    [cv2.IMWRITE_JPEG_QUALITY, 92])
+        label = label_path_for(image)
+        if label.is_file():
+            (out / "labels" / f"{target.stem}.txt").write_text(label.read_text())
+        copies.append(target)
+    return copies
+
+
+def run_detector(name: str, detect: Callable[[Path], "tuple[Detections, tuple[int, int]]"], images: list[Path],
+                 labeled: bool) -> dict[str, Any]:
+    times, evaluation = [], Evaluation()
+    detect(images[0])  # warm-up: first-run allocations are not what a user waits for per photo
+    for image in images:
+        started = time.perf_counter()
+        dets, (width, height) = detect(image)
+        times.append(time.perf_counter() - started)
+        if labeled:
+            truth, dets = restrict_to_classes(read_truth(image, width, height), dets, RIICHI_CLASSES)
+            evaluation.add(match_tiles(truth, dets))
+    result: dict[str, Any] = {
+        "detector": name,
+        "images": len(images),
+        "median_ms": round(1000 * statistics.median(times), 1),
+        "mean_ms": round(1000 * statistics.fmean(times), 1),
+        "images_per_s": round(len(times) / sum(times), 2),
+    }
+    if labeled:
+        summary = evaluation.summary()
+        result.update({f"{k}_34": summary[k] for k in ("read_accuracy", "recall", "precision")})
+        result["labeled_tiles_34"] = summary["labeled_tiles"]
+    return result
+
+
+def cli_wall_time(images: list[Path], models: "Path | None") -> float:
+    command = [sys.executable, "-m", "vision", "detect", *(["--model", str(models)] if models else []),
+               *map(str, images)]
+    started = time.perf_counter()
+    subprocess.run(command, cwd=REPO, capture_output=True, check=False)
+    return time.perf_counter() - started
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folder", type=Path, help="images, a YOLO dataset folder or a data YAML")
+    parser.add_argument("--split", default="val", help="split of a YOLO dataset (default val)")
+    parser.add_argument("--models", type=Path, default=None, help="models folder (default models/)")
+    parser.add_argument("--limit", type=int, default=None, help="first N images only")
+    parser.add_argument("--resize", default=None, help="WxH: time on JPEGs of this size (e.g. 4032x3024)")
+    parser.add_argument("--no-peer", action="store_true", help="skip mahjong-detector")
+    parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
+    args = parser.parse_args(argv)
+
+    from vision.detector import TileDetector
+    from vision.settings import MODELS_DIR
+
+    images = collect_images(args.folder, args.split, args.limit)
+    if not images:
+        print(f"error: no images in {args.folder}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.resize:
+            w, h = (int(v) for v in args.resize.lower().split("x"))
+            images = resized_copies(images, (w, h), Path(tmp) / "resized")
+        labeled = any(read_truth(p, 1, 1).class_id.size for p in images[:50])
+        ours = TileDetector.load(args.models or MODELS_DIR)
+        results = [run_detector("vision detect (this project)", ours.detect_file, images, labeled)]
+        results[0]["cli_wall_s_all_images"] = round(cli_wall_time(images, args.models), 2)
+        peer_note = "skipped (--no-peer)"
+        if not args.no_peer:
+            peer, peer_note = load_peer()
+            if peer is not None:
+                def peer_detect(path: Path) -> "tuple[Detections, tuple[int, int]]":
+                    from PIL import Image
+
+                    with Image.open(path) as im:
+                        size = im.size
+                    return peer(path), size
+
+                results.append(run_detector(peer_note, peer_detect, images, labeled))
+    report = {"folder": str(args.folder), "resize": args.resize, "images": len(images), "labeled": labeled,
+              "peer": peer_note, "results": results}
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    print(f"{len(images)} images from {args.folder}" + (f" resized to {args.resize}" if args.resize else ""))
+    print(f"peer: {peer_note}")
+    keys = ["median_ms", "mean_ms", "images_per_s"] + (["read_accuracy_34", "recall_34", "precision_34"]
+                                                     if labeled else [])
+    print(f"{'detector':<44}" + "".join(f"{k:>18}" for k in keys))
+    for r in results:
+        print(f"{r['detector'][:43]:<44}" + "".join(f"{str(r.get(k)):>18}" for k in keys))
+    print(f"whole `python -m vision detect` command on all images (start-up and model load included): "
+          f"{results[0]['cli_wall_s_all_images']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
