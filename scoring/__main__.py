@@ -21,7 +21,7 @@ import json
 import sys
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from .fans import FLOWER_FAN_ID, MINIMUM_POINTS
 from .hand import Hand, HandError, WinContext
@@ -46,7 +46,6 @@ def main(argv: list[str] | None = None) -> int:
         return _run_human(text, args)
     except HandError as exc:
         _fail(str(exc))
-    return EXIT_BAD_INPUT
 
 
 # --- --jsonl ---------------------------------------------------------------------------------
@@ -75,8 +74,15 @@ def score_json_line(line: str) -> dict[str, Any]:
 # --- human mode -------------------------------------------------------------------------------
 
 
+class _OneLineErrors(argparse.ArgumentParser):
+    """Usage mistakes as one line on stderr, exit status 2, like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        _fail(f"{message} (see python -m scoring --help)")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _OneLineErrors(
         prog="python -m scoring",
         description="Score a Chinese Official (MCR) mahjong hand: fans, total, minimum, payments.",
         epilog='Notation: "[123m] [EEE] (5555p) 456p78s11s +9s self-drawn seat=S prevalent=W flowers=2"; '
@@ -101,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     print(f"error: {message}", file=sys.stderr)
     raise SystemExit(EXIT_BAD_INPUT)
 

@@ -140,6 +140,8 @@ def test_waits_mode() -> None:
         (["123m456p789s11s"], "no winning tile"),
         ([], "give a hand"),
         (["123m456p789sEE45s +3s", "--discarder", "E"], "--discarder"),
+        (["123m456p789sEE45s +3s", "--flowers", "9"], "--flowers: invalid choice"),
+        (["--jsonl", "123m"], "give no notation"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_exit_2(args: list[str], message: str) -> None:
