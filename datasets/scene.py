@@ -120,9 +120,6 @@ class TableTile:
         turn = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
         return (rect - centre) @ turn.T + centre
 
-    def shifted(self, dx: float, dy: float) -> "TableTile":
-        return replace(self, x0=self.x0 + dx, x1=self.x1 + dx, y0=self.y0 + dy, y1=self.y1 + dy)
-
 
 @dataclass(frozen=True)
 class Camera:
