@@ -88,9 +88,24 @@ def test_from_json_of_raw_text_and_bytes(text: str, blob: bytes) -> None:
             pass
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.integers(0, 2**32))
 def test_generated_hands_round_trip(seed: int) -> None:
     hand = _hand_from_seed(seed)
     assert parse_hand(format_hand(hand)) == hand
     assert Hand.from_json(json.dumps(hand.to_json())) == hand
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.text(max_size=80), _JSON_VALUES.map(json.dumps), st.integers(0, 2**32)))
+def test_a_jsonl_line_gives_a_result_or_an_error_never_an_exception(line: str | int) -> None:
+    from scoring.__main__ import score_json_line
+
+    if isinstance(line, int):  # a valid hand, sometimes with its winning tile swapped: may not win
+        data = _hand_from_seed(line).to_json()
+        data["win_tile"] = data["hand"][0]
+        line = json.dumps(data)
+    result = score_json_line(line)
+    assert set(result) == {"error"} or {"total", "meets_minimum", "fans", "warnings"} <= set(result)
+    if "error" in result:
+        assert result["error"] and not result["error"].startswith("internal error"), result
