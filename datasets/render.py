@@ -424,6 +424,11 @@ def _light(rng: random.Random, width: int, height: int) -> np.ndarray:
     cx, cy = rng.uniform(0, width), rng.uniform(0, height)
     r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / (max(width, height) ** 2)
     field *= 1 + rng.uniform(0.0, 0.35) * np.exp(-r2 / rng.uniform(0.05, 0.4)) - rng.uniform(0, 0.25) * r2
+    if rng.random() < 0.2:  # the shadow of the phone or the hand holding it: a large soft dark patch
+        sx, sy = rng.uniform(0, width), rng.uniform(0, height)
+        reach = rng.uniform(0.15, 0.4) * max(width, height)
+        blob = np.exp(-(((xx - sx) ** 2 + ((yy - sy) * rng.uniform(0.5, 2.0)) ** 2) / (2 * reach**2)))
+        field *= 1 - rng.uniform(0.2, 0.5) * blob
     field *= rng.uniform(0.7, 1.15)
     cast = np.array([rng.uniform(0.9, 1.1) for _ in range(3)], np.float32)
     gains = np.clip(field[..., None] * cast * 128, 0, 255).astype(np.uint8)
