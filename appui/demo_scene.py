@@ -7,9 +7,12 @@ questions); `datasets.render.render_scene` lays them out as in photo-layout.md.
 
 from __future__ import annotations
 
+import json
+import os
 import random
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -68,15 +71,47 @@ def demo_scene(hand: Hand, seed: int = 0, width: int = 1280, height: int = 960, 
     return DemoScene(image, hand, tuple(tiles))
 
 
-class TruthDetector:
-    """A stand-in detector that knows the scene: returns its boxes, scaled to the image it is given."""
+TRUTH_ENV = "MCR_DEMO_TRUTH"
 
-    def __init__(self, scene: DemoScene) -> None:
-        self.scene = scene
+
+class TruthDetector:
+    """A stand-in detector that knows the scene: returns its labelled boxes, scaled to the image it is given."""
+
+    def __init__(self, scene: DemoScene | None = None, *, boxes: Detections | None = None,
+                 size_wh: tuple[int, int] | None = None) -> None:
+        if scene is not None:
+            boxes, size_wh = scene.detections(), (scene.image_bgr.shape[1], scene.image_bgr.shape[0])
+        if boxes is None or size_wh is None:
+            raise ValueError("a TruthDetector needs a scene, or boxes with the image size")
+        self.boxes, self.size_wh = boxes, size_wh
+
+    @staticmethod
+    def from_truth_file(path: str | Path) -> "TruthDetector":
+        """From a truth JSON as `datasets.synth` writes it (width, height, tiles with cls and xyxy)."""
+        data = json.loads(Path(path).read_text())
+        tiles = data["tiles"]
+        boxes = Detections.from_lists([t["xyxy"] for t in tiles], [0.95] * len(tiles), [CLASS_ID[t["cls"]] for t in tiles])
+        return TruthDetector(boxes=boxes, size_wh=(int(data["width"]), int(data["height"])))
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
-        dets = self.scene.detections()
-        sy = image_bgr.shape[0] / self.scene.image_bgr.shape[0]
-        sx = image_bgr.shape[1] / self.scene.image_bgr.shape[1]
-        xyxy = dets.xyxy * np.array([sx, sy, sx, sy], np.float32)
-        return Detections(xyxy, dets.confidence, dets.class_id)
+        sx = image_bgr.shape[1] / self.size_wh[0]
+        sy = image_bgr.shape[0] / self.size_wh[1]
+        xyxy = self.boxes.xyxy * np.array([sx, sy, sx, sy], np.float32)
+        return Detections(xyxy, self.boxes.confidence, self.boxes.class_id)
+
+
+def truth_detector() -> TruthDetector:
+    """Detector factory for `MCR_DETECTOR=appui.demo_scene:truth_detector`: replays `$MCR_DEMO_TRUTH`."""
+    path = os.environ.get(TRUTH_ENV)
+    if not path:
+        raise ValueError(f"set {TRUTH_ENV} to a scene's truth JSON to use the truth detector")
+    return TruthDetector.from_truth_file(path)
+
+
+def write_truth(scene: DemoScene, path: str | Path) -> None:
+    """The scene's truth JSON (the `datasets.synth` form, enough for `TruthDetector.from_truth_file`)."""
+    height, width = scene.image_bgr.shape[:2]
+    Path(path).write_text(json.dumps({
+        "width": width, "height": height, "hand": scene.hand.to_json(),
+        "tiles": [{"cls": t.cls, "xyxy": list(t.xyxy), "group": t.group} for t in scene.tiles],
+    }))

@@ -37,6 +37,16 @@ def tile_label(name: str) -> str:
     return f"{NAMES_ZH.get(name, name)} {name}"
 
 
+MARKDOWN_COLOURS = {"m": "red", "p": "blue", "s": "green", "C": "red", "F": "green", "P": "blue"}
+
+
+def tile_button_label(name: str) -> str:
+    """Button text with the face in the suit's colour (Streamlit markdown), e.g. ':red[五万] 5m'."""
+    zh = NAMES_ZH.get(name, name)
+    colour = MARKDOWN_COLOURS.get(name if len(name) == 1 else name[-1])
+    return f":{colour}[**{zh}**] {name}" if colour else f"**{zh}** {name}"
+
+
 def tile_html(name: str, *, highlight: bool = False, sideways: bool = False) -> str:
     zh = NAMES_ZH.get(name, name)
     colour = tile_colour(name)

@@ -83,7 +83,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "col_points": ("Points", "番数"),
     "col_count": ("Count", "次数"),
     "col_subtotal": ("Subtotal", "小计"),
-    "col_id": ("#", "#"),
+    "col_id": ("No.", "编号"),
     "excluded": ("Excluded fans (不计)", "不计的番种"),
     "col_excluded_by": ("Excluded by", "因...不计"),
     "no_excluded": ("No fan was excluded.", "没有不计的番种。"),

@@ -80,7 +80,7 @@ def _show_reading(snapshot: Any, context: WinContext, discarder: str | None) -> 
     if analysis.kind == "ready":
         _show_waits(analysis)
     elif analysis.kind == "complete":
-        show_result(analysis.score, analysis.hand.context, discarder)
+        show_result(analysis.score, analysis.hand.context, discarder, compact=True)
     elif analysis.message:
         st.caption(analysis.message)
 
@@ -97,15 +97,22 @@ def render() -> None:
     if detector is None:
         st.error(t("no_models", msg=why))
         return
-    context, discarder = context_form(PREFIX, HandFacts(True, None, 0, 0))
-    ctx = webrtc_streamer(
-        key="live-table",
-        mode=WebRtcMode.SENDRECV,
-        rtc_configuration=RTC_CONFIGURATION,
-        media_stream_constraints={"video": {"width": 640, "height": 480}, "audio": False},
-        video_processor_factory=_processor_factory(detector),
-        async_processing=True,
-    )
+    video_col, panel_col = st.columns([3, 2])
+    with st.expander(t("context")):
+        context, discarder = context_form(PREFIX, HandFacts(True, None, 0, 0))
+    with video_col:
+        try:
+            ctx = webrtc_streamer(
+                key="live-table",
+                mode=WebRtcMode.SENDRECV,
+                rtc_configuration=RTC_CONFIGURATION,
+                media_stream_constraints={"video": {"width": 640, "height": 480}, "audio": False},
+                video_processor_factory=_processor_factory(detector),
+                async_processing=True,
+            )
+        except Exception as exc:  # the component needs a live Streamlit server; say so instead of a traceback
+            st.error(t("webrtc_missing", msg=f"{type(exc).__name__}: {exc}"))
+            return
 
     @st.fragment(run_every=1.0)
     def reading_panel() -> None:
@@ -115,4 +122,5 @@ def render() -> None:
             return
         _show_reading(processor.loop.snapshot(), context, discarder)
 
-    reading_panel()
+    with panel_col:
+        reading_panel()

@@ -67,8 +67,7 @@ class LiveLoop:
         out = draw_boxes(
             frame_bgr, [t["xyxy"] for t in tiles], [t["cls"] for t in tiles], [t.get("group") or "" for t in tiles]
         )
-        cv2.putText(out, f"{fps:4.1f} fps  {len(tiles)} tiles", (8, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.6,
-                    (255, 255, 255), 2, cv2.LINE_AA)
+        _banner(out, f"{fps:4.1f} fps  {len(tiles)} tiles")
         return out
 
     def _read(self, frame_bgr: np.ndarray) -> tuple[tuple[dict[str, Any], ...], tuple[str, ...], str | None]:
@@ -86,6 +85,12 @@ class LiveLoop:
     def snapshot(self) -> LiveSnapshot:
         with self._lock:
             return self._snapshot
+
+
+def _banner(image: np.ndarray, text: str) -> None:
+    (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.6, 2)
+    cv2.rectangle(image, (4, 4), (12 + tw, 12 + th + base), (0, 0, 0), -1)
+    cv2.putText(image, text, (8, 8 + th), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 2, cv2.LINE_AA)
 
 
 def _shrink(frame: np.ndarray, max_side: int) -> tuple[np.ndarray, float]:

@@ -9,7 +9,7 @@ from scoring.notation import format_tiles, parse_hand
 from scoring.tiles import ALL_TILES, Tile
 
 from .draft import Draft, Target
-from .glyphs import strip_html, tile_label
+from .glyphs import strip_html, tile_button_label, tile_label
 from .i18n import t
 from .widgets import context_form, score_and_show, set_context_state
 from .winctx import HandFacts
@@ -79,7 +79,7 @@ def _palette() -> None:
     for row in rows:
         cols = st.columns(9, gap="small")
         for col, tile in zip(cols, row):
-            col.button(tile_label(tile.name), key=f"{PREFIX}pal.{tile.name}", on_click=_on_palette,
+            col.button(tile_button_label(tile.name), key=f"{PREFIX}pal.{tile.name}", on_click=_on_palette,
                        args=(tile.name,), width="stretch")
 
 
@@ -90,7 +90,7 @@ def _meld_text(meld) -> str:  # type: ignore[no-untyped-def]
 
 def _current_hand(draft: Draft) -> None:
     st.subheader(t("your_hand"))
-    groups = [(f"{t('melds')} {i + 1}", [str(x) for x in m.tiles]) for i, m in enumerate(draft.melds)]
+    groups = [(t("group_meld", n=i + 1), [str(x) for x in m.tiles]) for i, m in enumerate(draft.melds)]
     groups.append((t("standing"), [str(x) for x in draft.standing]))
     if draft.win_tile is not None:
         groups.append((t("win_tile"), [str(draft.win_tile)]))
@@ -114,7 +114,7 @@ def _current_hand(draft: Draft) -> None:
 def render() -> None:
     st.title(t("page_manual"))
     st.caption(t("manual_intro"))
-    with st.expander(t("notation"), expanded=False):
+    with st.expander(t("notation"), expanded=True):
         c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
         c1.text_input(t("notation"), key=NOTATION_KEY, help=t("notation_help"), placeholder="[123m] [EEE] 456p789s11s +9s")
         c2.button(t("load"), key=f"{PREFIX}load", on_click=_on_load)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import streamlit as st
+
+from .settings import AppSettings
 
 # A detector object put under this session-state key replaces the shipped model for that session
 # (a test's stand-in, or a custom detector); it needs only `detect(image_bgr) -> Detections`.
@@ -12,10 +15,19 @@ DETECTOR_OVERRIDE_KEY = "detector_override"
 
 
 @st.cache_resource(show_spinner="Loading the tile detector…")
-def _load_detector(models_dir: str) -> Any:
+def _load_detector(models_dir: str, factory: str | None) -> Any:
+    if factory:
+        return _from_factory(factory)
     from vision.detector import TileDetector
 
     return TileDetector.load(models_dir)
+
+
+def _from_factory(spec: str) -> Any:
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"the detector factory must be written module:callable, not {spec!r}")
+    return getattr(importlib.import_module(module_name), attr)()
 
 
 def get_detector() -> tuple[Any | None, str | None]:
@@ -26,6 +38,6 @@ def get_detector() -> tuple[Any | None, str | None]:
     try:
         from vision.settings import MODELS_DIR
 
-        return _load_detector(str(MODELS_DIR)), None
+        return _load_detector(str(MODELS_DIR), AppSettings().detector_factory), None
     except Exception as exc:  # a missing or broken model must not break the page
         return None, f"{type(exc).__name__}: {exc}"

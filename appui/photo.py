@@ -14,7 +14,7 @@ from datasets.classes import CLASS_NAMES, is_flower
 from scoring.hand import HandError, WinContext
 from scoring.tiles import Tile
 
-from .correction import GROUPS, HAND, MELD_GROUPS, WIN, CorrectionError, Reading
+from .correction import FLOWERS, GROUPS, HAND, MELD_GROUPS, UNPLACED, WIN, CorrectionError, Reading
 from .glyphs import tile_label
 from .i18n import t
 from .models import get_detector
@@ -161,19 +161,43 @@ def _annotated(photo: PhotoRead) -> np.ndarray:
     return fit(image, SETTINGS.display_max_side)
 
 
+STRIP_ROWS: tuple[tuple[str, ...], ...] = ((HAND, WIN), MELD_GROUPS, (FLOWERS, UNPLACED))
+STRIP_MIN_COLUMNS = 12
+GAP_WIDTH = 0.35
+
+
 def _strip(photo: PhotoRead) -> None:
+    """The tiles as read, one row per layout row, groups apart; a click on a tile selects it."""
     st.markdown(f"**{t('as_read')}**")
-    for group, members in photo.reading.group_members().items():
-        st.caption(group_label(group))
-        cols = st.columns(max(len(members), 4), gap="small")
-        for col, index in zip(cols, members):
-            tile = photo.reading.tiles[index]
-            col.image(crop(photo.image_bgr, tile.xyxy, SETTINGS.crop_height), channels="BGR")
-            col.button(
-                f"{index + 1}:{tile.cls}" + ("*" if tile.edited else ""), key=f"{PREFIX}tile.{index}",
-                on_click=_select, args=(index,), type="primary" if st.session_state.get(SELECTED) == index else "secondary",
-                help=f"{tile_label(tile.cls)} · {tile.conf:.2f}",
-            )
+    members = photo.reading.group_members()
+    for row in STRIP_ROWS:
+        groups = [(g, members[g]) for g in row if g in members]
+        if not groups:
+            continue
+        widths: list[float] = []
+        cells: list[tuple[str, int] | None] = []
+        for n, (group, indices) in enumerate(groups):
+            if n:
+                widths.append(GAP_WIDTH)
+                cells.append(None)
+            widths.extend([1.0] * len(indices))
+            cells.extend((group if k == 0 else "", i) for k, i in enumerate(indices))
+        widths.extend([1.0] * max(0, STRIP_MIN_COLUMNS - len(cells)))
+        for col, cell in zip(st.columns(widths, gap="small"), cells):
+            if cell is not None:
+                with col:
+                    _strip_tile(photo, *cell)
+
+
+def _strip_tile(photo: PhotoRead, caption_group: str, index: int) -> None:
+    tile = photo.reading.tiles[index]
+    st.caption(group_label(caption_group) if caption_group else "\u00a0")
+    st.image(crop(photo.image_bgr, tile.xyxy, SETTINGS.crop_height), channels="BGR")
+    st.button(
+        f"{index + 1}:{tile.cls}" + ("*" if tile.edited else ""), key=f"{PREFIX}tile.{index}",
+        on_click=_select, args=(index,), type="primary" if st.session_state.get(SELECTED) == index else "secondary",
+        help=f"{tile_label(tile.cls)} · {tile.conf:.2f}",
+    )
 
 
 def _correction_panel(photo: PhotoRead) -> None:
@@ -258,15 +282,15 @@ def render() -> None:
     left, right = st.columns([3, 2])
     with left:
         st.image(_annotated(photo), channels="BGR", caption=t("tiles_found", n=len(photo.reading.tiles)))
+    with right:
         st.markdown(f"**{t('issues')}**")
         if photo.issues:
             for issue in photo.issues:
                 st.warning(issue)
         else:
             st.caption(t("no_issues"))
-    with right:
-        _strip(photo)
         _correction_panel(photo)
+    _strip(photo)
     flowers = sum(is_flower(tile.cls) for tile in photo.reading.tiles)
     context, discarder = context_form(PREFIX, _facts(photo.reading), flowers_read=flowers)
     try:

@@ -7,14 +7,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 LABELED_DIR_ENV = "MCR_LABELED_DIR"
+DETECTOR_ENV = "MCR_DETECTOR"
 
 
 def _default_labeled_dir() -> Path:
     return Path(os.environ.get(LABELED_DIR_ENV, "~/.mcr-scorer/labeled")).expanduser()
 
 
+def _detector_factory() -> str | None:
+    return os.environ.get(DETECTOR_ENV) or None
+
+
 @dataclass(frozen=True)
 class AppSettings:
+    # "module:callable" that returns the detector (anything with detect(image_bgr) -> Detections)
+    # instead of the ONNX models in models/; env MCR_DETECTOR. E.g. appui.demo_scene:truth_detector
+    detector_factory: str | None = field(default_factory=_detector_factory)
     # where "Save for training" writes images/ and labels/ (ultralytics layout); env MCR_LABELED_DIR overrides
     labeled_dir: Path = field(default_factory=_default_labeled_dir)
     # photo page: longest side of the annotated photo shown, pixels

@@ -109,8 +109,14 @@ def score_and_show(hand: Hand, discarder: str | None) -> Any | None:
     return result
 
 
-def show_result(result: Any, context: WinContext, discarder: str | None) -> None:
-    """Fan table, excluded fans, total, 8-fan check and payments of a ScoreResult."""
+def show_result(result: Any, context: WinContext, discarder: str | None, *, compact: bool = False) -> None:
+    """Fan table, excluded fans, total, 8-fan check and payments of a ScoreResult.
+
+    `compact` (the live page's side panel): total, 8-fan check and the fans as a list.
+    """
+    if compact:
+        _show_compact(result, context)
+        return
     st.subheader(t("result"))
     flowers = context.flowers
     without_flowers = result.total - flowers
@@ -134,6 +140,21 @@ def show_result(result: Any, context: WinContext, discarder: str | None) -> None
     else:
         st.caption(t("no_excluded"))
     show_payments(result.total, context, discarder)
+
+
+def _show_compact(result: Any, context: WinContext) -> None:
+    st.metric(t("total"), result.total)
+    without_flowers = result.total - context.flowers
+    if result.meets_minimum:
+        st.caption(t("minimum_ok", n=without_flowers))
+    else:
+        st.caption(t("minimum_fail", n=without_flowers))
+    st.markdown(
+        "\n".join(
+            f"- {fc.fan.name_zh} {fc.fan.name_en}: {fc.fan.points}" + (f" × {fc.count}" if fc.count > 1 else "")
+            for fc in result.fans
+        )
+    )
 
 
 def fan_rows(result: Any) -> list[dict[str, Any]]:

@@ -44,7 +44,7 @@ def test_notation_hand_shows_its_total_fans_and_payments():
     expected = score(parse_hand(HAND))
     assert total_shown(at) == expected.total
     fans = table_rows(at, 0)
-    assert [row["#"] for row in fans] == [fc.fan.id for fc in expected.fans]
+    assert [row["No."] for row in fans] == [fc.fan.id for fc in expected.fans]
     assert {row["English"] for row in fans} == {fc.fan.name_en for fc in expected.fans}
     assert {row["Chinese"] for row in fans} == {fc.fan.name_zh for fc in expected.fans}
     pay = {row["Seat"][0]: int(row["Amount"]) for row in table_rows(at, len(at.table) - 1)}

@@ -1,0 +1,115 @@
+"""Shared set-up of the browser tests: a Streamlit server subprocess and Debian's Chromium via Playwright.
+
+Chromium comes from `scripts/install_browser.sh`; the tests skip, saying why, when it or
+Playwright is missing.  No network: no ICE servers, background networking off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+FAKE_CAMERA_ARGS = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
+SERVER_START_S = 60
+
+
+def require_browser() -> None:
+    if not CHROMIUM.exists():
+        pytest.skip("Chromium is not installed at /usr/bin/chromium: run scripts/install_browser.sh")
+    pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed (dev extra)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def streamlit_server(env: dict[str, str]) -> Iterator[str]:
+    """`streamlit run app.py` on a free port; yields its URL, stops it afterwards."""
+    port = free_port()
+    log = open(REPO / ".pytest_cache" / f"streamlit-{port}.log", "w") if (REPO / ".pytest_cache").is_dir() else subprocess.DEVNULL
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=REPO, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + SERVER_START_S
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start (exit code {process.poll()})")
+            time.sleep(0.5)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def write_y4m(path: Path, image_bgr: np.ndarray, frames: int = 30, fps: int = 15) -> None:
+    """A Y4M video (4:2:0) showing `image_bgr` for `frames` frames: Chromium's fake camera plays it in a loop."""
+    height, width = image_bgr.shape[:2]
+    i420 = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2YUV_I420).tobytes()
+    with open(path, "wb") as f:
+        f.write(f"YUV4MPEG2 W{width} H{height} F{fps}:1 Ip A1:1 C420jpeg\n".encode())
+        for _ in range(frames):
+            f.write(b"FRAME\n")
+            f.write(i420)
+
+
+def small_png(screenshot: bytes, path: Path, max_width: int = 1000) -> None:
+    """Save a screenshot as a small PNG (scaled down, 192-colour palette) for the README."""
+    image = cv2.imdecode(np.frombuffer(screenshot, np.uint8), cv2.IMREAD_COLOR)
+    if image.shape[1] > max_width:
+        scale = max_width / image.shape[1]
+        image = cv2.resize(image, (max_width, round(image.shape[0] * scale)), interpolation=cv2.INTER_AREA)
+    from PIL import Image
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rgb = Image.fromarray(cv2.cvtColor(image, cv2.COLOR_BGR2RGB))
+    rgb.quantize(colors=192, method=Image.Quantize.FASTOCTREE).save(path, optimize=True)
+
+
+def wait_for_app(page, timeout_ms: int = 60_000) -> None:  # type: ignore[no-untyped-def]
+    """Until the script run is over and nothing on the page is stale or still loading."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        """() => !document.querySelector(
+            '[data-testid=stStatusWidgetRunningIcon],[data-testid=stStatusWidgetRunningManIcon],'
+            + '[data-stale=true],[data-testid=stSkeleton]')""",
+        timeout=timeout_ms,
+    )
+    page.wait_for_timeout(300)

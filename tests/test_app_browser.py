@@ -1,0 +1,141 @@
+"""The app in a real browser: Debian's Chromium, headless and offline, driven by Playwright.
+
+A `streamlit run app.py` subprocess serves the app; the detector is the truth detector of a
+generated scene (`MCR_DETECTOR=appui.demo_scene:truth_detector`), so the photo and live flows
+run end to end without a trained model.  Screenshots go to docs/ for the README.
+Skipped, with the reason, when Chromium (scripts/install_browser.sh) or Playwright is missing.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from browser_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    FAKE_CAMERA_ARGS,
+    REPO,
+    require_browser,
+    small_png,
+    streamlit_server,
+    wait_for_app,
+    write_y4m,
+)
+
+pytest.importorskip("scoring.scorer", reason="the scorer (scoring/scorer.py) is not in this tree yet")
+pytest.importorskip("vision.read", reason="the layout reader (vision/read.py) is not in this tree yet")
+
+from appui.demo_scene import demo_scene, write_truth  # noqa: E402
+from scoring import parse_hand, score  # noqa: E402
+
+DOCS = REPO / "docs"
+HAND = "[123m] [EEE] (5555p) 78s11p +9s flowers=2"
+TIMEOUT_MS = 60_000
+
+
+@pytest.fixture(scope="module")
+def browser():
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        yield p
+
+
+def launch(playwright, extra_args=()):  # type: ignore[no-untyped-def]
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS + list(extra_args))
+
+
+def total_on_page(page) -> int:  # type: ignore[no-untyped-def]
+    values = page.get_by_test_id("stMetricValue").all_inner_texts()
+    assert len(values) == 1, values
+    return int(values[0])
+
+
+@pytest.fixture(scope="module")
+def scene_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("scene")
+    scene = demo_scene(parse_hand(HAND), seed=1)
+    (folder / "scene.jpg").write_bytes(scene.jpeg())
+    write_truth(scene, folder / "truth.json")
+    return folder
+
+
+def truth_env(truth: Path) -> dict[str, str]:
+    return {"MCR_DETECTOR": "appui.demo_scene:truth_detector", "MCR_DEMO_TRUTH": str(truth)}
+
+
+@pytest.mark.slow
+def test_manual_page_scores_a_typed_hand(browser):
+    text = "[123m] [EEE] 456p 78s 11s +9s seat=S prevalent=W"
+    with streamlit_server({}) as url:
+        chromium = launch(browser)
+        page = chromium.new_page(viewport={"width": 1300, "height": 2300})
+        page.goto(url)
+        wait_for_app(page, TIMEOUT_MS)
+        page.get_by_role("textbox", name="Or type the hand in notation").fill(text)
+        page.keyboard.press("Enter")
+        page.get_by_role("button", name="Load").click()
+        page.get_by_test_id("stMetricValue").wait_for(timeout=TIMEOUT_MS)
+        wait_for_app(page, TIMEOUT_MS)
+        assert total_on_page(page) == score(parse_hand(text)).total
+        assert page.get_by_text("Mixed Straight").count() >= 1
+        small_png(page.screenshot(), DOCS / "manual.png")
+        chromium.close()
+
+
+@pytest.mark.slow
+def test_photo_flow_upload_score_correct(browser, scene_files):
+    with streamlit_server(truth_env(scene_files / "truth.json")) as url:
+        chromium = launch(browser)
+        page = chromium.new_page(viewport={"width": 1300, "height": 2300})
+        page.goto(f"{url}/photo")
+        wait_for_app(page, TIMEOUT_MS)
+        page.locator("input[type=file]").set_input_files(str(scene_files / "scene.jpg"))
+        page.get_by_test_id("stMetricValue").wait_for(timeout=TIMEOUT_MS)
+        wait_for_app(page, TIMEOUT_MS)
+        assert page.get_by_text("Tiles found: 17").count() == 1
+        assert total_on_page(page) == score(parse_hand(HAND)).total
+
+        # the 7s was the winning tile (closed wait), not the 9s
+        page.get_by_role("button", name="7s", exact=False).first.click()
+        wait_for_app(page, TIMEOUT_MS)
+        page.get_by_role("button", name="Make it the winning tile").click()
+        wait_for_app(page, TIMEOUT_MS)
+        corrected = "[123m] [EEE] (5555p) 89s11p +7s flowers=2"
+        assert total_on_page(page) == score(parse_hand(corrected)).total != score(parse_hand(HAND)).total
+        small_png(page.screenshot(), DOCS / "photo.png")
+        chromium.close()
+
+
+@pytest.mark.slow
+def test_live_page_boxes_tiles_from_a_fake_camera(browser, tmp_path):
+    scene = demo_scene(parse_hand(HAND), seed=1, width=640, height=480)
+    write_truth(scene, tmp_path / "truth.json")
+    write_y4m(tmp_path / "scene.y4m", scene.image_bgr)
+    camera = FAKE_CAMERA_ARGS + [f"--use-file-for-fake-video-capture={tmp_path / 'scene.y4m'}"]
+    with streamlit_server(truth_env(tmp_path / "truth.json")) as url:
+        chromium = launch(browser, camera)
+        page = chromium.new_page(viewport={"width": 1300, "height": 1100})
+        page.goto(f"{url}/live")
+        wait_for_app(page, TIMEOUT_MS)
+        page.frame_locator("iframe").first.get_by_role("button", name="START").click(timeout=TIMEOUT_MS)
+        page.get_by_text(f"Tiles in view: {len(scene.tiles)}").wait_for(timeout=TIMEOUT_MS)
+        page.get_by_test_id("stMetricValue").first.wait_for(timeout=TIMEOUT_MS)
+        page.wait_for_timeout(2000)
+        shot = page.frame_locator("iframe").first.locator("video").screenshot()
+        assert overlay_pixels(shot) > 200, "no box colours in the video: the overlay is not drawn"
+        small_png(page.screenshot(), DOCS / "live.png")
+        chromium.close()
+
+
+def overlay_pixels(png: bytes) -> int:
+    """How many pixels of the video have the standing-hand box colour (the overlay draws it)."""
+    import cv2
+    import numpy as np
+
+    from appui.overlay import group_colour
+
+    image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR).astype(int)
+    target = np.array(group_colour("hand"))
+    return int((np.abs(image - target).sum(axis=2) < 40).sum())

@@ -1,0 +1,111 @@
+"""The live page's frame loop and analysis (appui.live_loop), and the page itself under AppTest."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("scoring.scorer", reason="the scorer (scoring/scorer.py) is not in this tree yet")
+pytest.importorskip("vision.read", reason="the layout reader (vision/read.py) is not in this tree yet")
+
+from appui.demo_scene import TruthDetector, demo_scene  # noqa: E402
+from appui.live_loop import LiveLoop, analyse, reading_key  # noqa: E402
+from appui.settings import AppSettings  # noqa: E402
+from scoring import WinContext, parse_hand, score  # noqa: E402
+from scoring.waits import waits  # noqa: E402
+
+HAND = "[123m] [EEE] (5555p) 78s11p +9s flowers=2"
+
+
+@pytest.fixture(scope="module")
+def scene():
+    return demo_scene(parse_hand(HAND), seed=1, width=640, height=480)
+
+
+class CountingDetector(TruthDetector):
+    calls = 0
+
+    def detect(self, image_bgr):
+        CountingDetector.calls += 1
+        return super().detect(image_bgr)
+
+
+def test_loop_detects_one_frame_in_n_and_boxes_every_frame(scene):
+    detector = CountingDetector(scene)
+    loop = LiveLoop(detector, AppSettings(live_detect_every=3))
+    frames = [loop.process(scene.image_bgr) for _ in range(7)]
+    snap = loop.snapshot()
+    assert CountingDetector.calls == 3  # frames 0, 3, 6
+    assert (snap.frames, snap.detections_run, len(snap.tiles)) == (7, 3, len(scene.tiles))
+    assert all(f.shape == scene.image_bgr.shape for f in frames)
+    assert all(np.abs(f.astype(int) - scene.image_bgr).sum() > 0 for f in frames)  # boxes drawn on each
+    assert snap.fps > 0 and snap.error is None
+
+
+def test_loop_maps_boxes_back_from_the_shrunk_frame(scene):
+    big = np.repeat(np.repeat(scene.image_bgr, 2, axis=0), 2, axis=1)  # 1280x960
+    loop = LiveLoop(TruthDetector(scene), AppSettings(live_max_side=640))
+    loop.process(big)
+    got = sorted(tuple(round(v) for v in t["xyxy"]) for t in loop.snapshot().tiles)
+    want = sorted(tuple(round(v * 2) for v in t.xyxy) for t in scene.tiles)
+    assert np.allclose(got, want, atol=2)
+
+
+def test_a_failing_detector_is_reported_not_raised(scene):
+    class Broken:
+        def detect(self, image_bgr):
+            raise RuntimeError("model exploded")
+
+    loop = LiveLoop(Broken())
+    out = loop.process(scene.image_bgr)
+    assert out.shape == scene.image_bgr.shape
+    assert "model exploded" in loop.snapshot().error
+
+
+def read_tiles(scene):
+    loop = LiveLoop(TruthDetector(scene))
+    loop.process(scene.image_bgr)
+    return list(loop.snapshot().tiles)
+
+
+def test_complete_hand_in_view_is_scored(scene):
+    analysis = analyse(read_tiles(scene), WinContext())
+    assert analysis.kind == "complete"
+    assert analysis.score.total == score(parse_hand(HAND)).total
+
+
+def test_ready_hand_in_view_shows_its_waits(scene):
+    tiles = [t for t in read_tiles(scene) if t["group"] != "win"]  # the 9s taken away: 78s waits on 6s and 9s
+    analysis = analyse(tiles, WinContext())
+    assert analysis.kind == "ready"
+    assert [w.tile.name for w in analysis.waits] == ["6s", "9s"]
+    hand = parse_hand(HAND)
+    expected = waits(hand.melds, hand.concealed, WinContext(flowers=0))
+    assert [w.discard.total for w in analysis.waits] == [w.discard.total for w in expected]
+
+
+def test_partial_and_invalid_readings_say_why(scene):
+    tiles = read_tiles(scene)
+    assert analyse([], WinContext()).kind == "empty"
+    partial = analyse([t for t in tiles if t["group"] not in ("win", "hand")], WinContext())
+    assert partial.kind == "partial" and "13" in partial.message
+    broken = [dict(t, cls="9m") if t["group"] == "meld1" and t["cls"] == "2m" else t for t in tiles]
+    assert analyse(broken, WinContext()).kind == "invalid"
+
+
+def test_reading_key_ignores_box_jitter(scene):
+    tiles = read_tiles(scene)
+    moved = [dict(t, xyxy=[v + 1.5 for v in t["xyxy"]]) for t in tiles]
+    assert reading_key(tiles) == reading_key(moved)
+
+
+def test_live_page_without_a_model_says_so(tmp_path, monkeypatch):
+    """(The WebRTC component itself needs a real server: tests/test_app_browser.py covers it.)"""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setattr("vision.settings.MODELS_DIR", tmp_path)
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60).run()
+    at.switch_page("appui/pages/live.py").run()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Live table"
+    assert any("No tile detector" in e.value for e in at.error), [e.value for e in at.error]
