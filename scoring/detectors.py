@@ -27,18 +27,25 @@ from .fans import FAN
 
 Detector = Callable[["Reading"], int]
 DETECTORS: dict[int, Detector] = {}
-PER_HAND: set[int] = set()  # detectors that look only at the whole hand: run once, not once per reading
+
+# What a detector looks at.  The scorer runs HAND detectors once per hand, and skips a group
+# for a reading that has nothing the group looks at (e.g. SETS for seven pairs).
+HAND = "hand"  # the tiles, melds and flags of the whole hand: the same for every reading
+COMBINATION = "combination"  # two to four sets together (account-once, combinations.py)
+SETS = "sets"  # the sets and the pair of the reading
+SHAPE = "shape"  # the special shapes
+WAIT = "wait"  # where the winning tile sits
+GROUPS: dict[str, list[tuple[int, Detector]]] = {g: [] for g in (HAND, COMBINATION, SETS, SHAPE, WAIT)}
 
 
-def detector(fan_id: int, *, per_hand: bool = False) -> Callable[[Detector], Detector]:
-    """Register `fn` as the detector of fan `fan_id` (one per fan)."""
+def detector(fan_id: int, group: str) -> Callable[[Detector], Detector]:
+    """Register `fn` as the detector of fan `fan_id` (one per fan), in `group`."""
 
     def register(fn: Detector) -> Detector:
         if fan_id not in FAN or fan_id in DETECTORS:
             raise ValueError(f"fan {fan_id} is unknown or already has a detector")
         DETECTORS[fan_id] = fn
-        if per_hand:
-            PER_HAND.add(fan_id)
+        GROUPS[group].append((fan_id, fn))
         return fn
 
     return register
@@ -53,7 +60,7 @@ class HandFacts:
     __slots__ = (
         "fixed", "standing", "counts", "unique", "win", "self_drawn", "last_tile", "last_of_wall",
         "kong_replacement", "robbing_kong", "seat", "prevalent", "flowers", "exposed_melds",
-        "suits", "has_honors", "kongs", "_unique_wait",
+        "tileset", "suits", "has_honors", "ranks", "kongs", "_unique_wait",
     )
 
     def __init__(
@@ -75,8 +82,10 @@ class HandFacts:
         self.prevalent = prevalent
         self.flowers = flowers
         self.exposed_melds = sum(1 for b in fixed if b.exposed)
+        self.tileset = frozenset(self.unique)
         self.suits = {c // 10 for c in self.unique if c < 30}
         self.has_honors = self.unique[-1] > 30
+        self.ranks = {c % 10 for c in self.unique}  # meaningful when there are no honors
         self.kongs = sum(1 for b in fixed if b.kind == KONG)
         self._unique_wait: bool | None = None
 
@@ -93,52 +102,68 @@ class HandFacts:
 # --- waits ------------------------------------------------------------------------------------------
 
 
-def waits(counts: list[int], *, seven_pairs: bool, limit: int = 2) -> list[int]:
-    """Tiles that complete `counts` (3n+1 tiles) to sets and a pair, or seven pairs; stops after `limit`."""
-    found: list[int] = []
-    for t in _candidates(counts):
-        counts[t] += 1
-        ok = is_complete(counts) or (seven_pairs and all(n % 2 == 0 for n in counts))
-        counts[t] -= 1
-        if ok:
-            found.append(t)
-            if len(found) >= limit:
-                break
-    return found
+def waits(counts: list[int], *, seven_pairs: bool) -> list[int]:
+    """Tiles that complete `counts` (3n+1 tiles) to sets and a pair, or seven pairs, in code order.
+
+    By shape only, as the reference calculator: a tile the hand already holds four of still counts.
+    Each suit is solved alone (cached): a tile completes the hand when its suit reaches the state
+    (sets only, or sets and the pair) that the other suits and the honors leave for it."""
+    groups = [tuple(counts[base + 1: base + 10]) for base in (0, 10, 20)]
+    states = [_group_state(g) for g in groups]
+    honors = [_HONOR_STATE[min(counts[t], 4)] for t in range(31, 38)]
+    honors_bad = honors.count(-1)
+    total = sum(states) + sum(honors)
+    found: set[int] = set()
+    for block in range(3):
+        others_ok = honors_bad == 0 and all(states[k] >= 0 for k in range(3) if k != block)
+        target = 1 - (total - states[block])
+        if others_ok and target in (0, 1):
+            found.update(10 * block + r for r in _suit_waits(groups[block], target))
+    if min(states) >= 0:
+        for t in range(31, 38):
+            old = honors[t - 31]
+            new = _HONOR_STATE[min(counts[t] + 1, 4)]
+            if counts[t] and new >= 0 and honors_bad - (old < 0) == 0 and total - old + new == 1:
+                found.add(t)
+    if seven_pairs:
+        odd = [t for t in ALL_CODES if counts[t] % 2]
+        if len(odd) == 1:  # six pairs and this single tile
+            found.add(odd[0])
+    return sorted(found)
 
 
-def _candidates(counts: list[int]) -> list[int]:
-    near: set[int] = set()
-    for t in ALL_CODES:
-        if counts[t]:
-            if t > 30:
-                near.add(t)
-            else:
-                near.update(u for u in range(t - 2, t + 3) if u % 10 and u // 10 == t // 10)
-    return sorted(near)
+_HONOR_STATE = (0, -1, 1, 0, -1)  # by count: none, single (bad), pair, pung, four (bad)
+
+
+@lru_cache(maxsize=None)
+def _suit_waits(group: tuple[int, ...], target: int) -> tuple[int, ...]:
+    """Ranks whose tile brings this suit to `target` (0 sets only, 1 sets and a pair)."""
+    out = []
+    for i in range(9):
+        if any(group[j] for j in range(max(0, i - 2), min(9, i + 3))):
+            g = list(group)
+            g[i] += 1
+            if _group_state(tuple(g)) == target:
+                out.append(i + 1)
+    return tuple(out)
 
 
 def is_complete(counts: list[int]) -> bool:
     """Sets and exactly one pair (any multiple of sets: 2, 5, 8, 11 or 14 tiles)."""
-    pairs = 0
-    for base in (0, 10, 20):
-        group = tuple(counts[base + 1: base + 10])
-        total = sum(group)
-        if total % 3 == 1:
-            return False
-        if total % 3 == 2:
-            pairs += 1
-            if pairs > 1 or not _suit_with_pair(group):
-                return False
-        elif total and not _suit_sets(group):
-            return False
-    for t in range(31, 38):
-        n = counts[t]
-        if n == 2:
-            pairs += 1
-        elif n not in (0, 3):
-            return False
-    return pairs == 1
+    parts = [_group_state(tuple(counts[base + 1: base + 10])) for base in (0, 10, 20)]
+    parts += [_HONOR_STATE[min(counts[t], 4)] for t in range(31, 38)]
+    return min(parts) >= 0 and sum(parts) == 1
+
+
+@lru_cache(maxsize=None)
+def _group_state(group: tuple[int, ...]) -> int:
+    """0: sets only (or empty); 1: sets and one pair; -1: neither."""
+    r = sum(group) % 3
+    if r == 0:
+        return 0 if _suit_sets(group) else -1
+    if r == 2:
+        return 1 if _suit_with_pair(group) else -1
+    return -1
 
 
 @lru_cache(maxsize=None)
@@ -247,7 +272,7 @@ def _combo(fan_id: int) -> Detector:
 
 # Set-combination fans: counted together by the account-once rule (combinations.py).
 for _id in (1, 2, 14, 15, 16, 23, 24, 28, 30, 32, 38, 39, 41, 42, 50, 54, 65, 69, 70, 71, 72):
-    detector(_id)(_combo(_id))
+    detector(_id, COMBINATION)(_combo(_id))
 
 
 # --- tiles of the whole hand ---------------------------------------------------------------------------
@@ -263,65 +288,63 @@ def _has_honors(r: Reading) -> bool:
 
 def _suited_ranks(r: Reading) -> set[int] | None:
     """The ranks used, or None when the hand has honors."""
-    if _has_honors(r):
-        return None
-    return {c % 10 for c in r.hand.unique}
+    return None if r.hand.has_honors else r.hand.ranks
 
 
-@detector(3, per_hand=True)
+@detector(3, HAND)
 def all_green(r: Reading) -> int:
-    return all(c in GREEN for c in r.hand.unique)
+    return r.hand.tileset <= GREEN
 
 
-@detector(8, per_hand=True)
+@detector(8, HAND)
 def all_terminals(r: Reading) -> int:
-    return all(c in TERMINALS for c in r.hand.unique)
+    return r.hand.tileset <= TERMINALS
 
 
-@detector(11, per_hand=True)
+@detector(11, HAND)
 def all_honors(r: Reading) -> int:
     return r.hand.unique[0] > 30
 
 
-@detector(18, per_hand=True)
+@detector(18, HAND)
 def all_terminals_and_honors(r: Reading) -> int:
-    return all(c in TERMINALS_OR_HONORS for c in r.hand.unique)
+    return r.hand.tileset <= TERMINALS_OR_HONORS
 
 
-@detector(22, per_hand=True)
+@detector(22, HAND)
 def full_flush(r: Reading) -> int:
     return len(_suits(r)) == 1 and not _has_honors(r)
 
 
-@detector(49, per_hand=True)
+@detector(49, HAND)
 def half_flush(r: Reading) -> int:
     return len(_suits(r)) == 1 and _has_honors(r)
 
 
-@detector(75, per_hand=True)
+@detector(75, HAND)
 def one_voided_suit(r: Reading) -> int:
     return len(_suits(r)) == 2
 
 
-@detector(76, per_hand=True)
+@detector(76, HAND)
 def no_honors(r: Reading) -> int:
     return not _has_honors(r)
 
 
-@detector(51, per_hand=True)
+@detector(51, HAND)
 def all_types(r: Reading) -> int:
-    u = r.hand.unique
-    return len(_suits(r)) == 3 and any(c in WINDS for c in u) and any(c in DRAGONS for c in u)
+    u = r.hand.tileset
+    return len(_suits(r)) == 3 and not u.isdisjoint(WINDS) and not u.isdisjoint(DRAGONS)
 
 
-@detector(68, per_hand=True)
+@detector(68, HAND)
 def all_simples(r: Reading) -> int:
-    return not any(c in TERMINALS_OR_HONORS for c in r.hand.unique)
+    return r.hand.tileset.isdisjoint(TERMINALS_OR_HONORS)
 
 
-@detector(40, per_hand=True)
+@detector(40, HAND)
 def reversible_tiles(r: Reading) -> int:
-    return all(c in REVERSIBLE for c in r.hand.unique)
+    return r.hand.tileset <= REVERSIBLE
 
 
 def _ranks_within(r: Reading, allowed: set[int]) -> bool:
@@ -329,32 +352,32 @@ def _ranks_within(r: Reading, allowed: set[int]) -> bool:
     return ranks is not None and ranks <= allowed
 
 
-@detector(25, per_hand=True)
+@detector(25, HAND)
 def upper_tiles(r: Reading) -> int:
     return _ranks_within(r, {7, 8, 9})
 
 
-@detector(26, per_hand=True)
+@detector(26, HAND)
 def middle_tiles(r: Reading) -> int:
     return _ranks_within(r, {4, 5, 6})
 
 
-@detector(27, per_hand=True)
+@detector(27, HAND)
 def lower_tiles(r: Reading) -> int:
     return _ranks_within(r, {1, 2, 3})
 
 
-@detector(36, per_hand=True)
+@detector(36, HAND)
 def upper_four(r: Reading) -> int:
     return _ranks_within(r, {6, 7, 8, 9})
 
 
-@detector(37, per_hand=True)
+@detector(37, HAND)
 def lower_four(r: Reading) -> int:
     return _ranks_within(r, {1, 2, 3, 4})
 
 
-@detector(64, per_hand=True)
+@detector(64, HAND)
 def tile_hog(r: Reading) -> int:
     counts = r.hand.counts
     return sum(1 for c in r.hand.unique if counts[c] == 4) - r.hand.kongs
@@ -363,12 +386,12 @@ def tile_hog(r: Reading) -> int:
 # --- shapes ---------------------------------------------------------------------------------------------
 
 
-@detector(4)
+@detector(4, SHAPE)
 def nine_gates(r: Reading) -> int:
     return r.kind == "nine_gates"
 
 
-@detector(6)
+@detector(6, SHAPE)
 def seven_shifted_pairs(r: Reading) -> int:
     if r.kind != "seven_pairs":
         return 0
@@ -376,27 +399,27 @@ def seven_shifted_pairs(r: Reading) -> int:
     return len(set(pairs)) == 7 and pairs[0] < 30 and pairs[-1] - pairs[0] == 6
 
 
-@detector(7)
+@detector(7, SHAPE)
 def thirteen_orphans(r: Reading) -> int:
     return r.kind == "thirteen_orphans"
 
 
-@detector(19)
+@detector(19, SHAPE)
 def seven_pairs(r: Reading) -> int:
     return r.kind == "seven_pairs"
 
 
-@detector(20)
+@detector(20, SHAPE)
 def greater_honors_and_knitted_tiles(r: Reading) -> int:
     return r.kind == "honors_knitted" and sum(1 for c in r.hand.unique if c > 30) == 7
 
 
-@detector(34)
+@detector(34, SHAPE)
 def lesser_honors_and_knitted_tiles(r: Reading) -> int:
     return r.kind == "honors_knitted" and sum(1 for c in r.hand.unique if c > 30) < 7
 
 
-@detector(35)
+@detector(35, SHAPE)
 def knitted_straight(r: Reading) -> int:
     if r.kind == "knitted_straight":
         return 1
@@ -410,7 +433,7 @@ def _four_chows_with_five_pair(r: Reading) -> bool:
     return len(r.chows) == 4 and r.pair is not None and r.pair < 30 and r.pair % 10 == 5
 
 
-@detector(13)
+@detector(13, SETS)
 def pure_terminal_chows(r: Reading) -> int:
     if not _four_chows_with_five_pair(r):
         return 0
@@ -418,7 +441,7 @@ def pure_terminal_chows(r: Reading) -> int:
     return all(m // 10 == suit for m in r.chows) and sorted(m % 10 for m in r.chows) == [2, 2, 8, 8]
 
 
-@detector(29)
+@detector(29, SETS)
 def three_suited_terminal_chows(r: Reading) -> int:
     if not _four_chows_with_five_pair(r):
         return 0
@@ -426,112 +449,114 @@ def three_suited_terminal_chows(r: Reading) -> int:
     return sorted(r.chows) == sorted(10 * s + k for s in others for k in (2, 8))
 
 
-@detector(9)
+@detector(9, SETS)
 def little_four_winds(r: Reading) -> int:
     return sum(1 for t in r.pungs if t in WINDS) == 3 and r.pair in WINDS
 
 
-@detector(10)
+@detector(10, SETS)
 def little_three_dragons(r: Reading) -> int:
     return sum(1 for t in r.pungs if t in DRAGONS) == 2 and r.pair in DRAGONS
 
 
-@detector(5)
+@detector(5, SETS)
 def four_kongs(r: Reading) -> int:
     return r.kongs == 4
 
 
-@detector(17)
+@detector(17, SETS)
 def three_kongs(r: Reading) -> int:
     return r.kongs == 3
 
 
-@detector(53)
+@detector(53, SETS)
 def two_concealed_kongs(r: Reading) -> int:
     return r.concealed_kongs >= 2
 
 
-@detector(57)
+@detector(57, SETS)
 def two_melded_kongs(r: Reading) -> int:
     return r.melded_kongs >= 2
 
 
-@detector(67)
+@detector(67, SETS)
 def concealed_kong(r: Reading) -> int:
     return r.concealed_kongs
 
 
-@detector(74)
+@detector(74, SETS)
 def melded_kong(r: Reading) -> int:
     return r.melded_kongs
 
 
-@detector(12)
+@detector(12, SETS)
 def four_concealed_pungs(r: Reading) -> int:
     return r.concealed_pungs == 4
 
 
-@detector(33)
+@detector(33, SETS)
 def three_concealed_pungs(r: Reading) -> int:
     return r.concealed_pungs == 3
 
 
-@detector(66)
+@detector(66, SETS)
 def two_concealed_pungs(r: Reading) -> int:
     return r.concealed_pungs == 2
 
 
-@detector(48)
+@detector(48, SETS)
 def all_pungs(r: Reading) -> int:
     return len(r.pungs) == 4
 
 
-@detector(21)
+@detector(21, SETS)
 def all_even_pungs(r: Reading) -> int:
     return len(r.pungs) == 4 and all(t < 30 and t % 2 == 0 for t in (*r.pungs, r.pair))
 
 
-@detector(63)
+@detector(63, SETS)
 def all_chows(r: Reading) -> int:
     if r.pair is None or r.pair > 30:
         return 0
     return len(r.chows) == 4 or (r.kind == "knitted_straight" and len(r.chows) == 1)
 
 
-def _block_has(b: Block, wanted: frozenset[int]) -> bool:
-    t = b.tile
-    return any(x in wanted for x in ((t - 1, t, t + 1) if b.kind == CHOW else (t,)))
-
-
-@detector(55)
-def outside_hand(r: Reading) -> int:
-    return r.kind == "standard" and all(_block_has(b, TERMINALS_OR_HONORS) for b in r.blocks)
-
-
 _FIVES = frozenset(c for c in ALL_CODES if c < 30 and c % 10 == 5)
 
 
-@detector(31)
+@lru_cache(maxsize=None)
+def _block_traits(b: Block) -> tuple[bool, bool]:
+    """(holds a terminal or honor, holds a five)."""
+    tiles = set(b.tiles())
+    return (not tiles.isdisjoint(TERMINALS_OR_HONORS), not tiles.isdisjoint(_FIVES))
+
+
+@detector(55, SETS)
+def outside_hand(r: Reading) -> int:
+    return r.kind == "standard" and all(_block_traits(b)[0] for b in r.blocks)
+
+
+@detector(31, SETS)
 def all_fives(r: Reading) -> int:
-    return r.kind == "standard" and all(_block_has(b, _FIVES) for b in r.blocks)
+    return r.kind == "standard" and all(_block_traits(b)[1] for b in r.blocks)
 
 
-@detector(59)
+@detector(59, SETS)
 def dragon_pung(r: Reading) -> int:
     return sum(1 for t in r.pungs if t in DRAGONS)
 
 
-@detector(60)
+@detector(60, SETS)
 def prevalent_wind(r: Reading) -> int:
     return r.hand.prevalent in r.pungs
 
 
-@detector(61)
+@detector(61, SETS)
 def seat_wind(r: Reading) -> int:
     return r.hand.seat in r.pungs
 
 
-@detector(73)
+@detector(73, SETS)
 def pung_of_terminals_or_honors(r: Reading) -> int:
     """Terminal pungs, and wind pungs that no wind fan (圈风 门风 三风 小四喜 大四喜) has taken."""
     winds = [t for t in r.pungs if t in WINDS]
@@ -542,57 +567,57 @@ def pung_of_terminals_or_honors(r: Reading) -> int:
 # --- how the hand was won ------------------------------------------------------------------------------
 
 
-@detector(52, per_hand=True)
+@detector(52, HAND)
 def melded_hand(r: Reading) -> int:
     return r.hand.exposed_melds == 4 and not r.hand.self_drawn
 
 
-@detector(56, per_hand=True)
+@detector(56, HAND)
 def fully_concealed_hand(r: Reading) -> int:
     return r.hand.exposed_melds == 0 and r.hand.self_drawn
 
 
-@detector(62, per_hand=True)
+@detector(62, HAND)
 def concealed_hand(r: Reading) -> int:
     return r.hand.exposed_melds == 0 and not r.hand.self_drawn
 
 
-@detector(80, per_hand=True)
+@detector(80, HAND)
 def self_drawn(r: Reading) -> int:
     return r.hand.self_drawn
 
 
-@detector(44, per_hand=True)
+@detector(44, HAND)
 def last_tile_draw(r: Reading) -> int:
     return r.hand.self_drawn and r.hand.last_of_wall
 
 
-@detector(45, per_hand=True)
+@detector(45, HAND)
 def last_tile_claim(r: Reading) -> int:
     return not r.hand.self_drawn and r.hand.last_of_wall
 
 
-@detector(46, per_hand=True)
+@detector(46, HAND)
 def out_with_replacement_tile(r: Reading) -> int:
     return r.hand.kong_replacement
 
 
-@detector(47, per_hand=True)
+@detector(47, HAND)
 def robbing_the_kong(r: Reading) -> int:
     return r.hand.robbing_kong
 
 
-@detector(58, per_hand=True)
+@detector(58, HAND)
 def last_tile(r: Reading) -> int:
     return r.hand.last_tile
 
 
-@detector(81, per_hand=True)
+@detector(81, HAND)
 def flower_tiles(r: Reading) -> int:
     return r.hand.flowers
 
 
-@detector(43)
+@detector(43, HAND)
 def chicken_hand(r: Reading) -> int:
     return 0  # decided by the scorer once every other fan is known: it is "no fan at all"
 
@@ -638,17 +663,17 @@ def _wait_positions(r: Reading) -> tuple[bool, bool, bool]:
     return (edge, closed, single)
 
 
-@detector(77)
+@detector(77, WAIT)
 def edge_wait(r: Reading) -> int:
     return r.wait_positions[0]
 
 
-@detector(78)
+@detector(78, WAIT)
 def closed_wait(r: Reading) -> int:
     return r.wait_positions[1]
 
 
-@detector(79)
+@detector(79, WAIT)
 def single_wait(r: Reading) -> int:
     return r.wait_positions[2]
 

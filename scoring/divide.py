@@ -107,19 +107,24 @@ def standard_readings(fixed: tuple[Block, ...], standing: list[int]) -> list[tup
     found: list[tuple[Block, ...]] = []
     seen: set[tuple[Block, ...]] = set()
     work: list[Block] = list(fixed)
-    _divide(counts, len(fixed), 0, work, found, seen)
+    _divide(counts, _present(counts), len(fixed), 0, work, found, seen)
     return found
 
 
-_CODES_FROM: dict[int, tuple[int, ...]] = {t: tuple(c for c in ALL_CODES if c >= t) for t in range(SIZE)}
+def _present(counts: list[int]) -> tuple[int, ...]:
+    return tuple(c for c in ALL_CODES if counts[c])
 
 
-def _divide(counts: list[int], fixed_cnt: int, prev: int, work: list[Block], found: list, seen: set) -> None:
+def _divide(
+    counts: list[int], present: tuple[int, ...], fixed_cnt: int, prev: int, work: list[Block], found: list, seen: set
+) -> None:
     if len(work) == 4:
-        _take_pair(counts, fixed_cnt, work, found, seen)
+        _take_pair(counts, present, fixed_cnt, work, found, seen)
         return
-    # a set whose first tile is below the previous set's cannot follow it (the reference's ordering)
-    for t in _CODES_FROM[prev // 10000]:
+    first = prev // 10000  # a set whose first tile is below the previous set's cannot follow it (reference order)
+    for t in present:
+        if t < first:
+            continue
         n = counts[t]
         if n == 0:
             continue
@@ -128,7 +133,7 @@ def _divide(counts: list[int], fixed_cnt: int, prev: int, work: list[Block], fou
             if eigen > prev:
                 counts[t] -= 3
                 work.append(Block(PUNG, t, False, False))
-                _divide(counts, fixed_cnt, eigen, work, found, seen)
+                _divide(counts, present, fixed_cnt, eigen, work, found, seen)
                 work.pop()
                 counts[t] += 3
         if t < 30 and t % 10 < 8 and counts[t + 1] and counts[t + 2]:
@@ -138,17 +143,20 @@ def _divide(counts: list[int], fixed_cnt: int, prev: int, work: list[Block], fou
                 counts[t + 1] -= 1
                 counts[t + 2] -= 1
                 work.append(Block(CHOW, t + 1, False, False))
-                _divide(counts, fixed_cnt, eigen, work, found, seen)
+                _divide(counts, present, fixed_cnt, eigen, work, found, seen)
                 work.pop()
                 counts[t] += 1
                 counts[t + 1] += 1
                 counts[t + 2] += 1
 
 
-def _take_pair(counts: list[int], fixed_cnt: int, work: list[Block], found: list, seen: set) -> None:
-    pair = next((t for t in ALL_CODES if counts[t]), None)
-    if pair is None or counts[pair] != 2 or sum(counts) != 2:
+def _take_pair(
+    counts: list[int], present: tuple[int, ...], fixed_cnt: int, work: list[Block], found: list, seen: set
+) -> None:
+    left = [t for t in present if counts[t]]
+    if len(left) != 1 or counts[left[0]] != 2:
         return
+    pair = left[0]
     standing_sets = tuple(sorted(work[fixed_cnt:], key=_block_order))
     reading = tuple(work[:fixed_cnt]) + standing_sets + (Block(PAIR, pair, False, False),)
     key = reading[fixed_cnt:]
@@ -168,18 +176,8 @@ def _block_order(b: Block) -> tuple[int, int]:
 # --- special shapes --------------------------------------------------------------------------------
 
 
-def is_seven_pairs(standing: list[int]) -> bool:
-    return all(n % 2 == 0 for n in standing)
-
-
-def is_seven_shifted_pairs(standing: list[int]) -> bool:
-    present = [c for c in ALL_CODES if standing[c]]
-    return (
-        all(standing[c] == 2 for c in present)
-        and len(present) == 7
-        and present[0] < 30
-        and present[-1] - present[0] == 6
-    )
+def is_seven_pairs(standing: list[int], present: tuple[int, ...]) -> bool:
+    return all(standing[c] % 2 == 0 for c in present)
 
 
 def is_thirteen_orphans(unique: tuple[int, ...]) -> bool:
@@ -208,7 +206,7 @@ def knitted_straight_reading(fixed: tuple[Block, ...], standing: list[int]) -> D
         rest[t] -= 1
     found: list[tuple[Block, ...]] = []
     work: list[Block] = [Block(CHOW, 0, False, False)] * 3 + list(fixed)  # three placeholders for the knitted body
-    _divide(rest, len(work), 0, work, found, set())
+    _divide(rest, _present(rest), len(work), 0, work, found, set())
     if len(found) != 1:
         return None
     return Decomposition("knitted_straight", found[0][3:], knitted=seq)
@@ -245,7 +243,7 @@ def decompositions(
     special: Decomposition | None = None
     tiles14 = tuple(c for c in ALL_CODES for _ in range(standing[c])) if not fixed else ()
     if not fixed:
-        if is_seven_pairs(standing):
+        if is_seven_pairs(standing, _present(standing)):
             special = Decomposition("seven_pairs", tiles=tiles14)
         elif honors_knitted_tiles(unique):
             special = Decomposition("honors_knitted", tiles=tiles14)

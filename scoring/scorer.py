@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .codes import SIZE, code, name
-from .detectors import DETECTORS, PER_HAND, HandFacts, Reading
+from .detectors import COMBINATION, GROUPS, HAND, SETS, SHAPE, WAIT, Detector, HandFacts, Reading
 from .divide import CHOW, KONG, PUNG, Block, Decomposition, decompositions
 from .fans import CHICKEN_HAND_ID, FAN, FANS, FLOWER_FAN_ID, MINIMUM_POINTS, Fan
 from .hand import Hand, HandError, MeldKind
@@ -150,31 +150,38 @@ def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
 # --- scoring ---------------------------------------------------------------------------------------------
 
 
-_PER_HAND = tuple((f, d) for f, d in DETECTORS.items() if f in PER_HAND)
-_PER_READING = tuple((f, d) for f, d in DETECTORS.items() if f not in PER_HAND)
+# the detector groups that can find anything in each kind of reading (the others always find nothing there)
+_GROUPS_BY_KIND = {
+    "standard": (COMBINATION, SETS, WAIT),
+    "knitted_straight": (SETS, SHAPE, WAIT),
+    "seven_pairs": (SHAPE,),
+    "thirteen_orphans": (SHAPE,),
+    "honors_knitted": (SHAPE,),
+    "nine_gates": (SHAPE,),
+}
 
 
-def _detect(reading: Reading, detectors: tuple) -> dict[int, int]:
-    raw: dict[int, int] = {}
+def _detect(reading: Reading, detectors: list[tuple[int, Detector]], into: dict[int, int]) -> None:
     for fan_id, detect in detectors:
-        n = int(detect(reading))
-        if n > 0:
-            raw[fan_id] = n
+        n = detect(reading)
+        if n:
+            into[fan_id] = int(n)
+
+
+def hand_fans(reading: Reading) -> dict[int, int]:
+    """The fans that depend only on the whole hand (the same for every reading)."""
+    raw: dict[int, int] = {}
+    _detect(reading, GROUPS[HAND], raw)
     return raw
 
 
-def score_reading(
-    facts: HandFacts, decomposition: Decomposition, hand_fans: dict[int, int] | None = None
-) -> tuple[dict[int, int], list[tuple[int, int]]]:
-    """The fans of one reading after exclusions (flowers included), and what was excluded by what.
-
-    `hand_fans` are the per-hand detectors' counts when already known (they do not depend on the reading)."""
-    reading = Reading(facts, decomposition)
-    if hand_fans is None:
-        hand_fans = _detect(reading, _PER_HAND)
-    raw = dict(hand_fans)
-    raw.update(decomposition.implied)
-    raw.update(_detect(reading, _PER_READING))
+def score_reading(reading: Reading, per_hand: dict[int, int]) -> tuple[dict[int, int], list[tuple[int, int]]]:
+    """The fans of one reading after exclusions (flowers included), and what was excluded by what."""
+    raw = dict(per_hand)
+    raw.update(reading.decomposition.implied)
+    for group in _GROUPS_BY_KIND[reading.kind]:
+        if group != COMBINATION or reading.combos:
+            _detect(reading, GROUPS[group], raw)
     kept, excluded = apply_exclusions(raw)
     if not any(f != FLOWER_FAN_ID for f in kept):
         kept[CHICKEN_HAND_ID] = 1  # 无番和: nothing else at all (flowers aside)
@@ -189,9 +196,12 @@ def score(hand: Hand) -> ScoreResult:
         raise NotWinningHand(f"{_describe_tiles(hand)} is not a winning hand: the tiles make no four sets and a pair, nor a special hand")
     seven_pairs_seen = readings[0].kind == "seven_pairs"
     best: tuple[int, dict[int, int], list[tuple[int, int]], Decomposition] | None = None
-    hand_fans = _detect(Reading(facts, readings[0]), _PER_HAND)
+    per_hand: dict[int, int] | None = None
     for d in readings:
-        kept, excluded = score_reading(facts, d, hand_fans)
+        reading = Reading(facts, d)
+        if per_hand is None:
+            per_hand = hand_fans(reading)
+        kept, excluded = score_reading(reading, per_hand)
         points = fan_points(kept)
         if best is None or points > best[0] or (
             points == best[0]
