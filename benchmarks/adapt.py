@@ -29,6 +29,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from datasets.classes import CLASS_ID  # noqa: E402
 from datasets.labelfiles import LabelBox, Photo, list_photos, read_labels  # noqa: E402
 from vision.settings import MODELS_DIR  # noqa: E402
 
@@ -54,6 +55,7 @@ def split_scenes(scenes: Path, labeled: int, work: Path) -> tuple[Path, Path]:
         shutil.rmtree(folder, ignore_errors=True)
         (folder / "images").mkdir(parents=True)
     (test / "labels").mkdir()
+    (test / "truth").mkdir()
     for index, name in enumerate(names):
         image = scenes / "images" / f"{name}.jpg"
         if index < labeled:
@@ -61,6 +63,7 @@ def split_scenes(scenes: Path, labeled: int, work: Path) -> tuple[Path, Path]:
         else:
             (test / "images" / image.name).symlink_to(image.resolve())
             shutil.copy(scenes / "labels" / f"{name}.txt", test / "labels" / f"{name}.txt")
+            shutil.copy(scenes / "truth" / f"{name}.json", test / "truth" / f"{name}.json")
     return club, test
 
 
@@ -97,6 +100,32 @@ def review_with_truth(photo: Photo, truth: tuple[LabelBox, ...], width: int, hei
     return counts
 
 
+def read_test_scenes(detector: object, test: Path) -> dict[str, object]:
+    """Tile read accuracy (vision.adapt.score_photos' measure) and hands read exactly (vision.evaluate_read)."""
+    from vision.adapt import ReadMetrics, match_tiles
+    from vision.detector import load_image
+    from vision.evaluate_read import judge, scenes_from_dir, summary
+    from vision.read import read_detections
+    from vision.settings import DEFAULT_SETTINGS
+
+    tiles = found = read = exact = 0
+    outcomes = []
+    for scene in scenes_from_dir(test):
+        image = load_image(scene.image)
+        dets = detector.detect(image)  # type: ignore[attr-defined]
+        truth = np.array([box for _, box in scene.truth_tiles], np.float32).reshape(-1, 4)
+        truth_cls = np.array([CLASS_ID[c] for c, _ in scene.truth_tiles], np.int64)
+        f, r, extra = match_tiles(truth, truth_cls, dets.xyxy, dets.class_id, MATCH_IOU)
+        tiles, found, read = tiles + len(truth), found + f, read + r
+        exact += int(r == len(truth) and extra == 0)
+        outcomes.append(judge(scene, read_detections(dets, scene.hand.context, DEFAULT_SETTINGS.layout)))
+    tile_metrics = ReadMetrics(len(outcomes), tiles, found, read, exact)
+    hands = summary(outcomes)
+    return {**tile_metrics.to_json(), "hands_exact": hands["hands_exact"], "scores_right": hands["scores_right"],
+            "text": f"{tile_metrics}; hands read exactly {hands['hands_exact']}/{hands['scenes']}, "
+                    f"scores right {hands['scores_right']}"}
+
+
 def private_models(source: Path, work: Path) -> Path:
     target = work / "models"
     shutil.rmtree(target, ignore_errors=True)
@@ -123,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from datasets.label import prelabel_folder
-    from vision.adapt import adapt, score_photos
+    from vision.adapt import adapt
     from vision.detector import TileDetector, load_image
 
     args.work.mkdir(parents=True, exist_ok=True)
@@ -143,22 +172,21 @@ def main(argv: list[str] | None = None) -> int:
         for key, value in review_with_truth(photo, truth, image.shape[1], image.shape[0]).items():
             corrections[key] += value
 
-    test_photos = list_photos(test)
-    before = score_photos(shipped, test_photos)
-    print(f"before: {before}", flush=True)
+    before = read_test_scenes(shipped, test)
+    print(f"before: {before['text']}", flush=True)
 
     started = time.monotonic()
     result = adapt(club, base_data=args.base_data, epochs=args.epochs, device=args.device, models_root=models,
                    name=args.artwork, command="benchmarks/adapt.py", log=lambda line: print(line, flush=True))
     adapt_seconds = time.monotonic() - started
-    after = score_photos(TileDetector.load(result.version_dir), test_photos)
-    print(f"after: {after}", flush=True)
+    after = read_test_scenes(TileDetector.load(result.version_dir), test)
+    print(f"after: {after['text']}", flush=True)
 
     summary = {
-        "artwork": args.artwork, "labeled_scenes": args.labeled, "test_scenes": len(test_photos),
+        "artwork": args.artwork, "labeled_scenes": args.labeled, "test_scenes": len(list_photos(test)),
         "prelabel": {"photos": report.labeled, "boxes": report.boxes, "seconds": round(prelabel_seconds, 1)},
         "corrections": corrections,
-        "before": before.to_json(), "after": after.to_json(),
+        "before": before, "after": after,
         "held_back": {"old": result.old.to_json(), "new": result.new.to_json()},
         "promoted": result.decision.promote, "reason": result.decision.reason,
         "retrained": list(result.retrained), "adapt_wall_seconds": round(adapt_seconds, 1),
