@@ -126,13 +126,17 @@ def read_test_scenes(detector: object, test: Path) -> dict[str, object]:
                     f"scores right {hands['scores_right']}"}
 
 
-def private_models(source: Path, work: Path) -> Path:
+def private_models(source: Path, work: Path, weights: Path | None) -> Path:
+    """A copy of the shipped models folder (plus `weights`/*.pt when the folder lacks its checkpoints)."""
     target = work / "models"
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
     for path in source.iterdir():
         if path.is_file():
             shutil.copy2(path, target / path.name)
+    for name in ("detector.pt", "classifier.pt"):
+        if not (target / name).exists() and weights is not None and (weights / name).is_file():
+            shutil.copy2(weights / name, target / name)
     return target
 
 
@@ -144,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--test", type=int, default=100)
     parser.add_argument("--seed", type=int, default=770_000, help="first scene seed (far from training seeds)")
     parser.add_argument("--models", type=Path, default=MODELS_DIR, help="the shipped models folder")
+    parser.add_argument("--weights", type=Path, help="folder with detector.pt / classifier.pt if --models lacks them")
     parser.add_argument("--base-data", type=Path, default=DEFAULT_BASE)
     parser.add_argument("--epochs", type=int)
     parser.add_argument("--device", default="cpu")
@@ -159,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     scenes = render_scenes(args.art, args.artwork, args.work / "scenes", args.labeled + args.test, args.seed,
                            args.workers)
     club, test = split_scenes(scenes, args.labeled, args.work)
-    models = private_models(args.models, args.work)
+    models = private_models(args.models, args.work, args.weights)
     shipped = TileDetector.load(models)
 
     started = time.monotonic()
