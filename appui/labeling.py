@@ -228,9 +228,12 @@ def render() -> None:
     except LabelFileError as error:
         st.error(f"{photo.image.name}: {error}")
         return
-    image = cv2.imread(str(photo.image))
-    if image is None:
-        st.error(f"cannot read {photo.image}")
+    from vision.detector import ImageError, load_image
+
+    try:
+        image = load_image(photo.image)  # EXIF-oriented, as the labels are
+    except ImageError as error:
+        st.error(f"{photo.image.name}: {error}")
         return
     height, width = image.shape[:2]
     index = int(st.session_state[INDEX_KEY])

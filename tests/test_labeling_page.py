@@ -110,3 +110,11 @@ def test_switch_model_version_and_go_back(folder: Path, tmp_path: Path) -> None:
     at.button(key="label.goback").click().run()
     assert registry.active_name() == "shipped"
     assert not at.exception, at.exception
+
+
+def test_unreadable_photo_is_a_message_not_a_crash(tmp_path: Path) -> None:
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    (photos / "broken.jpg").write_bytes(b"not a jpeg")
+    at = open_page(photos, tmp_path / "models")
+    assert "broken.jpg" in at.error[0].value
