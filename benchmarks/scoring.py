@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,6 +37,12 @@ def _rate(n: int, run: Callable[[], object], repeat: int) -> float:
     return n / best
 
 
+def _cli(stdin: bytes, expected_lines: int) -> None:
+    out = subprocess.run([sys.executable, "-m", "scoring", "--jsonl"], input=stdin, cwd=ROOT,
+                         capture_output=True, check=True)
+    assert out.stdout.count(b"\n") == expected_lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=Path, default=next((p for p in SAMPLES if p.exists()), SAMPLES[0]),
@@ -52,19 +59,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"sample: {args.sample} ({n} hands), best of {args.repeat} runs")
 
     api = _rate(n, lambda: [score(h) for h in hands], args.repeat)
-    print(f"python API, score(hand):            {api:10,.0f} hands/s")
+    print(f"python API, score(hand):             {api:8,.0f} hands/s")
     api_parse = _rate(n, lambda: [score(Hand.from_json(s)).to_json() for s in lines], args.repeat)
-    print(f"python API, JSON text -> result:    {api_parse:10,.0f} hands/s")
+    print(f"python API, JSON text -> result:     {api_parse:8,.0f} hands/s")
 
-    stdin = ("\n".join(lines) + "\n").encode()
-
-    def cli() -> None:
-        out = subprocess.run([sys.executable, "-m", "scoring", "--jsonl"], input=stdin, cwd=ROOT,
-                             capture_output=True, check=True)
-        assert out.stdout.count(b"\n") == n
-
-    cli_rate = _rate(n, cli, args.repeat)
-    print(f"python -m scoring --jsonl (process): {cli_rate:10,.0f} hands/s (interpreter start included)")
+    for copies in (1, 10):
+        stdin = ("\n".join(lines * copies) + "\n").encode()
+        cli_rate = _rate(n * copies, partial(_cli, stdin, n * copies), args.repeat)
+        print(f"python -m scoring --jsonl, {n * copies:>5} lines: {cli_rate:8,.0f} hands/s (process start included)")
 
     try:
         from mcr_reference import raw
@@ -72,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         print("reference: pymahjonggb not installed (pip install -e '.[dev]'), no comparison")
         return 0
     ref = _rate(n, lambda: [raw(h) for h in hands], args.repeat)
-    print(f"reference pymahjonggb (C++):        {ref:10,.0f} hands/s")
-    print(f"ratio ours / reference (API):       {api / ref:10.2f}")
+    print(f"reference pymahjonggb (C++), API:    {ref:8,.0f} hands/s")
+    print(f"ratio ours / reference (API):        {api / ref:8.2f}")
     return 0
 
 
