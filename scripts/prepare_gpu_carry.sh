@@ -93,6 +93,9 @@ print("art: " + ", ".join(KEEP) + " (kde: default, classic, jade)")
 EOF
 
 du -sh "$CARRY"/* | sed 's/^/carry: /'
-TREE=$(git ls-files -z --cached --others --exclude-standard | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
-CARRIED=$(du -sb "$CARRY" | cut -f1)
-echo "travels: repo tree $((TREE / 1048576)) MiB + .carry $((CARRIED / 1048576)) MiB = $(((TREE + CARRIED) / 1048576)) MiB (limit 64)"
+git ls-files -z --cached --others --exclude-standard | python3 -c "
+import os, sys
+tree = sum(os.path.getsize(f) for f in sys.stdin.read().split(chr(0)) if f and os.path.isfile(f))
+carry = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk('$CARRY') for f in fs)
+print(f'travels: repo tree {tree / 2**20:.1f} MiB + $CARRY {carry / 2**20:.1f} MiB = {(tree + carry) / 2**20:.1f} MiB (limit 64)')
+"
