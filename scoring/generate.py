@@ -895,3 +895,32 @@ TEMPLATES: dict[int, Template] = {
     80: _t_self_drawn,
     81: _t_flowers,
 }
+
+
+# --- command line ------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m scoring.generate --seed S --n N`: hands as hand.schema.json lines (or notation)."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(
+        prog="python -m scoring.generate", description="Seeded random legal winning MCR hands, one per line."
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (same seed, same hands)")
+    parser.add_argument("--n", type=int, default=10, help="number of hands")
+    parser.add_argument("--shape", choices=SHAPES, help="only this hand shape")
+    parser.add_argument("--target-fan", type=int, choices=sorted(TEMPLATES), metavar="ID",
+                        help="hands that contain fan ID (1-81, numbering of fans.tsv)")
+    parser.add_argument("--notation", action="store_true", help="print the compact notation instead of JSON")
+    args = parser.parse_args(argv)
+    from .notation import format_hand
+
+    for hand in random_hands(args.seed, args.n, shape=args.shape, target_fan=args.target_fan):
+        print(format_hand(hand) if args.notation else json.dumps(hand.to_json()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -103,3 +103,18 @@ def test_target_fan_appears_in_the_score_of_most_draws() -> None:
         if len(missed) > 5:
             misses[fan_id] = missed[:3]
     assert misses == {}
+
+
+def test_command_line_prints_the_seeded_hands() -> None:
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "scoring.generate", "--seed", "9", "--n", "5", "--target-fan", "7"],
+                         capture_output=True, text=True, check=True)
+    hands = [Hand.from_json(line) for line in out.stdout.splitlines()]
+    assert hands == random_hands(9, 5, target_fan=7)
+    notation = subprocess.run([sys.executable, "-m", "scoring.generate", "--seed", "9", "--n", "5", "--notation"],
+                              capture_output=True, text=True, check=True)
+    assert [parse_hand(line) for line in notation.stdout.splitlines()] == random_hands(9, 5)
+    assert json.loads(json.dumps(hands[0].to_json()))["melds"] == []
