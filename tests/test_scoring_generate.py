@@ -60,6 +60,14 @@ def test_each_shape(shape: str) -> None:
             }[shape]
 
 
+def test_knitted_shapes_have_their_variants() -> None:
+    honors_counts = Counter(sum(t.is_honor for t in h.concealed_with_win) for h in random_hands(4, 200, shape="honors_knitted"))
+    assert set(honors_counts) == {5, 6, 7}  # lesser (5 or 6 honors) and greater (all 7) honors and knitted tiles
+    straights = random_hands(4, 200, shape="knitted_straight")
+    assert 0 < sum(len(h.melds) == 1 for h in straights) < len(straights)  # the set melded or concealed
+    assert all(len(h.melds) <= 1 for h in straights)
+
+
 def test_random_mix_covers_shapes_melds_and_flags() -> None:
     hands = random_hands(5, 3000)
     kinds = Counter(
