@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
-from itertools import product
 
 import numpy as np
 
@@ -105,25 +104,35 @@ def type_group(names: tuple[str, ...]) -> Meld | str:
         return f"the group {shown} is not a chow, pung or kong"
 
 
-def split_touching(names: tuple[str, ...], max_tiles: int) -> list[tuple[int, ...]]:
-    """Every way to cut a group, left to right, into consecutive sets of 3 or 4 that are all valid."""
+def segment_sets(names: tuple[str, ...], gaps: tuple[float, ...], sets: int | None = None) -> list[int] | None:
+    """Cut a row of tiles into consecutive valid sets, preferring cuts at the widest gaps.
+
+    Returns the sizes of the sets, left to right, or None when no cut makes
+    every part a set.  Among the ways that do, the one whose cuts add up to the
+    widest gaps wins; with `sets` given (known from the standing row), a way with
+    that many sets is preferred.  `gaps[i]` is the gap after tile i.
+    """
     n = len(names)
-    if n > max_tiles or n < 6:
-        return []
-    found: list[tuple[int, ...]] = []
-    for parts in range(n // 4, n // 3 + 1):
-        for sizes in product((3, 4), repeat=parts):
-            if sum(sizes) != n:
+    best: dict[tuple[int, int], tuple[float, list[int]]] = {(0, 0): (0.0, [])}
+    for start in range(n):
+        for count in range(start // 3 + 1):
+            if (start, count) not in best:
                 continue
-            start, ok = 0, True
-            for size in sizes:
-                if not isinstance(type_group(names[start:start + size]), Meld):
-                    ok = False
-                    break
-                start += size
-            if ok:
-                found.append(sizes)
-    return found
+            score, sizes = best[(start, count)]
+            for size in (3, 4):
+                end = start + size
+                if end > n or not isinstance(type_group(names[start:end]), Meld):
+                    continue
+                cut = gaps[end - 1] if end < n else 0.0
+                key = (end, count + 1)
+                if key not in best or score + cut > best[key][0]:
+                    best[key] = (score + cut, sizes + [size])
+    ends = {count: best[(n, count)] for count in range(n // 3 + 1) if (n, count) in best}
+    if not ends or n == 0:
+        return None
+    if sets in ends:
+        return ends[sets][1]
+    return max(ends.values(), key=lambda e: e[0])[1]
 
 
 # --- 3. the layout -------------------------------------------------------------------
@@ -176,26 +185,36 @@ def _read_standing(
     return tiles, None, issues
 
 
-def _read_melds(row: Row, model: GapModel, settings: LayoutSettings) -> tuple[list[MeldRead], list[str]]:
+def _read_melds(
+    row: Row, model: GapModel, settings: LayoutSettings, sets: int | None
+) -> tuple[list[MeldRead], list[str]]:
+    """The meld row as sets: cut at gaps into valid sets when that is possible, else by gaps alone."""
+    names = tuple(t.name for t in row.tiles)
+    gaps = model.gaps(row)
+    sizes = segment_sets(names, gaps, sets)
+    if sizes is None:
+        return _melds_by_gaps(row, model, settings)
+    bounds = [(sum(sizes[:k]), sum(sizes[:k + 1])) for k in range(len(sizes))]
+    reads = [MeldRead(row.tiles[a:b], type_group(names[a:b])) for a, b in bounds]  # type: ignore[arg-type]
+    issues: list[str] = []
+    for k, (a, b) in enumerate(bounds):
+        shown = " ".join(names[a:b])
+        if max(gaps[a:b - 1]) > settings.set_inner_gap:
+            issues.append(f"a wide gap inside the set {shown}; read as one set")
+        if k + 1 < len(bounds) and gaps[b - 1] <= settings.group_gap:
+            after = " ".join(names[slice(*bounds[k + 1])])
+            issues.append(f"the sets {shown} and {after} touch with no gap between them; read as two sets")
+    return reads, issues
+
+
+def _melds_by_gaps(row: Row, model: GapModel, settings: LayoutSettings) -> tuple[list[MeldRead], list[str]]:
     reads: list[MeldRead] = []
     issues: list[str] = []
     for group in split_groups(row, settings.group_gap, model):
-        names = tuple(t.name for t in group)
-        typed = type_group(names)
-        if isinstance(typed, Meld):
-            reads.append(MeldRead(group, typed))
-            continue
-        splits = split_touching(names, settings.max_split_tiles)
-        if len(splits) == 1:
-            start = 0
-            for size in splits[0]:
-                part = group[start:start + size]
-                reads.append(MeldRead(part, type_group(names[start:start + size])))  # type: ignore[arg-type]
-                start += size
-            issues.append(f"the sets {' '.join(names)} touch with no gap between them; read as sets of {splits[0]}")
-            continue
-        reads.append(MeldRead(group, None))
-        issues.append(typed)
+        typed = type_group(tuple(t.name for t in group))
+        reads.append(MeldRead(group, typed if isinstance(typed, Meld) else None))
+        if not isinstance(typed, Meld):
+            issues.append(typed)
     return reads, issues
 
 
@@ -238,7 +257,8 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
     issues += more
     melds: list[MeldRead] = []
     if len(rows) >= 2:
-        melds, more = _read_melds(rows[-2], model, settings)
+        sets, rest_tiles = divmod(14 - len(rows[-1].tiles), 3)
+        melds, more = _read_melds(rows[-2], model, settings, sets if rest_tiles == 0 else None)
         issues += more
     stray = tuple(t for r in rows[:-2] for t in r.tiles)
     if stray:

@@ -149,22 +149,38 @@ def load_detector(model_dir: Path | None) -> Detector:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Exit status 0 when every image was read, 1 when some could not be, 2 when the models cannot load."""
     args = build_parser().parse_args(argv)
     context = context_from_args(args)
     try:
-        reader = HandReader(load_detector(args.model))
+        detector = load_detector(args.model)
     except Exception as exc:  # noqa: BLE001 - any load failure is reported as one clear line
-        print(f"vision read: cannot load the tile detector: {exc}", file=sys.stderr)
+        print(f"error: cannot load the tile detector: {exc}", file=sys.stderr)
         return 2
-    from .detector import ImageError, load_image
+    from .detector import ImageError
 
+    failures = 0
     for image in args.images:
         try:
-            line = reader.read(load_image(image), context).to_json(image)
+            dets = detect_file(detector, image)
+            line = read_detections(dets, context).to_json(image)
         except ImageError as exc:
-            line = {"image": image, "error": str(exc)}
+            line, failures = {"image": image, "error": str(exc)}, failures + 1
+        except MemoryError:
+            line, failures = {"image": image, "error": "out of memory while reading the image"}, failures + 1
         print(json.dumps(line, ensure_ascii=False), flush=True)
-    return 0
+    return 1 if failures else 0
+
+
+def detect_file(detector: Detector, path: str) -> Detections:
+    """Detections of a photo file, in its original pixels (big photos are decoded reduced when the detector can)."""
+    by_file = getattr(detector, "detect_file", None)
+    if by_file is not None:
+        dets, _size = by_file(path)
+        return dets
+    from .detector import load_image
+
+    return detector.detect(load_image(path))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ because a tilted camera makes far tiles smaller.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -109,8 +109,9 @@ def to_row_frame(
 def estimate_row_angle(xyxy: np.ndarray, settings: LayoutSettings) -> float:
     """The row direction from nearest neighbours: tiles in a row sit closer than rows do.
 
-    Each tile's vector to its nearest neighbour votes (doubled angles, so that
-    left and right agree); the result lies in (-45, 45] degrees.
+    Each tile's vector to its nearest neighbour votes; votes steeper than 45
+    degrees (a neighbour in another row) are left out, and the mean of the votes
+    near the median is the answer, in [-45, 45] degrees.
     """
     n = len(xyxy)
     if n < 2:
@@ -127,31 +128,31 @@ def estimate_row_angle(xyxy: np.ndarray, settings: LayoutSettings) -> float:
         return 0.0
     vec = diff[rows, nearest][reach]
     theta = np.arctan2(vec[:, 1], vec[:, 0])
-    # doubled angles cannot tell a row from a column: fold steep votes towards the horizontal
-    doubled = np.exp(2j * theta)
-    mean = doubled.sum()
-    angle = float(np.angle(mean) / 2)
-    if angle > math.pi / 4:
-        angle -= math.pi / 2
-    elif angle <= -math.pi / 4:
-        angle += math.pi / 2
-    return angle
+    theta = (theta + math.pi / 2) % math.pi - math.pi / 2  # left and right neighbours agree: (-90, 90]
+    along = theta[np.abs(theta) <= math.pi / 4]  # steeper votes join tiles of different rows
+    if len(along) == 0:
+        return 0.0
+    middle = float(np.median(along))
+    close = along[np.abs(along - middle) <= math.radians(settings.angle_vote_spread_deg)]
+    return float(close.mean()) if len(close) else middle
 
 
 def fit_row_angle(tiles: list[TileObs] | tuple[TileObs, ...], angle: float, settings: LayoutSettings) -> float:
-    """A row's own direction by a principal-axis fit of its centres, when it has enough tiles."""
-    if len(tiles) < 3:
+    """A row's own direction: the median slope over its pairs of tiles (Theil-Sen), robust to a few strays.
+
+    `tiles` are measured in the frame of `angle`; a result further than
+    `row_fit_max_change_deg` from it is not trusted and `angle` is returned.
+    """
+    if len(tiles) < 2:
         return angle
-    pts = np.array([[t.x, t.y] for t in tiles])
-    pts -= pts.mean(axis=0)
-    _, _, vt = np.linalg.svd(pts, full_matrices=False)
-    dx, dy = vt[0]
-    own = math.atan2(dy, dx)
-    # the axis has no sign: bring it next to the global direction
-    while own - angle > math.pi / 2:
-        own -= math.pi
-    while own - angle < -math.pi / 2:
-        own += math.pi
+    c, s = math.cos(angle), math.sin(angle)
+    pts = np.array([[t.x * c + t.y * s, -t.x * s + t.y * c, t.short_side] for t in tiles])
+    du = pts[None, :, 0] - pts[:, None, 0]
+    dv = pts[None, :, 1] - pts[:, None, 1]
+    apart = np.triu(np.abs(du) > 0.5 * np.median(pts[:, 2]), k=1)
+    if not apart.any():
+        return angle
+    own = angle + math.atan(float(np.median(dv[apart] / du[apart])))
     if abs(own - angle) > math.radians(settings.row_fit_max_change_deg):
         return angle
     return own
@@ -171,6 +172,20 @@ def split_rows(tiles: list[TileObs], settings: LayoutSettings) -> list[list[Tile
     return rows
 
 
+def _split_by_own_line(row: list[TileObs], angle: float, settings: LayoutSettings) -> list[list[TileObs]]:
+    """A row measured across its own fitted line, split again where that shows a jump (two rows taken as one)."""
+    if len(row) < 4:
+        return [row]
+    own = fit_row_angle(row, angle, settings)
+    c, s = math.cos(own), math.sin(own)
+    across = [replace(t, v=-t.x * s + t.y * c) for t in row]
+    parts = split_rows(across, settings)
+    if len(parts) == 1:
+        return [row]
+    by_index = {t.index: t for t in row}
+    return [[by_index[t.index] for t in part] for part in parts]
+
+
 @dataclass(frozen=True)
 class RowLayout:
     """The rows of a photo, far to near, and the direction they were measured in."""
@@ -187,12 +202,13 @@ def find_rows(
     rows: list[list[TileObs]] = []
     for _ in range(2):
         tiles = to_row_frame(indices, names, conf, xyxy, angle)
-        rows = split_rows(tiles, settings)
+        rows = [part for r in split_rows(tiles, settings) for part in _split_by_own_line(r, angle, settings)]
         fits = [(fit_row_angle(r, angle, settings), len(r)) for r in rows if len(r) >= 3]
         if fits:
             angle = sum(a * n for a, n in fits) / sum(n for _, n in fits)
     tiles = to_row_frame(indices, names, conf, xyxy, angle)
-    rows = split_rows(tiles, settings)
+    rows = [part for r in split_rows(tiles, settings) for part in _split_by_own_line(r, angle, settings)]
+    rows.sort(key=lambda r: float(np.median([t.v for t in r])))
     by_index = {int(i): k for k, i in enumerate(indices)}
     out = []
     for r in rows:
@@ -217,6 +233,8 @@ class GapModel:
     pairs: tuple[tuple[float, float, float], ...] = ()  # (x, y, gap) of every neighbouring pair
     neighbours: int = 4
     max_baseline: float = 0.6
+    window: int = 4  # pairs of the same row on each side that a gap's baseline line goes through
+    inlier: float = 0.15  # pairs wider than the row's median gap by more than this are not "touching"
 
     def baseline(self, x: float, y: float) -> float:
         others = [(math.hypot(px - x, py - y), g) for px, py, g in self.pairs if (px, py) != (x, y)]
@@ -227,17 +245,30 @@ class GapModel:
         return float(np.clip(np.median(near), -self.max_baseline, self.max_baseline))
 
     def gaps(self, row: Row) -> tuple[float, ...]:
-        """The row's gaps with the local baseline taken off."""
-        return tuple(
-            g - self.baseline((a.x + b.x) / 2, (a.y + b.y) / 2)
-            for g, a, b in zip(row.gaps(), row.tiles, row.tiles[1:])
-        )
+        """The row's gaps with the local baseline taken off.
+
+        Where the row itself has enough touching pairs near a gap, the baseline
+        is a line through them (it follows a steep drift to the row's end);
+        elsewhere it is the median of the nearest pairs of any row.
+        """
+        raw = row.gaps()
+        touching_limit = float(np.median(raw)) + self.inlier if raw else 0.0
+        out = []
+        for i, (g, a, b) in enumerate(zip(raw, row.tiles, row.tiles[1:])):
+            near = [j for j in range(len(raw)) if j != i and abs(j - i) <= self.window and raw[j] <= touching_limit]
+            if len(near) >= 3:
+                slope, offset = np.polyfit(near, [raw[j] for j in near], 1)
+                base = float(np.clip(offset + slope * i, -self.max_baseline, self.max_baseline))
+            else:
+                base = self.baseline((a.x + b.x) / 2, (a.y + b.y) / 2)
+            out.append(g - base)
+        return tuple(out)
 
 
 def fit_gap_model(rows: Sequence[Row], settings: LayoutSettings) -> GapModel:
     """The gap model over every neighbouring pair of `rows`."""
     pairs = tuple(((a.x + b.x) / 2, (a.y + b.y) / 2, g) for r in rows for g, a, b in zip(r.gaps(), r.tiles, r.tiles[1:]))
-    return GapModel(pairs, settings.gap_neighbours, settings.gap_max_baseline)
+    return GapModel(pairs, settings.gap_neighbours, settings.gap_max_baseline, settings.gap_window, settings.gap_inlier)
 
 
 def split_groups(row: Row, min_gap: float, model: GapModel = GapModel()) -> list[tuple[TileObs, ...]]:

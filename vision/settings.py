@@ -47,6 +47,7 @@ class LayoutSettings:
     duplicate_containment: float = 0.8  # ... or when this share of the smaller box lies in the larger
     low_confidence: float = 0.5  # a tile read with less confidence is reported in issues
     neighbour_reach: float = 1.6  # tile heights: nearest neighbours within this give the row direction
+    angle_vote_spread_deg: float = 8.0  # neighbour votes this far from their median are left out
     max_row_angle_deg: float = 35.0  # rows steeper than this are reported (the spec allows 15 + perspective)
     row_fit_max_change_deg: float = 12.0  # a row's own line fit may differ this much from the global direction
     row_split: float = 0.5  # tile heights: a jump across the row direction larger than this starts a new row
@@ -54,9 +55,11 @@ class LayoutSettings:
     win_gap: float = 0.25  # tile widths: the gap that sets the winning tile apart at the right end
     gap_neighbours: int = 4  # a gap is judged against the median gap of this many nearest other pairs
     gap_max_baseline: float = 0.6  # bound on that median (tile widths)
+    gap_window: int = 4  # ... or against a line through this many touching pairs of its row on each side
+    gap_inlier: float = 0.15  # tile widths over a row's median gap beyond which a pair is not touching
     sideways_ratio: float = 1.15  # length along the row / height across it above which a tile lies sideways
     max_copies: int = 4  # a set holds four of each tile
-    max_split_tiles: int = 16  # a meld-row group up to this size may be split into touching sets
+    set_inner_gap: float = 0.45  # tile widths: a gap this wide inside a set (cut by the set rules) is reported
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,312 @@
+"""The layout reader from perfect detections: rows, groups, winning tile, melds, flowers, issues."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from datasets.classes import CLASS_ID, CLASS_NAMES, FLOWER_NAMES
+from datasets.scene import PlacedTile, plan_scene
+from scoring.generate import random_hand
+from scoring.hand import Hand, Meld, MeldKind, WinContext
+from scoring.notation import parse_hand
+from scoring.tiles import Tile
+from vision.detections import Detections
+from vision.evaluate_read import hand_key
+from vision.layout import layout_to_hand, merge_duplicates, read_layout, segment_sets, type_group
+from vision.rows import estimate_row_angle, tile_extent
+from vision.settings import LayoutSettings
+
+S = LayoutSettings()
+SIZE = (1280, 960)
+
+
+def detections_of(tiles: list[PlacedTile], conf: float = 0.95) -> Detections:
+    return Detections.from_lists([t.xyxy for t in tiles], [conf] * len(tiles), [CLASS_ID[t.cls] for t in tiles])
+
+
+def read(dets: Detections, context: WinContext = WinContext()) -> tuple[Hand | None, list[str], dict[int, str]]:
+    merged, issues = merge_duplicates(dets, S)
+    layout = read_layout(merged, S)
+    hand, more = layout_to_hand(layout, context)
+    return hand, issues + list(layout.issues) + more, layout.groups()
+
+
+def assert_read_exactly(hand: Hand, tiles: list[PlacedTile], notes_allowed: bool = False) -> None:
+    """Read exactly, every tile in its group; with `notes_allowed`, notes on sets that touch may be issued."""
+    got, issues, groups = read(detections_of(tiles), hand.context)
+    assert got is not None, issues
+    assert hand_key(got) == hand_key(hand), issues
+    assert [groups.get(i) for i in range(len(tiles))] == [t.group for t in tiles]
+    if notes_allowed:
+        issues = [i for i in issues if "touch with no gap" not in i and "wide gap inside" not in i]
+    assert issues == []
+
+
+# --- property tests over random layouts ------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_layouts_within_the_spec_read_exactly(seed: int) -> None:
+    rng = random.Random(seed)
+    hand = random_hand(rng)
+    assert_read_exactly(hand, plan_scene(hand, rng, *SIZE))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    rotation=st.sampled_from([-15.0, 15.0]),
+    tilt=st.just(30.0),
+)
+def test_extreme_rotation_and_tilt(seed: int, rotation: float, tilt: float) -> None:
+    rng = random.Random(seed)
+    hand = random_hand(rng, shape="standard")
+    tiles = plan_scene(hand, rng, *SIZE, rotation_deg=rotation, tilt_deg=tilt)
+    assert_read_exactly(hand, tiles, notes_allowed=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_smallest_gaps_touching_tiles_and_sideways_melds(seed: int) -> None:
+    rng = random.Random(seed)
+    hand = random_hand(rng, shape="standard")
+    tiles = plan_scene(
+        hand, rng, *SIZE, win_gap=0.5, meld_gap=0.3, row_gap=0.0, sideways_prob=1.0,
+        rotation_deg=rng.uniform(-15, 15), tilt_deg=rng.uniform(0, 30),
+    )
+    assert_read_exactly(hand, tiles, notes_allowed=True)
+
+
+@pytest.mark.parametrize(
+    "notation",
+    [
+        "(1111m) (9999p) (EEEE) [CCCC] P +P flowers=8",  # four kongs, two backs each in three of them
+        "[123m] [789s] [555p] [NNN] F +F flowers=3",
+        "1122334455667m +7m",  # no meld row at all
+        "19m19p19s1234567z +1m".replace("1234567z", "ESWNCFP"),
+    ],
+)
+def test_chosen_hands(notation: str) -> None:
+    hand = parse_hand(notation)
+    for seed in range(20):
+        rng = random.Random(seed)
+        assert_read_exactly(hand, plan_scene(hand, rng, *SIZE))
+
+
+def test_jittered_boxes_still_read() -> None:
+    """Box edges off by up to 2% of a tile (a detector's error) do not change the reading."""
+    for seed in range(100):
+        rng = random.Random(seed)
+        hand = random_hand(rng)
+        tiles = plan_scene(hand, rng, *SIZE, win_gap=rng.uniform(0.7, 1.5), meld_gap=rng.uniform(0.5, 1.2))
+        dets = detections_of(tiles)
+        size = np.maximum(dets.wh[:, 0], dets.wh[:, 1])[:, None]
+        noise = np.random.default_rng(seed).uniform(-0.02, 0.02, dets.xyxy.shape) * size
+        got, issues, _ = read(Detections(dets.xyxy + noise.astype(np.float32), dets.confidence, dets.class_id), hand.context)
+        assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
+
+
+# --- the stages alone ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("degrees", [-15.0, -7.0, 0.0, 4.0, 15.0])
+def test_row_direction_of_a_rotated_grid(degrees: float) -> None:
+    a = math.radians(degrees)
+    boxes = []
+    for row, n in ((0, 14), (1, 9)):
+        for i in range(n):
+            x, y = i * 30.0, row * -60.0
+            cx, cy = 400 + x * math.cos(a) - y * math.sin(a), 400 + x * math.sin(a) + y * math.cos(a)
+            boxes.append([cx - 15, cy - 20, cx + 15, cy + 20])
+    assert math.degrees(estimate_row_angle(np.array(boxes), S)) == pytest.approx(degrees, abs=1.0)
+
+
+def test_tile_extent_undoes_rotation() -> None:
+    a = math.radians(12)
+    length, height = 30.0, 40.0
+    w = length * math.cos(a) + height * math.sin(a)
+    h = length * math.sin(a) + height * math.cos(a)
+    got_l, got_h = tile_extent(np.array([w]), np.array([h]), a)
+    assert got_l[0] == pytest.approx(length) and got_h[0] == pytest.approx(height)
+
+
+@pytest.mark.parametrize(
+    "names, expected",
+    [
+        (("5m", "5m", "5m"), Meld.pung(Tile.parse("5m"))),
+        (("4p", "2p", "3p"), Meld.chow(Tile.parse("2p"))),
+        (("E", "E", "E", "E"), Meld.kong(Tile.parse("E"))),
+        (("back", "9s", "9s", "back"), Meld.kong(Tile.parse("9s"), concealed=True)),
+        (("9s", "back", "back", "back"), Meld.kong(Tile.parse("9s"), concealed=True)),
+    ],
+)
+def test_type_group_sets(names: tuple[str, ...], expected: Meld) -> None:
+    assert type_group(names) == expected
+
+
+@pytest.mark.parametrize(
+    "names, words",
+    [
+        (("5m", "5m"), "2 tiles"),
+        (("8m", "9m", "1p"), "not a chow"),
+        (("7s", "8s", "9s", "1s"), "not a chow, pung or kong"),
+        (("back", "5m", "5m"), "not a concealed kong"),
+        (("back", "back", "back", "back"), "only backs"),
+        (("back", "5m", "6m", "back"), "different faces"),
+        (("f1", "f2", "f3"), "not part of a set"),
+    ],
+)
+def test_type_group_reports_what_is_not_a_set(names: tuple[str, ...], words: str) -> None:
+    result = type_group(names)
+    assert isinstance(result, str) and words in result
+
+
+def test_segment_sets_cuts_at_the_widest_gaps_into_valid_sets() -> None:
+    names = ("1m", "2m", "3m", "E", "E", "E")
+    assert segment_sets(names, (0.0, 0.0, 0.0, 0.0, 0.0)) == [3, 3]  # touching sets: only one cut makes sets
+    kong_then_chow = ("C", "C", "C", "C", "5p", "6p", "7p")
+    assert segment_sets(kong_then_chow, (0.0, 0.3, 0.0, 0.8, 0.0, 0.0)) == [4, 3]
+    # 2m2m2m2m 3m4m: a pung + chow-start is not possible, the kong is; but 222m + 234m would need a 2m after the cut
+    assert segment_sets(("2m", "2m", "2m", "2m", "3m", "4m"), (0, 0, 0.9, 0, 0)) == [3, 3]
+    assert segment_sets(("1m", "2m", "3m", "E", "E"), (0, 0, 0.9, 0)) is None
+    # twelve tiles: four pungs or three kongs; the number of sets known from the standing row decides
+    twelve = ("E",) * 4 + ("S",) * 4 + ("W",) * 4
+    assert segment_sets(twelve, (0.0,) * 11, sets=3) == [4, 4, 4]
+
+
+def test_duplicate_boxes_merge_and_disagreements_are_reported() -> None:
+    dets = Detections.from_lists(
+        [[0, 0, 30, 40], [1, 1, 31, 41], [40, 0, 70, 40], [41, 0, 70, 40], [42, 2, 68, 38]],
+        [0.9, 0.6, 0.8, 0.7, 0.4],
+        [CLASS_ID["5m"], CLASS_ID["5m"], CLASS_ID["E"], CLASS_ID["S"], CLASS_ID["E"]],
+    )
+    merged, issues = merge_duplicates(dets, S)
+    assert merged.class_names == ["5m", "E"]
+    assert len(issues) == 1 and "kept E (0.80) over S (0.70)" in issues[0]
+
+
+# --- what the reader must not guess -----------------------------------------------------------
+
+
+def test_no_winning_gap_is_reported_not_guessed() -> None:
+    for seed in range(30):
+        rng = random.Random(seed)
+        hand = random_hand(rng)
+        tiles = plan_scene(hand, rng, *SIZE, win_gap=0.0, row_gap=0.0)
+        got, issues, groups = read(detections_of(tiles))
+        assert got is None
+        assert any("could not tell the winning tile" in i and hand.win_tile.name in i for i in issues), issues
+        assert "win" not in groups.values()
+
+
+def test_low_confidence_tile_is_reported_but_read() -> None:
+    rng = random.Random(3)
+    hand = random_hand(rng)
+    tiles = plan_scene(hand, rng, *SIZE)
+    dets = detections_of(tiles)
+    conf = dets.confidence.copy()
+    conf[0] = 0.3
+    got, issues, _ = read(Detections(dets.xyxy, conf, dets.class_id), hand.context)
+    assert got is not None and hand_key(got) == hand_key(hand)
+    assert [i for i in issues if "low confidence" in i] == [f"low confidence (0.30) for the {tiles[0].cls} at " + issues[0].split(" at ")[1]]
+
+
+def test_more_than_four_of_a_tile_is_reported() -> None:
+    hand = parse_hand("[5555m] [5m5m5m] 123p456s9p +9p".replace("5m5m5m", "666m"))
+    tiles = plan_scene(hand, random.Random(1), *SIZE)
+    tiles = [PlacedTile("5m", t.group, t.sideways, t.corners, t.xyxy) if t.cls == "6m" else t for t in tiles]
+    got, issues, _ = read(detections_of(tiles))
+    assert got is None
+    assert any("5m is seen 7 times" in i for i in issues)
+
+
+def test_flowers_are_counted_wherever_they_lie() -> None:
+    for seed in range(20):
+        rng = random.Random(seed)
+        hand = parse_hand("[123m] [EEE] 456p789s1s +1s flowers=5")
+        tiles = plan_scene(hand, rng, *SIZE)
+        got, _, groups = read(detections_of(tiles))
+        assert got is not None and got.context.flowers == 5
+        assert sorted(groups[i] for i, t in enumerate(tiles) if t.cls in FLOWER_NAMES) == ["flowers"] * 5
+
+
+# --- bad input: a clear issues list, never a crash -----------------------------------------------
+
+
+def test_empty_detections() -> None:
+    got, issues, groups = read(Detections.empty())
+    assert got is None and groups == {}
+    assert any("no tiles" in i for i in issues)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_photo_of_something_else(seed: int) -> None:
+    """Random boxes of random classes: issues, no hand (by chance it could be one; not with these seeds)."""
+    gen = np.random.default_rng(seed)
+    n = int(gen.integers(1, 40))
+    xy = gen.uniform(0, 1000, (n, 2))
+    wh = gen.uniform(5, 200, (n, 2))
+    dets = Detections.from_lists(np.c_[xy, xy + wh], gen.uniform(0, 1, n), gen.integers(0, len(CLASS_NAMES), n))
+    got, issues, _ = read(dets)
+    assert got is None
+    assert issues and all(isinstance(i, str) and i for i in issues)
+
+
+def test_thirty_tiles_in_two_layouts() -> None:
+    """Two hands in one photo: the one nearest the camera is read, the other is reported as unused."""
+    rng = random.Random(7)
+    hand = random_hand(rng, shape="standard")
+    far_tiles = [t for t in plan_scene(random_hand(rng), rng, *SIZE) if t.cls not in FLOWER_NAMES]  # flowers count anywhere
+    far, near = detections_of(far_tiles), detections_of(plan_scene(hand, rng, *SIZE))
+    both = Detections(
+        np.r_[far.xyxy, near.xyxy + np.float32([0, 2000, 0, 2000])],
+        np.r_[far.confidence, near.confidence],
+        np.r_[far.class_id, near.class_id],
+    )
+    assert len(both) >= 28
+    got, issues, _ = read(both, hand.context)
+    assert got is not None and hand_key(got) == hand_key(hand)
+    assert any("were not used" in i for i in issues)
+
+
+def test_thirty_tiles_in_one_row() -> None:
+    names = [CLASS_NAMES[i % 34] for i in range(30)]
+    boxes = [[40.0 * i, 500.0, 40.0 * i + 38, 552.0] for i in range(30)]
+    boxes[-1] = [40.0 * 29 + 30, 500.0, 40.0 * 29 + 68, 552.0]  # the last one set apart
+    got, issues, _ = read(Detections.from_lists(boxes, [0.9] * 30, [CLASS_ID[n] for n in names]))
+    assert got is None
+    assert any("tile count does not make a hand" in i for i in issues)
+
+
+@pytest.mark.parametrize("keep", ["left", "top", "bottom"])
+def test_half_visible_layout(keep: str) -> None:
+    for seed in range(10):
+        rng = random.Random(seed)
+        hand = random_hand(rng, shape="standard")
+        tiles = plan_scene(hand, rng, *SIZE)
+        xs = [(t.xyxy[0] + t.xyxy[2]) / 2 for t in tiles]
+        ys = [(t.xyxy[1] + t.xyxy[3]) / 2 for t in tiles]
+        mid_x, mid_y = float(np.median(xs)), float(np.median(ys))
+        visible = [
+            t for t, x, y in zip(tiles, xs, ys)
+            if (keep == "left" and x < mid_x) or (keep == "top" and y < mid_y) or (keep == "bottom" and y > mid_y)
+        ]
+        got, issues, _ = read(detections_of(visible))
+        assert got is None, (seed, keep)
+        assert issues
+
+
+def test_winning_tile_kind_and_context_flags_pass_through() -> None:
+    hand = parse_hand("(2222s) [NNNN] [678s] [456m] 4m +4m self-drawn seat=N prevalent=W kong-replacement")
+    tiles = plan_scene(hand, random.Random(2), *SIZE)
+    got, issues, _ = read(detections_of(tiles), hand.context)
+    assert got is not None, issues
+    assert got.context == hand.context
+    kinds = sorted((m.kind, m.concealed) for m in got.melds)
+    assert kinds == sorted([(MeldKind.KONG, True), (MeldKind.KONG, False), (MeldKind.CHOW, False), (MeldKind.CHOW, False)])
