@@ -7,6 +7,7 @@ to another group stays there (re-running the layout on the boxes would undo that
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -160,6 +161,18 @@ class Reading:
             melds, tuple(Tile.parse(c) for c in standing), Tile.parse(wins[0]), replace(context, flowers=flowers)
         ).validate()
 
+    def tiles_named_in(self, issue: str) -> list[int]:
+        """Indices of the tiles an issue points at: the reader names tiles by their centre, '(x, y)'."""
+        found: list[int] = []
+        for match in _POINT.finditer(issue):
+            x, y = float(match.group(1)), float(match.group(2))
+            hits = [i for i, t in enumerate(self.tiles) if t.xyxy[0] <= x <= t.xyxy[2] and t.xyxy[1] <= y <= t.xyxy[3]]
+            if hits:
+                best = min(hits, key=lambda i: _distance_to_centre(self.tiles[i].xyxy, x, y))
+                if best not in found:
+                    found.append(best)
+        return found
+
     def yolo_lines(self, width: int, height: int) -> list[str]:
         """The tiles as YOLO label lines: class id and normalized centre and size, boxes clipped to the image."""
         lines = []
@@ -170,6 +183,13 @@ class Reading:
             cx, cy = (x1 + x2) / 2 / width, (y1 + y2) / 2 / height
             lines.append(f"{CLASS_ID[t.cls]} {cx:.6f} {cy:.6f} {(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
         return lines
+
+
+_POINT = re.compile(r"\((\d+(?:\.\d+)?), (\d+(?:\.\d+)?)\)")
+
+
+def _distance_to_centre(box: tuple[float, float, float, float], x: float, y: float) -> float:
+    return ((box[0] + box[2]) / 2 - x) ** 2 + ((box[1] + box[3]) / 2 - y) ** 2
 
 
 def _meld(number: int, classes: list[str]) -> Meld:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 LANG_KEY = "lang"
@@ -163,6 +164,12 @@ def t(key: str, language: str | None = None, **values: Any) -> str:
     en, zh = _LABELS[key]
     text = zh if (language or lang()) == "zh" else en
     return text.format(**values) if values else text
+
+
+def translator(prefix: str = "") -> Callable[[str], str]:
+    """A widget format_func: `prefix + key` in the language of this run (bound now, used later)."""
+    language = lang()
+    return lambda key: t(f"{prefix}{key}", language)
 
 
 def label_keys() -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from scoring.tiles import ALL_TILES, Tile
 
 from .draft import Draft, Target
 from .glyphs import strip_html, tile_button_label, tile_label
-from .i18n import t
+from .i18n import t, translator
 from .widgets import context_form, score_and_show, set_context_state
 from .winctx import HandFacts
 
@@ -73,7 +73,7 @@ def _palette() -> None:
     st.session_state.setdefault(TARGET_KEY, Target.STANDING.value)
     st.segmented_control(
         t("add_to"), [x.value for x in Target], required=True,
-        format_func=lambda v: t(f"target_{v}"), key=TARGET_KEY,
+        format_func=translator("target_"), key=TARGET_KEY,
     )
     rows = [ALL_TILES[0:9], ALL_TILES[9:18], ALL_TILES[18:27], ALL_TILES[27:34]]
     for row in rows:

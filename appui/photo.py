@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ from scoring.tiles import Tile
 
 from .correction import FLOWERS, GROUPS, HAND, MELD_GROUPS, UNPLACED, WIN, CorrectionError, Reading
 from .glyphs import tile_label
-from .i18n import t
+from .i18n import lang, t, translator
 from .models import get_detector
 from .overlay import crop, draw_boxes, fit
 from .saving import SaveError, photo_name, save_for_training
@@ -47,12 +48,18 @@ class PhotoRead:
     error: str | None = None
 
 
-def group_label(group: str) -> str:
+def group_label(group: str, language: str | None = None) -> str:
     if group in MELD_GROUPS:
-        return t("group_meld", n=MELD_GROUPS.index(group) + 1)
-    if group == "unplaced":
+        return t("group_meld", language, n=MELD_GROUPS.index(group) + 1)
+    if group == UNPLACED:
         return "?"
-    return t(f"group_{group}")
+    return t(f"group_{group}", language)
+
+
+def group_labeler() -> Callable[[str], str]:
+    """group_label bound to this run's language (a widget format_func)."""
+    language = lang()
+    return lambda group: group_label(group, language)
 
 
 def _read_photo(image_bytes: bytes, key: str) -> PhotoRead:
@@ -142,7 +149,7 @@ def _reset() -> None:
 def _photo_input() -> bytes | None:
     st.session_state.setdefault(PREFIX + "source", "upload")
     source = st.segmented_control(
-        t("source"), ["upload", "camera"], required=True, format_func=t, key=PREFIX + "source"
+        t("source"), ["upload", "camera"], required=True, format_func=translator(), key=PREFIX + "source"
     )
     if source == "camera":
         shot = st.camera_input(t("camera"), key=PREFIX + "camera")
@@ -197,7 +204,28 @@ def _strip_tile(photo: PhotoRead, caption_group: str, index: int) -> None:
         f"{index + 1}:{tile.cls}" + ("*" if tile.edited else ""), key=f"{PREFIX}tile.{index}",
         on_click=_select, args=(index,), type="primary" if st.session_state.get(SELECTED) == index else "secondary",
         help=f"{tile_label(tile.cls)} · {tile.conf:.2f}",
+        icon=":material/warning:" if index in _flagged(photo) else None,
     )
+
+
+def _issues(photo: PhotoRead) -> None:
+    """The reader's issues, each with buttons for the tiles it names (a click selects the tile)."""
+    st.markdown(f"**{t('issues')}**")
+    if not photo.issues:
+        st.caption(t("no_issues"))
+        return
+    for n, issue in enumerate(photo.issues):
+        st.warning(issue)
+        named = photo.reading.tiles_named_in(issue)
+        if named:
+            cols = st.columns(max(len(named), 6), gap="small")
+            for col, index in zip(cols, named):
+                col.button(f"{index + 1}:{photo.reading.tiles[index].cls}", key=f"{PREFIX}issue.{n}.{index}",
+                           on_click=_select, args=(index,), type="tertiary", icon=":material/warning:")
+
+
+def _flagged(photo: PhotoRead) -> set[int]:
+    return {i for issue in photo.issues for i in photo.reading.tiles_named_in(issue)}
 
 
 def _correction_panel(photo: PhotoRead) -> None:
@@ -207,7 +235,7 @@ def _correction_panel(photo: PhotoRead) -> None:
         st.caption(f"{t('pick_tile')} #{index + 1}")
         c1, c2 = st.columns(2)
         c1.selectbox(t("face"), CLASS_NAMES, format_func=tile_label, key=EDIT_FACE)
-        c2.selectbox(t("group"), GROUPS, format_func=group_label, key=EDIT_GROUP)
+        c2.selectbox(t("group"), GROUPS, format_func=group_labeler(), key=EDIT_GROUP)
         b1, b2, b3 = st.columns(3)
         b1.button(t("apply"), key=PREFIX + "apply", on_click=_apply, type="primary")
         b2.button(t("mark_win"), key=PREFIX + "mark_win", on_click=_mark_win)
@@ -216,7 +244,7 @@ def _correction_panel(photo: PhotoRead) -> None:
         st.session_state.setdefault(ADD_GROUP, HAND)
         c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
         c1.selectbox(t("face"), CLASS_NAMES, format_func=tile_label, key=ADD_FACE)
-        c2.selectbox(t("group"), GROUPS, format_func=group_label, key=ADD_GROUP)
+        c2.selectbox(t("group"), GROUPS, format_func=group_labeler(), key=ADD_GROUP)
         c3.button(t("add"), key=PREFIX + "add", on_click=_add)
     if photo.reading.edits or len(photo.reading.tiles) != len(photo.original.tiles):
         st.caption(t("corrected", n=photo.reading.edits))
@@ -283,12 +311,7 @@ def render() -> None:
     with left:
         st.image(_annotated(photo), channels="BGR", caption=t("tiles_found", n=len(photo.reading.tiles)))
     with right:
-        st.markdown(f"**{t('issues')}**")
-        if photo.issues:
-            for issue in photo.issues:
-                st.warning(issue)
-        else:
-            st.caption(t("no_issues"))
+        _issues(photo)
         _correction_panel(photo)
     _strip(photo)
     flowers = sum(is_flower(tile.cls) for tile in photo.reading.tiles)

@@ -11,7 +11,7 @@ from scoring.tiles import WIND_NAMES as _WIND_LETTERS, Tile
 
 WIND_NAMES: tuple[str, ...] = tuple(_WIND_LETTERS)
 
-from .i18n import t
+from .i18n import t, translator
 from .winctx import HandFacts, impossible_flags
 
 WIND_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
@@ -39,7 +39,7 @@ def context_form(prefix: str, facts: HandFacts, *, flowers_read: int | None = No
     with c1:
         won_by = st.segmented_control(
             t("win_by"), ["discard", "self_drawn"], required=True,
-            format_func=t, key=f"{prefix}won_by",
+            format_func=translator(), key=f"{prefix}won_by",
         )
         self_drawn = won_by == "self_drawn"
         if flowers_read is None:

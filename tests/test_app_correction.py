@@ -132,3 +132,12 @@ def test_atomic_write_leaves_the_old_file_when_the_write_fails(tmp_path, monkeyp
         atomic_write(target, b"new\n")
     assert target.read_bytes() == b"old\n"
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_issues_point_at_the_tiles_they_name():
+    reading = Reading.from_tiles(READ)
+    first = READ[0]["xyxy"]  # 1m at x 10..50, y 200..256
+    issue = f"low confidence (0.31) for the 1m at ({(first[0] + first[2]) / 2:.0f}, {(first[1] + first[3]) / 2:.0f})"
+    assert reading.tiles_named_in(issue) == [0]
+    assert reading.tiles_named_in("the tile count does not make a hand") == []
+    assert reading.tiles_named_in("a tile at (5000, 5000) nowhere") == []

@@ -144,3 +144,38 @@ class NothingDetector:
 def test_a_photo_without_tiles_says_so(scene):
     at = upload(open_photo_page(NothingDetector()), scene.jpeg())
     assert any("No tiles" in w.value for w in at.warning)
+
+
+class UnsureDetector(TruthDetector):
+    """The truth, but one tile (the 8s) read with low confidence."""
+
+    def detect(self, image_bgr):
+        from vision.detections import Detections
+
+        dets = super().detect(image_bgr)
+        conf = dets.confidence.copy()
+        conf[[i for i, name in enumerate(dets.class_names) if name == "8s"]] = 0.2
+        return Detections(dets.xyxy, conf, dets.class_id)
+
+
+def test_issues_are_shown_next_to_the_tiles_they_name(scene):
+    at = upload(open_photo_page(UnsureDetector(scene)), scene.jpeg())
+    assert any("low confidence" in w.value and "8s" in w.value for w in at.warning), [w.value for w in at.warning]
+    issue_buttons = [b for b in at.button if b.key and b.key.startswith("photo.issue.")]
+    assert [b.label.split(":")[1] for b in issue_buttons] == ["8s"]
+    issue_buttons[0].click().run()  # selects the tile for correction
+    assert at.selectbox(key="photo.edit_face").value == "8s"
+
+
+def test_chinese_labels_on_the_photo_page(scene):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[DETECTOR_OVERRIDE_KEY] = TruthDetector(scene)
+    at.session_state["lang"] = "zh"
+    at.run()
+    at.switch_page("appui/pages/photo.py").run()
+    upload(at, scene.jpeg())
+    assert at.title[0].value == "拍照算番"
+    assert {"手牌", "和牌张", "副露 1", "花牌"} <= {c.value for c in at.caption}
+    assert [m.label for m in at.metric] == ["总番"]
+    at.switch_page("appui/pages/live.py").run()  # widgets formatted in Chinese survive a page switch
+    assert not at.exception
