@@ -1,0 +1,150 @@
+"""`read_detections`, `python -m vision read` and `python -m vision.evaluate_read`."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from datasets.classes import CLASS_ID
+from datasets.scene import plan_scene
+from scoring import score
+from scoring.generate import random_hand
+from scoring.hand import Hand, WinContext
+from scoring.notation import parse_hand
+from vision import evaluate_read, read
+from vision.detections import Detections
+from vision.detector import ImageError
+from vision.evaluate_read import hand_key
+from vision.read import read_detections
+from vision.settings import MODELS_DIR
+
+SIZE = (1280, 960)
+
+
+def scene_detections(hand: Hand, seed: int) -> Detections:
+    tiles = plan_scene(hand, random.Random(seed), *SIZE)
+    return Detections.from_lists([t.xyxy for t in tiles], [0.97] * len(tiles), [CLASS_ID[t.cls] for t in tiles])
+
+
+def test_read_json_has_the_contract_shape_and_the_score() -> None:
+    hand = parse_hand("[123m] [EEE] (5555p) 78s11p +9s self-drawn seat=S flowers=2")
+    result = read_detections(scene_detections(hand, 4), hand.context)
+    out = result.to_json("photo.jpg")
+    assert list(out) == ["image", "tiles", "hand", "issues", "score"]
+    assert out["image"] == "photo.jpg" and out["issues"] == []
+    assert all(list(t) == ["cls", "xyxy", "conf", "group"] for t in out["tiles"])
+    assert sorted(t["group"] for t in out["tiles"]).count("win") == 1
+    assert hand_key(Hand.from_json(out["hand"])) == hand_key(hand)
+    assert out["score"] == score(result.hand).to_json()  # type: ignore[arg-type]
+    assert out["score"]["total"] == score(hand).total
+    json.dumps(out)  # serialisable as it is
+
+
+def test_flowers_in_the_context_are_replaced_by_the_flowers_read() -> None:
+    hand = parse_hand("[123m] [EEE] 456p789s1s +1s flowers=3")
+    result = read_detections(scene_detections(hand, 1), WinContext(flowers=8))
+    assert result.hand is not None and result.hand.context.flowers == 3
+
+
+def test_a_complete_count_that_is_not_a_winning_hand_is_reported_not_scored() -> None:
+    names = "1m 3m 5m 7m 9m 1p 3p 5p 7p 9p 1s 3s 5s E".split()
+    boxes = [[40.0 * i + (30 if i == 13 else 0), 500, 40.0 * i + 38 + (30 if i == 13 else 0), 552] for i in range(14)]
+    result = read_detections(Detections.from_lists(boxes, [0.9] * 14, [CLASS_ID[n] for n in names]))
+    assert result.hand is not None and result.score is None
+    assert any(i.startswith("not scored:") for i in result.issues)
+    assert result.to_json("x")["score"] is None
+
+
+def test_empty_photo_gives_null_hand_and_a_reason() -> None:
+    out = read_detections(Detections.empty()).to_json("empty.jpg")
+    assert out["hand"] is None and out["score"] is None and out["tiles"] == []
+    assert out["issues"]
+
+
+class FakeDetector:
+    def __init__(self, dets: Detections) -> None:
+        self.dets = dets
+        self.files: list[str] = []
+
+    def detect_file(self, path: str) -> tuple[Detections, tuple[int, int]]:
+        self.files.append(path)
+        if path.endswith(".txt"):
+            raise ImageError(f"{path} is not an image")
+        return self.dets, SIZE
+
+
+def test_cli_prints_one_line_per_image_and_goes_on_after_a_bad_one(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hand = parse_hand("[789s] [NNN] 123p456p5m +5m")
+    fake = FakeDetector(scene_detections(hand, 2))
+    monkeypatch.setattr(read, "load_detector", lambda model_dir: fake)
+    code = read.main(["a.jpg", "notes.txt", "b.jpg", "--self-drawn", "--seat-wind", "S", "--prevalent-wind", "W"])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 1 and fake.files == ["a.jpg", "notes.txt", "b.jpg"]
+    assert [line["image"] for line in lines] == ["a.jpg", "notes.txt", "b.jpg"]
+    assert lines[1] == {"image": "notes.txt", "error": "notes.txt is not an image"}
+    got = lines[0]["hand"]
+    assert got["self_drawn"] is True and got["seat_wind"] == "S" and got["prevalent_wind"] == "W"
+    assert lines[0]["score"]["total"] == score(Hand.from_json(got)).total
+
+
+def test_cli_reports_a_missing_model_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert read.main(["a.jpg", "--model", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot load the tile detector") and "Traceback" not in err
+
+
+def test_evaluate_read_generated_scenes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert evaluate_read.main(["--generate", "30", "--seed", "5", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["scenes"] == 30
+    assert summary["hands_exact"] == 30 and summary["scores_right"] == 30
+    assert summary["failures"] == {"detection": 0, "winning tile": 0, "layout": 0}
+
+
+def test_evaluate_read_names_the_cause_of_each_failure() -> None:
+    rng = random.Random(11)
+    hand = random_hand(rng, shape="standard")
+    tiles = plan_scene(hand, rng, *SIZE, win_gap=0.0, row_gap=0.0)
+    scene = evaluate_read.Scene("s", hand, None, tuple((t.cls, tuple(t.xyxy)) for t in tiles), None)
+    no_gap = evaluate_read.judge(scene, read_detections(evaluate_read.truth_detections(scene), hand.context))
+    assert not no_gap.exact and no_gap.cause == "winning tile"
+    dets = evaluate_read.truth_detections(scene)
+    missing = evaluate_read.judge(scene, read_detections(dets[np.arange(1, len(dets))], hand.context))
+    assert not missing.exact and missing.cause == "detection"
+
+
+def test_evaluate_read_over_a_scenes_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "truth").mkdir()
+    for k in range(3):
+        rng = random.Random(k)
+        hand = random_hand(rng)
+        tiles = plan_scene(hand, rng, *SIZE)
+        truth = {"image": f"images/{k}.jpg", "width": SIZE[0], "height": SIZE[1], "art": "none",
+                 "hand": hand.to_json(), "expected_total": score(hand).total, "tiles": [t.to_json() for t in tiles]}
+        (tmp_path / "truth" / f"{k}.json").write_text(json.dumps(truth))
+    assert evaluate_read.main([str(tmp_path), "--perfect"]) == 0
+    out = capsys.readouterr().out
+    assert "hands read exactly: 3/3" in out and "scores right: 3 (100.0%" in out
+
+
+ART = Path("/work/shared/datasets/art")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (MODELS_DIR / "detector.onnx").is_file(), reason="no shipped model in models/detector.onnx yet")
+@pytest.mark.skipif(not ART.is_dir(), reason="artwork folder /work/shared/datasets/art not available")
+def test_end_to_end_with_the_shipped_models(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Render a few scenes and read them with the shipped models: most hands come out exactly."""
+    from datasets import synth
+
+    synth.main(["--art", str(ART), "--out", str(tmp_path), "--n", "6", "--seed", "900"])
+    capsys.readouterr()
+    assert evaluate_read.main([str(tmp_path), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["scenes"] == 6 and summary["hands_exact"] >= 4, summary
