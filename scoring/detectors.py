@@ -22,7 +22,7 @@ from .codes import (
     WINDS,
 )
 from .combinations import account_once
-from .divide import CHOW, KONG, PAIR, PUNG, Block, Decomposition
+from .divide import CHOW, KONG, PAIR, PUNG, Block, Decomposition, block_tiles
 from .fans import FAN
 
 Detector = Callable[["Reading"], int]
@@ -71,7 +71,8 @@ class HandFacts:
         self.fixed = fixed
         self.standing = standing  # counts of the standing tiles, the winning tile included
         self.counts = counts  # counts of every tile of the hand
-        self.unique = tuple(c for c in ALL_CODES if counts[c])
+        self.unique = tuple(sorted({t for b in fixed for t in block_tiles(b)}.union(
+            c for c in ALL_CODES if standing[c]) if fixed else [c for c in ALL_CODES if standing[c]]))
         self.win = win
         self.self_drawn = self_drawn
         self.last_tile = last_tile

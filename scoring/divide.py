@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import product
 from typing import NamedTuple
 
 from .codes import ALL_CODES, CODE_OF_INDEX, HONORS, KNITTED_STRAIGHTS, SIZE, THIRTEEN_ORPHANS, name
@@ -36,13 +37,18 @@ class Block(NamedTuple):
     declared: bool  # one of the declared melds (a concealed kong too)
 
     def tiles(self) -> tuple[int, ...]:
-        t = self.tile
-        if self.kind == CHOW:
-            return (t - 1, t, t + 1)
-        return (t,) * {PUNG: 3, KONG: 4, PAIR: 2}[self.kind]
+        return block_tiles(self)
 
     def describe(self) -> str:
         return _describe_block(self)
+
+
+@lru_cache(maxsize=None)
+def block_tiles(b: Block) -> tuple[int, ...]:
+    t = b.tile
+    if b.kind == CHOW:
+        return (t - 1, t, t + 1)
+    return (t,) * {PUNG: 3, KONG: 4, PAIR: 2}[b.kind]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,16 +105,95 @@ def _format_codes(codes: tuple[int, ...] | list[int]) -> str:
 def standard_readings(fixed: tuple[Block, ...], standing: list[int]) -> list[tuple[Block, ...]]:
     """All (4 sets + pair) readings of `standing` (counts incl. the winning tile) after the declared `fixed` sets.
 
-    The order and the de-duplication follow the reference calculator's recursive divider.
+    Each suit is divided alone (cached); the readings are listed in the reference calculator's
+    order (its recursive divider takes the sets in increasing order of their tiles, pungs first).
     """
-    counts = list(standing)
-    if not any(n >= 2 for n in counts):
-        return []
-    found: list[tuple[Block, ...]] = []
-    seen: set[tuple[Block, ...]] = set()
-    work: list[Block] = list(fixed)
-    _divide(counts, _present(counts), len(fixed), 0, work, found, seen)
-    return found
+    per_group: list[tuple[tuple[tuple[Block, ...], Block | None], ...]] = []
+    for base in (0, 10, 20):
+        group = tuple(standing[base + 1: base + 10])
+        if any(group):
+            options = _suit_readings(base, group)
+            if not options:
+                return []
+            per_group.append(options)
+    honors: list[Block] = []
+    honor_pair: list[Block] = []
+    for t in range(31, 38):
+        n = standing[t]
+        if n == 3:
+            honors.append(Block(PUNG, t, False, False))
+        elif n == 2:
+            honor_pair.append(Block(PAIR, t, False, False))
+        elif n:
+            return []
+    found: list[tuple[tuple[int, ...], tuple[Block, ...]]] = []
+    for combo in product(*per_group):
+        sets = [b for blocks, _ in combo for b in blocks] + honors
+        pairs = [p for _, p in combo if p is not None] + honor_pair
+        if len(pairs) != 1 or len(sets) + len(fixed) != 4:
+            continue
+        sets.sort(key=_block_order)
+        found.append((tuple(sorted(_EIGEN[b] for b in sets)), fixed + tuple(sets) + (pairs[0],)))
+    found.sort(key=lambda f: f[0])
+    return [reading for _, reading in found]
+
+
+def _eigen(b: Block) -> int:
+    """The reference's order of sets: by their tiles (a pung of t before a chow starting at t)."""
+    t = b.tile
+    return t * 10101 if b.kind == PUNG else (t - 1) * 10000 + t * 100 + t + 1
+
+
+class _EigenTable(dict):
+    def __missing__(self, b: Block) -> int:
+        self[b] = e = _eigen(b)
+        return e
+
+
+_EIGEN = _EigenTable()
+
+
+@lru_cache(maxsize=None)
+def _suit_readings(base: int, group: tuple[int, ...]) -> tuple[tuple[tuple[Block, ...], Block | None], ...]:
+    """Every way to divide one suit's tiles into sets and at most one pair: ((sets, pair or None), ...)."""
+    counts = list(group)
+    out: list[tuple[tuple[Block, ...], Block | None]] = []
+    total = sum(counts)
+    if total % 3 == 1:
+        return ()
+    pair_ranks = [i for i in range(9) if counts[i] >= 2] if total % 3 == 2 else [None]
+    for p in pair_ranks:
+        if p is not None:
+            counts[p] -= 2
+        for sets in dict.fromkeys(tuple(sorted(x)) for x in _suit_sets_all(tuple(counts))):  # distinct multisets
+            blocks = tuple(
+                Block(PUNG, base + i + 1, False, False) if kind == PUNG else Block(CHOW, base + i + 2, False, False)
+                for kind, i in sets
+            )
+            out.append((blocks, None if p is None else Block(PAIR, base + p + 1, False, False)))
+        if p is not None:
+            counts[p] += 2
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def _suit_sets_all(group: tuple[int, ...]) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Every division of one suit's tiles into pungs and chows: tuples of (kind, lowest rank index)."""
+    i = next((k for k, n in enumerate(group) if n), None)
+    if i is None:
+        return ((),)
+    out: list[tuple[tuple[str, int], ...]] = []
+    g = list(group)
+    if g[i] >= 3:
+        g[i] -= 3
+        out.extend(((PUNG, i),) + rest for rest in _suit_sets_all(tuple(g)))
+        g[i] += 3
+    if i <= 6 and g[i + 1] and g[i + 2]:
+        g[i] -= 1
+        g[i + 1] -= 1
+        g[i + 2] -= 1
+        out.extend(((CHOW, i),) + rest for rest in _suit_sets_all(tuple(g)))
+    return tuple(out)
 
 
 def _present(counts: list[int]) -> tuple[int, ...]:
@@ -176,10 +261,6 @@ def _block_order(b: Block) -> tuple[int, int]:
 # --- special shapes --------------------------------------------------------------------------------
 
 
-def is_seven_pairs(standing: list[int], present: tuple[int, ...]) -> bool:
-    return all(standing[c] % 2 == 0 for c in present)
-
-
 def is_thirteen_orphans(unique: tuple[int, ...]) -> bool:
     return unique == THIRTEEN_ORPHANS
 
@@ -194,11 +275,17 @@ def honors_knitted_tiles(unique: tuple[int, ...]) -> bool:
     return any(set(suited) <= set(seq) for seq in KNITTED_STRAIGHTS)
 
 
-def knitted_straight_reading(fixed: tuple[Block, ...], standing: list[int]) -> Decomposition | None:
-    """组合龙 + one set + a pair (at most one declared meld), or None."""
-    if len(fixed) > 1 or not any(n >= 2 for n in standing):
+_KNITTED_SETS = tuple((frozenset(seq), seq) for seq in KNITTED_STRAIGHTS)
+
+
+def knitted_straight_reading(
+    fixed: tuple[Block, ...], standing: list[int], present: tuple[int, ...]
+) -> Decomposition | None:
+    """组合龙 + one set + a pair (at most one declared meld), or None.  `present`: the standing tiles' codes."""
+    if len(fixed) > 1 or len(present) < 9:
         return None
-    seq = next((s for s in KNITTED_STRAIGHTS if all(standing[t] for t in s)), None)
+    have = set(present)
+    seq = next((seq for tiles, seq in _KNITTED_SETS if tiles <= have), None)
     if seq is None:
         return None
     rest = list(standing)
@@ -241,19 +328,25 @@ def decompositions(
 ) -> list[Decomposition]:
     """Every reading of the hand, special shapes first (see the module docstring)."""
     special: Decomposition | None = None
-    tiles14 = tuple(c for c in ALL_CODES for _ in range(standing[c])) if not fixed else ()
+    present = unique if not fixed else _present(standing)
     if not fixed:
-        if is_seven_pairs(standing, _present(standing)):
-            special = Decomposition("seven_pairs", tiles=tiles14)
+        if all(standing[c] % 2 == 0 for c in present):
+            special = Decomposition("seven_pairs", tiles=_tiles(standing, present))
         elif honors_knitted_tiles(unique):
-            special = Decomposition("honors_knitted", tiles=tiles14)
+            special = Decomposition("honors_knitted", tiles=_tiles(standing, present))
         elif is_thirteen_orphans(unique):
-            special = Decomposition("thirteen_orphans", tiles=tiles14)
+            special = Decomposition("thirteen_orphans", tiles=_tiles(standing, present))
     if special is None and len(fixed) <= 1:
-        special = knitted_straight_reading(fixed, standing)
-    if special is None and not fixed and nine_gates_rank(standing, win):
-        special = Decomposition("nine_gates", tiles=tiles14, implied=NINE_GATES_IMPLIED[win % 10])
+        special = knitted_straight_reading(fixed, standing, present)
+    if special is None and not fixed and len(unique) == 9 and nine_gates_rank(standing, win):
+        special = Decomposition(
+            "nine_gates", tiles=_tiles(standing, present), implied=NINE_GATES_IMPLIED[win % 10]
+        )
     out = [special] if special is not None else []
     if special is None or special.kind == "seven_pairs":
         out.extend(Decomposition("standard", r) for r in standard_readings(fixed, standing))
     return out
+
+
+def _tiles(standing: list[int], present: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(c for c in present for _ in range(standing[c]))

@@ -9,13 +9,14 @@ reading of equal points is preferred to seven pairs).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from .codes import SIZE, code, name
+from .codes import CODE_OF_INDEX, SIZE, code, name
 from .detectors import COMBINATION, GROUPS, HAND, SETS, SHAPE, WAIT, Detector, HandFacts, Reading
-from .divide import CHOW, KONG, PUNG, Block, Decomposition, decompositions
+from .divide import CHOW, KONG, PUNG, Block, Decomposition, block_tiles, decompositions
 from .fans import CHICKEN_HAND_ID, FAN, FANS, FLOWER_FAN_ID, MINIMUM_POINTS, Fan
-from .hand import Hand, HandError, MeldKind
+from .hand import Hand, HandError, Meld, MeldKind
 
 PURE_TRIPLE_CHOW, TRIPLE_PUNG = 23, 32
 
@@ -91,29 +92,30 @@ def fan_points(counts: dict[int, int]) -> int:
 # --- the hand's facts and its flags ----------------------------------------------------------------------
 
 
-def _meld_block(kind: MeldKind, tiles: tuple, concealed: bool) -> Block:
-    codes = sorted(code(t) for t in tiles)
-    if kind is MeldKind.CHOW:
+@lru_cache(maxsize=None)
+def _meld_block(meld: Meld) -> Block:
+    codes = sorted(code(t) for t in meld.tiles)
+    if meld.kind is MeldKind.CHOW:
         return Block(CHOW, codes[1], True, True)
-    return Block(PUNG if kind is MeldKind.PUNG else KONG, codes[0], not concealed, True)
+    return Block(PUNG if meld.kind is MeldKind.PUNG else KONG, codes[0], not meld.concealed, True)
 
 
 def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
     """The facts of `hand`, with situational flags that contradict the tiles dropped (and said why)."""
-    fixed = tuple(_meld_block(m.kind, m.tiles, m.concealed) for m in hand.melds)
+    fixed = tuple(_meld_block(m) for m in hand.melds)
     standing = [0] * SIZE
     for t in hand.concealed:
-        standing[code(t)] += 1
-    win = code(hand.win_tile)
+        standing[CODE_OF_INDEX[t.index]] += 1
+    win = CODE_OF_INDEX[hand.win_tile.index]
     standing[win] += 1
     fixed_counts = [0] * SIZE
     for b in fixed:
-        for t in b.tiles():
+        for t in block_tiles(b):
             fixed_counts[t] += 1
-    counts = [a + b for a, b in zip(standing, fixed_counts)]
+    counts = [a + b for a, b in zip(standing, fixed_counts)] if fixed else standing
     ctx = hand.context
     warnings: list[str] = []
-    tile = name(win)
+    tile = name(win)  # for the messages
 
     last_tile = ctx.last_tile
     if last_tile and standing[win] != 1:
