@@ -175,14 +175,19 @@ class Reading:
 
     def yolo_lines(self, width: int, height: int) -> list[str]:
         """The tiles as YOLO label lines: class id and normalized centre and size, boxes clipped to the image."""
-        lines = []
+        return [line for line, _ in self.labeled(width, height)]
+
+    def labeled(self, width: int, height: int) -> list[tuple[str, float]]:
+        """(YOLO line, confidence) per tile inside the image; a tile the user touched counts as sure (1.0)."""
+        out = []
         for t in self.tiles:
             x1, y1, x2, y2 = (max(0.0, min(v, lim)) for v, lim in zip(t.xyxy, (width, height, width, height)))
             if x2 <= x1 or y2 <= y1:
                 continue
             cx, cy = (x1 + x2) / 2 / width, (y1 + y2) / 2 / height
-            lines.append(f"{CLASS_ID[t.cls]} {cx:.6f} {cy:.6f} {(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
-        return lines
+            line = f"{CLASS_ID[t.cls]} {cx:.6f} {cy:.6f} {(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}"
+            out.append((line, 1.0 if t.edited else t.conf))
+        return out
 
 
 _POINT = re.compile(r"\((\d+(?:\.\d+)?), (\d+(?:\.\d+)?)\)")

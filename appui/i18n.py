@@ -110,6 +110,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "bad_image": ("That image could not be read: {msg}", "无法读取图片: {msg}"),
     "no_tiles": ("No tiles were found in the photo.", "照片中没有识别到牌。"),
     "tiles_found": ("Tiles found: {n}", "识别到 {n} 张牌"),
+    "model": ("Detector", "识别模型"),
     "issues": ("What the reader was unsure of", "识别存疑之处"),
     "no_issues": ("The reader raised no issues.", "没有识别问题。"),
     "as_read": ("The hand as read", "识别出的牌"),

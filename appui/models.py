@@ -41,3 +41,15 @@ def get_detector() -> tuple[Any | None, str | None]:
         return _load_detector(str(MODELS_DIR), AppSettings().detector_factory), None
     except Exception as exc:  # a missing or broken model must not break the page
         return None, f"{type(exc).__name__}: {exc}"
+
+
+def model_label(detector: Any) -> str:
+    """A short name of the detector in use, for captions and saved label metadata."""
+    info = getattr(detector, "model_info", None)
+    if info is None:
+        return type(detector).__name__
+    from pathlib import Path
+
+    names = [Path(info.detector_path).name] + ([Path(info.classifier_path).name] if info.classifier_path else [])
+    versions = ", ".join(f"{k} {v}" for k, v in sorted(info.versions.items()))
+    return " + ".join(names) + (f" ({versions})" if versions else "")

@@ -18,7 +18,7 @@ from scoring.tiles import Tile
 from .correction import FLOWERS, GROUPS, HAND, MELD_GROUPS, UNPLACED, WIN, CorrectionError, Reading
 from .glyphs import tile_label
 from .i18n import lang, t, translator
-from .models import get_detector
+from .models import get_detector, model_label
 from .overlay import crop, draw_boxes, fit
 from .saving import SaveError, photo_name, save_for_training
 from .settings import DEFAULT_APP_SETTINGS
@@ -46,6 +46,7 @@ class PhotoRead:
     reading: Reading
     issues: tuple[str, ...]
     error: str | None = None
+    model: str = ""
 
 
 def group_label(group: str, language: str | None = None) -> str:
@@ -78,7 +79,7 @@ def _read_photo(image_bytes: bytes, key: str) -> PhotoRead:
         return PhotoRead(key, image_bytes, image, empty, empty, (), t("no_models", msg=why))
     result = read_detections(detector.detect(image), WinContext())
     reading = Reading.from_tiles(result.tiles)
-    return PhotoRead(key, image_bytes, image, reading, reading, tuple(result.issues))
+    return PhotoRead(key, image_bytes, image, reading, reading, tuple(result.issues), model=model_label(detector))
 
 
 def _current() -> PhotoRead | None:
@@ -280,7 +281,7 @@ def _save_panel(photo: PhotoRead) -> None:
             folder = Path(st.session_state[SAVE_DIR]).expanduser()
             try:
                 image_path, label_path = save_for_training(
-                    photo.image_bgr, photo.reading, folder, photo_name(photo.image_bytes)
+                    photo.image_bgr, photo.reading, folder, photo_name(photo.image_bytes), model=photo.model
                 )
             except SaveError as exc:
                 st.error(t("save_failed", msg=str(exc)))
@@ -310,6 +311,7 @@ def render() -> None:
     left, right = st.columns([3, 2])
     with left:
         st.image(_annotated(photo), channels="BGR", caption=t("tiles_found", n=len(photo.reading.tiles)))
+        st.caption(f"{t('model')}: {photo.model}")
     with right:
         _issues(photo)
         _correction_panel(photo)

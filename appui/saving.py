@@ -1,6 +1,8 @@
 """Save a corrected photo for training: the image and its YOLO labels, written atomically.
 
-Layout (ultralytics, as `datasets.labelfiles` reads it): `DIR/images/NAME.jpg`, `DIR/labels/NAME.txt`.
+Layout (ultralytics, as `datasets.labelfiles` and the labeling page read it): `DIR/images/NAME.jpg`,
+`DIR/labels/NAME.txt` and `DIR/labels/NAME.meta.json` (origin human, reviewed: a person checked
+the tiles before saving; one confidence per box, 1.0 for the boxes the person corrected).
 Each file is written to a temporary file in the same folder, fsynced and `os.replace`d over the
 target; a file it replaces is kept as `NAME.<ext>.bak` first.
 """
@@ -8,6 +10,7 @@ target; a file it replaces is kept as `NAME.<ext>.bak` first.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -44,18 +47,23 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def save_for_training(image_bgr: np.ndarray, reading: Reading, folder: Path, name: str) -> tuple[Path, Path]:
-    """Write `folder/images/name.jpg` and `folder/labels/name.txt`; returns both paths."""
+def save_for_training(
+    image_bgr: np.ndarray, reading: Reading, folder: Path, name: str, model: str = ""
+) -> tuple[Path, Path]:
+    """Write `folder/images/name.jpg`, `folder/labels/name.txt` and its meta.json; returns the first two."""
     ok, encoded = cv2.imencode(".jpg", image_bgr, [cv2.IMWRITE_JPEG_QUALITY, 95])
     if not ok:
         raise SaveError("the image could not be encoded as JPEG")
     height, width = image_bgr.shape[:2]
     image_path = folder / "images" / f"{name}.jpg"
     label_path = folder / "labels" / f"{name}.txt"
-    text = "\n".join(reading.yolo_lines(width, height))
+    labeled = reading.labeled(width, height)
+    text = "".join(line + "\n" for line, _ in labeled)
+    meta = {"origin": "human", "reviewed": True, "model": model, "confidences": [round(c, 6) for _, c in labeled]}
     try:
         atomic_write(image_path, encoded.tobytes())
-        atomic_write(label_path, (text + "\n").encode() if text else b"")
+        atomic_write(label_path, text.encode())
+        atomic_write(label_path.with_name(f"{name}.meta.json"), (json.dumps(meta, indent=1) + "\n").encode())
     except OSError as exc:
         raise SaveError(f"could not write to {folder}: {exc.strerror or exc}") from exc
     return image_path, label_path

@@ -141,3 +141,16 @@ def test_issues_point_at_the_tiles_they_name():
     assert reading.tiles_named_in(issue) == [0]
     assert reading.tiles_named_in("the tile count does not make a hand") == []
     assert reading.tiles_named_in("a tile at (5000, 5000) nowhere") == []
+
+
+def test_saved_photos_open_in_the_labeling_workflow(tmp_path):
+    from datasets.labelfiles import list_photos
+
+    reading = Reading.from_tiles(READ).with_face(0, "4m")
+    save_for_training(np.full((400, 1200, 3), 90, np.uint8), reading, tmp_path, "p1", model="demo")
+    (photo,) = list_photos(tmp_path)
+    labels = photo.load()
+    assert len(labels.boxes) == len(READ)
+    assert labels.boxes[0].class_name == "4m"
+    assert labels.meta.origin == "human" and labels.meta.reviewed and labels.meta.model == "demo"
+    assert labels.confidences()[0] == 1.0 and labels.confidences()[1] == pytest.approx(0.9)
