@@ -125,3 +125,21 @@ def test_import_of_unknown_photos_and_bad_files_is_reported(tmp_path: Path, caps
     other.write_text(json.dumps([{"data": {"image": "nobody.jpg"}, "annotations": [{"result": []}]}]))
     assert label_main(["import-ls", str(other), str(photos)]) == 1
     assert "nobody.jpg" in capsys.readouterr().err
+
+
+def test_json_min_export_is_read_too(tmp_path: Path) -> None:
+    """Label Studio's JSON-MIN export: one flat object per task, boxes under "label"."""
+    photos = tmp_path / "photos"
+    truth = labeled_folder(photos)
+    out = tmp_path / "tasks.json"
+    label_main(["export-ls", str(photos), str(out)])
+    flat = []
+    for task in json.loads(out.read_text()):
+        boxes = [{**r["value"], "original_width": r["original_width"], "original_height": r["original_height"]}
+                 for r in task["predictions"][0]["result"]]
+        flat.append({"image": task["data"]["image"], "id": 1, "label": boxes})
+    export = tmp_path / "min.json"
+    export.write_text(json.dumps(flat))
+    assert label_main(["import-ls", str(export), str(photos)]) == 0
+    for photo in list_photos(photos):
+        assert_same_boxes(photo.load().boxes, truth[photo.name])
