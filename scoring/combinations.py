@@ -22,6 +22,7 @@ Tiles are `codes` tile codes; a chow is given by its middle tile.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 
 from .codes import C, DRAGONS, E, F, N, P, S, W
@@ -197,8 +198,10 @@ def pung_fans(tiles: list[int]) -> dict[int, int]:
     return out
 
 
-def account_once(chow_mids: list[int], pung_tiles: list[int]) -> dict[int, int]:
-    """All set-combination fans of one reading: {fan id: count}."""
-    out = chow_fans(chow_mids)
-    out.update(pung_fans(pung_tiles))
+@lru_cache(maxsize=4096)
+def account_once(chow_mids: tuple[int, ...], pung_tiles: tuple[int, ...]) -> dict[int, int]:
+    """All set-combination fans of one reading (sorted middle tiles of its chows, sorted tiles of its
+    pungs and kongs): {fan id: count}.  Cached: do not modify the returned dict."""
+    out = chow_fans(list(chow_mids))
+    out.update(pung_fans(list(pung_tiles)))
     return out

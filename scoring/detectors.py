@@ -33,9 +33,11 @@ DETECTORS: dict[int, Detector] = {}
 HAND = "hand"  # the tiles, melds and flags of the whole hand: the same for every reading
 COMBINATION = "combination"  # two to four sets together (account-once, combinations.py)
 SETS = "sets"  # the sets and the pair of the reading
+PUNGS = "pungs"  # the pungs and kongs of the reading (skipped when it has none)
+KONGS = "kongs"  # the kongs of the hand (skipped when it has none)
 SHAPE = "shape"  # the special shapes
 WAIT = "wait"  # where the winning tile sits
-GROUPS: dict[str, list[tuple[int, Detector]]] = {g: [] for g in (HAND, COMBINATION, SETS, SHAPE, WAIT)}
+GROUPS: dict[str, list[tuple[int, Detector]]] = {g: [] for g in (HAND, COMBINATION, SETS, PUNGS, KONGS, SHAPE, WAIT)}
 
 
 def detector(fan_id: int, group: str) -> Callable[[Detector], Detector]:
@@ -71,8 +73,7 @@ class HandFacts:
         self.fixed = fixed
         self.standing = standing  # counts of the standing tiles, the winning tile included
         self.counts = counts  # counts of every tile of the hand
-        self.unique = tuple(sorted({t for b in fixed for t in block_tiles(b)}.union(
-            c for c in ALL_CODES if standing[c]) if fixed else [c for c in ALL_CODES if standing[c]]))
+        self.unique = unique = tuple([c for c in ALL_CODES if counts[c]])
         self.win = win
         self.self_drawn = self_drawn
         self.last_tile = last_tile
@@ -82,12 +83,12 @@ class HandFacts:
         self.seat = seat
         self.prevalent = prevalent
         self.flowers = flowers
-        self.exposed_melds = sum(1 for b in fixed if b.exposed)
-        self.tileset = frozenset(self.unique)
-        self.suits = {c // 10 for c in self.unique if c < 30}
-        self.has_honors = self.unique[-1] > 30
-        self.ranks = {c % 10 for c in self.unique}  # meaningful when there are no honors
-        self.kongs = sum(1 for b in fixed if b.kind == KONG)
+        self.exposed_melds = len([b for b in fixed if b.exposed])
+        self.kongs = len([b for b in fixed if b.kind == KONG])
+        self.tileset = frozenset(unique)
+        self.has_honors = unique[-1] > 30
+        self.suits = {c // 10 for c in unique} - {3}
+        self.ranks = {c % 10 for c in unique}  # meaningful when there are no honors
         self._unique_wait: bool | None = None
 
     @property
@@ -239,7 +240,7 @@ class Reading:
         self.melded_kongs = melded_kongs
         self.concealed_kongs = concealed_kongs
         self.concealed_pungs = self._concealed_pungs(sets)
-        self.combos = account_once(chows, pungs) if self.kind == "standard" else {}
+        self.combos = account_once(tuple(chows), tuple(pungs)) if self.kind == "standard" else _NONE
         self._waits: tuple[bool, bool, bool] | None = None
 
     @property
@@ -261,6 +262,9 @@ class Reading:
     @property
     def kongs(self) -> int:
         return self.melded_kongs + self.concealed_kongs
+
+
+_NONE: dict[int, int] = {}
 
 
 def _combo(fan_id: int) -> Detector:
@@ -450,67 +454,67 @@ def three_suited_terminal_chows(r: Reading) -> int:
     return sorted(r.chows) == sorted(10 * s + k for s in others for k in (2, 8))
 
 
-@detector(9, SETS)
+@detector(9, PUNGS)
 def little_four_winds(r: Reading) -> int:
     return sum(1 for t in r.pungs if t in WINDS) == 3 and r.pair in WINDS
 
 
-@detector(10, SETS)
+@detector(10, PUNGS)
 def little_three_dragons(r: Reading) -> int:
     return sum(1 for t in r.pungs if t in DRAGONS) == 2 and r.pair in DRAGONS
 
 
-@detector(5, SETS)
+@detector(5, KONGS)
 def four_kongs(r: Reading) -> int:
     return r.kongs == 4
 
 
-@detector(17, SETS)
+@detector(17, KONGS)
 def three_kongs(r: Reading) -> int:
     return r.kongs == 3
 
 
-@detector(53, SETS)
+@detector(53, KONGS)
 def two_concealed_kongs(r: Reading) -> int:
     return r.concealed_kongs >= 2
 
 
-@detector(57, SETS)
+@detector(57, KONGS)
 def two_melded_kongs(r: Reading) -> int:
     return r.melded_kongs >= 2
 
 
-@detector(67, SETS)
+@detector(67, KONGS)
 def concealed_kong(r: Reading) -> int:
     return r.concealed_kongs
 
 
-@detector(74, SETS)
+@detector(74, KONGS)
 def melded_kong(r: Reading) -> int:
     return r.melded_kongs
 
 
-@detector(12, SETS)
+@detector(12, PUNGS)
 def four_concealed_pungs(r: Reading) -> int:
     return r.concealed_pungs == 4
 
 
-@detector(33, SETS)
+@detector(33, PUNGS)
 def three_concealed_pungs(r: Reading) -> int:
     return r.concealed_pungs == 3
 
 
-@detector(66, SETS)
+@detector(66, PUNGS)
 def two_concealed_pungs(r: Reading) -> int:
     return r.concealed_pungs == 2
 
 
-@detector(48, SETS)
+@detector(48, PUNGS)
 def all_pungs(r: Reading) -> int:
     return len(r.pungs) == 4
 
 
-@detector(21, SETS)
+@detector(21, PUNGS)
 def all_even_pungs(r: Reading) -> int:
     return len(r.pungs) == 4 and all(t < 30 and t % 2 == 0 for t in (*r.pungs, r.pair))
 
@@ -542,22 +546,22 @@ def all_fives(r: Reading) -> int:
     return r.kind == "standard" and all(_block_traits(b)[1] for b in r.blocks)
 
 
-@detector(59, SETS)
+@detector(59, PUNGS)
 def dragon_pung(r: Reading) -> int:
     return sum(1 for t in r.pungs if t in DRAGONS)
 
 
-@detector(60, SETS)
+@detector(60, PUNGS)
 def prevalent_wind(r: Reading) -> int:
     return r.hand.prevalent in r.pungs
 
 
-@detector(61, SETS)
+@detector(61, PUNGS)
 def seat_wind(r: Reading) -> int:
     return r.hand.seat in r.pungs
 
 
-@detector(73, SETS)
+@detector(73, PUNGS)
 def pung_of_terminals_or_honors(r: Reading) -> int:
     """Terminal pungs, and wind pungs that no wind fan (圈风 门风 三风 小四喜 大四喜) has taken."""
     winds = [t for t in r.pungs if t in WINDS]

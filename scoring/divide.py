@@ -61,7 +61,7 @@ class Decomposition:
 
     def describe(self) -> str:
         if self.kind == "standard":
-            return " ".join(b.describe() for b in _display_order(self.blocks))
+            return _describe_blocks(self.blocks)
         if self.kind == "knitted_straight":
             body = _format_codes(sorted(self.knitted, key=_TILE_ORDER.__getitem__))
             return f"knitted straight: {body} " + " ".join(b.describe() for b in self.blocks)
@@ -70,6 +70,11 @@ class Decomposition:
         if self.kind == "seven_pairs":
             return f"{label}: " + " ".join(_format_codes((c, c)) for c in tiles[::2])
         return f"{label}: {_format_codes(tiles)}"
+
+
+@lru_cache(maxsize=4096)
+def _describe_blocks(blocks: tuple[Block, ...]) -> str:
+    return " ".join(b.describe() for b in _display_order(blocks))
 
 
 def _display_order(blocks: tuple[Block, ...]) -> list[Block]:
@@ -200,56 +205,6 @@ def _present(counts: list[int]) -> tuple[int, ...]:
     return tuple(c for c in ALL_CODES if counts[c])
 
 
-def _divide(
-    counts: list[int], present: tuple[int, ...], fixed_cnt: int, prev: int, work: list[Block], found: list, seen: set
-) -> None:
-    if len(work) == 4:
-        _take_pair(counts, present, fixed_cnt, work, found, seen)
-        return
-    first = prev // 10000  # a set whose first tile is below the previous set's cannot follow it (reference order)
-    for t in present:
-        if t < first:
-            continue
-        n = counts[t]
-        if n == 0:
-            continue
-        if n >= 3:
-            eigen = t * 10101
-            if eigen > prev:
-                counts[t] -= 3
-                work.append(Block(PUNG, t, False, False))
-                _divide(counts, present, fixed_cnt, eigen, work, found, seen)
-                work.pop()
-                counts[t] += 3
-        if t < 30 and t % 10 < 8 and counts[t + 1] and counts[t + 2]:
-            eigen = t * 10000 + (t + 1) * 100 + t + 2
-            if eigen >= prev:
-                counts[t] -= 1
-                counts[t + 1] -= 1
-                counts[t + 2] -= 1
-                work.append(Block(CHOW, t + 1, False, False))
-                _divide(counts, present, fixed_cnt, eigen, work, found, seen)
-                work.pop()
-                counts[t] += 1
-                counts[t + 1] += 1
-                counts[t + 2] += 1
-
-
-def _take_pair(
-    counts: list[int], present: tuple[int, ...], fixed_cnt: int, work: list[Block], found: list, seen: set
-) -> None:
-    left = [t for t in present if counts[t]]
-    if len(left) != 1 or counts[left[0]] != 2:
-        return
-    pair = left[0]
-    standing_sets = tuple(sorted(work[fixed_cnt:], key=_block_order))
-    reading = tuple(work[:fixed_cnt]) + standing_sets + (Block(PAIR, pair, False, False),)
-    key = reading[fixed_cnt:]
-    if key not in seen:
-        seen.add(key)
-        found.append(reading)
-
-
 _KIND_ORDER = {CHOW: 0, PUNG: 1, KONG: 2, PAIR: 3}
 
 
@@ -291,9 +246,8 @@ def knitted_straight_reading(
     rest = list(standing)
     for t in seq:
         rest[t] -= 1
-    found: list[tuple[Block, ...]] = []
-    work: list[Block] = [Block(CHOW, 0, False, False)] * 3 + list(fixed)  # three placeholders for the knitted body
-    _divide(rest, _present(rest), len(work), 0, work, found, set())
+    body = (Block(CHOW, 0, False, False),) * 3  # placeholders: the knitted tiles count as three sets
+    found = standard_readings(body + fixed, rest)
     if len(found) != 1:
         return None
     return Decomposition("knitted_straight", found[0][3:], knitted=seq)

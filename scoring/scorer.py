@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .codes import CODE_OF_INDEX, SIZE, code, name
-from .detectors import COMBINATION, GROUPS, HAND, SETS, SHAPE, WAIT, Detector, HandFacts, Reading
+from .codes import CODE_OF_INDEX, SIZE, TILE_OF_CODE, code
+from .detectors import (
+    COMBINATION, DETECTORS, GROUPS, HAND, KONGS, PUNGS, SETS, SHAPE, WAIT, Detector, HandFacts, Reading,
+)
 from .divide import CHOW, KONG, PUNG, Block, Decomposition, block_tiles, decompositions
 from .fans import CHICKEN_HAND_ID, FAN, FANS, FLOWER_FAN_ID, MINIMUM_POINTS, Fan
 from .hand import Hand, HandError, Meld, MeldKind
@@ -92,12 +94,11 @@ def fan_points(counts: dict[int, int]) -> int:
 # --- the hand's facts and its flags ----------------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
 def _meld_block(meld: Meld) -> Block:
-    codes = sorted(code(t) for t in meld.tiles)
+    lowest = CODE_OF_INDEX[min(t.index for t in meld.tiles)]
     if meld.kind is MeldKind.CHOW:
-        return Block(CHOW, codes[1], True, True)
-    return Block(PUNG if meld.kind is MeldKind.PUNG else KONG, codes[0], not meld.concealed, True)
+        return Block(CHOW, lowest + 1, True, True)
+    return Block(PUNG if meld.kind is MeldKind.PUNG else KONG, lowest, not meld.concealed, True)
 
 
 def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
@@ -108,20 +109,20 @@ def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
         standing[CODE_OF_INDEX[t.index]] += 1
     win = CODE_OF_INDEX[hand.win_tile.index]
     standing[win] += 1
-    fixed_counts = [0] * SIZE
+    counts = list(standing)
     for b in fixed:
         for t in block_tiles(b):
-            fixed_counts[t] += 1
-    counts = [a + b for a, b in zip(standing, fixed_counts)] if fixed else standing
+            counts[t] += 1
+    in_melds = counts[win] - standing[win]  # copies of the winning tile in the declared melds
     ctx = hand.context
     warnings: list[str] = []
-    tile = name(win)  # for the messages
+    tile = TILE_OF_CODE[win]  # for the messages
 
     last_tile = ctx.last_tile
     if last_tile and standing[win] != 1:
         warnings.append(f"last-tile ignored: the standing hand holds another {tile}, so {tile} was not the last of its kind")
         last_tile = False
-    if fixed_counts[win] == 3:
+    if in_melds == 3:
         last_tile = True  # the other three are in the melds: the winning tile is necessarily the last one
 
     kong_replacement = ctx.kong_replacement
@@ -136,7 +137,7 @@ def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
     if robbing_kong and ctx.self_drawn:
         warnings.append("robbing-kong ignored: robbing a kong is a win on another player's tile, not self-drawn")
         robbing_kong = False
-    elif robbing_kong and (fixed_counts[win] or standing[win] != 1):
+    elif robbing_kong and (in_melds or standing[win] != 1):
         warnings.append(f"robbing-kong ignored: the hand holds another {tile}, so no one else could add {tile} to a kong")
         robbing_kong = False
 
@@ -154,8 +155,8 @@ def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
 
 # the detector groups that can find anything in each kind of reading (the others always find nothing there)
 _GROUPS_BY_KIND = {
-    "standard": (COMBINATION, SETS, WAIT),
-    "knitted_straight": (SETS, SHAPE, WAIT),
+    "standard": (COMBINATION, SETS, PUNGS, KONGS, WAIT),
+    "knitted_straight": (SETS, PUNGS, KONGS, SHAPE, WAIT),
     "seven_pairs": (SHAPE,),
     "thirteen_orphans": (SHAPE,),
     "honors_knitted": (SHAPE,),
@@ -182,7 +183,13 @@ def score_reading(reading: Reading, per_hand: dict[int, int]) -> tuple[dict[int,
     raw = dict(per_hand)
     raw.update(reading.decomposition.implied)
     for group in _GROUPS_BY_KIND[reading.kind]:
-        if group != COMBINATION or reading.combos:
+        if group == COMBINATION:
+            # these detectors report what account-once found: only its fans can be present
+            for fan_id in reading.combos:
+                raw[fan_id] = int(DETECTORS[fan_id](reading))
+        elif group == PUNGS and not reading.pungs or group == KONGS and not reading.hand.kongs:
+            continue
+        else:
             _detect(reading, GROUPS[group], raw)
     kept, excluded = apply_exclusions(raw)
     if not any(f != FLOWER_FAN_ID for f in kept):
@@ -216,11 +223,21 @@ def score(hand: Hand) -> ScoreResult:
     return ScoreResult(
         total=points,
         meets_minimum=points - flowers >= MINIMUM_POINTS,
-        fans=tuple(FanCount(FAN[f], kept[f]) for f in sorted(kept)),
-        excluded=tuple(ExcludedFan(FAN[f], FAN[by]) for f, by in excluded),
+        fans=tuple(_fan_count(f, kept[f]) for f in sorted(kept)),
+        excluded=tuple(_excluded_fan(f, by) for f, by in excluded),
         decomposition=d.describe(),
         warnings=tuple(warnings),
     )
+
+
+@lru_cache(maxsize=None)
+def _fan_count(fan_id: int, count: int) -> FanCount:
+    return FanCount(FAN[fan_id], count)
+
+
+@lru_cache(maxsize=None)
+def _excluded_fan(fan_id: int, by: int) -> ExcludedFan:
+    return ExcludedFan(FAN[fan_id], FAN[by])
 
 
 def _describe_tiles(hand: Hand) -> str:
