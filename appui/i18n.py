@@ -133,6 +133,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "group_win": ("winning tile", "和牌张"),
     "group_meld": ("meld {n}", "副露 {n}"),
     "group_flowers": ("flowers", "花牌"),
+    "group_unplaced": ("not used", "未使用"),
+    "detector_failed": ("The tile detector failed on this photo: {msg}", "识别模型处理此照片时出错: {msg}"),
     "cannot_score": ("Cannot score yet: {msg}", "暂时无法算番: {msg}"),
     # live page
     "live_intro": (

@@ -9,11 +9,11 @@ import streamlit as st
 
 from scoring.hand import WinContext
 
+from .correction import GROUPS
 from .glyphs import strip_html
 from .i18n import t
 from .live_loop import LiveAnalysis, LiveLoop, analyse, reading_key
 from .models import get_detector
-from .correction import GROUPS
 from .photo import group_label
 from .widgets import context_form, show_result
 from .winctx import HandFacts

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -52,8 +52,6 @@ class PhotoRead:
 def group_label(group: str, language: str | None = None) -> str:
     if group in MELD_GROUPS:
         return t("group_meld", language, n=MELD_GROUPS.index(group) + 1)
-    if group == UNPLACED:
-        return "?"
     return t(f"group_{group}", language)
 
 
@@ -77,7 +75,10 @@ def _read_photo(image_bytes: bytes, key: str) -> PhotoRead:
     detector, why = get_detector()
     if detector is None:
         return PhotoRead(key, image_bytes, image, empty, empty, (), t("no_models", msg=why))
-    result = read_detections(detector.detect(image), WinContext())
+    try:
+        result = read_detections(detector.detect(image), WinContext())
+    except Exception as exc:  # a broken model must give a message, not a traceback
+        return PhotoRead(key, image_bytes, image, empty, empty, (), t("detector_failed", msg=f"{type(exc).__name__}: {exc}"))
     reading = Reading.from_tiles(result.tiles)
     return PhotoRead(key, image_bytes, image, reading, reading, tuple(result.issues), model=model_label(detector))
 
@@ -304,6 +305,7 @@ def render() -> None:
         st.session_state.pop(SELECTED, None)
     if photo.error:
         st.error(photo.error)
+        st.session_state.pop(PHOTO, None)  # try again on the next run (a model may have been added)
         return
     if not photo.reading.tiles and not photo.original.tiles:
         st.warning(t("no_tiles"))

@@ -7,7 +7,8 @@ from typing import Any
 import streamlit as st
 
 from scoring.hand import Hand, HandError, WinContext
-from scoring.tiles import WIND_NAMES as _WIND_LETTERS, Tile
+from scoring.tiles import WIND_NAMES as _WIND_LETTERS
+from scoring.tiles import Tile
 
 WIND_NAMES: tuple[str, ...] = tuple(_WIND_LETTERS)
 

@@ -179,3 +179,13 @@ def test_chinese_labels_on_the_photo_page(scene):
     assert [m.label for m in at.metric] == ["总番"]
     at.switch_page("appui/pages/live.py").run()  # widgets formatted in Chinese survive a page switch
     assert not at.exception
+
+
+class BrokenDetector:
+    def detect(self, image_bgr):
+        raise RuntimeError("onnx session died")
+
+
+def test_a_failing_detector_gives_a_message_not_a_traceback(scene):
+    at = upload(open_photo_page(BrokenDetector()), scene.jpeg())
+    assert any("onnx session died" in e.value for e in at.error), [e.value for e in at.error]
