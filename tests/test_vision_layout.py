@@ -127,6 +127,17 @@ def test_row_direction_of_a_rotated_grid(degrees: float) -> None:
     assert math.degrees(estimate_row_angle(np.array(boxes), S)) == pytest.approx(degrees, abs=1.0)
 
 
+def test_a_photo_turned_by_90_degrees_is_reported() -> None:
+    rng = random.Random(4)
+    hand = random_hand(rng)
+    dets = detections_of(plan_scene(hand, rng, *SIZE, rotation_deg=0))
+    turned = Detections(dets.xyxy[:, [1, 0, 3, 2]].copy(), dets.confidence, dets.class_id)  # x <-> y
+    got, issues, _ = read(turned)
+    assert got is None
+    assert any("turn the photo" in i for i in issues)
+    assert not any("turn the photo" in i for i in read(dets)[1])
+
+
 def test_tile_extent_undoes_rotation() -> None:
     a = math.radians(12)
     length, height = 30.0, 40.0

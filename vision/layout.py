@@ -25,7 +25,7 @@ from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.tiles import TILE_NAMES, Tile
 
 from .detections import Detections
-from .rows import GapModel, Row, TileObs, find_rows, fit_gap_model, split_groups
+from .rows import GapModel, Row, TileObs, find_rows, fit_gap_model, split_groups, steep_share
 from .settings import LayoutSettings
 
 HAND_GROUP = "hand"
@@ -251,6 +251,8 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
     angle_deg = float(np.degrees(found.angle))
     if abs(angle_deg) > settings.max_row_angle_deg:
         issues.append(f"the rows run at {angle_deg:.0f} degrees; the layout should be photographed square to its rows")
+    if len(rest) >= settings.steep_min_tiles and steep_share(dets.xyxy[rest], settings) > settings.steep_max_share:
+        issues.append("most tiles line up from top to bottom: turn the photo so that the rows run left to right")
     rows = found.rows
     model = fit_gap_model(rows[-2:], settings)
     standing, win, more = _read_standing(rows[-1], model, settings)

@@ -106,16 +106,11 @@ def to_row_frame(
     ]
 
 
-def estimate_row_angle(xyxy: np.ndarray, settings: LayoutSettings) -> float:
-    """The row direction from nearest neighbours: tiles in a row sit closer than rows do.
-
-    Each tile's vector to its nearest neighbour votes; votes steeper than 45
-    degrees (a neighbour in another row) are left out, and the mean of the votes
-    near the median is the answer, in [-45, 45] degrees.
-    """
+def neighbour_votes(xyxy: np.ndarray, settings: LayoutSettings) -> np.ndarray:
+    """The direction from each tile to its nearest neighbour (within reach), radians in [-90, 90)."""
     n = len(xyxy)
     if n < 2:
-        return 0.0
+        return np.zeros(0)
     centres = np.stack([(xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2], axis=1)
     size = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
     diff = centres[None, :, :] - centres[:, None, :]
@@ -124,17 +119,31 @@ def estimate_row_angle(xyxy: np.ndarray, settings: LayoutSettings) -> float:
     nearest = np.argmin(dist, axis=1)
     rows = np.arange(n)
     reach = dist[rows, nearest] <= settings.neighbour_reach * size
-    if not reach.any():
-        return 0.0
     vec = diff[rows, nearest][reach]
     theta = np.arctan2(vec[:, 1], vec[:, 0])
-    theta = (theta + math.pi / 2) % math.pi - math.pi / 2  # left and right neighbours agree: (-90, 90]
-    along = theta[np.abs(theta) <= math.pi / 4]  # steeper votes join tiles of different rows
+    return (theta + math.pi / 2) % math.pi - math.pi / 2  # left and right neighbours agree
+
+
+def estimate_row_angle(xyxy: np.ndarray, settings: LayoutSettings) -> float:
+    """The row direction from nearest neighbours: tiles in a row sit closer than rows do.
+
+    Each tile's vector to its nearest neighbour votes; votes steeper than 45
+    degrees (a neighbour in another row) are left out, and the mean of the votes
+    near the median is the answer, in [-45, 45] degrees.
+    """
+    votes = neighbour_votes(xyxy, settings)
+    along = votes[np.abs(votes) <= math.pi / 4]
     if len(along) == 0:
         return 0.0
     middle = float(np.median(along))
     close = along[np.abs(along - middle) <= math.radians(settings.angle_vote_spread_deg)]
     return float(close.mean()) if len(close) else middle
+
+
+def steep_share(xyxy: np.ndarray, settings: LayoutSettings) -> float:
+    """The share of neighbour votes steeper than 45 degrees: near 1 when the rows run up the photo."""
+    votes = neighbour_votes(xyxy, settings)
+    return float(np.mean(np.abs(votes) > math.pi / 4)) if len(votes) else 0.0
 
 
 def fit_row_angle(tiles: list[TileObs] | tuple[TileObs, ...], angle: float, settings: LayoutSettings) -> float:

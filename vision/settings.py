@@ -48,6 +48,8 @@ class LayoutSettings:
     low_confidence: float = 0.5  # a tile read with less confidence is reported in issues
     neighbour_reach: float = 1.6  # tile heights: nearest neighbours within this give the row direction
     angle_vote_spread_deg: float = 8.0  # neighbour votes this far from their median are left out
+    steep_max_share: float = 0.6  # more neighbour votes steeper than 45 degrees than this: the photo is turned
+    steep_min_tiles: int = 6  # ... judged only with at least this many tiles
     max_row_angle_deg: float = 35.0  # rows steeper than this are reported (the spec allows 15 + perspective)
     row_fit_max_change_deg: float = 12.0  # a row's own line fit may differ this much from the global direction
     row_split: float = 0.5  # tile heights: a jump across the row direction larger than this starts a new row
