@@ -10,8 +10,8 @@ import streamlit as st
 from scoring.hand import WinContext
 
 from .correction import GROUPS
-from .glyphs import strip_html
-from .i18n import t
+from .glyphs import strip_html, tile_label
+from .i18n import lang, t
 from .live_loop import LiveAnalysis, LiveLoop, analyse, reading_key
 from .models import get_detector
 from .photo import group_label
@@ -49,22 +49,26 @@ def _show_waits(analysis: LiveAnalysis) -> None:
     if not analysis.waits:
         st.info(t("no_waits"))
         return
+    zh = lang() == "zh"
     st.table(
         [
             {
-                t("col_wait"): f"{w.tile} {strip_label(w.tile.name)}",
+                t("col_wait"): tile_label(w.tile.name),
                 t("col_discard"): w.discard.total if w.discard else "—",
                 t("col_self_drawn"): w.self_drawn.total if w.self_drawn else "—",
+                t("col_main_fans"): main_fans(w.discard or w.self_drawn, zh),
             }
             for w in analysis.waits
         ]
     )
 
 
-def strip_label(name: str) -> str:
-    from datasets.classes import NAMES_ZH
-
-    return NAMES_ZH.get(name, "")
+def main_fans(result: Any, zh: bool, limit: int = 3) -> str:
+    """The highest fans of a result, by name, e.g. 'Mixed Straight, Half Flush'."""
+    if result is None:
+        return ""
+    best = sorted(result.fans, key=lambda fc: (-fc.fan.points, fc.fan.id))[:limit]
+    return ", ".join(fc.fan.name_zh if zh else fc.fan.name_en for fc in best)
 
 
 def _show_reading(snapshot: Any, context: WinContext, discarder: str | None) -> None:

@@ -8,6 +8,8 @@ import pytest
 pytest.importorskip("scoring.scorer", reason="the scorer (scoring/scorer.py) is not in this tree yet")
 pytest.importorskip("vision.read", reason="the layout reader (vision/read.py) is not in this tree yet")
 
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
 from appui.demo_scene import TruthDetector, demo_scene  # noqa: E402
 from appui.live_loop import LiveLoop, analyse, reading_key  # noqa: E402
 from appui.settings import AppSettings  # noqa: E402
@@ -101,11 +103,45 @@ def test_reading_key_ignores_box_jitter(scene):
 
 def test_live_page_without_a_model_says_so(tmp_path, monkeypatch):
     """(The WebRTC component itself needs a real server: tests/test_app_browser.py covers it.)"""
-    from streamlit.testing.v1 import AppTest
-
     monkeypatch.setattr("vision.settings.MODELS_DIR", tmp_path)
     at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60).run()
     at.switch_page("appui/pages/live.py").run()
     assert not at.exception, at.exception
     assert at.title[0].value == "Live table"
     assert any("No tile detector" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_main_fans_name_the_biggest_fans_first():
+    from appui.live import main_fans
+
+    result = score(parse_hand("[123m] [EEE] 456p 78s 11s +9s seat=S prevalent=W"))
+    assert main_fans(result, zh=False) == "Mixed Straight, Pung of Terminals or Honors"
+    assert main_fans(result, zh=True, limit=1) == "花龙"
+    assert main_fans(None, zh=False) == ""
+
+
+def _reading_panel(tiles):
+    from appui.live import _show_reading
+    from appui.live_loop import LiveSnapshot
+    from scoring import WinContext
+
+    _show_reading(LiveSnapshot(tiles=tuple(tiles), fps=14.5, frames=30, detections_run=10), WinContext(), "S")
+
+
+def test_reading_panel_lists_the_waits_of_13_tiles_with_their_scores(scene):
+    tiles = [t for t in read_tiles(scene) if t["group"] != "win"]
+    at = AppTest.from_function(_reading_panel, args=(tiles,), default_timeout=60).run()
+    assert not at.exception, at.exception
+    assert at.metric[0].value == "14.5"
+    rows = at.table[0].value.to_dict("records")
+    hand = parse_hand(HAND)
+    expected = waits(hand.melds, hand.concealed, WinContext())
+    assert [r["Tile"] for r in rows] == ["六条 6s", "九条 9s"]
+    assert [int(r["On a discard"]) for r in rows] == [w.discard.total for w in expected]
+    assert [int(r["Self-drawn"]) for r in rows] == [w.self_drawn.total for w in expected]
+
+
+def test_reading_panel_scores_a_complete_hand(scene):
+    at = AppTest.from_function(_reading_panel, args=(read_tiles(scene),), default_timeout=60).run()
+    assert not at.exception, at.exception
+    assert [m.value for m in at.metric] == ["14.5", str(score(parse_hand(HAND)).total)]
