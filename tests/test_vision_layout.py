@@ -7,7 +7,8 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from datasets.classes import CLASS_ID, CLASS_NAMES, FLOWER_NAMES
 from datasets.scene import PlacedTile, plan_scene
@@ -17,7 +18,14 @@ from scoring.notation import parse_hand
 from scoring.tiles import Tile
 from vision.detections import Detections
 from vision.evaluate_read import hand_key
-from vision.layout import layout_to_hand, merge_duplicates, read_layout, segment_sets, type_group
+from vision.layout import (
+    layout_to_hand,
+    merge_duplicates,
+    read_layout,
+    segment_sets,
+    type_group,
+)
+from vision.read import DEFAULT_CONTEXT
 from vision.rows import estimate_row_angle, tile_extent
 from vision.settings import LayoutSettings
 
@@ -29,7 +37,7 @@ def detections_of(tiles: list[PlacedTile], conf: float = 0.95) -> Detections:
     return Detections.from_lists([t.xyxy for t in tiles], [conf] * len(tiles), [CLASS_ID[t.cls] for t in tiles])
 
 
-def read(dets: Detections, context: WinContext = WinContext()) -> tuple[Hand | None, list[str], dict[int, str]]:
+def read(dets: Detections, context: WinContext = DEFAULT_CONTEXT) -> tuple[Hand | None, list[str], dict[int, str]]:
     merged, issues = merge_duplicates(dets, S)
     layout = read_layout(merged, S)
     hand, more = layout_to_hand(layout, context)

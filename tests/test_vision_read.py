@@ -51,7 +51,7 @@ def test_flowers_in_the_context_are_replaced_by_the_flowers_read() -> None:
 
 
 def test_a_complete_count_that_is_not_a_winning_hand_is_reported_not_scored() -> None:
-    names = "1m 3m 5m 7m 9m 1p 3p 5p 7p 9p 1s 3s 5s E".split()
+    names = ["1m", "3m", "5m", "7m", "9m", "1p", "3p", "5p", "7p", "9p", "1s", "3s", "5s", "E"]
     boxes = [[40.0 * i + (30 if i == 13 else 0), 500, 40.0 * i + 38 + (30 if i == 13 else 0), 552] for i in range(14)]
     result = read_detections(Detections.from_lists(boxes, [0.9] * 14, [CLASS_ID[n] for n in names]))
     assert result.hand is not None and result.score is None

@@ -23,9 +23,10 @@ import json
 import random
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -45,7 +46,7 @@ class Scene:
     name: str
     hand: Hand
     expected_total: int | None
-    truth_tiles: tuple[tuple[str, tuple[float, float, float, float]], ...]  # (class, xyxy)
+    truth_tiles: tuple[tuple[str, tuple[float, ...]], ...]  # (class, xyxy)
     image: Path | None
 
 
@@ -88,13 +89,17 @@ def judge(scene: Scene, result: ReadResult) -> Outcome:
         laid = Counter(c for c, _ in scene.truth_tiles)
         if seen != laid:
             cause = "detection"
-        elif result.hand is None and result.layout is not None and result.layout.win is None:
-            cause = "winning tile"
-        elif result.hand is not None and result.hand.win_tile != scene.hand.win_tile:
+        elif result.hand is None and result.layout is not None and result.layout.win is None or result.hand is not None and result.hand.win_tile != scene.hand.win_tile:
             cause = "winning tile"
         else:
             cause = "layout"
     return Outcome(scene.name, exact, score_right, cause, result.issues)
+
+
+def _winning_tile_missed(scene: Scene, result: ReadResult) -> bool:
+    if result.hand is None:
+        return result.layout is not None and result.layout.win is None
+    return result.hand.win_tile != scene.hand.win_tile
 
 
 # --- scene sources -------------------------------------------------------------------
@@ -214,6 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if perfect:
             dets = truth_detections(scene, args.box_noise, noise_rng)
             return read_detections(dets, context, settings, with_score=with_totals)
+        if scene.image is None:
+            raise ValueError(f"scene {scene.name} has no image to detect on")
         dets = reader.detector.detect(load_image(scene.image))
         return read_detections(dets, context, settings, with_score=with_totals)
 

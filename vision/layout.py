@@ -25,7 +25,15 @@ from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.tiles import TILE_NAMES, Tile
 
 from .detections import Detections
-from .rows import GapModel, Row, TileObs, find_rows, fit_gap_model, split_groups, steep_share
+from .rows import (
+    GapModel,
+    Row,
+    TileObs,
+    find_rows,
+    fit_gap_model,
+    split_groups,
+    steep_share,
+)
 from .settings import LayoutSettings
 
 HAND_GROUP = "hand"

@@ -15,9 +15,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
     from scoring.scorer import ScoreResult
 
 
+DEFAULT_CONTEXT = WinContext()  # claimed win, East seat and prevalent wind, no special flags
+
+
 class Detector(Protocol):
     def detect(self, image_bgr: np.ndarray) -> Detections: ...
 
@@ -43,7 +47,7 @@ class ReadResult:
     tiles: tuple[dict[str, Any], ...]  # {"cls", "xyxy", "conf", "group"}; group None for an unplaced tile
     hand: Hand | None
     issues: tuple[str, ...]
-    score: "ScoreResult | None"
+    score: ScoreResult | None
     detections: Detections = field(repr=False, default_factory=Detections.empty)  # deduplicated
     layout: Layout | None = field(repr=False, default=None)
 
@@ -58,9 +62,11 @@ class ReadResult:
         }
 
 
-def score_hand(hand: Hand) -> tuple["ScoreResult | None", list[str]]:
+def score_hand(hand: Hand) -> tuple[ScoreResult | None, list[str]]:
     """The score of a read hand, or None with the reason (a hand that is not a winning shape)."""
-    from scoring.scorer import score  # the scorer is large; load it when a hand is scored
+    from scoring.scorer import (
+        score,  # the scorer is large; load it when a hand is scored
+    )
 
     try:
         return score(hand), []
@@ -70,7 +76,7 @@ def score_hand(hand: Hand) -> tuple["ScoreResult | None", list[str]]:
 
 def read_detections(
     dets: Detections,
-    context: WinContext = WinContext(),
+    context: WinContext = DEFAULT_CONTEXT,
     settings: LayoutSettings = DEFAULT_SETTINGS.layout,
     with_score: bool = True,
 ) -> ReadResult:
@@ -98,7 +104,7 @@ class HandReader:
         self.detector = detector
         self.settings = settings
 
-    def read(self, image_bgr: np.ndarray, context: WinContext = WinContext()) -> ReadResult:
+    def read(self, image_bgr: np.ndarray, context: WinContext = DEFAULT_CONTEXT) -> ReadResult:
         return read_detections(self.detector.detect(image_bgr), context, self.settings.layout)
 
 

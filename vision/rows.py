@@ -12,8 +12,9 @@ because a tilted camera makes far tiles smaller.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence
+from itertools import pairwise
 
 import numpy as np
 
@@ -173,7 +174,7 @@ def split_rows(tiles: list[TileObs], settings: LayoutSettings) -> list[list[Tile
         return []
     ordered = sorted(tiles, key=lambda t: t.v)
     rows: list[list[TileObs]] = [[ordered[0]]]
-    for prev, cur in zip(ordered, ordered[1:]):
+    for prev, cur in pairwise(ordered):
         scale = (prev.long_side + cur.long_side) / 2
         if cur.v - prev.v > settings.row_split * scale:
             rows.append([])
