@@ -25,7 +25,7 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import combinations
 
-from .codes import C, DRAGONS, E, F, N, P, S, W
+from .codes import DRAGONS, C, E, F, N, P, S, W
 
 # fan ids
 BIG_FOUR_WINDS, BIG_THREE_DRAGONS = 1, 2
@@ -58,7 +58,7 @@ def three_chows_fan(a: int, b: int, c: int) -> int:
     suits = {a // 10, b // 10, c // 10}
     if len(suits) == 3:
         ranks = sorted((a % 10, b % 10, c % 10))
-        if _shifted(*ranks, 1):
+        if _shifted(ranks[0], ranks[1], ranks[2], 1):
             return MIXED_SHIFTED_CHOWS
         if ranks[0] == ranks[2]:
             return MIXED_TRIPLE_CHOW
@@ -87,7 +87,7 @@ def two_chows_fan(a: int, b: int) -> int:
     return 0
 
 
-def _fourth_chow_fan(trio: tuple[int, int, int], extra: int) -> int:
+def _fourth_chow_fan(trio: tuple[int, ...], extra: int) -> int:
     """The one fan the fourth chow may add with one of the three (套算一次): the most valuable."""
     fans = {two_chows_fan(t, extra) for t in trio}
     return next((f for f in TWO_CHOW_FANS if f in fans), 0)
@@ -148,7 +148,7 @@ def three_pungs_fan(a: int, b: int, c: int) -> int:
     if c < 30:
         if len({a // 10, b // 10, c // 10}) == 3:
             ranks = sorted((a % 10, b % 10, c % 10))
-            if _shifted(*ranks, 1):
+            if _shifted(ranks[0], ranks[1], ranks[2], 1):
                 return MIXED_SHIFTED_PUNGS
             if ranks[0] == ranks[2]:
                 return TRIPLE_PUNG

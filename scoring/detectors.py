@@ -7,14 +7,13 @@ exclusions: exclusions are data in `fans.py`, applied by the scorer.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Callable
+from collections.abc import Callable
+from functools import cache
 
 from .codes import (
     ALL_CODES,
     DRAGONS,
     GREEN,
-    HONORS,
     REVERSIBLE,
     SIZE,
     TERMINALS,
@@ -22,7 +21,7 @@ from .codes import (
     WINDS,
 )
 from .combinations import account_once
-from .divide import CHOW, KONG, PAIR, PUNG, Block, Decomposition, block_tiles
+from .divide import CHOW, KONG, PAIR, PUNG, Block, Decomposition
 from .fans import FAN
 
 Detector = Callable[["Reading"], int]
@@ -60,9 +59,26 @@ class HandFacts:
     """Everything about the hand that does not depend on how it is read. Flags are already corrected."""
 
     __slots__ = (
-        "fixed", "standing", "counts", "unique", "win", "self_drawn", "last_tile", "last_of_wall",
-        "kong_replacement", "robbing_kong", "seat", "prevalent", "flowers", "exposed_melds",
-        "tileset", "suits", "has_honors", "ranks", "kongs", "_unique_wait",
+        "_unique_wait",
+        "counts",
+        "exposed_melds",
+        "fixed",
+        "flowers",
+        "has_honors",
+        "kong_replacement",
+        "kongs",
+        "last_of_wall",
+        "last_tile",
+        "prevalent",
+        "ranks",
+        "robbing_kong",
+        "seat",
+        "self_drawn",
+        "standing",
+        "suits",
+        "tileset",
+        "unique",
+        "win",
     )
 
     def __init__(
@@ -137,7 +153,7 @@ def waits(counts: list[int], *, seven_pairs: bool) -> list[int]:
 _HONOR_STATE = (0, -1, 1, 0, -1)  # by count: none, single (bad), pair, pung, four (bad)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _suit_waits(group: tuple[int, ...], target: int) -> tuple[int, ...]:
     """Ranks whose tile brings this suit to `target` (0 sets only, 1 sets and a pair)."""
     out = []
@@ -157,7 +173,7 @@ def is_complete(counts: list[int]) -> bool:
     return min(parts) >= 0 and sum(parts) == 1
 
 
-@lru_cache(maxsize=None)
+@cache
 def _group_state(group: tuple[int, ...]) -> int:
     """0: sets only (or empty); 1: sets and one pair; -1: neither."""
     r = sum(group) % 3
@@ -168,7 +184,7 @@ def _group_state(group: tuple[int, ...]) -> int:
     return -1
 
 
-@lru_cache(maxsize=None)
+@cache
 def _suit_sets(group: tuple[int, ...]) -> bool:
     i = next((k for k, n in enumerate(group) if n), None)
     if i is None:
@@ -187,7 +203,7 @@ def _suit_sets(group: tuple[int, ...]) -> bool:
     return False
 
 
-@lru_cache(maxsize=None)
+@cache
 def _suit_with_pair(group: tuple[int, ...]) -> bool:
     for i, n in enumerate(group):
         if n >= 2:
@@ -205,8 +221,18 @@ class Reading:
     """One decomposition with what the detectors need, computed once."""
 
     __slots__ = (
-        "hand", "decomposition", "kind", "blocks", "chows", "pungs", "pair", "concealed_pungs",
-        "melded_kongs", "concealed_kongs", "combos", "_waits",
+        "_waits",
+        "blocks",
+        "chows",
+        "combos",
+        "concealed_kongs",
+        "concealed_pungs",
+        "decomposition",
+        "hand",
+        "kind",
+        "melded_kongs",
+        "pair",
+        "pungs",
     )
 
     def __init__(self, hand: HandFacts, decomposition: Decomposition) -> None:
@@ -434,23 +460,28 @@ def knitted_straight(r: Reading) -> int:
 # --- sets -----------------------------------------------------------------------------------------------
 
 
-def _four_chows_with_five_pair(r: Reading) -> bool:
-    return len(r.chows) == 4 and r.pair is not None and r.pair < 30 and r.pair % 10 == 5
+def _five_pair_suit(r: Reading) -> int | None:
+    """With four chows and a pair of fives: the pair's suit block."""
+    pair = r.pair
+    if len(r.chows) == 4 and pair is not None and pair < 30 and pair % 10 == 5:
+        return pair // 10
+    return None
 
 
 @detector(13, SETS)
 def pure_terminal_chows(r: Reading) -> int:
-    if not _four_chows_with_five_pair(r):
+    suit = _five_pair_suit(r)
+    if suit is None:
         return 0
-    suit = r.pair // 10
     return all(m // 10 == suit for m in r.chows) and sorted(m % 10 for m in r.chows) == [2, 2, 8, 8]
 
 
 @detector(29, SETS)
 def three_suited_terminal_chows(r: Reading) -> int:
-    if not _four_chows_with_five_pair(r):
+    suit = _five_pair_suit(r)
+    if suit is None:
         return 0
-    others = {0, 1, 2} - {r.pair // 10}
+    others = {0, 1, 2} - {suit}
     return sorted(r.chows) == sorted(10 * s + k for s in others for k in (2, 8))
 
 
@@ -516,7 +547,8 @@ def all_pungs(r: Reading) -> int:
 
 @detector(21, PUNGS)
 def all_even_pungs(r: Reading) -> int:
-    return len(r.pungs) == 4 and all(t < 30 and t % 2 == 0 for t in (*r.pungs, r.pair))
+    pair = r.pair
+    return len(r.pungs) == 4 and pair is not None and all(t < 30 and t % 2 == 0 for t in (*r.pungs, pair))
 
 
 @detector(63, SETS)
@@ -529,7 +561,7 @@ def all_chows(r: Reading) -> int:
 _FIVES = frozenset(c for c in ALL_CODES if c < 30 and c % 10 == 5)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _block_traits(b: Block) -> tuple[bool, bool]:
     """(holds a terminal or honor, holds a five)."""
     tiles = set(b.tiles())

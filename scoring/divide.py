@@ -18,11 +18,18 @@ by `codes` tile codes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import product
 from typing import NamedTuple
 
-from .codes import ALL_CODES, CODE_OF_INDEX, HONORS, KNITTED_STRAIGHTS, SIZE, THIRTEEN_ORPHANS, name
+from .codes import (
+    ALL_CODES,
+    CODE_OF_INDEX,
+    HONORS,
+    KNITTED_STRAIGHTS,
+    THIRTEEN_ORPHANS,
+    name,
+)
 
 CHOW, PUNG, KONG, PAIR = "chow", "pung", "kong", "pair"
 _TILE_ORDER = {c: i for i, c in enumerate(CODE_OF_INDEX)}  # the canonical order of `tiles.ALL_TILES`
@@ -43,7 +50,7 @@ class Block(NamedTuple):
         return _describe_block(self)
 
 
-@lru_cache(maxsize=None)
+@cache
 def block_tiles(b: Block) -> tuple[int, ...]:
     t = b.tile
     if b.kind == CHOW:
@@ -84,7 +91,7 @@ def _display_order(blocks: tuple[Block, ...]) -> list[Block]:
     return declared + standing + [b for b in blocks if b.kind == PAIR]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _describe_block(b: Block) -> str:
     body = _format_codes(b.tiles())
     if b.declared:
@@ -158,7 +165,7 @@ class _EigenTable(dict):
 _EIGEN = _EigenTable()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _suit_readings(base: int, group: tuple[int, ...]) -> tuple[tuple[tuple[Block, ...], Block | None], ...]:
     """Every way to divide one suit's tiles into sets and at most one pair: ((sets, pair or None), ...)."""
     counts = list(group)
@@ -181,7 +188,7 @@ def _suit_readings(base: int, group: tuple[int, ...]) -> tuple[tuple[tuple[Block
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _suit_sets_all(group: tuple[int, ...]) -> tuple[tuple[tuple[str, int], ...], ...]:
     """Every division of one suit's tiles into pungs and chows: tuples of (kind, lowest rank index)."""
     i = next((k for k, n in enumerate(group) if n), None)

@@ -9,12 +9,23 @@ reading of equal points is preferred to seven pairs).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from .codes import CODE_OF_INDEX, SIZE, TILE_OF_CODE, code
 from .detectors import (
-    COMBINATION, DETECTORS, GROUPS, HAND, KONGS, PUNGS, SETS, SHAPE, WAIT, Detector, HandFacts, Reading,
+    COMBINATION,
+    DETECTORS,
+    GROUPS,
+    HAND,
+    KONGS,
+    PUNGS,
+    SETS,
+    SHAPE,
+    WAIT,
+    Detector,
+    HandFacts,
+    Reading,
 )
 from .divide import CHOW, KONG, PUNG, Block, Decomposition, block_tiles, decompositions
 from .fans import CHICKEN_HAND_ID, FAN, FANS, FLOWER_FAN_ID, MINIMUM_POINTS, Fan
@@ -111,8 +122,8 @@ def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
     standing[win] += 1
     counts = list(standing)
     for b in fixed:
-        for t in block_tiles(b):
-            counts[t] += 1
+        for c in block_tiles(b):
+            counts[c] += 1
     in_melds = counts[win] - standing[win]  # copies of the winning tile in the declared melds
     ctx = hand.context
     warnings: list[str] = []
@@ -230,12 +241,12 @@ def score(hand: Hand) -> ScoreResult:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fan_count(fan_id: int, count: int) -> FanCount:
     return FanCount(FAN[fan_id], count)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _excluded_fan(fan_id: int, by: int) -> ExcludedFan:
     return ExcludedFan(FAN[fan_id], FAN[by])
 
