@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -50,7 +51,8 @@ def free_port() -> int:
 def streamlit_server(env: dict[str, str]) -> Iterator[str]:
     """`streamlit run app.py` on a free port; yields its URL, stops it afterwards."""
     port = free_port()
-    log = open(REPO / ".pytest_cache" / f"streamlit-{port}.log", "w") if (REPO / ".pytest_cache").is_dir() else subprocess.DEVNULL
+    log_path = Path(tempfile.gettempdir()) / f"mcr-streamlit-{port}.log"
+    log = open(log_path, "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
@@ -68,7 +70,8 @@ def streamlit_server(env: dict[str, str]) -> Iterator[str]:
             except OSError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start (exit code {process.poll()})")
+                tail = log_path.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"streamlit did not start (exit code {process.poll()}):\n{tail}")
             time.sleep(0.5)
         yield url
     finally:
@@ -77,6 +80,8 @@ def streamlit_server(env: dict[str, str]) -> Iterator[str]:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+        log.close()
+        log_path.unlink(missing_ok=True)
 
 
 def write_y4m(path: Path, image_bgr: np.ndarray, frames: int = 30, fps: int = 15) -> None:
