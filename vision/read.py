@@ -125,8 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("images", nargs="+", metavar="IMAGE", help="photo file(s)")
     p.add_argument("--self-drawn", action="store_true", help="the winning tile was drawn from the wall")
-    p.add_argument("--seat-wind", type=_wind, default=Tile.parse("E"), help="E, S, W or N (default E)")
-    p.add_argument("--prevalent-wind", type=_wind, default=Tile.parse("E"), help="E, S, W or N (default E)")
+    p.add_argument("--seat-wind", type=_wind, default=Tile.parse("E"), metavar="{E,S,W,N}", help="seat wind (default E)")
+    p.add_argument("--prevalent-wind", type=_wind, default=Tile.parse("E"), metavar="{E,S,W,N}",
+                   help="prevalent wind (default E)")
     p.add_argument("--last-tile", action="store_true", help="the winning tile is the last of its kind")
     p.add_argument("--last-of-wall", action="store_true", help="won on the last tile of the wall")
     p.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile")
