@@ -117,6 +117,7 @@ def test_evaluate_read_names_the_cause_of_each_failure() -> None:
     dets = evaluate_read.truth_detections(scene)
     missing = evaluate_read.judge(scene, read_detections(dets[np.arange(1, len(dets))], hand.context))
     assert not missing.exact and missing.cause == "detection"
+    assert missing.detail == f"missed: {tiles[0].cls}; extra: -"
 
 
 def test_evaluate_read_over_a_scenes_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -57,6 +57,7 @@ class Outcome:
     score_right: bool | None  # None when the truth has no total
     cause: str | None  # one of CAUSES when not exact
     issues: tuple[str, ...]
+    detail: str = ""  # for detection failures: the tiles missed and the extra ones
 
 
 def hand_key(hand: Hand) -> tuple[Any, ...]:
@@ -84,16 +85,24 @@ def judge(scene: Scene, result: ReadResult) -> Outcome:
     if scene.expected_total is not None:
         score_right = result.score is not None and result.score.total == scene.expected_total
     cause = None
+    detail = ""
     if not exact:
         seen = Counter(result.detections.class_names)
         laid = Counter(c for c, _ in scene.truth_tiles)
         if seen != laid:
             cause = "detection"
-        elif result.hand is None and result.layout is not None and result.layout.win is None or result.hand is not None and result.hand.win_tile != scene.hand.win_tile:
+            detail = _difference(laid, seen)
+        elif _winning_tile_missed(scene, result):
             cause = "winning tile"
         else:
             cause = "layout"
-    return Outcome(scene.name, exact, score_right, cause, result.issues)
+    return Outcome(scene.name, exact, score_right, cause, result.issues, detail)
+
+
+def _difference(laid: Counter[str], seen: Counter[str]) -> str:
+    missed = " ".join(sorted((laid - seen).elements()))
+    extra = " ".join(sorted((seen - laid).elements()))
+    return f"missed: {missed or '-'}; extra: {extra or '-'}"
 
 
 def _winning_tile_missed(scene: Scene, result: ReadResult) -> bool:
@@ -173,7 +182,7 @@ def format_report(outcomes: Sequence[Outcome], show: int) -> str:
         "failures by cause: " + ", ".join(f"{c} {n}" for c, n in s["failures"].items()),
     ]
     for o in [o for o in outcomes if not o.exact][:show]:
-        lines.append(f"  {o.name} [{o.cause}]: " + " | ".join(o.issues))
+        lines.append(f"  {o.name} [{o.cause}]: " + (f"({o.detail}) " if o.detail else "") + " | ".join(o.issues))
     return "\n".join(lines)
 
 
