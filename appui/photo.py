@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from .correction import FLOWERS, GROUPS, HAND, MELD_GROUPS, UNPLACED, WIN, Corre
 from .glyphs import tile_label
 from .i18n import lang, t, translator
 from .models import get_detector, model_label
-from .overlay import crop, draw_boxes, fit
+from .overlay import crop, draw_boxes, fit, group_colour
 from .saving import SaveError, photo_name, save_for_training
 from .settings import DEFAULT_APP_SETTINGS
 from .widgets import context_form, score_and_show
@@ -210,6 +211,20 @@ def _strip_tile(photo: PhotoRead, caption_group: str, index: int) -> None:
     )
 
 
+def _legend(reading: Reading) -> str:
+    """Coloured swatches naming the groups drawn on the photo."""
+    present = reading.group_members()
+    items = []
+    for group in GROUPS:
+        if group in present:
+            b, g, r = group_colour(group)
+            items.append(
+                f"<span style='display:inline-block;width:0.8em;height:0.8em;background:rgb({r},{g},{b});"
+                f"margin:0 4px 0 10px;vertical-align:middle'></span>{escape(group_label(group))}"
+            )
+    return f"<div style='font-size:0.8em'>{''.join(items)}</div>"
+
+
 def _issues(photo: PhotoRead) -> None:
     """The reader's issues, each with buttons for the tiles it names (a click selects the tile)."""
     st.markdown(f"**{t('issues')}**")
@@ -313,6 +328,7 @@ def render() -> None:
     left, right = st.columns([3, 2])
     with left:
         st.image(_annotated(photo), channels="BGR", caption=t("tiles_found", n=len(photo.reading.tiles)))
+        st.markdown(_legend(photo.reading), unsafe_allow_html=True)
         st.caption(f"{t('model')}: {photo.model}")
     with right:
         _issues(photo)

@@ -10,11 +10,10 @@ from scoring.hand import Hand, HandError, WinContext
 from scoring.tiles import WIND_NAMES as _WIND_LETTERS
 from scoring.tiles import Tile
 
-WIND_NAMES: tuple[str, ...] = tuple(_WIND_LETTERS)
-
 from .i18n import t, translator
 from .winctx import HandFacts, impossible_flags
 
+WIND_NAMES: tuple[str, ...] = tuple(_WIND_LETTERS)
 WIND_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
 
 
