@@ -229,3 +229,20 @@ def test_concealed_and_melded_kong_score_both() -> None:
     result = score(parse_hand("(1111m) [5555p] 234s 678s 9p +9p"))
     counts = {fc.fan.id: fc.count for fc in result.fans}
     assert counts[67] == 1 and counts[74] == 1
+
+
+# Tie-break between readings of equal points (the reference's): the first reading in the
+# divider's order, unless a later one holds Pure Triple Chow or Triple Pung.
+@pytest.mark.parametrize(
+    ("text", "reading", "fan_ids"),
+    [
+        # 123m 345m 678m 678m 99m (Short Straight) ties with 123m 345m 789m 789m 66m (Two Terminal Chows): first kept
+        ("1233566778899m +4m self-drawn", "123m 345m 678m 678m 99m", [22, 56, 63, 69, 71, 78]),
+        # 567m 678m 678m 678m 11m (Pure Triple Chow) beats 567m 666m 777m 888m 11m (Pure Shifted Pungs), 56 each
+        ("1156666777788m +8m", "567m 678m 678m 678m 11m", [22, 23, 62, 63, 64]),
+    ],
+)
+def test_tie_break_between_readings(text: str, reading: str, fan_ids: list[int]) -> None:
+    result = score(parse_hand(text))
+    assert result.decomposition == reading
+    assert [fc.fan.id for fc in result.fans] == fan_ids
