@@ -76,7 +76,7 @@ class LiveLoop:
         small, scale = _shrink(frame_bgr, self.settings.live_max_side)
         try:
             dets = self.detector.detect(small)
-            result = read_detections(dets, WinContext())
+            result = read_detections(dets, WinContext(), with_score=False)
         except Exception as exc:  # the video must keep running; the page shows the error
             return (), (), f"{type(exc).__name__}: {exc}"
         tiles = tuple({**t, "xyxy": [v / scale for v in t["xyxy"]]} for t in result.tiles)

@@ -77,7 +77,7 @@ def _read_photo(image_bytes: bytes, key: str) -> PhotoRead:
     if detector is None:
         return PhotoRead(key, image_bytes, image, empty, empty, (), t("no_models", msg=why))
     try:
-        result = read_detections(detector.detect(image), WinContext())
+        result = read_detections(detector.detect(image), WinContext(), with_score=False)
     except Exception as exc:  # a broken model must give a message, not a traceback
         return PhotoRead(key, image_bytes, image, empty, empty, (), t("detector_failed", msg=f"{type(exc).__name__}: {exc}"))
     reading = Reading.from_tiles(result.tiles)
