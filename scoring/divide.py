@@ -18,7 +18,7 @@ by `codes` tile codes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from itertools import product
 from typing import NamedTuple
 
@@ -79,16 +79,9 @@ class Decomposition:
         return f"{label}: {_format_codes(tiles)}"
 
 
-@lru_cache(maxsize=4096)
 def _describe_blocks(blocks: tuple[Block, ...]) -> str:
-    return " ".join(b.describe() for b in _display_order(blocks))
-
-
-def _display_order(blocks: tuple[Block, ...]) -> list[Block]:
-    """Declared melds as given, then the standing sets in tile order (characters, dots, bamboo, honors), the pair last."""
-    declared = [b for b in blocks if b.declared]
-    standing = sorted((b for b in blocks if not b.declared and b.kind != PAIR), key=lambda b: _TILE_ORDER[b.tile])
-    return declared + standing + [b for b in blocks if b.kind == PAIR]
+    """Declared melds as given, then the standing sets in tile order, the pair last (as the divider orders them)."""
+    return " ".join([_describe_block(b) for b in blocks])
 
 
 @cache
@@ -144,7 +137,7 @@ def standard_readings(fixed: tuple[Block, ...], standing: list[int]) -> list[tup
         pairs = [p for _, p in combo if p is not None] + honor_pair
         if len(pairs) != 1 or len(sets) + len(fixed) != 4:
             continue
-        sets.sort(key=_block_order)
+        sets.sort(key=_display_key)
         found.append((tuple(sorted(_EIGEN[b] for b in sets)), fixed + tuple(sets) + (pairs[0],)))
     found.sort(key=lambda f: f[0])
     return [reading for _, reading in found]
@@ -212,12 +205,9 @@ def _present(counts: list[int]) -> tuple[int, ...]:
     return tuple(c for c in ALL_CODES if counts[c])
 
 
-_KIND_ORDER = {CHOW: 0, PUNG: 1, KONG: 2, PAIR: 3}
-
-
-def _block_order(b: Block) -> tuple[int, int]:
-    # the reference sorts packed integers: the tile in the low byte, the set type above it
-    return (_KIND_ORDER[b.kind], b.tile)
+def _display_key(b: Block) -> tuple[int, str]:
+    """Standing sets in the canonical tile order (characters, dots, bamboo, honors), chows before pungs."""
+    return (_TILE_ORDER[b.tile - 1 if b.kind == CHOW else b.tile], b.kind)
 
 
 # --- special shapes --------------------------------------------------------------------------------
