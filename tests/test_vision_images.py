@@ -97,7 +97,7 @@ def _png_header_only(width: int, height: int) -> bytes:
 
 
 def test_absurd_dimensions_are_refused_clearly():
-    with pytest.raises(ImageError, match=r"image too large: 100000x100000"):
+    with pytest.raises(ImageError, match=r"image too large.*10000000000 pixels"):
         load_image(_png_header_only(100_000, 100_000))
 
 

@@ -48,6 +48,8 @@ def detect_main(argv: list[str]) -> int:
             line, failures = {"image": image, "error": str(error)}, failures + 1
         except MemoryError:
             line, failures = {"image": image, "error": "out of memory while reading the image"}, failures + 1
+        except Exception as error:  # one odd file must not end the run for the others
+            line, failures = {"image": image, "error": f"internal error: {type(error).__name__}: {error}"}, failures + 1
         print(json.dumps(line, ensure_ascii=False), flush=True)
     return 1 if failures else 0
 

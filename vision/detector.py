@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import io
 import math
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,6 @@ DEFAULT = DetectorSettings()
 TILE_FINDER_NAMES: tuple[str, ...] = ("tile", "back")
 EXIF_ORIENTATION = 0x0112
 _SWAPS_AXES = {5, 6, 7, 8}  # EXIF orientations that turn the picture by 90 degrees
-
-Image.MAX_IMAGE_PIXELS = None  # our own limit (settings.max_pixels) applies, with a clearer message
 
 
 class ImageError(ValueError):
@@ -82,9 +81,13 @@ def _open(source: "str | Path | bytes", settings: DetectorSettings) -> Image.Ima
     if not data:
         raise ImageError("empty file")
     try:
-        image = Image.open(io.BytesIO(data))
+        with warnings.catch_warnings():  # our own limit below says it more plainly
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data))
     except UnidentifiedImageError:
         raise ImageError("not an image, or a format that cannot be read") from None
+    except Image.DecompressionBombError as error:
+        raise ImageError(f"image too large: {error}") from None
     except (OSError, ValueError) as error:
         raise ImageError(f"unreadable image: {error}") from None
     width, height = image.size

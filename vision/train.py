@@ -2,6 +2,7 @@
 
     python -m vision.train detector   --data DATA_YAML --work DIR [--imgsz 512] [--epochs N | --hours H]
     python -m vision.train classifier --data DATA_YAML --work DIR [--imgsz 128] ...
+    python -m vision.train detector43 --data DATA_YAML --work DIR   (one 43-class detector, for comparison)
 
 DATA_YAML is a 43-class YOLO dataset (`python -m datasets.build`).  The
 detector's two-class labels (face-up tile, back) and the classifier's
@@ -303,7 +304,7 @@ def train_model(kind: str, data: Path, args: argparse.Namespace) -> Path:
         except AssertionError as error:  # ultralytics' way of saying the run already finished
             raise TrainError(f"cannot resume {last}: {str(error).splitlines()[0]}") from None
     else:
-        model = YOLO(DETECTOR_MODEL if kind == "detector" else CLASSIFIER_MODEL)
+        model = YOLO(CLASSIFIER_MODEL if kind == "classifier" else DETECTOR_MODEL)
         options = dict(
             data=str(data),
             epochs=args.epochs,
@@ -329,6 +330,8 @@ def train_model(kind: str, data: Path, args: argparse.Namespace) -> Path:
             options.update(fliplr=0.0, erasing=0.1, scale=0.1)
         else:
             options.update(degrees=5.0, close_mosaic=max(1, min(10, args.epochs // 5)))
+            if kind == "detector43":
+                options["fliplr"] = 0.0  # a mirrored face is not a tile of its class
         model.train(**options)
     best = run_dir / "weights" / "best.pt"
     if not best.is_file():
@@ -342,7 +345,8 @@ def train_model(kind: str, data: Path, args: argparse.Namespace) -> Path:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("model", choices=["detector", "classifier"], help="which model to train")
+    parser.add_argument("model", choices=["detector", "classifier", "detector43"],
+                        help="tile finder (tile/back), face classifier, or a single 43-class detector")
     parser.add_argument("--data", type=Path, required=True, help="43-class YOLO dataset YAML (datasets.build)")
     parser.add_argument("--work", type=Path, default=Path("runs/vision"), help="work folder (derived data, runs)")
     parser.add_argument("--imgsz", type=int, help="input size (default: detector 512, classifier 128)")
@@ -363,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: "list[str] | None" = None) -> int:
     args = build_parser().parse_args(argv)
     if args.imgsz is None:
-        args.imgsz = 512 if args.model == "detector" else 128
+        args.imgsz = 128 if args.model == "classifier" else 512
     random.seed(args.seed)
     try:
         args.work.mkdir(parents=True, exist_ok=True)
@@ -371,6 +375,9 @@ def main(argv: "list[str] | None" = None) -> int:
         if not args.resume:
             if args.model == "detector":
                 data = prepare_detector_data(args.data, args.work)
+            elif args.model == "detector43":
+                read_yolo_yaml(args.data)  # checks the class table; ultralytics trains on the YAML as it is
+                data = args.data
             else:
                 data = prepare_classifier_data(args.data, args.work, args.imgsz, args.workers, args.seed)
         if args.prepare_only:
