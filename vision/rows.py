@@ -84,7 +84,7 @@ def tile_extent(w: np.ndarray, h: np.ndarray, angle: float) -> tuple[np.ndarray,
         return w.copy(), h.copy()
     length = (c * w - s * h) / det
     height = (c * h - s * w) / det
-    floor = 0.2 * np.maximum(w, h)
+    floor = 0.2 * np.maximum(w, h)  # numerical guard against a noisy box, not a tuning threshold
     return np.maximum(length, floor), np.maximum(height, floor)
 
 
@@ -159,7 +159,7 @@ def fit_row_angle(tiles: list[TileObs] | tuple[TileObs, ...], angle: float, sett
     pts = np.array([[t.x * c + t.y * s, -t.x * s + t.y * c, t.short_side] for t in tiles])
     du = pts[None, :, 0] - pts[:, None, 0]
     dv = pts[None, :, 1] - pts[:, None, 1]
-    apart = np.triu(np.abs(du) > 0.5 * np.median(pts[:, 2]), k=1)
+    apart = np.triu(np.abs(du) > settings.slope_min_run * np.median(pts[:, 2]), k=1)
     if not apart.any():
         return angle
     own = angle + math.atan(float(np.median(dv[apart] / du[apart])))
@@ -242,7 +242,7 @@ class GapModel:
 
     pairs: tuple[tuple[float, float, float], ...] = ()  # (x, y, gap) of every neighbouring pair
     neighbours: int = 4
-    max_baseline: float = 0.6
+    max_baseline: float = 0.6  # defaults mirror LayoutSettings; fit_gap_model passes the settings
     window: int = 4  # pairs of the same row on each side that a gap's baseline line goes through
     inlier: float = 0.15  # pairs wider than the row's median gap by more than this are not "touching"
 

@@ -52,6 +52,7 @@ class LayoutSettings:
     steep_min_tiles: int = 6  # ... judged only with at least this many tiles
     max_row_angle_deg: float = 35.0  # rows steeper than this are reported (the spec allows 15 + perspective)
     row_fit_max_change_deg: float = 12.0  # a row's own line fit may differ this much from the global direction
+    slope_min_run: float = 0.5  # tile widths: tile pairs closer than this along the row give no slope
     row_split: float = 0.5  # tile heights: a jump across the row direction larger than this starts a new row
     group_gap: float = 0.25  # tile widths: a gap along a row larger than this separates two groups
     win_gap: float = 0.25  # tile widths: the gap that sets the winning tile apart at the right end
