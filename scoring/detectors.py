@@ -30,13 +30,18 @@ DETECTORS: dict[int, Detector] = {}
 # What a detector looks at.  The scorer runs HAND detectors once per hand, and skips a group
 # for a reading that has nothing the group looks at (e.g. SETS for seven pairs).
 HAND = "hand"  # the tiles, melds and flags of the whole hand: the same for every reading
+RANKS = "ranks"  # the ranks of a hand without honors (skipped when it has honors)
+SITUATION = "situation"  # the situational flags: last tile, kongs (skipped when none is set)
+AFTER = "after"  # decided by the scorer once the others are known (Chicken Hand): never run
 COMBINATION = "combination"  # two to four sets together (account-once, combinations.py)
 SETS = "sets"  # the sets and the pair of the reading
 PUNGS = "pungs"  # the pungs and kongs of the reading (skipped when it has none)
 KONGS = "kongs"  # the kongs of the hand (skipped when it has none)
 SHAPE = "shape"  # the special shapes
 WAIT = "wait"  # where the winning tile sits
-GROUPS: dict[str, list[tuple[int, Detector]]] = {g: [] for g in (HAND, COMBINATION, SETS, PUNGS, KONGS, SHAPE, WAIT)}
+GROUPS: dict[str, list[tuple[int, Detector]]] = {
+    g: [] for g in (HAND, RANKS, SITUATION, AFTER, COMBINATION, SETS, PUNGS, KONGS, SHAPE, WAIT)
+}
 
 
 def detector(fan_id: int, group: str) -> Callable[[Detector], Detector]:
@@ -383,27 +388,27 @@ def _ranks_within(r: Reading, allowed: set[int]) -> bool:
     return ranks is not None and ranks <= allowed
 
 
-@detector(25, HAND)
+@detector(25, RANKS)
 def upper_tiles(r: Reading) -> int:
     return _ranks_within(r, {7, 8, 9})
 
 
-@detector(26, HAND)
+@detector(26, RANKS)
 def middle_tiles(r: Reading) -> int:
     return _ranks_within(r, {4, 5, 6})
 
 
-@detector(27, HAND)
+@detector(27, RANKS)
 def lower_tiles(r: Reading) -> int:
     return _ranks_within(r, {1, 2, 3})
 
 
-@detector(36, HAND)
+@detector(36, RANKS)
 def upper_four(r: Reading) -> int:
     return _ranks_within(r, {6, 7, 8, 9})
 
 
-@detector(37, HAND)
+@detector(37, RANKS)
 def lower_four(r: Reading) -> int:
     return _ranks_within(r, {1, 2, 3, 4})
 
@@ -624,27 +629,27 @@ def self_drawn(r: Reading) -> int:
     return r.hand.self_drawn
 
 
-@detector(44, HAND)
+@detector(44, SITUATION)
 def last_tile_draw(r: Reading) -> int:
     return r.hand.self_drawn and r.hand.last_of_wall
 
 
-@detector(45, HAND)
+@detector(45, SITUATION)
 def last_tile_claim(r: Reading) -> int:
     return not r.hand.self_drawn and r.hand.last_of_wall
 
 
-@detector(46, HAND)
+@detector(46, SITUATION)
 def out_with_replacement_tile(r: Reading) -> int:
     return r.hand.kong_replacement
 
 
-@detector(47, HAND)
+@detector(47, SITUATION)
 def robbing_the_kong(r: Reading) -> int:
     return r.hand.robbing_kong
 
 
-@detector(58, HAND)
+@detector(58, SITUATION)
 def last_tile(r: Reading) -> int:
     return r.hand.last_tile
 
@@ -654,7 +659,7 @@ def flower_tiles(r: Reading) -> int:
     return r.hand.flowers
 
 
-@detector(43, HAND)
+@detector(43, AFTER)
 def chicken_hand(r: Reading) -> int:
     return 0  # decided by the scorer once every other fan is known: it is "no fan at all"
 

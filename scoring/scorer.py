@@ -20,8 +20,10 @@ from .detectors import (
     HAND,
     KONGS,
     PUNGS,
+    RANKS,
     SETS,
     SHAPE,
+    SITUATION,
     WAIT,
     Detector,
     HandFacts,
@@ -185,7 +187,12 @@ def _detect(reading: Reading, detectors: list[tuple[int, Detector]], into: dict[
 def hand_fans(reading: Reading) -> dict[int, int]:
     """The fans that depend only on the whole hand (the same for every reading)."""
     raw: dict[int, int] = {}
+    hand = reading.hand
     _detect(reading, GROUPS[HAND], raw)
+    if not hand.has_honors:
+        _detect(reading, GROUPS[RANKS], raw)
+    if hand.last_tile or hand.last_of_wall or hand.kong_replacement or hand.robbing_kong:
+        _detect(reading, GROUPS[SITUATION], raw)
     return raw
 
 
