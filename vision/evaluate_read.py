@@ -230,15 +230,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return read_detections(dets, context, settings, with_score=with_totals)
         if scene.image is None:
             raise ValueError(f"scene {scene.name} has no image to detect on")
-        dets = reader.detector.detect(load_image(scene.image))
+        dets = detect_file(detector, str(scene.image))
         return read_detections(dets, context, settings, with_score=with_totals)
 
     if not perfect:
-        from .detector import load_image
-        from .read import HandReader, load_detector
+        from .read import detect_file, load_detector
 
         try:
-            reader = HandReader(load_detector(args.model))
+            detector = load_detector(args.model)
         except Exception as exc:  # noqa: BLE001 - one clear line instead of a traceback
             print(f"cannot load the tile detector: {exc}", file=sys.stderr)
             return 2

@@ -289,6 +289,8 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
 def layout_to_hand(layout: Layout, context: WinContext) -> tuple[Hand | None, list[str]]:
     """The hand the layout shows (flowers counted from the photo), or None and the reasons."""
     issues: list[str] = []
+    if not layout.standing and layout.win is None:
+        return None, []  # nothing laid out: the layout's issues say so
     if layout.win is None:
         return None, ["no hand: the winning tile is not known"]
     if any(m.meld is None for m in layout.melds):
