@@ -141,7 +141,7 @@ def waits(counts: list[int], *, seven_pairs: bool) -> list[int]:
         others_ok = honors_bad == 0 and all(states[k] >= 0 for k in range(3) if k != block)
         target = 1 - (total - states[block])
         if others_ok and target in (0, 1):
-            found.update(10 * block + r for r in _suit_waits(groups[block], target))
+            found.update(10 * block + r for r in _suit_waits_anywhere(groups[block], target))
     if min(states) >= 0:
         for t in range(31, 38):
             old = honors[t - 31]
@@ -158,12 +158,29 @@ def waits(counts: list[int], *, seven_pairs: bool) -> list[int]:
 _HONOR_STATE = (0, -1, 1, 0, -1)  # by count: none, single (bad), pair, pung, four (bad)
 
 
+def _suit_waits_anywhere(group: tuple[int, ...], target: int) -> tuple[int, ...]:
+    """Ranks (1..9) whose tile brings this suit to `target` (0 sets only, 1 sets and a pair).
+
+    Solved on the tiles with at most two empty ranks either side (a wait is never further away),
+    so that the same shape anywhere in the suit shares one cached answer."""
+    lead = 0
+    while lead < 9 and not group[lead]:
+        lead += 1
+    if lead == 9:
+        return ()
+    trail = 0
+    while not group[8 - trail]:
+        trail += 1
+    start = lead - min(lead, 2)
+    return tuple(r + start for r in _suit_waits(group[start: 9 - trail + min(trail, 2)], target))
+
+
 @cache
 def _suit_waits(group: tuple[int, ...], target: int) -> tuple[int, ...]:
-    """Ranks whose tile brings this suit to `target` (0 sets only, 1 sets and a pair)."""
     out = []
-    for i in range(9):
-        if any(group[j] for j in range(max(0, i - 2), min(9, i + 3))):
+    size = len(group)
+    for i in range(size):
+        if any(group[max(0, i - 2): i + 3]):
             g = list(group)
             g[i] += 1
             if _group_state(tuple(g)) == target:
@@ -200,7 +217,7 @@ def _suit_sets(group: tuple[int, ...]) -> bool:
         if _suit_sets(tuple(g)):
             return True
         g[i] += 3
-    if i <= 6 and g[i + 1] and g[i + 2]:
+    if i + 2 < len(g) and g[i + 1] and g[i + 2]:
         g[i] -= 1
         g[i + 1] -= 1
         g[i + 2] -= 1

@@ -25,7 +25,6 @@ from typing import NamedTuple
 from .codes import (
     ALL_CODES,
     CODE_OF_INDEX,
-    HONORS,
     KNITTED_STRAIGHTS,
     THIRTEEN_ORPHANS,
     name,
@@ -93,15 +92,18 @@ def _describe_block(b: Block) -> str:
 
 
 def _format_codes(codes: tuple[int, ...] | list[int]) -> str:
+    """`1m 2m 3m 5p E` -> '123m5pE': runs of one suit share their letter."""
     out: list[str] = []
+    last = len(codes) - 1
     for i, c in enumerate(codes):
-        if c in HONORS:
-            out.append(name(c))
-            continue
-        out.append(str(c % 10))
-        if i + 1 == len(codes) or codes[i + 1] // 10 != c // 10:
-            out.append(name(c)[1])
+        out.append(_LABEL[c])
+        if c < 30 and (i == last or codes[i + 1] // 10 != c // 10):
+            out.append(_SUIT_LETTER[c])
     return "".join(out)
+
+
+_LABEL = {c: name(c) if c > 30 else str(c % 10) for c in ALL_CODES}
+_SUIT_LETTER = {c: name(c)[1] for c in ALL_CODES if c < 30}
 
 
 # --- standard readings ---------------------------------------------------------------------------
