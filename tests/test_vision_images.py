@@ -6,6 +6,7 @@ import io
 import struct
 import zlib
 
+import cv2
 import numpy as np
 import pytest
 from PIL import Image
@@ -134,3 +135,25 @@ def test_missing_path_and_folder(tmp_path):
     with pytest.raises(ImageError, match="not a file"):
         load_image(tmp_path)
 
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_reduced_decode_matches_full_decode_for_every_orientation(orientation):
+    """The fast path (OpenCV, DCT-scaled) and Pillow's exif_transpose agree on all 8 EXIF orientations."""
+    rgb = np.zeros((400, 600, 3), np.uint8)
+    rgb[:100, :150] = (255, 0, 0)  # red top-left
+    rgb[:100, -150:] = (0, 255, 0)  # green top-right
+    rgb[-100:, :150] = (0, 0, 255)  # blue bottom-left
+    data = _jpeg_bytes(rgb, orientation)
+    full = decode_image(data).bgr
+    reduced = decode_image(data, reduce_to=150)  # 1/4 scale
+    assert reduced.bgr.shape[0] * 4 == full.shape[0] and reduced.bgr.shape[1] * 4 == full.shape[1]
+    assert reduced.original_wh == (full.shape[1], full.shape[0])
+    shrunk = cv2.resize(full, reduced.bgr.shape[1::-1], interpolation=cv2.INTER_AREA)
+    assert np.abs(shrunk.astype(int) - reduced.bgr.astype(int)).mean() < 6
+
+
+def test_truncated_big_jpeg_is_reported_not_half_read():
+    data = _jpeg_bytes(np.random.default_rng(2).integers(0, 255, (800, 800, 3), np.uint8))
+    with pytest.raises(ImageError, match="unreadable"):
+        decode_image(data[: len(data) // 2], reduce_to=200)

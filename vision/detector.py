@@ -65,7 +65,8 @@ class DecodedImage:
         return self.original_wh[0] / w, self.original_wh[1] / h
 
 
-def _open(source: "str | Path | bytes", settings: DetectorSettings) -> Image.Image:
+def _open(source: "str | Path | bytes", settings: DetectorSettings) -> tuple[Image.Image, bytes]:
+    """The image header parsed (no pixels decoded yet) and the file's bytes; size limits checked."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     else:
@@ -98,7 +99,7 @@ def _open(source: "str | Path | bytes", settings: DetectorSettings) -> Image.Ima
             f"image too large: {width}x{height} = {width * height / 1e6:.0f} megapixels "
             f"(limit {settings.max_pixels / 1e6:.0f})"
         )
-    return image
+    return image, data
 
 
 def _reduction_for(long_side: int, wanted_long_side: int) -> int:
@@ -107,6 +108,41 @@ def _reduction_for(long_side: int, wanted_long_side: int) -> int:
     while factor < 8 and long_side / (factor * 2) >= wanted_long_side:
         factor *= 2
     return factor
+
+
+_CV2_REDUCED = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
+
+
+def apply_exif_orientation(pixels: np.ndarray, orientation: int) -> np.ndarray:
+    """Turn/flip decoded pixels as EXIF orientation 1..8 says (what `ImageOps.exif_transpose` does)."""
+    if orientation == 2:
+        pixels = pixels[:, ::-1]
+    elif orientation == 3:
+        pixels = pixels[::-1, ::-1]
+    elif orientation == 4:
+        pixels = pixels[::-1]
+    elif orientation == 5:
+        pixels = pixels.swapaxes(0, 1)
+    elif orientation == 6:
+        pixels = cv2.rotate(pixels, cv2.ROTATE_90_CLOCKWISE)
+    elif orientation == 7:
+        pixels = pixels[::-1, ::-1].swapaxes(0, 1)
+    elif orientation == 8:
+        pixels = cv2.rotate(pixels, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    return np.ascontiguousarray(pixels)
+
+
+def _decode_jpeg_reduced(data: bytes, factor: int, orientation: int) -> "np.ndarray | None":
+    """libjpeg-turbo DCT-scaled decode through OpenCV (BGR, no colour conversion), or None.
+
+    OpenCV returns whatever it could decode of a truncated file; such files
+    (no end-of-image marker) are left to Pillow, which reports them.
+    """
+    if not data.rstrip(b"\0").endswith(b"\xff\xd9"):
+        return None
+    flags = _CV2_REDUCED[factor] | cv2.IMREAD_IGNORE_ORIENTATION
+    pixels = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
+    return None if pixels is None else apply_exif_orientation(pixels, orientation)
 
 
 def decode_image(
@@ -118,18 +154,21 @@ def decode_image(
     or 1/8 scale directly by the JPEG decoder, which is many times faster than
     decoding it whole; `original_wh` still gives the full size.
     """
-    image = _open(source, settings)
+    image, data = _open(source, settings)
     width, height = image.size
     try:
         orientation = int(image.getexif().get(EXIF_ORIENTATION, 1))
     except Exception:  # a broken EXIF block is no reason to refuse the picture
         orientation = 1
     original_wh = (height, width) if orientation in _SWAPS_AXES else (width, height)
+    factor = _reduction_for(max(width, height), reduce_to) if reduce_to and image.format == "JPEG" else 1
+    if factor > 1 and image.mode in {"RGB", "L", "YCbCr"}:
+        pixels = _decode_jpeg_reduced(data, factor, orientation)
+        if pixels is not None:
+            return DecodedImage(pixels, original_wh)
     try:
-        if reduce_to and image.format == "JPEG":
-            factor = _reduction_for(max(width, height), reduce_to)
-            if factor > 1:
-                image.draft("RGB", (math.ceil(width / factor), math.ceil(height / factor)))
+        if factor > 1:
+            image.draft("RGB", (math.ceil(width / factor), math.ceil(height / factor)))
         image.load()
         if orientation != 1:
             image = ImageOps.exif_transpose(image)
