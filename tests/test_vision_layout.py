@@ -91,6 +91,15 @@ def test_smallest_gaps_touching_tiles_and_sideways_melds(seed: int) -> None:
     assert_read_exactly(hand, tiles, notes_allowed=True)
 
 
+def test_tiles_laid_with_small_spaces_between_them() -> None:
+    """Some players leave a little space between all tiles: only the wider gaps separate."""
+    for seed in range(40):
+        rng = random.Random(seed)
+        hand = random_hand(rng)
+        tiles = plan_scene(hand, rng, *SIZE, row_gap=0.2, win_gap=rng.uniform(0.8, 1.5), meld_gap=rng.uniform(0.8, 1.2))
+        assert_read_exactly(hand, tiles, notes_allowed=True)
+
+
 @pytest.mark.parametrize(
     "notation",
     [
