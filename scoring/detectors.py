@@ -188,22 +188,25 @@ def _suit_waits(group: tuple[int, ...], target: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def is_complete(counts: list[int]) -> bool:
-    """Sets and exactly one pair (any multiple of sets: 2, 5, 8, 11 or 14 tiles)."""
-    parts = [_group_state(tuple(counts[base + 1: base + 10])) for base in (0, 10, 20)]
-    parts += [_HONOR_STATE[min(counts[t], 4)] for t in range(31, 38)]
-    return min(parts) >= 0 and sum(parts) == 1
-
-
 @cache
 def _group_state(group: tuple[int, ...]) -> int:
     """0: sets only (or empty); 1: sets and one pair; -1: neither."""
     r = sum(group) % 3
+    if r == 1:
+        return -1
+    core = _strip_zeros(group)  # the same shape anywhere in the suit: one cached answer
     if r == 0:
-        return 0 if _suit_sets(group) else -1
-    if r == 2:
-        return 1 if _suit_with_pair(group) else -1
-    return -1
+        return 0 if _suit_sets(core) else -1
+    return 1 if _suit_with_pair(core) else -1
+
+
+def _strip_zeros(group: tuple[int, ...]) -> tuple[int, ...]:
+    lo, hi = 0, len(group)
+    while lo < hi and not group[lo]:
+        lo += 1
+    while hi > lo and not group[hi - 1]:
+        hi -= 1
+    return group[lo:hi]
 
 
 @cache

@@ -163,24 +163,41 @@ _EIGEN = _EigenTable()
 @cache
 def _suit_readings(base: int, group: tuple[int, ...]) -> tuple[tuple[tuple[Block, ...], Block | None], ...]:
     """Every way to divide one suit's tiles into sets and at most one pair: ((sets, pair or None), ...)."""
+    lead = next(i for i, n in enumerate(group) if n)
+    last = max(i for i, n in enumerate(group) if n)
+    first = base + lead + 1  # the code of the lowest tile
+    return tuple(
+        (
+            tuple(_BLOCK[kind, first + i + (kind == CHOW)] for kind, i in sets),
+            None if pair is None else _BLOCK[PAIR, first + pair],
+        )
+        for sets, pair in _suit_divisions(group[lead: last + 1])
+    )
+
+
+@cache
+def _suit_divisions(group: tuple[int, ...]) -> tuple[tuple[tuple[tuple[str, int], ...], int | None], ...]:
+    """The divisions of one suit's tiles (from its lowest tile, wherever it lies in the suit):
+    ((((kind, index of the set's lowest tile), ...), index of the pair or None), ...)."""
     counts = list(group)
-    out: list[tuple[tuple[Block, ...], Block | None]] = []
     total = sum(counts)
     if total % 3 == 1:
         return ()
-    pair_ranks = [i for i in range(9) if counts[i] >= 2] if total % 3 == 2 else [None]
-    for p in pair_ranks:
+    out: list[tuple[tuple[tuple[str, int], ...], int | None]] = []
+    pair_options = [i for i, n in enumerate(counts) if n >= 2] if total % 3 == 2 else [None]
+    for p in pair_options:
         if p is not None:
             counts[p] -= 2
         for sets in dict.fromkeys(tuple(sorted(x)) for x in _suit_sets_all(tuple(counts))):  # distinct multisets
-            blocks = tuple(
-                Block(PUNG, base + i + 1, False, False) if kind == PUNG else Block(CHOW, base + i + 2, False, False)
-                for kind, i in sets
-            )
-            out.append((blocks, None if p is None else Block(PAIR, base + p + 1, False, False)))
+            out.append((sets, p))
         if p is not None:
             counts[p] += 2
     return tuple(out)
+
+
+_BLOCK: dict[tuple[str, int], Block] = {
+    (kind, c): Block(kind, c, False, False) for kind in (CHOW, PUNG, PAIR) for c in ALL_CODES
+}
 
 
 @cache
@@ -195,7 +212,7 @@ def _suit_sets_all(group: tuple[int, ...]) -> tuple[tuple[tuple[str, int], ...],
         g[i] -= 3
         out.extend(((PUNG, i),) + rest for rest in _suit_sets_all(tuple(g)))
         g[i] += 3
-    if i <= 6 and g[i + 1] and g[i + 2]:
+    if i + 2 < len(g) and g[i + 1] and g[i + 2]:
         g[i] -= 1
         g[i + 1] -= 1
         g[i + 2] -= 1
