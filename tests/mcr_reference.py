@@ -1,6 +1,8 @@
 """The reference MCR calculator (PyPI `pymahjonggb`, a wrapper of ChineseOfficialMahjongHelper's
 fan calculator), adapted to this project's Hand and fan ids, for differential tests and benchmarks.
 
+Run it for a long hunt: `.venv/bin/python tests/mcr_reference.py --n 100000 --seed 1`.
+
 Its extra fan 明暗杠 (one concealed kong plus one melded kong, 5 points) is counted the way
 contracts.md decides: Concealed Kong (2) + Melded Kong (1).
 """
@@ -87,3 +89,39 @@ def reference_score(hand: Hand, fan_ids_by_name: dict[str, int]) -> ReferenceRes
         fans[fan_id] += count
         total += points * count
     return ReferenceResult(total, dict(fans))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compare our scorer with the reference on many seeded hands; print every disagreement."""
+    import argparse
+    import sys
+    import time
+
+    from scoring.fans import FANS
+    from scoring.generate import random_hands
+    from scoring.notation import format_hand
+    from scoring.scorer import score
+
+    parser = argparse.ArgumentParser(prog="python tests/mcr_reference.py", description=main.__doc__)
+    parser.add_argument("--seed", type=int, default=1, help="first seed; chunks of 1,000 hands take seed, seed+1, ...")
+    parser.add_argument("--n", type=int, default=100_000, help="hands to compare")
+    parser.add_argument("--target-fan", type=int, help="only hands built to contain this fan id")
+    args = parser.parse_args(argv)
+    ids = {f.name_en: f.id for f in FANS}
+    start, compared, disagreements = time.perf_counter(), 0, 0
+    for chunk in range((args.n + 999) // 1000):
+        seed = args.seed + chunk
+        for index, hand in enumerate(random_hands(seed, min(1000, args.n - compared), target_fan=args.target_fan)):
+            ours, ref = score(hand), reference_score(hand, ids)
+            our_fans = {fc.fan.id: fc.count for fc in ours.fans}
+            compared += 1
+            if ours.total != ref.total or our_fans != ref.fans:
+                disagreements += 1
+                print(f"seed={seed} index={index} {format_hand(hand)!r}: ours {ours.total} {sorted(our_fans.items())}"
+                      f" ref {ref.total} {sorted(ref.fans.items())}", file=sys.stderr)
+    print(f"{compared} hands compared, {disagreements} disagreements ({time.perf_counter() - start:.1f} s)")
+    return 1 if disagreements else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
