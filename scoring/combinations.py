@@ -35,6 +35,14 @@ TRIPLE_PUNG, BIG_THREE_WINDS, MIXED_STRAIGHT, MIXED_TRIPLE_CHOW, MIXED_SHIFTED_P
 MIXED_SHIFTED_CHOWS, TWO_DRAGON_PUNGS, DOUBLE_PUNG = 50, 54, 65
 PURE_DOUBLE_CHOW, MIXED_DOUBLE_CHOW, SHORT_STRAIGHT, TWO_TERMINAL_CHOWS = 69, 70, 71, 72
 
+# every fan counted here
+COMBINATION_FANS = frozenset((
+    BIG_FOUR_WINDS, BIG_THREE_DRAGONS, QUADRUPLE_CHOW, FOUR_PURE_SHIFTED_PUNGS, FOUR_PURE_SHIFTED_CHOWS,
+    PURE_TRIPLE_CHOW, PURE_SHIFTED_PUNGS, PURE_STRAIGHT, PURE_SHIFTED_CHOWS, TRIPLE_PUNG, BIG_THREE_WINDS,
+    MIXED_STRAIGHT, MIXED_TRIPLE_CHOW, MIXED_SHIFTED_PUNGS, MIXED_SHIFTED_CHOWS, TWO_DRAGON_PUNGS, DOUBLE_PUNG,
+    PURE_DOUBLE_CHOW, MIXED_DOUBLE_CHOW, SHORT_STRAIGHT, TWO_TERMINAL_CHOWS,
+))
+
 # the two-chow fans, most valuable first: the order in which a surplus is kept
 TWO_CHOW_FANS = (PURE_DOUBLE_CHOW, MIXED_DOUBLE_CHOW, SHORT_STRAIGHT, TWO_TERMINAL_CHOWS)
 
@@ -205,3 +213,32 @@ def account_once(chow_mids: tuple[int, ...], pung_tiles: tuple[int, ...]) -> dic
     out = chow_fans(list(chow_mids))
     out.update(pung_fans(list(pung_tiles)))
     return out
+
+
+def taken_by_larger(chow_mids: tuple[int, ...], pung_tiles: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The smaller set-combination fans that a fan of three or four sets took in (for the report):
+    [(smaller fan id, larger fan id)], e.g. the Short Straights inside a Pure Straight."""
+    out: dict[int, int] = {}
+    for sets, four, three, two in (
+        (chow_mids, four_chows_fan, three_chows_fan, two_chows_fan),
+        (pung_tiles, four_pungs_fan, three_pungs_fan, two_pungs_fan),
+    ):
+        big = four(sets) if len(sets) == 4 else 0
+        if big:
+            taken = [sets]
+        else:
+            trios = [t for t in combinations(sets, 3) if three(*t)] if len(sets) >= 3 else []
+            if not trios:
+                continue
+            taken = trios[:1]
+            big = three(*taken[0])
+        for group in taken:
+            for trio in combinations(group, 3) if len(group) == 4 else ():
+                small = three(*trio)
+                if small and small != big:
+                    out.setdefault(small, big)
+            for a, b in combinations(group, 2):
+                small = two(a, b)
+                if small:
+                    out.setdefault(small, big)
+    return sorted(out.items())

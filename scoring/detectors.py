@@ -20,7 +20,7 @@ from .codes import (
     TERMINALS_OR_HONORS,
     WINDS,
 )
-from .combinations import account_once
+from .combinations import COMBINATION_FANS, account_once
 from .divide import CHOW, KONG, PAIR, PUNG, Block, Decomposition
 from .fans import FAN
 
@@ -327,7 +327,7 @@ def _combo(fan_id: int) -> Detector:
 
 
 # Set-combination fans: counted together by the account-once rule (combinations.py).
-for _id in (1, 2, 14, 15, 16, 23, 24, 28, 30, 32, 38, 39, 41, 42, 50, 54, 65, 69, 70, 71, 72):
+for _id in sorted(COMBINATION_FANS):
     detector(_id, COMBINATION)(_combo(_id))
 
 

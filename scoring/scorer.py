@@ -13,6 +13,7 @@ from functools import cache
 from typing import Any
 
 from .codes import CODE_OF_INDEX, SIZE, TILE_OF_CODE, code
+from .combinations import taken_by_larger
 from .detectors import (
     COMBINATION,
     DETECTORS,
@@ -237,6 +238,12 @@ def score(hand: Hand) -> ScoreResult:
             best = (points, kept, excluded, d)
     assert best is not None
     points, kept, excluded, d = best
+    if d.kind == "standard":  # report the smaller combination fans that a larger one took in
+        reading = Reading(facts, d)
+        done = set(kept) | {f for f, _ in excluded}
+        excluded = sorted(excluded + [
+            (f, by) for f, by in taken_by_larger(tuple(reading.chows), tuple(reading.pungs)) if f not in done
+        ])
     flowers = kept.get(FLOWER_FAN_ID, 0)
     return ScoreResult(
         total=points,
