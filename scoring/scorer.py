@@ -2,8 +2,8 @@
 
 Tie-break between readings of equal points (the reference calculator's): the
 first reading in the divider's order is kept, unless a later one holds Pure
-Triple Chow or Triple Pung, or the earlier one is seven pairs (a standard
-reading of equal points is preferred to seven pairs).
+Triple Chow or Triple Pung; and when the hand is also seven pairs (listed
+first), each later standard reading of equal points replaces the one kept.
 """
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ from .detectors import (
     HandFacts,
     Reading,
 )
-from .divide import CHOW, KONG, PUNG, Block, Decomposition, block_tiles, decompositions
+from .divide import CHOW, KONG, PUNG, Block, block_tiles, decompositions
 from .fans import CHICKEN_HAND_ID, FAN, FANS, FLOWER_FAN_ID, MINIMUM_POINTS, Fan
 from .hand import Hand, HandError, Meld, MeldKind
+from .notation import format_hand
 
 PURE_TRIPLE_CHOW, TRIPLE_PUNG = 23, 32
 
@@ -221,9 +222,9 @@ def score(hand: Hand) -> ScoreResult:
     facts, warnings = hand_facts(hand)
     readings = decompositions(facts.fixed, facts.standing, facts.win, facts.unique)
     if not readings:
-        raise NotWinningHand(f"{_describe_tiles(hand)} is not a winning hand: the tiles make no four sets and a pair, nor a special hand")
+        raise NotWinningHand(f"{format_hand(hand)} is not a winning hand: the tiles make no four sets and a pair, nor a special hand")
     seven_pairs_seen = readings[0].kind == "seven_pairs"
-    best: tuple[int, dict[int, int], list[tuple[int, int]], Decomposition] | None = None
+    best: tuple[int, dict[int, int], list[tuple[int, int]], Reading] | None = None
     per_hand: dict[int, int] | None = None
     for d in readings:
         reading = Reading(facts, d)
@@ -235,11 +236,10 @@ def score(hand: Hand) -> ScoreResult:
             points == best[0]
             and (PURE_TRIPLE_CHOW in kept or TRIPLE_PUNG in kept or (seven_pairs_seen and d.kind == "standard"))
         ):
-            best = (points, kept, excluded, d)
+            best = (points, kept, excluded, reading)
     assert best is not None
-    points, kept, excluded, d = best
-    if d.kind == "standard":  # report the smaller combination fans that a larger one took in
-        reading = Reading(facts, d)
+    points, kept, excluded, reading = best
+    if reading.kind == "standard":  # report the smaller combination fans that a larger one took in
         done = set(kept) | {f for f, _ in excluded}
         excluded = sorted(excluded + [
             (f, by) for f, by in taken_by_larger(tuple(reading.chows), tuple(reading.pungs)) if f not in done
@@ -250,7 +250,7 @@ def score(hand: Hand) -> ScoreResult:
         meets_minimum=points - flowers >= MINIMUM_POINTS,
         fans=tuple(_fan_count(f, kept[f]) for f in sorted(kept)),
         excluded=tuple(_excluded_fan(f, by) for f, by in excluded),
-        decomposition=d.describe(),
+        decomposition=reading.decomposition.describe(),
         warnings=tuple(warnings),
     )
 
@@ -263,12 +263,6 @@ def _fan_count(fan_id: int, count: int) -> FanCount:
 @cache
 def _excluded_fan(fan_id: int, by: int) -> ExcludedFan:
     return ExcludedFan(FAN[fan_id], FAN[by])
-
-
-def _describe_tiles(hand: Hand) -> str:
-    from .notation import format_hand
-
-    return format_hand(hand)
 
 
 __all__ = [
