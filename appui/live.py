@@ -10,12 +10,12 @@ import streamlit as st
 from scoring.hand import WinContext
 
 from .correction import GROUPS
-from .glyphs import strip_html, tile_label
-from .i18n import lang, t
+from .glyphs import strip_html
+from .i18n import t
 from .live_loop import LiveAnalysis, LiveLoop, analyse, reading_key
 from .models import get_detector
 from .photo import group_label
-from .widgets import context_form, show_result
+from .widgets import context_form, show_result, show_waits
 from .winctx import HandFacts
 
 PREFIX = "live."
@@ -44,33 +44,6 @@ def _analysis(key: tuple[tuple[str, str], ...], context: WinContext) -> LiveAnal
     return analyse(tiles, context)
 
 
-def _show_waits(analysis: LiveAnalysis) -> None:
-    st.markdown(f"**{t('waits')}**")
-    if not analysis.waits:
-        st.info(t("no_waits"))
-        return
-    zh = lang() == "zh"
-    st.table(
-        [
-            {
-                t("col_wait"): tile_label(w.tile.name),
-                t("col_discard"): w.discard.total if w.discard else "—",
-                t("col_self_drawn"): w.self_drawn.total if w.self_drawn else "—",
-                t("col_main_fans"): main_fans(w.discard or w.self_drawn, zh),
-            }
-            for w in analysis.waits
-        ]
-    )
-
-
-def main_fans(result: Any, zh: bool, limit: int = 3) -> str:
-    """The highest fans of a result, by name, e.g. 'Mixed Straight, Half Flush'."""
-    if result is None:
-        return ""
-    best = sorted(result.fans, key=lambda fc: (-fc.fan.points, fc.fan.id))[:limit]
-    return ", ".join(fc.fan.name_zh if zh else fc.fan.name_en for fc in best)
-
-
 def _show_reading(snapshot: Any, context: WinContext, discarder: str | None) -> None:
     st.metric(t("fps"), f"{snapshot.fps:.1f}")
     st.caption(t("live_tiles", n=len(snapshot.tiles)))
@@ -82,7 +55,7 @@ def _show_reading(snapshot: Any, context: WinContext, discarder: str | None) -> 
     st.markdown(strip_html([(group_label(g), groups[g]) for g in GROUPS if g in groups]), unsafe_allow_html=True)
     analysis = _analysis(reading_key(snapshot.tiles), context)
     if analysis.kind == "ready":
-        _show_waits(analysis)
+        show_waits(analysis.waits)
     elif analysis.kind == "complete":
         show_result(analysis.score, analysis.hand.context, discarder, compact=True)
     elif analysis.message:

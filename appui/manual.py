@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scoring.hand import HandError
+from scoring.hand import HandError, WinContext
 from scoring.notation import format_tiles, parse_hand
 from scoring.tiles import ALL_TILES, Tile
 
 from .draft import Draft, Target
 from .glyphs import strip_html, tile_button_label, tile_label
 from .i18n import t, translator
-from .widgets import context_form, score_and_show, set_context_state
+from .widgets import context_form, score_and_show, set_context_state, show_waits
 from .winctx import HandFacts
 
 PREFIX = "manual."
@@ -111,6 +111,16 @@ def _current_hand(draft: Draft) -> None:
     st.caption(t("standing_count", n=len(draft.standing), need=draft.standing_needed))
 
 
+def _ready_hand_waits(draft: Draft, context: WinContext) -> None:
+    """13 tiles and no winning tile yet: what would complete the hand, and for how much."""
+    from scoring.waits import waits
+
+    try:
+        show_waits(waits(draft.melds, draft.standing, context))
+    except HandError as exc:
+        st.error(t("bad_hand", msg=str(exc)))
+
+
 def render() -> None:
     st.title(t("page_manual"))
     st.caption(t("manual_intro"))
@@ -129,6 +139,8 @@ def render() -> None:
     missing = draft.missing()
     if missing == "need_win":
         st.info(t("need_win"))
+        if len(draft.standing) == draft.standing_needed:
+            _ready_hand_waits(draft, context)
         return
     if missing == "need_more":
         st.info(t("need_more", n=draft.standing_needed - len(draft.standing)))

@@ -10,7 +10,8 @@ from scoring.hand import Hand, HandError, WinContext
 from scoring.tiles import WIND_NAMES as _WIND_LETTERS
 from scoring.tiles import Tile
 
-from .i18n import t, translator
+from .glyphs import tile_label
+from .i18n import lang, t, translator
 from .winctx import HandFacts, impossible_flags
 
 WIND_NAMES: tuple[str, ...] = tuple(_WIND_LETTERS)
@@ -202,3 +203,31 @@ def show_payments(total: int, context: WinContext, discarder: str | None) -> Non
             for seat in WIND_NAMES
         ]
     )
+
+
+def show_waits(waits: Any) -> None:
+    """The tiles that complete a ready hand, each with its total on a discard and self-drawn."""
+    st.markdown(f"**{t('waits')}**")
+    if not waits:
+        st.info(t("no_waits"))
+        return
+    zh = lang() == "zh"
+    st.table(
+        [
+            {
+                t("col_wait"): tile_label(w.tile.name),
+                t("col_discard"): w.discard.total if w.discard else "—",
+                t("col_self_drawn"): w.self_drawn.total if w.self_drawn else "—",
+                t("col_main_fans"): main_fans(w.discard or w.self_drawn, zh),
+            }
+            for w in waits
+        ]
+    )
+
+
+def main_fans(result: Any, zh: bool, limit: int = 3) -> str:
+    """The highest fans of a result, by name, e.g. 'Mixed Straight, Half Flush'."""
+    if result is None:
+        return ""
+    best = sorted(result.fans, key=lambda fc: (-fc.fan.points, fc.fan.id))[:limit]
+    return ", ".join(fc.fan.name_zh if zh else fc.fan.name_en for fc in best)

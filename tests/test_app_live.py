@@ -112,7 +112,7 @@ def test_live_page_without_a_model_says_so(tmp_path, monkeypatch):
 
 
 def test_main_fans_name_the_biggest_fans_first():
-    from appui.live import main_fans
+    from appui.widgets import main_fans
 
     result = score(parse_hand("[123m] [EEE] 456p 78s 11s +9s seat=S prevalent=W"))
     assert main_fans(result, zh=False) == "Mixed Straight, Pung of Terminals or Honors"

@@ -125,3 +125,19 @@ def test_chinese_switch_translates_labels_and_keeps_the_hand():
     assert at.title[0].value == "手动算番"
     assert total_shown(at) == total
     assert "中文" in table_rows(at, 0)[0]
+
+
+def test_thirteen_tiles_show_the_waits_with_their_scores():
+    from scoring.waits import waits
+
+    at = start()
+    at.segmented_control(key="manual.target").set_value("pung").run()
+    at.button(key="manual.pal.E").click().run()
+    at.segmented_control(key="manual.target").set_value("standing").run()
+    for name in ("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "1s", "1s"):
+        at.button(key=f"manual.pal.{name}").click().run()
+    rows = table_rows(at, 0)
+    hand = parse_hand("[EEE] 123m456p78s11s +9s")
+    expected = waits(hand.melds, hand.concealed, hand.context)
+    assert [r["Tile"].split()[-1] for r in rows] == [str(w.tile) for w in expected] == ["6s", "9s"]
+    assert [int(r["On a discard"]) for r in rows] == [w.discard.total for w in expected]
