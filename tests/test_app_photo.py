@@ -189,3 +189,12 @@ class BrokenDetector:
 def test_a_failing_detector_gives_a_message_not_a_traceback(scene):
     at = upload(open_photo_page(BrokenDetector()), scene.jpeg())
     assert any("onnx session died" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_a_photo_taken_with_the_camera_is_read_the_same_way(scene):
+    at = open_photo_page(TruthDetector(scene))
+    at.segmented_control(key="photo.source").set_value("camera").run()
+    at.camera_input(key="photo.camera").upload("photo.jpg", scene.jpeg(), "image/jpeg").run()
+    assert not at.exception, at.exception
+    set_context(at, self_drawn=True, seat="S", prevalent="W")
+    assert total_shown(at) == score(parse_hand(HAND)).total
