@@ -247,3 +247,25 @@ def test_tie_break_between_readings(text: str, reading: str, fan_ids: list[int])
     result = score(parse_hand(text))
     assert result.decomposition == reading
     assert [fc.fan.id for fc in result.fans] == fan_ids
+
+
+@pytest.mark.parametrize(
+    ("text", "shape_fan"),
+    [
+        ("1133m557799p22sE +E self-drawn", 19),
+        ("19m19p19sESWNCFP +P self-drawn", 7),
+        ("147m25p36sESWNCF +P self-drawn", 20),
+        ("147m258s36pESWNC +F self-drawn", 34),
+        ("1122334455667s +7s self-drawn", 6),
+    ],
+)
+def test_concealed_special_hands_self_drawn_get_self_drawn_not_fully_concealed(text: str, shape_fan: int) -> None:
+    result = score(parse_hand(text))
+    fans = {fc.fan.id for fc in result.fans}
+    assert shape_fan in fans and 80 in fans and 56 not in fans
+    assert {(x.fan.id, x.excluded_by.id) for x in result.excluded} >= {(56, shape_fan)}
+
+
+def test_lesser_honors_and_knitted_tiles_stack_with_knitted_straight() -> None:
+    result = score(parse_hand("147m258s369pESWN +C"))
+    assert {fc.fan.id for fc in result.fans} == {34, 35}
