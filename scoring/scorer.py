@@ -103,7 +103,10 @@ def apply_exclusions(raw: dict[int, int]) -> tuple[dict[int, int], list[tuple[in
 
 
 def fan_points(counts: dict[int, int]) -> int:
-    return sum(FAN[f].points * n for f, n in counts.items())
+    return sum([_POINTS[f] * n for f, n in counts.items()])
+
+
+_POINTS = {f.id: f.points for f in FANS}
 
 
 # --- the hand's facts and its flags ----------------------------------------------------------------------
@@ -183,7 +186,7 @@ def _detect(reading: Reading, detectors: list[tuple[int, Detector]], into: dict[
     for fan_id, detect in detectors:
         n = detect(reading)
         if n:
-            into[fan_id] = int(n)
+            into[fan_id] = +n  # a bool becomes 1
 
 
 def hand_fans(reading: Reading) -> dict[int, int]:
@@ -206,7 +209,7 @@ def score_reading(reading: Reading, per_hand: dict[int, int]) -> tuple[dict[int,
         if group == COMBINATION:
             # these detectors report what account-once found: only its fans can be present
             for fan_id in reading.combos:
-                raw[fan_id] = int(DETECTORS[fan_id](reading))
+                raw[fan_id] = +DETECTORS[fan_id](reading)
         elif group == PUNGS and not reading.pungs or group == KONGS and not reading.hand.kongs:
             continue
         else:
