@@ -101,6 +101,6 @@ def test_train_export_and_run_tiny_models(tmp_path):
         assert 0 <= x1 <= x2 <= w and 0 <= y1 <= y2 <= h
 
     # resuming a finished run is refused with a clear message, not silently retrained
-    resumed = subprocess.run([sys.executable, "-m", "vision.train", "classifier", *common, "--resume"],
+    resumed = subprocess.run([sys.executable, "-m", "vision.train", "classifier", *common, "--imgsz", "32", "--resume"],
                              capture_output=True, text=True, cwd=REPO, env=env, timeout=300)
     assert resumed.returncode == 2 and "nothing to resume" in resumed.stderr and "Traceback" not in resumed.stderr

@@ -281,6 +281,15 @@ def _share_tensors_through_files_if_shm_is_small(min_free_bytes: int = 2 << 30) 
         print(f"/dev/shm has {free >> 20} MB free: data-loader workers share tensors through files", flush=True)
 
 
+def _check_unfinished(checkpoint: Path) -> None:
+    """ultralytics strips the optimizer from last.pt when a run ends; such a run has nothing to resume."""
+    import torch
+
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    if state.get("optimizer") is None or int(state.get("epoch", -1)) < 0:
+        raise TrainError(f"{checkpoint} is from a finished run: nothing to resume (train again without --resume)")
+
+
 def _amp_for(device: str, amp: str) -> "bool | str":
     if device == "cpu" or amp == "off":
         return False
@@ -298,9 +307,10 @@ def train_model(kind: str, data: Path, args: argparse.Namespace) -> Path:
     if args.resume:
         if not last.is_file():
             raise TrainError(f"--resume: no checkpoint at {last}")
+        _check_unfinished(last)
         print(f"resuming {kind} from {last}", flush=True)
-        try:
-            YOLO(str(last)).train(resume=True)
+        try:  # data given again: ultralytics would otherwise put its default dataset in for classifiers
+            YOLO(str(last)).train(resume=True, data=str(data))
         except AssertionError as error:  # ultralytics' way of saying the run already finished
             raise TrainError(f"cannot resume {last}: {str(error).splitlines()[0]}") from None
     else:
@@ -371,15 +381,14 @@ def main(argv: "list[str] | None" = None) -> int:
     random.seed(args.seed)
     try:
         args.work.mkdir(parents=True, exist_ok=True)
-        data: Path = Path()
-        if not args.resume:
-            if args.model == "detector":
-                data = prepare_detector_data(args.data, args.work)
-            elif args.model == "detector43":
-                read_yolo_yaml(args.data)  # checks the class table; ultralytics trains on the YAML as it is
-                data = args.data
-            else:
-                data = prepare_classifier_data(args.data, args.work, args.imgsz, args.workers, args.seed)
+        # derived data is reused when already there (same source and options), so --resume finds it
+        if args.model == "detector":
+            data = prepare_detector_data(args.data, args.work)
+        elif args.model == "detector43":
+            read_yolo_yaml(args.data)  # checks the class table; ultralytics trains on the YAML as it is
+            data = args.data
+        else:
+            data = prepare_classifier_data(args.data, args.work, args.imgsz, args.workers, args.seed)
         if args.prepare_only:
             return 0
         train_model(args.model, data, args)
