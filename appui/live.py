@@ -15,6 +15,7 @@ from .i18n import t
 from .live_loop import LiveAnalysis, LiveLoop, analyse, reading_key
 from .models import get_detector
 from .photo import group_label
+from .settings import DEFAULT_APP_SETTINGS
 from .widgets import context_form, show_result, show_waits
 from .winctx import HandFacts
 
@@ -29,11 +30,14 @@ def _processor_factory(detector: Any) -> Any:
 
     class TileVideoProcessor(VideoProcessorBase):
         def __init__(self) -> None:
-            self.loop = LiveLoop(detector)
+            self.loop = LiveLoop(detector, background=DEFAULT_APP_SETTINGS.live_background)
 
         def recv(self, frame: av.VideoFrame) -> av.VideoFrame:
             out = self.loop.process(frame.to_ndarray(format="bgr24"))
             return av.VideoFrame.from_ndarray(out, format="bgr24")
+
+        def on_ended(self) -> None:
+            self.loop.close()
 
     return TileVideoProcessor
 

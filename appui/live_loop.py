@@ -1,8 +1,8 @@
 """The live page's frame loop and what it makes of the tiles in view (no Streamlit, no WebRTC here).
 
-`LiveLoop.process(frame)` runs in the video thread: the detector on one frame in
-`live_detect_every` (shrunk to `live_max_side`), the layout reader on its detections, and boxes
-drawn on every frame from the latest reading.  `analyse()` turns a reading into what the page
+`LiveLoop.process(frame)` runs in the video thread: the detector (on a copy shrunk to
+`live_max_side`) and the layout reader, either inline on one frame in `live_detect_every` or in
+a reader thread of their own, and boxes drawn on every frame from the latest reading.  `analyse()` turns a reading into what the page
 shows: the waits of a ready 13-tile hand, or the score of a complete one.
 """
 
@@ -41,36 +41,92 @@ class LiveSnapshot:
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class _Reading:
+    tiles: tuple[dict[str, Any], ...] = ()
+    issues: tuple[str, ...] = ()
+    error: str | None = None
+
+
 @dataclass
 class LiveLoop:
+    """Boxes drawn on every frame from the latest reading of the table.
+
+    Two ways to read: inline, the detector on one frame in `live_detect_every` inside `process`
+    (that frame waits for it); or `background=True`, a reader thread that reads the newest frame
+    whenever it is free, so the video never waits for the detector (frames in between are skipped).
+    """
+
     detector: Detector
     settings: AppSettings = field(default_factory=lambda: DEFAULT_APP_SETTINGS)
+    background: bool = False
 
     def __post_init__(self) -> None:
-        self._lock = threading.Lock()
-        self._snapshot = LiveSnapshot()
+        self._lock = threading.Condition()
+        self._reading = _Reading()
         self._frames = 0
         self._detections = 0
+        self._fps = 0.0
         self._times: deque[float] = deque(maxlen=30)
+        self._pending: np.ndarray | None = None
+        self._closed = False
+        self._worker: threading.Thread | None = None
 
     def process(self, frame_bgr: np.ndarray) -> np.ndarray:
-        """Detect (one frame in `live_detect_every`), then draw the latest boxes and the frame rate."""
-        tiles, issues, error = self._snapshot.tiles, self._snapshot.issues, self._snapshot.error
-        if self._frames % max(1, self.settings.live_detect_every) == 0:
-            tiles, issues, error = self._read(frame_bgr)
-            self._detections += 1
-        self._frames += 1
+        """Read the table (inline or by handing the frame to the reader), then draw the latest boxes."""
+        if self.background:
+            self._offer(frame_bgr)
+        elif self._frames % max(1, self.settings.live_detect_every) == 0:
+            reading = self._read(frame_bgr)
+            with self._lock:
+                self._reading, self._detections = reading, self._detections + 1
         self._times.append(time.perf_counter())
-        fps = (len(self._times) - 1) / (self._times[-1] - self._times[0]) if len(self._times) > 1 else 0.0
         with self._lock:
-            self._snapshot = LiveSnapshot(tiles, issues, fps, self._frames, self._detections, error)
+            self._frames += 1
+            self._fps = (len(self._times) - 1) / (self._times[-1] - self._times[0]) if len(self._times) > 1 else 0.0
+            tiles, fps = self._reading.tiles, self._fps
         out = draw_boxes(
             frame_bgr, [t["xyxy"] for t in tiles], [t["cls"] for t in tiles], [t.get("group") or "" for t in tiles]
         )
         _banner(out, f"{fps:4.1f} fps  {len(tiles)} tiles")
         return out
 
-    def _read(self, frame_bgr: np.ndarray) -> tuple[tuple[dict[str, Any], ...], tuple[str, ...], str | None]:
+    def _offer(self, frame_bgr: np.ndarray) -> None:
+        with self._lock:
+            self._pending = frame_bgr  # a newer frame replaces one the reader has not taken yet
+            if self._worker is None:
+                self._worker = threading.Thread(target=self._read_forever, name="live-reader", daemon=True)
+                self._worker.start()
+            self._lock.notify()
+
+    def _read_forever(self) -> None:
+        while True:
+            with self._lock:
+                while self._pending is None and not self._closed:
+                    self._lock.wait()
+                if self._closed:
+                    return
+                frame, self._pending = self._pending, None
+            reading = self._read(frame)
+            with self._lock:
+                self._reading, self._detections = reading, self._detections + 1
+                self._lock.notify_all()
+
+    def wait_for_readings(self, count: int, timeout: float) -> bool:
+        """Block until `count` readings were made (tests, benchmarks); False on timeout."""
+        with self._lock:
+            return self._lock.wait_for(lambda: self._detections >= count, timeout)
+
+    def close(self) -> None:
+        """Stop the reader thread (the video ended)."""
+        with self._lock:
+            self._closed = True
+            self._lock.notify_all()
+            worker = self._worker
+        if worker is not None:
+            worker.join(timeout=5)
+
+    def _read(self, frame_bgr: np.ndarray) -> _Reading:
         from vision.read import read_detections
 
         small, scale = _shrink(frame_bgr, self.settings.live_max_side)
@@ -78,13 +134,14 @@ class LiveLoop:
             dets = self.detector.detect(small)
             result = read_detections(dets, WinContext(), with_score=False)
         except Exception as exc:  # the video must keep running; the page shows the error
-            return (), (), f"{type(exc).__name__}: {exc}"
+            return _Reading(error=f"{type(exc).__name__}: {exc}")
         tiles = tuple({**t, "xyxy": [v / scale for v in t["xyxy"]]} for t in result.tiles)
-        return tiles, tuple(result.issues), None
+        return _Reading(tiles, tuple(result.issues))
 
     def snapshot(self) -> LiveSnapshot:
         with self._lock:
-            return self._snapshot
+            r = self._reading
+            return LiveSnapshot(r.tiles, r.issues, self._fps, self._frames, self._detections, r.error)
 
 
 def _banner(image: np.ndarray, text: str) -> None:

@@ -29,12 +29,12 @@ class AppSettings:
     display_max_side: int = 1600
     # photo page: height of each tile crop in the hand strip, pixels
     crop_height: int = 72
-    # live page: run the detector on one frame in this many; the others reuse its boxes
+    # live page: read the table in a thread of its own, so the video never waits for the detector
+    live_background: bool = True
+    # live page, inline reading (live_background off): the detector on one frame in this many
     live_detect_every: int = 3
     # live page: frames are shrunk so the longest side is at most this before detection, pixels
     live_max_side: int = 640
-    # live page: a reading must stay the same this many detections in a row before waits are computed
-    live_stable_reads: int = 2
 
 
 DEFAULT_APP_SETTINGS = AppSettings()

@@ -44,6 +44,44 @@ def test_loop_detects_one_frame_in_n_and_boxes_every_frame(scene):
     assert snap.fps > 0 and snap.error is None
 
 
+class SlowDetector(TruthDetector):
+    """The truth, after a pause, remembering which threads called it."""
+
+    def __init__(self, scene, pause_s):
+        super().__init__(scene)
+        self.pause_s, self.threads = pause_s, set()
+
+    def detect(self, image_bgr):
+        import threading
+        import time
+
+        self.threads.add(threading.current_thread().name)
+        time.sleep(self.pause_s)
+        return super().detect(image_bgr)
+
+
+def test_background_reader_keeps_the_video_from_waiting(scene):
+    import time
+
+    detector = SlowDetector(scene, pause_s=0.3)
+    loop = LiveLoop(detector, background=True)
+    try:
+        started = time.perf_counter()
+        first = loop.process(scene.image_bgr)
+        assert time.perf_counter() - started < 0.2  # the frame did not wait for the 0.3 s detector
+        assert len(loop.snapshot().tiles) == 0 and first.shape == scene.image_bgr.shape
+        assert loop.wait_for_readings(1, timeout=10)
+        for _ in range(5):
+            loop.process(scene.image_bgr)
+        snap = loop.snapshot()
+        assert len(snap.tiles) == len(scene.tiles) and snap.frames == 6
+        assert snap.detections_run < snap.frames  # frames arriving while it read were skipped
+        assert detector.threads == {"live-reader"}
+    finally:
+        loop.close()
+    assert loop._worker is not None and not loop._worker.is_alive()
+
+
 def test_loop_maps_boxes_back_from_the_shrunk_frame(scene):
     big = np.repeat(np.repeat(scene.image_bgr, 2, axis=0), 2, axis=1)  # 1280x960
     loop = LiveLoop(TruthDetector(scene), AppSettings(live_max_side=640))
