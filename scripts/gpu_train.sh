@@ -32,8 +32,8 @@ if [ "$QUICK" = 1 ]; then
   DET_IMGSZ=256; CLS_IMGSZ=64; DET_BATCH=8; CLS_BATCH=32; LOADERS=1; EPOCHS=1; AMP=off; CACHE=off
   REAL_LIMIT=24; RESERVE_S=60
 else
-  BUDGET_S=${BUDGET_S:-540}; DEVICE=${DEVICE:-0}; CHUNK=$((CORES * 12)); MAX_ROUNDS=100
-  SYNTH_S=${SYNTH_S:-90}; DET_IMGSZ=${DET_IMGSZ:-512}; CLS_IMGSZ=${CLS_IMGSZ:-128}; DET_BATCH=${DET_BATCH:-64}
+  BUDGET_S=${BUDGET_S:-540}; DEVICE=${DEVICE:-0}; CHUNK=$((CORES * 32)); MAX_ROUNDS=100
+  SYNTH_S=${SYNTH_S:-70}; DET_IMGSZ=${DET_IMGSZ:-512}; CLS_IMGSZ=${CLS_IMGSZ:-128}; DET_BATCH=${DET_BATCH:-64}
   CLS_BATCH=${CLS_BATCH:-512}; LOADERS=$(((CORES - 2) / 2)); EPOCHS=400; AMP=bf16; CACHE=ram
   REAL_LIMIT=0; RESERVE_S=${RESERVE_S:-80}
 fi
@@ -103,18 +103,19 @@ if $PY -c "import datasets.synth" 2>/dev/null; then
   round=0
   while [ "$round" -lt "$MAX_ROUNDS" ]; do
     dir=$WORK/synth/r$round
-    if $PY -m datasets.synth --art "$CARRY/art" --out "$dir" --n "$CHUNK" --seed $((SEED * 1000000 + round * CHUNK)) \
+    if timeout $((SYNTH_S + 30)) $PY -m datasets.synth --art "$CARRY/art" --out "$dir" --n "$CHUNK" --seed $((SEED * 1000000 + round * CHUNK)) \
         --hold-out kde-traditional --hold-out gnome-smooth --workers "$CORES" >"$WORK/synth_r$round.log" 2>&1; then
       SYNTH_DIRS+=("$dir"); echo "  round $round: $(tail -1 "$WORK/synth_r$round.log")"
     else
-      echo "  synth round $round failed:"; tail -5 "$WORK/synth_r$round.log"; break
+      echo "  synth round $round failed or overran (left out):"; tail -3 "$WORK/synth_r$round.log"; break
     fi
     round=$((round + 1))
     # stop when another round (as long as the last one) would overrun
     per_round=$((($(date +%s) - SYNTH_END + SYNTH_S) / round))
     [ $(($(date +%s) + per_round)) -gt "$SYNTH_END" ] && break
   done
-  echo "synthetic scenes: $(find "$WORK/synth" -name '*.jpg' 2>/dev/null | wc -l) in ${#SYNTH_DIRS[@]} rounds"
+  n=0; for d in "${SYNTH_DIRS[@]}"; do n=$((n + $(ls "$d/images" | wc -l))); done
+  echo "synthetic scenes: $n in ${#SYNTH_DIRS[@]} rounds"
 else
   echo "WARNING: datasets.synth is missing: training on real photos only"
 fi
