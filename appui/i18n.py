@@ -151,6 +151,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "col_main_fans": ("Main fans", "主要番种"),
     "no_waits": ("Not ready: no tile completes these 13 tiles.", "未听牌。"),
     "live_tiles": ("Tiles in view: {n}", "画面中 {n} 张牌"),
+    "readings": ("{n} readings/s", "每秒识别 {n} 次"),
     "webrtc_missing": ("The live page needs streamlit-webrtc: {msg}", "实时页面需要 streamlit-webrtc: {msg}"),
 }
 

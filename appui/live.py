@@ -50,7 +50,7 @@ def _analysis(key: tuple[tuple[str, str], ...], context: WinContext) -> LiveAnal
 
 def _show_reading(snapshot: Any, context: WinContext, discarder: str | None) -> None:
     st.metric(t("fps"), f"{snapshot.fps:.1f}")
-    st.caption(t("live_tiles", n=len(snapshot.tiles)))
+    st.caption(t("live_tiles", n=len(snapshot.tiles)) + " · " + t("readings", n=f"{snapshot.readings_per_s:.1f}"))
     if snapshot.error:
         st.error(snapshot.error)
     groups: dict[str, list[str]] = {}

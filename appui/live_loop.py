@@ -39,6 +39,7 @@ class LiveSnapshot:
     frames: int = 0
     detections_run: int = 0
     error: str | None = None
+    readings_per_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class LiveLoop:
         self._detections = 0
         self._fps = 0.0
         self._times: deque[float] = deque(maxlen=30)
+        self._reading_times: deque[float] = deque(maxlen=10)
         self._pending: np.ndarray | None = None
         self._closed = False
         self._worker: threading.Thread | None = None
@@ -77,9 +79,7 @@ class LiveLoop:
         if self.background:
             self._offer(frame_bgr)
         elif self._frames % max(1, self.settings.live_detect_every) == 0:
-            reading = self._read(frame_bgr)
-            with self._lock:
-                self._reading, self._detections = reading, self._detections + 1
+            self._store(self._read(frame_bgr))
         self._times.append(time.perf_counter())
         with self._lock:
             self._frames += 1
@@ -107,10 +107,13 @@ class LiveLoop:
                 if self._closed:
                     return
                 frame, self._pending = self._pending, None
-            reading = self._read(frame)
-            with self._lock:
-                self._reading, self._detections = reading, self._detections + 1
-                self._lock.notify_all()
+            self._store(self._read(frame))
+
+    def _store(self, reading: _Reading) -> None:
+        with self._lock:
+            self._reading, self._detections = reading, self._detections + 1
+            self._reading_times.append(time.perf_counter())
+            self._lock.notify_all()
 
     def wait_for_readings(self, count: int, timeout: float) -> bool:
         """Block until `count` readings were made (tests, benchmarks); False on timeout."""
@@ -140,8 +143,9 @@ class LiveLoop:
 
     def snapshot(self) -> LiveSnapshot:
         with self._lock:
-            r = self._reading
-            return LiveSnapshot(r.tiles, r.issues, self._fps, self._frames, self._detections, r.error)
+            r, times = self._reading, self._reading_times
+            rate = (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 and times[-1] > times[0] else 0.0
+            return LiveSnapshot(r.tiles, r.issues, self._fps, self._frames, self._detections, r.error, rate)
 
 
 def _banner(image: np.ndarray, text: str) -> None:
