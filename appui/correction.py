@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from datasets.classes import BACK, CLASS_ID, CLASS_NAMES, is_flower
+from datasets.classes import BACK, CLASS_ID, is_flower
 from scoring.hand import Hand, HandError, Meld, WinContext
 from scoring.tiles import Tile
 
@@ -219,7 +219,3 @@ def _meld(number: int, classes: list[str]) -> Meld:
     if len(tiles) == 3 and tiles[0].next_in_suit(1) == tiles[1] and tiles[0].next_in_suit(2) == tiles[2]:
         return Meld.chow(tiles[0])
     raise HandError(f"meld {number} ({label}) is not a chow, pung or kong")
-
-
-def class_options() -> tuple[str, ...]:
-    return CLASS_NAMES

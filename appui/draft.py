@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
+from scoring.hand import Hand, HandError, Meld, WinContext
 from scoring.tiles import Tile
 
 MAX_MELDS = 4
@@ -44,10 +44,6 @@ class Draft:
         if self.win_tile is not None:
             tiles.append(self.win_tile)
         return Counter(tiles)
-
-    @property
-    def has_kong(self) -> bool:
-        return any(m.kind is MeldKind.KONG for m in self.melds)
 
     def add(self, tile: Tile, target: Target) -> "Draft":
         if target is Target.STANDING:

@@ -9,10 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from scoring.hand import Meld, MeldKind, WinContext
+from scoring.hand import Meld, MeldKind
 from scoring.tiles import Tile
-
-FLAG_NAMES = ("last_tile", "last_of_wall", "kong_replacement", "robbing_kong")
 
 
 @dataclass(frozen=True)
@@ -66,19 +64,3 @@ def impossible_flags(facts: HandFacts, *, self_drawn: bool, kong_replacement: bo
     if facts.standing_copies_of_win > 0:
         reasons["last_tile"] = Reason("why_last_tile_holds_copy", (("tile", win),))
     return reasons
-
-
-def allowed_context(context: WinContext, facts: HandFacts) -> WinContext:
-    """`context` with every impossible flag switched off."""
-    blocked = impossible_flags(
-        facts,
-        self_drawn=context.self_drawn,
-        kong_replacement=context.kong_replacement,
-        robbing_kong=context.robbing_kong,
-    )
-    changes = {name: False for name in blocked if getattr(context, name)}
-    if not changes:
-        return context
-    from dataclasses import replace
-
-    return replace(context, **changes)

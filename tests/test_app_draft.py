@@ -63,7 +63,6 @@ def test_removing_tiles_melds_and_the_winning_tile():
     assert draft.without_standing(0).standing == (T("S"),)
     assert draft.without_meld(0).melds == ()
     assert draft.without_win().win_tile is None
-    assert draft.has_kong is False
     assert build([("C", Target.KONG)]).melds[0].kind is MeldKind.KONG
 
 

@@ -3,8 +3,8 @@
 import pytest
 
 from appui.i18n import LANGUAGES, label_keys, t
-from appui.winctx import HandFacts, allowed_context, impossible_flags
-from scoring.hand import Meld, WinContext
+from appui.winctx import HandFacts, impossible_flags
+from scoring.hand import Meld
 from scoring.tiles import Tile
 
 T = Tile.parse
@@ -34,13 +34,6 @@ def test_last_tile_is_ruled_out_by_a_copy_in_the_standing_hand_only():
     assert reasons(HandFacts.of([], [T("9s")], T("9s")))["last_tile"] == "why_last_tile_holds_copy"
     assert "last_tile" not in reasons(HandFacts.of([Meld.pung(T("9s"))], [T("1m")], T("9s")))
     assert "last_of_wall" not in reasons(NO_KONG, self_drawn=True)
-
-
-def test_allowed_context_switches_impossible_flags_off():
-    ctx = WinContext(self_drawn=True, kong_replacement=True, robbing_kong=True, last_tile=True)
-    cleaned = allowed_context(ctx, NO_KONG)
-    assert (cleaned.kong_replacement, cleaned.robbing_kong, cleaned.last_tile) == (False, False, True)
-    assert allowed_context(WinContext(), NO_KONG) == WinContext()
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
