@@ -262,7 +262,7 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
     if len(rest) >= settings.steep_min_tiles and steep_share(dets.xyxy[rest], settings) > settings.steep_max_share:
         issues.append("most tiles line up from top to bottom: turn the photo so that the rows run left to right")
     rows = found.rows
-    model = fit_gap_model(rows[-2:], settings)
+    model = fit_gap_model(rows[-2:], found.angle, settings)
     standing, win, more = _read_standing(rows[-1], model, settings)
     issues += more
     melds: list[MeldRead] = []

@@ -43,9 +43,6 @@ class TileObs:
     def short_side(self) -> float:
         return min(self.length, self.height)
 
-    def is_sideways(self, settings: LayoutSettings) -> bool:
-        return self.length > settings.sideways_ratio * self.height
-
     @property
     def label(self) -> str:
         """How issues name this tile for a person: its class and where it lies."""
@@ -58,10 +55,6 @@ class Row:
 
     tiles: tuple[TileObs, ...]
     angle: float  # radians, the row direction in the image
-
-    @property
-    def v(self) -> float:
-        return float(np.median([t.v for t in self.tiles]))
 
     def gaps(self) -> tuple[float, ...]:
         """Gap after each tile but the last, in local tile widths (negative when boxes overlap)."""
@@ -231,13 +224,13 @@ def find_rows(
 
 @dataclass(frozen=True)
 class GapModel:
-    """The apparent gap between touching tiles, measured where it is needed, in local tile widths.
+    """Gaps judged against the apparent gap of touching tiles nearby, in local tile widths.
 
     A tilted camera leans the sides of tiles away from the vanishing point, so
     box sizes misjudge tile widths by an amount that changes smoothly across the
-    photo (and is not linear in it).  A gap is judged against the median gap of
-    the nearest other tile pairs, most of which touch: a real gap stands out
-    from its neighbours, a uniform bias does not.
+    photo (and is not linear in it).  Most neighbouring pairs touch, so the
+    gaps of the pairs near a gap tell the bias there: a real gap stands out from
+    its neighbours, a smooth bias does not.
     """
 
     pairs: tuple[tuple[float, float, float], ...] = ()  # (x, y, gap) of every neighbouring pair
@@ -245,14 +238,27 @@ class GapModel:
     max_baseline: float = 0.6  # defaults mirror LayoutSettings; fit_gap_model passes the settings
     window: int = 4  # pairs of the same row on each side that a gap's baseline line goes through
     inlier: float = 0.15  # pairs wider than the row's median gap by more than this are not "touching"
+    angle: float = 0.0  # the row direction, radians
 
     def baseline(self, x: float, y: float) -> float:
-        others = [(math.hypot(px - x, py - y), g) for px, py, g in self.pairs if (px, py) != (x, y)]
+        """The touching-pair gap at (x, y) from the nearest other pairs: a line through them along the rows.
+
+        A line, not their median, because a short row (two standing tiles) often
+        lies beyond the end of the row it borrows from, where the bias keeps growing.
+        """
+        others = sorted((math.hypot(px - x, py - y), px, py, g) for px, py, g in self.pairs if (px, py) != (x, y))
         if len(others) < 2:
             return 0.0
-        others.sort()
-        near = [g for _, g in others[: self.neighbours]]
-        return float(np.clip(np.median(near), -self.max_baseline, self.max_baseline))
+        near = np.array([o[1:] for o in others[: self.neighbours]])
+        touching = near[near[:, 2] <= np.median(near[:, 2]) + self.inlier]
+        c, s = math.cos(self.angle), math.sin(self.angle)
+        u = touching[:, 0] * c + touching[:, 1] * s
+        if len(touching) >= 3 and np.ptp(u) > 0:
+            slope, offset = np.polyfit(u, touching[:, 2], 1)
+            base = offset + slope * (x * c + y * s)
+        else:
+            base = float(np.median(touching[:, 2]))
+        return float(np.clip(base, -self.max_baseline, self.max_baseline))
 
     def gaps(self, row: Row) -> tuple[float, ...]:
         """The row's gaps with the local baseline taken off.
@@ -275,10 +281,12 @@ class GapModel:
         return tuple(out)
 
 
-def fit_gap_model(rows: Sequence[Row], settings: LayoutSettings) -> GapModel:
-    """The gap model over every neighbouring pair of `rows`."""
+def fit_gap_model(rows: Sequence[Row], angle: float, settings: LayoutSettings) -> GapModel:
+    """The gap model over every neighbouring pair of `rows` (at `angle`, radians)."""
     pairs = tuple(((a.x + b.x) / 2, (a.y + b.y) / 2, g) for r in rows for g, a, b in zip(r.gaps(), r.tiles, r.tiles[1:]))
-    return GapModel(pairs, settings.gap_neighbours, settings.gap_max_baseline, settings.gap_window, settings.gap_inlier)
+    return GapModel(
+        pairs, settings.gap_neighbours, settings.gap_max_baseline, settings.gap_window, settings.gap_inlier, angle
+    )
 
 
 def split_groups(row: Row, min_gap: float, model: GapModel = GapModel()) -> list[tuple[TileObs, ...]]:

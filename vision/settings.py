@@ -56,11 +56,10 @@ class LayoutSettings:
     row_split: float = 0.5  # tile heights: a jump across the row direction larger than this starts a new row
     group_gap: float = 0.25  # tile widths: a gap along a row larger than this separates two groups
     win_gap: float = 0.25  # tile widths: the gap that sets the winning tile apart at the right end
-    gap_neighbours: int = 4  # a gap is judged against the median gap of this many nearest other pairs
+    gap_neighbours: int = 6  # a gap is judged against the median gap of this many nearest other pairs
     gap_max_baseline: float = 0.6  # bound on that median (tile widths)
     gap_window: int = 4  # ... or against a line through this many touching pairs of its row on each side
     gap_inlier: float = 0.15  # tile widths over a row's median gap beyond which a pair is not touching
-    sideways_ratio: float = 1.15  # length along the row / height across it above which a tile lies sideways
     max_copies: int = 4  # a set holds four of each tile
     set_inner_gap: float = 0.45  # tile widths: a gap this wide inside a set (cut by the set rules) is reported
 
