@@ -9,7 +9,6 @@ Skipped, with the reason, when Chromium (scripts/install_browser.sh) or Playwrig
 from pathlib import Path
 
 import pytest
-
 from browser_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -139,3 +138,39 @@ def overlay_pixels(png: bytes) -> int:
     image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR).astype(int)
     target = np.array(group_colour("hand"))
     return int((np.abs(image - target).sum(axis=2) < 40).sum())
+
+
+@pytest.mark.slow
+def test_photo_flow_with_the_shipped_model(browser, tmp_path):
+    import random
+
+    from vision.settings import MODELS_DIR
+
+    if not (MODELS_DIR / "detector.onnx").exists():
+        pytest.skip(f"no shipped model in {MODELS_DIR}")
+    art_root = REPO.parent / "shared" / "datasets" / "art"
+    if not art_root.is_dir():
+        pytest.skip(f"no tile artwork at {art_root} to render a scene the model can read")
+    from datasets.art import load_art
+    from datasets.render import render_scene
+
+    hand = parse_hand("[123m] [EEE] 456p 78s 11s +9s")  # no flowers: gl-mahjongtile borrows some from other sets
+    art = next(a for a in load_art(art_root) if a.name == "gl-mahjongtile")  # Unlicense artwork: the screenshot ships
+    image, tiles = render_scene(hand, art, random.Random(3), 1600, 1200)
+    import cv2
+
+    cv2.imwrite(str(tmp_path / "table.jpg"), image)
+    with streamlit_server({}) as url:
+        chromium = launch(browser)
+        page = chromium.new_page(viewport={"width": 1300, "height": 2000})
+        page.goto(f"{url}/photo")
+        wait_for_app(page, TIMEOUT_MS)
+        page.locator("input[type=file]").set_input_files(str(tmp_path / "table.jpg"))
+        page.get_by_text("Tiles found").wait_for(timeout=TIMEOUT_MS)
+        wait_for_app(page, TIMEOUT_MS)
+        found = int(page.get_by_text("Tiles found").inner_text().split(": ")[1])
+        assert found >= 0.8 * len(tiles), (found, len(tiles))
+        if page.get_by_text("The reader raised no issues").count():
+            assert total_on_page(page) == score(hand).total
+        small_png(page.screenshot(), DOCS / "photo-model.png")
+        chromium.close()

@@ -26,8 +26,8 @@ HAND = "[123m] [EEE] 456p 78s 11s +9s flowers=1"
 
 @pytest.fixture(scope="module")
 def scene():
-    (art,) = load_art(SHARED_ART, only=["gl-mahjongtile"])  # Unlicense artwork
-    image, tiles = render_scene(parse_hand(HAND), art, random.Random(3), 1600, 1200, effects=False)
+    art = next(a for a in load_art(SHARED_ART) if a.name == "gl-mahjongtile")  # Unlicense artwork, flowers borrowed
+    image, tiles = render_scene(parse_hand(HAND), art, random.Random(3), 1600, 1200)
     return DemoScene(image, parse_hand(HAND), tuple(tiles))
 
 
