@@ -275,6 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--keep-backs", action="store_true", help="count backs found even without back labels")
     parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default from settings)")
     parser.add_argument("--limit", type=int, default=None, help="evaluate only the first N images")
+    parser.add_argument("--conf", type=float, default=None, help="tile-finder confidence threshold (default from settings)")
+    parser.add_argument("--nms-iou", type=float, default=None, help="NMS IoU threshold (default from settings)")
     return parser
 
 
@@ -289,6 +291,10 @@ def main(argv: "list[str] | None" = None) -> int:
     settings = DetectorSettings()
     if args.threads:
         settings = replace(settings, intra_op_threads=args.threads)
+    if args.conf is not None:
+        settings = replace(settings, conf_threshold=args.conf)
+    if args.nms_iou is not None:
+        settings = replace(settings, nms_iou=args.nms_iou)
     try:
         images = dataset_images(args.dataset, args.split)[: args.limit]
         detector = TileDetector.load(args.models or MODELS_DIR, settings)
