@@ -174,3 +174,38 @@ def test_photo_flow_with_the_shipped_model(browser, tmp_path):
             assert total_on_page(page) == score(hand).total
         small_png(page.screenshot(), DOCS / "photo-model.png")
         chromium.close()
+
+
+@pytest.mark.slow
+def test_live_page_with_the_shipped_model(browser, tmp_path):
+    import random
+    import re
+
+    from vision.settings import MODELS_DIR
+
+    if not (MODELS_DIR / "detector.onnx").exists():
+        pytest.skip(f"no shipped model in {MODELS_DIR}")
+    art_root = REPO.parent / "shared" / "datasets" / "art"
+    if not art_root.is_dir():
+        pytest.skip(f"no tile artwork at {art_root} to render a scene the model can read")
+    from datasets.art import load_art
+    from datasets.render import render_scene
+
+    hand = parse_hand("[123m] [EEE] 456p 78s 11s +9s")
+    art = next(a for a in load_art(art_root) if a.name == "gl-mahjongtile")  # Unlicense artwork: the screenshot ships
+    image, tiles = render_scene(hand, art, random.Random(3), 640, 480)
+    write_y4m(tmp_path / "table.y4m", image)
+    camera = FAKE_CAMERA_ARGS + [f"--use-file-for-fake-video-capture={tmp_path / 'table.y4m'}"]
+    with streamlit_server({}) as url:
+        chromium = launch(browser, camera)
+        page = chromium.new_page(viewport={"width": 1300, "height": 1100})
+        page.goto(f"{url}/live")
+        wait_for_app(page, TIMEOUT_MS)
+        page.frame_locator("iframe").first.get_by_role("button", name="START").click(timeout=TIMEOUT_MS)
+        seen = page.get_by_text(re.compile(r"Tiles in view: [1-9]"))
+        seen.wait_for(timeout=TIMEOUT_MS)
+        page.wait_for_timeout(3000)
+        count = int(re.search(r"Tiles in view: (\d+)", seen.inner_text()).group(1))
+        assert count >= 0.8 * len(tiles), (count, len(tiles))
+        small_png(page.screenshot(), DOCS / "live-model.png")
+        chromium.close()
