@@ -18,13 +18,7 @@ from scoring.notation import parse_hand
 from scoring.tiles import Tile
 from vision.detections import Detections
 from vision.evaluate_read import hand_key
-from vision.layout import (
-    layout_to_hand,
-    merge_duplicates,
-    read_layout,
-    segment_sets,
-    type_group,
-)
+from vision.layout import merge_duplicates, read_hand, segment_sets, type_group
 from vision.read import DEFAULT_CONTEXT
 from vision.rows import estimate_row_angle, tile_extent
 from vision.settings import LayoutSettings
@@ -39,9 +33,8 @@ def detections_of(tiles: list[PlacedTile], conf: float = 0.95) -> Detections:
 
 def read(dets: Detections, context: WinContext = DEFAULT_CONTEXT) -> tuple[Hand | None, list[str], dict[int, str]]:
     merged, issues = merge_duplicates(dets, S)
-    layout = read_layout(merged, S)
-    hand, more = layout_to_hand(layout, context)
-    return hand, issues + list(layout.issues) + more, layout.groups()
+    reading = read_hand(merged, context, S)
+    return reading.hand, issues + list(reading.issues), reading.layout.groups()
 
 
 def assert_read_exactly(hand: Hand, tiles: list[PlacedTile], notes_allowed: bool = False) -> None:
@@ -243,6 +236,24 @@ def test_low_confidence_tile_is_reported_but_read() -> None:
     got, issues, _ = read(Detections(dets.xyxy, conf, dets.class_id), hand.context)
     assert got is not None and hand_key(got) == hand_key(hand)
     assert [i for i in issues if "low confidence" in i] == [f"low confidence (0.30) for the {tiles[0].cls} at " + issues[0].split(" at ")[1]]
+
+
+@pytest.mark.parametrize("false_class, conf", [("N", 0.06), ("back", 0.9)])
+def test_a_doubtful_false_detection_is_left_out_and_named(false_class: str, conf: float) -> None:
+    """A false box (a low-confidence one, or a back outside a kong) in the standing row: read without it, and say so."""
+    for seed in range(15):
+        rng = random.Random(seed)
+        hand = random_hand(rng, shape="standard")
+        tiles = plan_scene(hand, rng, *SIZE)
+        dets = detections_of(tiles)
+        standing = [i for i, t in enumerate(tiles) if t.group == "hand"]
+        x0, y0, x1, y1 = dets.xyxy[standing[len(standing) // 2]]
+        fake = np.float32([[x0, y0 + 0.6 * (y1 - y0), x1, y1 + 0.6 * (y1 - y0)]])  # half over the row, below it
+        with_false = Detections(np.r_[dets.xyxy, fake], np.r_[dets.confidence, [conf]], np.r_[dets.class_id, [CLASS_ID[false_class]]])
+        got, issues, groups = read(with_false, hand.context)
+        assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
+        assert any(i.startswith(f"left out the {false_class} at") for i in issues), issues
+        assert len(tiles) not in groups  # the false tile is in no group
 
 
 def test_more_than_four_of_a_tile_is_reported() -> None:

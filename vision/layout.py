@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
+from itertools import combinations
 
 import numpy as np
 
-from datasets.classes import BACK, CLASS_NAMES, FLOWER_NAMES
+from datasets.classes import BACK, BACK_ID, CLASS_NAMES, FLOWER_NAMES
 from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.tiles import TILE_NAMES, Tile
 
@@ -181,7 +182,10 @@ def _read_standing(
     row: Row, model: GapModel, settings: LayoutSettings
 ) -> tuple[tuple[TileObs, ...], TileObs | None, list[str]]:
     tiles = row.tiles
-    issues = [f"a face-down tile ({t.label}) lies in the standing hand" for t in tiles if t.name == BACK]
+    issues = [
+        f"a face-down tile ({t.label}) lies in the standing hand; if it is a white dragon (P), correct it"
+        for t in tiles if t.name == BACK
+    ]
     if len(tiles) < 2:
         return tiles, None, issues + ["the standing row holds fewer than two tiles: no winning tile can be set apart"]
     if model.gaps(row)[-1] > settings.win_gap:
@@ -204,7 +208,7 @@ def _read_melds(
         return _melds_by_gaps(row, model, settings)
     bounds = [(sum(sizes[:k]), sum(sizes[:k + 1])) for k in range(len(sizes))]
     reads = [MeldRead(row.tiles[a:b], type_group(names[a:b])) for a, b in bounds]  # type: ignore[arg-type]
-    issues: list[str] = []
+    issues = [note for r in reads if (note := _concealed_kong_note(r)) is not None]
     for k, (a, b) in enumerate(bounds):
         shown = " ".join(names[a:b])
         if max(gaps[a:b - 1]) > settings.set_inner_gap:
@@ -215,14 +219,24 @@ def _read_melds(
     return reads, issues
 
 
+def _concealed_kong_note(read: MeldRead) -> str | None:
+    """A concealed kong not shown the usual way (outer two face down) may hide a false `back`: say so."""
+    names = [t.name for t in read.tiles]
+    if read.meld is None or not read.meld.concealed or (names[0] == names[3] == BACK and BACK not in names[1:3]):
+        return None
+    return (f"the concealed kong {' '.join(names)} does not show the usual two outer backs; "
+            "check that it is not a pung with a stray tile")
+
+
 def _melds_by_gaps(row: Row, model: GapModel, settings: LayoutSettings) -> tuple[list[MeldRead], list[str]]:
     reads: list[MeldRead] = []
     issues: list[str] = []
     for group in split_groups(row, settings.group_gap, model):
         typed = type_group(tuple(t.name for t in group))
         reads.append(MeldRead(group, typed if isinstance(typed, Meld) else None))
-        if not isinstance(typed, Meld):
-            issues.append(typed)
+        note = typed if isinstance(typed, str) else _concealed_kong_note(reads[-1])
+        if note is not None:
+            issues.append(note)
     return reads, issues
 
 
@@ -284,6 +298,62 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
 
 
 # --- 4. the hand ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HandReading:
+    """The layout, the hand it makes (or None), what was unsure, and the doubtful tiles left out."""
+
+    layout: Layout
+    hand: Hand | None
+    issues: tuple[str, ...]
+    left_out: tuple[int, ...] = ()  # detection indices read as false detections
+
+
+def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -> HandReading:
+    """Layout and hand of deduplicated detections.
+
+    When every tile together makes no hand, a few doubtful tiles (confidence
+    below `doubtful_confidence`, the least sure first, then backs) are left out in turn; the
+    first reading that makes a complete hand is taken, and the issues name the
+    tiles left out, so that the user can put them back.
+    """
+    layout = read_layout(dets, settings)
+    hand, more = layout_to_hand(layout, context)
+    first = HandReading(layout, hand, layout.issues + tuple(more))
+    if hand is not None:
+        return first
+    order = [int(i) for i in np.argsort(dets.confidence, kind="stable")]
+    unsure = [i for i in order if dets.confidence[i] < settings.doubtful_confidence]
+    backs = [i for i in order if dets.class_id[i] == BACK_ID and i not in unsure]  # a stray back is never part of a hand
+    doubtful = (unsure + backs)[: settings.doubtful_candidates]
+    trials = [(i,) for i in doubtful] + list(combinations(doubtful, 2))[: settings.max_left_out_trials]
+    for left_out in trials:
+        keep = np.array([i for i in range(len(dets)) if i not in left_out], dtype=np.int64)
+        layout = _reindexed(read_layout(dets[keep], settings), keep)
+        hand, more = layout_to_hand(layout, context)
+        if hand is not None:
+            names = ", ".join(f"the {CLASS_NAMES[dets.class_id[i]]} at {_centre(dets.xyxy[i])} "
+                              f"({dets.confidence[i]:.2f})" for i in left_out)
+            note = f"left out {names} as a doubtful detection: without it the tiles make a complete hand"
+            return HandReading(layout, hand, (note, *layout.issues, *more), tuple(left_out))
+    return first
+
+
+def _reindexed(layout: Layout, keep: np.ndarray) -> Layout:
+    """A layout read from `dets[keep]` with its tile indices pointing into `dets` again."""
+
+    def tiles(seq: tuple[TileObs, ...]) -> tuple[TileObs, ...]:
+        return tuple(replace(t, index=int(keep[t.index])) for t in seq)
+
+    return replace(
+        layout,
+        standing=tiles(layout.standing),
+        win=tiles((layout.win,))[0] if layout.win is not None else None,
+        melds=tuple(MeldRead(tiles(m.tiles), m.meld) for m in layout.melds),
+        flowers=tiles(layout.flowers),
+        stray=tiles(layout.stray),
+    )
 
 
 def layout_to_hand(layout: Layout, context: WinContext) -> tuple[Hand | None, list[str]]:

@@ -26,7 +26,7 @@ from scoring.hand import Hand, HandError, WinContext
 from scoring.tiles import Tile
 
 from .detections import Detections
-from .layout import Layout, layout_to_hand, merge_duplicates, read_layout
+from .layout import Layout, merge_duplicates, read_hand
 from .settings import DEFAULT_SETTINGS, LayoutSettings, Settings
 
 if TYPE_CHECKING:
@@ -82,10 +82,9 @@ def read_detections(
 ) -> ReadResult:
     """Deduplicate, lay out, build the hand and score it.  `context.flowers` is replaced by the flowers read."""
     merged, issues = merge_duplicates(dets, settings)
-    layout = read_layout(merged, settings)
-    issues += layout.issues
-    hand, more = layout_to_hand(layout, context)
-    issues += more
+    reading = read_hand(merged, context, settings)
+    layout, hand = reading.layout, reading.hand
+    issues += reading.issues
     result = None
     if hand is not None and with_score:
         result, more = score_hand(hand)
