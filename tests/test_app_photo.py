@@ -198,3 +198,19 @@ def test_a_photo_taken_with_the_camera_is_read_the_same_way(scene):
     assert not at.exception, at.exception
     set_context(at, self_drawn=True, seat="S", prevalent="W")
     assert total_shown(at) == score(parse_hand(HAND)).total
+
+
+def test_moving_a_tile_to_another_group_rescores(scene):
+    at = upload(open_photo_page(TruthDetector(scene)), scene.jpeg())
+    set_context(at, self_drawn=True, seat="S", prevalent="W")
+    before = total_shown(at)
+    index = next(i for i, cls in tile_buttons(at).items() if cls == "E")
+    at.button(key=f"photo.tile.{index}").click().run()
+    group = at.selectbox(key="photo.edit_group").value
+    at.selectbox(key="photo.edit_group").set_value("hand").run()
+    at.button(key="photo.apply").click().run()
+    assert any("not a chow, pung or kong" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert not [m for m in at.metric if m.label == "Total"]
+    at.selectbox(key="photo.edit_group").set_value(group).run()
+    at.button(key="photo.apply").click().run()
+    assert total_shown(at) == before
