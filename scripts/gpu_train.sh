@@ -164,10 +164,11 @@ $PY -m vision.train classifier --data "$DATA_YAML" --work "$TRAIN" --imgsz "$CLS
   --seed "$SEED" --prepare-only || { echo "FATAL: classifier data"; exit 1; }
 $PY -m vision.train detector --data "$DATA_YAML" --work "$TRAIN" --prepare-only || { echo "FATAL: detector data"; exit 1; }
 TRAIN_S=$(($(left) - RESERVE_S))
-HOURS=$(python3 -c "print(f'{max($TRAIN_S - 45, 20) / 3600:.4f}')")  # setup and the final validation lie outside ultralytics' time box
-stage "train ${KINDS[*]} at once on device $DEVICE, $LOADERS loaders each, time box ${HOURS} h (hard stop in ${TRAIN_S}s)"
-TIME_ARGS=(--hours "$HOURS")
-[ "$QUICK" = 1 ] && TIME_ARGS=()
+# each run fits ultralytics' time box, once its data is scanned and cached, to end 30 s before this
+DEADLINE=$(($(date +%s) + TRAIN_S - 15))
+stage "train ${KINDS[*]} at once on device $DEVICE, $LOADERS loaders each, until $(date -u -d @$DEADLINE +%H:%M:%S) (hard stop in ${TRAIN_S}s)"
+TIME_ARGS=(--deadline "$DEADLINE" --deadline-reserve 30)
+[ "$QUICK" = 1 ] && TIME_ARGS=()  # one epoch
 PIDS=()
 for kind in "${KINDS[@]}"; do
   if [ "$kind" = classifier ]; then SIZE=(--imgsz "$CLS_IMGSZ" --batch "$CLS_BATCH"); else SIZE=(--imgsz "$DET_IMGSZ" --batch "$DET_BATCH"); fi

@@ -104,3 +104,16 @@ def test_train_export_and_run_tiny_models(tmp_path):
     resumed = subprocess.run([sys.executable, "-m", "vision.train", "classifier", *common, "--imgsz", "32", "--resume"],
                              capture_output=True, text=True, cwd=REPO, env=env, timeout=300)
     assert resumed.returncode == 2 and "nothing to resume" in resumed.stderr and "Traceback" not in resumed.stderr
+
+
+def test_time_box_is_fitted_to_the_deadline_after_set_up():
+    import time
+    from types import SimpleNamespace
+
+    from vision.train import _fit_time_box_to_deadline
+
+    trainer = SimpleNamespace(args=SimpleNamespace(time=1.0))
+    _fit_time_box_to_deadline(time.time() + 400, reserve_s=40)(trainer)
+    assert trainer.args.time * 3600 == pytest.approx(360, abs=2)
+    _fit_time_box_to_deadline(time.time() - 5, reserve_s=40)(trainer)  # already late: a short box, not a negative one
+    assert trainer.args.time * 3600 == pytest.approx(30, abs=1)

@@ -25,6 +25,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -290,6 +291,21 @@ def _check_unfinished(checkpoint: Path) -> None:
         raise TrainError(f"{checkpoint} is from a finished run: nothing to resume (train again without --resume)")
 
 
+def _fit_time_box_to_deadline(deadline: float, reserve_s: float) -> "Callable[[Any], None]":
+    """An ultralytics callback: once data scanning and caching are done, the time box is what is left.
+
+    ultralytics counts its `time` box from the start of the first epoch, so a box fixed before
+    set-up overruns by the set-up time (minutes for 100 k classifier crops).
+    """
+
+    def on_train_start(trainer: Any) -> None:
+        hours = max(deadline - time.time() - reserve_s, 30) / 3600
+        trainer.args.time = hours
+        print(f"time box set to {hours * 3600:.0f} s to end {reserve_s:.0f} s before the deadline", flush=True)
+
+    return on_train_start
+
+
 def _amp_for(device: str, amp: str) -> "bool | str":
     if device == "cpu" or amp == "off":
         return False
@@ -342,6 +358,9 @@ def train_model(kind: str, data: Path, args: argparse.Namespace) -> Path:
         )
         if args.hours:
             options["time"] = args.hours
+        if args.deadline:
+            options["time"] = max(args.deadline - time.time(), 60) / 3600  # refined once set-up is done
+            model.add_callback("on_train_start", _fit_time_box_to_deadline(args.deadline, args.deadline_reserve))
         if kind == "classifier":
             # Tiles are not mirror-symmetric; random erasing could hide the one stroke that tells 2m from 3m.
             options.update(fliplr=0.0, erasing=0.1, scale=0.1)
@@ -369,6 +388,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--imgsz", type=int, help="input size (default: detector 512, classifier 128)")
     parser.add_argument("--epochs", type=int, default=100)
     parser.add_argument("--hours", type=float, default=None, help="time box in hours (overrides --epochs)")
+    parser.add_argument("--deadline", type=float, default=None,
+                        help="unix time by which training must end (time box fitted after set-up)")
+    parser.add_argument("--deadline-reserve", type=float, default=30.0,
+                        help="seconds kept before --deadline for the last validation and saving")
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--device", default="cpu", help="cpu, 0, or 0,1 (GPU ids)")
     parser.add_argument("--workers", type=int, default=2, help="data loader and crop-cutting processes")
