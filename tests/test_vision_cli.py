@@ -1,0 +1,38 @@
+"""`python -m vision` dispatch: usage, unknown commands, detect's argument errors, default models folder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "vision", *args], capture_output=True, text=True, cwd=REPO,
+                          timeout=120)
+
+
+def test_help_lists_both_commands():
+    result = run("--help")
+    assert result.returncode == 0 and "detect" in result.stdout and "read" in result.stdout
+
+
+@pytest.mark.parametrize("args, code, text", [((), 2, "detect"), (("bogus",), 2, "unknown command 'bogus'"),
+                                              (("detect",), 2, "the following arguments are required")])
+def test_usage_errors_exit_2_without_traceback(args, code, text):
+    result = run(*args)
+    assert result.returncode == code and text in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(not (REPO / "models" / "detector.onnx").is_file(), reason="no shipped models")
+def test_detect_uses_the_shipped_models_by_default():
+    scene = next((REPO / "tests" / "data" / "vision_scenes" / "images").glob("*.jpg"))
+    result = run("detect", str(scene))
+    line = json.loads(result.stdout)
+    assert result.returncode == 0 and line["image"] == str(scene) and len(line["tiles"]) >= 10
