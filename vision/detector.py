@@ -309,6 +309,8 @@ def _session(path: Path, settings: DetectorSettings) -> Any:
     options.intra_op_num_threads = settings.intra_op_threads
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
+    if not settings.intra_op_spinning:
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as error:  # onnxruntime raises its own exception types for broken files

@@ -33,6 +33,7 @@ class DetectorSettings:
     max_pixels: int = 120_000_000  # larger images are refused (decompression bombs, panoramas)
     max_file_bytes: int = 80_000_000
     intra_op_threads: int = 2  # onnxruntime threads; this machine has 2 cores
+    intra_op_spinning: bool = False  # busy-waiting onnxruntime threads slow everything when cores are shared
 
 
 @dataclass(frozen=True)
