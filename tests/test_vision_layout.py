@@ -51,7 +51,7 @@ def assert_read_exactly(hand: Hand, tiles: list[PlacedTile], notes_allowed: bool
 # --- property tests over random layouts ------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_random_layouts_within_the_spec_read_exactly(seed: int) -> None:
     rng = random.Random(seed)
@@ -59,7 +59,7 @@ def test_random_layouts_within_the_spec_read_exactly(seed: int) -> None:
     assert_read_exactly(hand, plan_scene(hand, rng, *SIZE))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(
     seed=st.integers(0, 2**32 - 1),
     rotation=st.sampled_from([-15.0, 15.0]),
@@ -72,7 +72,7 @@ def test_extreme_rotation_and_tilt(seed: int, rotation: float, tilt: float) -> N
     assert_read_exactly(hand, tiles, notes_allowed=True)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_smallest_gaps_touching_tiles_and_sideways_melds(seed: int) -> None:
     rng = random.Random(seed)
