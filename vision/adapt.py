@@ -237,6 +237,7 @@ class RetrainRequest:
     work: Path
     seed: int
     out_onnx: Path  # where the retrained model's ONNX goes
+    settings: AdaptSettings = DEFAULT
 
 
 Retrainer = Callable[[RetrainRequest], Path]  # returns the new checkpoint (.pt); writes out_onnx
@@ -259,8 +260,8 @@ def ultralytics_retrain(request: RetrainRequest) -> Path:
     run = request.work / f"finetune_{request.role}"
     YOLO(str(request.weights)).train(
         data=str(data), epochs=request.epochs, imgsz=request.imgsz, device=request.device,
-        batch=DEFAULT.batch, workers=0, seed=request.seed, deterministic=True, project=str(run.parent.resolve()),
-        name=run.name, exist_ok=True, plots=False, amp=False, warmup_epochs=0, patience=request.epochs + 1,
+        batch=request.settings.batch, optimizer=request.settings.optimizer, lr0=request.settings.lr0, workers=0,
+        seed=request.seed, deterministic=True, project=str(run.parent.resolve()), name=run.name, exist_ok=True, plots=False, amp=False, warmup_epochs=0, patience=request.epochs + 1,
         verbose=True, **augment,
     )
     checkpoint = run / "weights" / "best.pt"
@@ -361,7 +362,7 @@ def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | Non
                      else old_detector.model_info.detector_imgsz)
             role_epochs = epochs or (settings.classifier_epochs if role == "classifier" else settings.detector_epochs)
             request = RetrainRequest(role, weights, data_yaml, int(imgsz), role_epochs, device, work / role, seed,
-                                     version_dir / onnx_name)
+                                     version_dir / onnx_name, settings)
             checkpoint = retrain(request)
             if checkpoint.resolve() != checkpoint_for(version_dir, onnx_name).resolve():
                 shutil.copy2(checkpoint, checkpoint_for(version_dir, onnx_name))

@@ -77,12 +77,14 @@ class AdaptSettings:
     match_iou: float = 0.5  # a labeled tile is found by a detection overlapping it this much
     detector_recall_min: float = 0.98  # below this recall on the club's photos the tile finder is fine-tuned too
     min_gain: float = 0.0  # the new model must read the held-back photos better by more than this
-    user_repeat: int = 3  # the club's photos are few: each appears this many times per epoch
-    base_images: int = 80  # base-data images mixed in, so faces missing from the club's photos are kept
+    user_repeat: int = 4  # the club's photos are few: each appears this many times per epoch
+    base_images: int = 60  # base-data images mixed in, so faces missing from the club's photos are kept
     base_val_images: int = 10
     classifier_epochs: int = 6
     detector_epochs: int = 5
     batch: int = 32
+    optimizer: str = "AdamW"
+    lr0: float = 0.0005  # ultralytics' "auto" picks ~0.0002 for 42 classes: too slow to learn a new set in 6 epochs
     keep_work: bool = False  # keep crops and training runs inside the version folder
 
 
