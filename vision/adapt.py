@@ -261,8 +261,8 @@ def ultralytics_retrain(request: RetrainRequest) -> Path:
     YOLO(str(request.weights)).train(
         data=str(data), epochs=request.epochs, imgsz=request.imgsz, device=request.device,
         batch=request.settings.batch, optimizer=request.settings.optimizer, lr0=request.settings.lr0, workers=0,
-        seed=request.seed, deterministic=True, project=str(run.parent.resolve()), name=run.name, exist_ok=True, plots=False, amp=False, warmup_epochs=0, patience=request.epochs + 1,
-        verbose=True, **augment,
+        seed=request.seed, deterministic=True, project=str(run.parent.resolve()), name=run.name, exist_ok=True,
+        plots=False, amp=False, warmup_epochs=0, patience=request.epochs + 1, verbose=True, **augment,
     )
     checkpoint = run / "weights" / "best.pt"
     if not checkpoint.is_file():
