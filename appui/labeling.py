@@ -14,7 +14,14 @@ import numpy as np
 import streamlit as st
 
 from datasets.classes import BACK_ID, CLASS_NAMES, NAMES_ZH
-from datasets.labelfiles import LabelBox, LabelFileError, Photo, PhotoLabels, list_photos, review_order
+from datasets.labelfiles import (
+    LabelBox,
+    LabelFileError,
+    Photo,
+    PhotoLabels,
+    list_photos,
+    review_order,
+)
 
 PREFIX = "label."
 FOLDER_KEY = PREFIX + "folder"
@@ -46,7 +53,7 @@ def draw_boxes(image_bgr: np.ndarray, labels: PhotoLabels, selected: int | None)
     height, width = canvas.shape[:2]
     thickness = max(1, round(max(width, height) / 600))
     for index, (box, conf) in enumerate(zip(labels.boxes, labels.confidences())):
-        x1, y1, x2, y2 = (int(round(v)) for v in box.xyxy(width, height))
+        x1, y1, x2, y2 = (round(v) for v in box.xyxy(width, height))
         colour = SELECTED_COLOUR if index == selected else UNSURE_COLOUR if conf < LOW_CONFIDENCE else SURE_COLOUR
         cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness * (2 if index == selected else 1))
         cv2.putText(canvas, f"{index} {box.class_name}", (x1, max(y1 - 4, 12)), cv2.FONT_HERSHEY_SIMPLEX,

@@ -29,9 +29,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from datasets.classes import CLASS_ID  # noqa: E402
-from datasets.labelfiles import LabelBox, Photo, list_photos, read_labels  # noqa: E402
-from vision.settings import MODELS_DIR  # noqa: E402
+from datasets.classes import CLASS_ID
+from datasets.labelfiles import LabelBox, Photo, list_photos, read_labels
+from vision.settings import MODELS_DIR
 
 DEFAULT_ART = Path("/work/shared/datasets/art")
 DEFAULT_BASE = Path("/work/shared/datasets/real/chinese-v4/data.yaml")

@@ -15,14 +15,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from datasets.labelfiles import (
-    LabelBox, LabelFileError, LabelMeta, PhotoLabels, atomic_write_text, list_photos, read_meta, review_order,
+    LabelBox,
+    LabelFileError,
+    LabelMeta,
+    PhotoLabels,
+    atomic_write_text,
+    list_photos,
+    read_meta,
+    review_order,
 )
 from vision.detections import Detections
 

@@ -18,9 +18,10 @@ import json
 import math
 import os
 import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from datasets.classes import CLASS_NAMES
 
@@ -64,13 +65,13 @@ class LabelBox:
         )
 
     @staticmethod
-    def from_xyxy(class_id: int, xyxy: Sequence[float], width: int, height: int) -> "LabelBox":
+    def from_xyxy(class_id: int, xyxy: Sequence[float], width: int, height: int) -> LabelBox:
         x1, y1, x2, y2 = (float(v) for v in xyxy)
         if x2 <= x1 or y2 <= y1:
             raise LabelFileError(f"box {list(xyxy)} needs x1 < x2 and y1 < y2")
         return LabelBox(class_id, (x1 + x2) / 2 / width, (y1 + y2) / 2 / height, (x2 - x1) / width, (y2 - y1) / height)
 
-    def with_class(self, class_id: int) -> "LabelBox":
+    def with_class(self, class_id: int) -> LabelBox:
         return replace(self, class_id=class_id)
 
     def to_line(self) -> str:
@@ -101,7 +102,7 @@ class LabelMeta:
                 "confidences": [round(c, 6) for c in self.confidences]}
 
     @staticmethod
-    def from_json(data: dict[str, Any]) -> "LabelMeta":
+    def from_json(data: dict[str, Any]) -> LabelMeta:
         return LabelMeta(
             origin=str(data.get("origin", "human")),
             reviewed=bool(data.get("reviewed", False)),
@@ -122,25 +123,25 @@ class PhotoLabels:
         kept = self.meta.confidences
         return kept if len(kept) == len(self.boxes) else (1.0,) * len(self.boxes)
 
-    def _edited(self, boxes: tuple[LabelBox, ...], confidences: tuple[float, ...]) -> "PhotoLabels":
+    def _edited(self, boxes: tuple[LabelBox, ...], confidences: tuple[float, ...]) -> PhotoLabels:
         """A person's edit: the file becomes reviewed, edited boxes count as sure (1.0)."""
         return PhotoLabels(boxes, replace(self.meta, origin="human", reviewed=True, confidences=confidences))
 
-    def with_class(self, index: int, class_id: int) -> "PhotoLabels":
+    def with_class(self, index: int, class_id: int) -> PhotoLabels:
         boxes, confidences = list(self.boxes), list(self.confidences())
         boxes[index] = boxes[index].with_class(class_id)
         confidences[index] = 1.0
         return self._edited(tuple(boxes), tuple(confidences))
 
-    def without(self, index: int) -> "PhotoLabels":
+    def without(self, index: int) -> PhotoLabels:
         keep = [i for i in range(len(self.boxes)) if i != index]
         confidences = self.confidences()
         return self._edited(tuple(self.boxes[i] for i in keep), tuple(confidences[i] for i in keep))
 
-    def with_added(self, box: LabelBox) -> "PhotoLabels":
+    def with_added(self, box: LabelBox) -> PhotoLabels:
         return self._edited(self.boxes + (box,), self.confidences() + (1.0,))
 
-    def marked_reviewed(self) -> "PhotoLabels":
+    def marked_reviewed(self) -> PhotoLabels:
         return self._edited(self.boxes, self.confidences())
 
 

@@ -10,14 +10,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 from xml.sax.saxutils import quoteattr
 
 from datasets.classes import CLASS_ID, CLASS_NAMES, NAMES_ZH
 from datasets.labelfiles import (
-    LabelBox, LabelFileError, LabelMeta, Photo, PhotoLabels, list_photos, parse_label_text,
+    LabelBox,
+    LabelFileError,
+    LabelMeta,
+    Photo,
+    PhotoLabels,
+    list_photos,
+    parse_label_text,
 )
 
 FROM_NAME = "label"
@@ -137,7 +144,7 @@ def chosen_annotation(task: dict[str, Any]) -> list[dict[str, Any]] | None:
     annotations = [a for a in task.get("annotations", []) if not a.get("was_cancelled")]
     if not annotations:
         return None
-    return sorted(annotations, key=lambda a: str(a.get("updated_at") or a.get("created_at") or ""))[-1]["result"]
+    return max(annotations, key=lambda a: str(a.get("updated_at") or a.get("created_at") or ""))["result"]
 
 
 def json_export_boxes(tasks: Iterable[dict[str, Any]], photos: dict[str, Photo], warnings: list[str],

@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.classes import CLASS_NAMES, FACE_NAMES, CLASS_ID
+from datasets.classes import FACE_NAMES
 from datasets.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos
 
 WIDTH, HEIGHT = 224, 96
@@ -78,7 +78,7 @@ def constant_tile_finder(path: Path, imgsz: int = 224) -> None:
 
     scale = min(imgsz / WIDTH, imgsz / HEIGHT)
     pad_x, pad_y = (imgsz - round(WIDTH * scale)) / 2, (imgsz - round(HEIGHT * scale)) / 2
-    pad_x, pad_y = int(round(pad_x - 0.1)), int(round(pad_y - 0.1))
+    pad_x, pad_y = round(pad_x - 0.1), round(pad_y - 0.1)
     columns = []
     for slot in range(len(SLOTS)):
         x1, y1, x2, y2 = slot_xyxy(slot)

@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from datasets.labelfiles import Photo
-from vision.adapt import AdaptError, ReadMetrics, decide, match_tiles, needs_detector, split_photos
+from vision.adapt import (
+    AdaptError,
+    ReadMetrics,
+    decide,
+    match_tiles,
+    needs_detector,
+    split_photos,
+)
 from vision.settings import AdaptSettings
 
 SETTINGS = AdaptSettings()

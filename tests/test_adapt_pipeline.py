@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from adapt_world import colour_reader, constant_tile_finder, write_photos  # noqa: E402
+from adapt_world import colour_reader, constant_tile_finder, write_photos
 
-from vision.adapt import AdaptError, RetrainRequest, adapt, main as adapt_main  # noqa: E402
-from vision.detector import TileDetector  # noqa: E402
-from vision.registry import SHIPPED, Registry  # noqa: E402
-from vision.settings import AdaptSettings  # noqa: E402
+from vision.adapt import AdaptError, RetrainRequest, adapt
+from vision.adapt import main as adapt_main
+from vision.detector import TileDetector
+from vision.registry import SHIPPED, Registry
+from vision.settings import AdaptSettings
 
 
 def shipped_models(root: Path, reads: str) -> Path:

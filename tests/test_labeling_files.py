@@ -15,7 +15,14 @@ import pytest
 from datasets.classes import BACK_ID, CLASS_ID
 from datasets.label import detections_to_labels, prelabel_folder
 from datasets.labelfiles import (
-    LabelBox, LabelFileError, LabelMeta, PhotoLabels, history_paths, list_photos, read_labels, review_order,
+    LabelBox,
+    LabelFileError,
+    LabelMeta,
+    PhotoLabels,
+    history_paths,
+    list_photos,
+    read_labels,
+    review_order,
     write_labels,
 )
 from vision.detections import Detections
@@ -95,7 +102,7 @@ def test_killed_writer_process_leaves_previous_file_intact(tmp_path: Path) -> No
         os.fsync = die_after_partial_write
         lf.write_labels(lf.Path({str(path)!r}), [lf.LabelBox(3, 0.5, 0.5, 0.2, 0.2)] * 1000)
     """)
-    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True)
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, check=False)
     assert result.returncode == -9
     assert path.read_bytes() == before
     assert read_labels(path) == BOXES

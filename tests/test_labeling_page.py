@@ -10,7 +10,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from datasets.classes import BACK_ID, CLASS_ID
-from datasets.labelfiles import LabelBox, LabelMeta, PhotoLabels, history_paths, list_photos, read_labels
+from datasets.labelfiles import (
+    LabelBox,
+    LabelMeta,
+    PhotoLabels,
+    history_paths,
+    list_photos,
+    read_labels,
+)
 from vision.registry import Registry
 
 REPO = Path(__file__).resolve().parent.parent

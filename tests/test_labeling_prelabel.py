@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from adapt_world import colour_reader, constant_tile_finder, write_photos  # noqa: E402
+from adapt_world import colour_reader, constant_tile_finder, write_photos
 
-from datasets.label import main as label_main  # noqa: E402
-from datasets.labelfiles import list_photos, read_labels  # noqa: E402
+from datasets.label import main as label_main
+from datasets.labelfiles import list_photos, read_labels
 
 
 def models_reading(root: Path, artwork: str) -> Path:

@@ -25,9 +25,10 @@ import random
 import shutil
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -246,17 +247,21 @@ Retrainer = Callable[[RetrainRequest], Path]  # returns the new checkpoint (.pt)
 def ultralytics_retrain(request: RetrainRequest) -> Path:
     """Fine-tune an ultralytics checkpoint on the request's data, then export it to ONNX."""
     from vision.export import export_checkpoint
-    from vision.train import _ultralytics_environment, prepare_classifier_data, prepare_detector_data
+    from vision.train import (
+        _ultralytics_environment,
+        prepare_classifier_data,
+        prepare_detector_data,
+    )
 
     _ultralytics_environment()
     from ultralytics import YOLO
 
     if request.role == "classifier":
         data = prepare_classifier_data(request.data_yaml, request.work, request.imgsz, workers=1, seed=request.seed)
-        augment = dict(fliplr=0.0, erasing=0.1, scale=0.1)  # as vision.train: tiles are not mirror-symmetric
+        augment = {"fliplr": 0.0, "erasing": 0.1, "scale": 0.1}  # as vision.train: tiles are not mirror-symmetric
     else:
         data = prepare_detector_data(request.data_yaml, request.work)
-        augment = dict(degrees=5.0, close_mosaic=0)
+        augment = {"degrees": 5.0, "close_mosaic": 0}
     run = request.work / f"finetune_{request.role}"
     YOLO(str(request.weights)).train(
         data=str(data), epochs=request.epochs, imgsz=request.imgsz, device=request.device,
@@ -305,10 +310,10 @@ def write_card(folder: Path, card: dict[str, Any]) -> None:
         f"    {card['command']}",
         "",
         f"- Retrained: {', '.join(card['retrained']) or 'nothing'} ({card['epochs']} epochs, {card['seconds']:.0f} s)",
-        f"- Club photos: {len(card['data']['train_photos'])} for training, "
-        f"{len(card['data']['held_back_photos'])} held back; base data: {card['data']['base_data'] or 'none'}",
-        f"- Held-back read accuracy: old {old['read_accuracy']:.2%}, new {new['read_accuracy']:.2%} "
-        f"(recall {old['recall']:.2%} -> {new['recall']:.2%})",
+        (f"- Club photos: {len(card['data']['train_photos'])} for training, "
+         f"{len(card['data']['held_back_photos'])} held back; base data: {card['data']['base_data'] or 'none'}"),
+        (f"- Held-back read accuracy: old {old['read_accuracy']:.2%}, new {new['read_accuracy']:.2%} "
+         f"(recall {old['recall']:.2%} -> {new['recall']:.2%})"),
         f"- Promoted: {'yes' if card['promoted'] else 'no'} — {card['reason']}",
         "",
     ]

@@ -18,7 +18,7 @@ import json
 import re
 import sys
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -120,7 +120,7 @@ class Registry:
 
     def new_version_dir(self, label: str) -> Path:
         """A fresh, empty folder for a version named `<UTC date-time>-<label>`."""
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         name = f"{stamp}-{label}" if label else stamp
         if not VERSION_NAME.match(name):
             raise RegistryError(f"version name {name!r}: use letters, digits, '.', '_' and '-'")
@@ -134,7 +134,7 @@ class Registry:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def read_card(folder: Path) -> dict[str, Any]:
