@@ -85,7 +85,7 @@ def _open(source: "str | Path | bytes", settings: DetectorSettings) -> tuple[Ima
         with warnings.catch_warnings():  # our own limit below says it more plainly
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             image = Image.open(io.BytesIO(data))
-    except UnidentifiedImageError:
+    except (UnidentifiedImageError, ImportError):  # ImportError: ultralytics, once imported, retries via pi_heif
         raise ImageError("not an image, or a format that cannot be read") from None
     except Image.DecompressionBombError as error:
         raise ImageError(f"image too large: {error}") from None
