@@ -24,7 +24,7 @@ USAGE = __doc__
 def build_detect_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m vision detect", description="Find and name the tiles of photos.")
     parser.add_argument("images", nargs="+", help="image files (JPEG, PNG, ...)")
-    parser.add_argument("--model", type=Path, default=None, help="models folder (default: the repository's models/)")
+    parser.add_argument("--model", type=Path, default=None, help="models folder (default: the model version in use, see python -m vision.registry)")
     return parser
 
 
@@ -32,10 +32,9 @@ def detect_main(argv: list[str]) -> int:
     args = build_detect_parser().parse_args(argv)
     from datasets.classes import ClassTableMismatch
     from vision.detector import ImageError, ModelLoadError, TileDetector
-    from vision.settings import MODELS_DIR
 
     try:
-        detector = TileDetector.load(args.model or MODELS_DIR)
+        detector = TileDetector.load(args.model)  # None: the model version in use
     except (ModelLoadError, ClassTableMismatch) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

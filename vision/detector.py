@@ -384,8 +384,16 @@ class TileDetector:
         )
 
     @classmethod
-    def load(cls, models_dir: "str | Path" = MODELS_DIR, settings: DetectorSettings = DEFAULT) -> "TileDetector":
-        """Load `detector.onnx` (and `classifier.onnx` when the detector only finds tiles) from a folder."""
+    def load(cls, models_dir: "str | Path | None" = None, settings: DetectorSettings = DEFAULT) -> "TileDetector":
+        """Load `detector.onnx` (and `classifier.onnx` when the detector only finds tiles) from a folder.
+
+        No folder: the model version in use (`vision.registry`: the shipped models unless an adapted
+        version was promoted or chosen).
+        """
+        if models_dir is None:
+            from vision.registry import active_dir
+
+            models_dir = active_dir(MODELS_DIR)
         folder = Path(models_dir)
         finder_path = folder / settings.detector_file
         if not finder_path.is_file():

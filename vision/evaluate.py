@@ -33,7 +33,7 @@ import yaml
 
 from datasets.classes import BACK_ID, CLASS_NAMES
 from vision.detections import Detections
-from vision.detector import box_iou, decode_image
+from vision.detector import box_iou
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 MATCH_IOU = 0.5
@@ -270,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dataset", type=Path, help="data YAML, folder with data.yaml, or folder with images/")
     parser.add_argument("--split", default="val", help="split of a YAML dataset (default val)")
-    parser.add_argument("--models", type=Path, default=None, help="models folder (default: models/)")
+    parser.add_argument("--models", type=Path, default=None, help="models folder (default: the model version in use)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--keep-backs", action="store_true", help="count backs found even without back labels")
     parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default from settings)")
@@ -285,7 +285,7 @@ def main(argv: "list[str] | None" = None) -> int:
 
     from datasets.classes import ClassTableMismatch
     from vision.detector import ModelLoadError, TileDetector
-    from vision.settings import MODELS_DIR, DetectorSettings
+    from vision.settings import DetectorSettings
 
     args = build_parser().parse_args(argv)
     settings = DetectorSettings()
@@ -297,7 +297,7 @@ def main(argv: "list[str] | None" = None) -> int:
         settings = replace(settings, nms_iou=args.nms_iou)
     try:
         images = dataset_images(args.dataset, args.split)[: args.limit]
-        detector = TileDetector.load(args.models or MODELS_DIR, settings)
+        detector = TileDetector.load(args.models, settings)  # None: the model version in use
     except (DatasetError, ModelLoadError, ClassTableMismatch) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--last-of-wall", action="store_true", help="won on the last tile of the wall")
     p.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile")
     p.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong")
-    p.add_argument("--model", type=Path, default=None, help="models folder (default: the shipped models/)")
+    p.add_argument("--model", type=Path, default=None, help="models folder (default: the model version in use)")
     return p
 
 
@@ -148,10 +148,10 @@ def context_from_args(args: argparse.Namespace) -> WinContext:
 
 
 def load_detector(model_dir: Path | None) -> Detector:
-    """The shipped detector (or the one in `model_dir`); raises with a clear message when it cannot load."""
+    """The model version in use (or the one in `model_dir`); raises with a clear message when it cannot load."""
     from .detector import TileDetector
 
-    return TileDetector.load(model_dir) if model_dir is not None else TileDetector.load()
+    return TileDetector.load(model_dir)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
