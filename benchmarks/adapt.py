@@ -33,8 +33,8 @@ from datasets.classes import CLASS_ID
 from datasets.labelfiles import LabelBox, Photo, list_photos, read_labels
 from vision.settings import MODELS_DIR
 
-DEFAULT_ART = Path("/work/shared/datasets/art")
-DEFAULT_BASE = Path("/work/shared/datasets/real/chinese-v4/data.yaml")
+DEFAULT_ART = REPO.parent / "shared" / "datasets" / "art"
+DEFAULT_BASE = REPO.parent / "shared" / "datasets" / "real" / "chinese-v4" / "data.yaml"
 MATCH_IOU = 0.5
 
 

@@ -19,7 +19,7 @@ from scoring.hand import Hand
 from scoring.notation import parse_hand
 
 HAND = parse_hand("[123m] [E E E] (5555p) 78s11p +9s self-drawn seat=S prevalent=W flowers=3")
-SHARED_ART = Path("/work/shared/datasets/art")
+SHARED_ART = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "art"  # shared/ beside the checkout
 
 
 @pytest.fixture(scope="module")
