@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import vision.detector as detector_module
+import vision.settings
 from vision.detector import TileDetector
 from vision.registry import Registry
 from vision.settings import MODELS_DIR
@@ -26,7 +26,7 @@ def models_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in MODEL_FILES:
         shutil.copy(MODELS_DIR / name, version / name)
     (version / "card.json").write_text('{"name": "club-set"}')
-    monkeypatch.setattr(detector_module, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(vision.settings, "MODELS_DIR", tmp_path)
     return tmp_path
 
 

@@ -32,7 +32,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 from datasets.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch, check_names
 from vision.crops import cut_tiles
 from vision.detections import Detections
-from vision.settings import MODELS_DIR, DetectorSettings
+from vision.settings import DetectorSettings
 
 DEFAULT = DetectorSettings()
 TILE_FINDER_NAMES: tuple[str, ...] = ("tile", "back")
@@ -391,9 +391,10 @@ class TileDetector:
         version was promoted or chosen).
         """
         if models_dir is None:
+            from vision import settings as vision_settings
             from vision.registry import active_dir
 
-            models_dir = active_dir(MODELS_DIR)
+            models_dir = active_dir(vision_settings.MODELS_DIR)  # looked up now: tests point it elsewhere
         folder = Path(models_dir)
         finder_path = folder / settings.detector_file
         if not finder_path.is_file():
