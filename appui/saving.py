@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from datasets.labelfiles import atomic_write_bytes
 
 from .correction import Reading
 
@@ -32,19 +32,10 @@ def photo_name(image_bytes: bytes) -> str:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Atomic write (datasets.labelfiles) that keeps the previous version as NAME.bak."""
     if path.exists():
         shutil.copy2(path, path.with_name(path.name + ".bak"))
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(path, data)
 
 
 def save_for_training(

@@ -182,12 +182,17 @@ def read_labels(path: Path) -> tuple[LabelBox, ...]:
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Write `text` to `path` so that readers see the old or the new content, never a mix."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` so that readers see the old or the new content, never a mix."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as tmp:
-            tmp.write(text)
+        with os.fdopen(fd, "wb") as tmp:
+            tmp.write(data)
             tmp.flush()
             os.fsync(tmp.fileno())
         os.replace(tmp_name, path)
