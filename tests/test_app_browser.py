@@ -2,10 +2,13 @@
 
 A `streamlit run app.py` subprocess serves the app; the detector is the truth detector of a
 generated scene (`MCR_DETECTOR=appui.demo_scene:truth_detector`), so the photo and live flows
-run end to end without a trained model.  Screenshots go to docs/ for the README.
+run end to end without a trained model.  Screenshots go to docs/ for the README when
+MCR_UPDATE_SCREENSHOTS=1, to a temporary folder otherwise.
 Skipped, with the reason, when Chromium (scripts/install_browser.sh) or Playwright is missing.
 """
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,7 +30,9 @@ pytest.importorskip("vision.read", reason="the layout reader (vision/read.py) is
 from appui.demo_scene import demo_scene, write_truth  # noqa: E402
 from scoring import parse_hand, score  # noqa: E402
 
-DOCS = REPO / "docs"
+# The README's screenshots are refreshed only on request, so a test run leaves the tree clean:
+#   MCR_UPDATE_SCREENSHOTS=1 .venv/bin/pytest tests/test_app_browser.py
+DOCS = REPO / "docs" if os.environ.get("MCR_UPDATE_SCREENSHOTS") == "1" else Path(tempfile.mkdtemp(prefix="mcr-shots-"))
 HAND = "[123m] [EEE] (5555p) 78s11p +9s flowers=2"
 TIMEOUT_MS = 60_000
 
