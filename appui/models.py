@@ -36,10 +36,9 @@ def get_detector() -> tuple[Any | None, str | None]:
     if override is not None:
         return override, None
     try:
-        from vision import settings as vision_settings
         from vision.registry import active_dir
 
-        return _load_detector(str(active_dir(vision_settings.MODELS_DIR)), AppSettings().detector_factory), None
+        return _load_detector(str(active_dir()), AppSettings().detector_factory), None
     except Exception as exc:  # a missing or broken model must not break the page
         return None, f"{type(exc).__name__}: {exc}"
 

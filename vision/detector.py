@@ -391,10 +391,9 @@ class TileDetector:
         version was promoted or chosen).
         """
         if models_dir is None:
-            from vision import settings as vision_settings
             from vision.registry import active_dir
 
-            models_dir = active_dir(vision_settings.MODELS_DIR)  # looked up now: tests point it elsewhere
+            models_dir = active_dir()
         folder = Path(models_dir)
         finder_path = folder / settings.detector_file
         if not finder_path.is_file():

@@ -146,9 +146,14 @@ def read_card(folder: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def active_dir(models_root: Path = MODELS_DIR) -> Path:
-    """The folder of the model version in use: what `TileDetector.load` should be given."""
-    return Registry(models_root).active_dir()
+def active_dir(models_root: Path | None = None) -> Path:
+    """The folder of the model version in use: what `TileDetector.load` should be given.
+
+    No root: `vision.settings.MODELS_DIR`, looked up at call time (tests and the app point it elsewhere).
+    """
+    from vision import settings as vision_settings
+
+    return Registry(models_root or vision_settings.MODELS_DIR).active_dir()
 
 
 def main(argv: list[str] | None = None) -> int:
