@@ -88,27 +88,34 @@ def _save(photo: Photo, labels: PhotoLabels, message: str) -> None:
     st.session_state[MESSAGE_KEY] = ("success", f"{message} — saved {photo.label_path.name}")
 
 
-def _on_set_class(photo: Photo) -> None:
+def _selected_box(photo: Photo) -> tuple[PhotoLabels, int] | None:
+    """The photo's labels and the index of the box picked on the page, or None when no box is picked."""
     labels = photo.load()
-    index, class_id = st.session_state.get(BOX_KEY), st.session_state.get(CLASS_KEY)
-    if index is None or index >= len(labels.boxes) or class_id is None:
+    index = st.session_state.get(BOX_KEY)
+    if index is None or index >= len(labels.boxes):
+        return None
+    return labels, index
+
+
+def _on_set_class(photo: Photo) -> None:
+    selected, class_id = _selected_box(photo), st.session_state.get(CLASS_KEY)
+    if selected is None or class_id is None:
         return
+    labels, index = selected
     _save(photo, labels.with_class(index, class_id), f"box {index} is now {CLASS_NAMES[class_id]}")
 
 
 def _on_mark_back(photo: Photo) -> None:
-    labels = photo.load()
-    index = st.session_state.get(BOX_KEY)
-    if index is None or index >= len(labels.boxes):
+    if (selected := _selected_box(photo)) is None:
         return
+    labels, index = selected
     _save(photo, labels.with_class(index, BACK_ID), f"box {index} is now a tile back")
 
 
 def _on_delete(photo: Photo) -> None:
-    labels = photo.load()
-    index = st.session_state.get(BOX_KEY)
-    if index is None or index >= len(labels.boxes):
+    if (selected := _selected_box(photo)) is None:
         return
+    labels, index = selected
     _save(photo, labels.without(index), f"box {index} deleted")
     st.session_state[BOX_KEY] = None
 
