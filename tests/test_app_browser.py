@@ -145,8 +145,12 @@ def overlay_pixels(png: bytes) -> int:
     return int((np.abs(image - target).sum(axis=2) < 40).sum())
 
 
-@pytest.mark.slow
-def test_photo_flow_with_the_shipped_model(browser, tmp_path):
+MODEL_HAND = "[123m] [EEE] 456p 78s 11s +9s"  # no flowers: gl-mahjongtile borrows some from other sets
+
+
+@pytest.fixture
+def model_scene():
+    """render(width, height) -> (image, tiles) of MODEL_HAND for the shipped model; skips without model or artwork."""
     import random
 
     from vision.settings import MODELS_DIR
@@ -159,11 +163,16 @@ def test_photo_flow_with_the_shipped_model(browser, tmp_path):
     from datasets.art import load_art
     from datasets.render import render_scene
 
-    hand = parse_hand("[123m] [EEE] 456p 78s 11s +9s")  # no flowers: gl-mahjongtile borrows some from other sets
     art = next(a for a in load_art(art_root) if a.name == "gl-mahjongtile")  # Unlicense artwork: the screenshot ships
-    image, tiles = render_scene(hand, art, random.Random(3), 1600, 1200)
+    return lambda width, height: render_scene(parse_hand(MODEL_HAND), art, random.Random(3), width, height)
+
+
+@pytest.mark.slow
+def test_photo_flow_with_the_shipped_model(browser, tmp_path, model_scene):
     import cv2
 
+    hand = parse_hand(MODEL_HAND)
+    image, tiles = model_scene(1600, 1200)
     cv2.imwrite(str(tmp_path / "table.jpg"), image)
     with streamlit_server({}) as url:
         chromium = launch(browser)
@@ -182,23 +191,10 @@ def test_photo_flow_with_the_shipped_model(browser, tmp_path):
 
 
 @pytest.mark.slow
-def test_live_page_with_the_shipped_model(browser, tmp_path):
-    import random
+def test_live_page_with_the_shipped_model(browser, tmp_path, model_scene):
     import re
 
-    from vision.settings import MODELS_DIR
-
-    if not (MODELS_DIR / "detector.onnx").exists():
-        pytest.skip(f"no shipped model in {MODELS_DIR}")
-    art_root = REPO.parent / "shared" / "datasets" / "art"
-    if not art_root.is_dir():
-        pytest.skip(f"no tile artwork at {art_root} to render a scene the model can read")
-    from datasets.art import load_art
-    from datasets.render import render_scene
-
-    hand = parse_hand("[123m] [EEE] 456p 78s 11s +9s")
-    art = next(a for a in load_art(art_root) if a.name == "gl-mahjongtile")  # Unlicense artwork: the screenshot ships
-    image, tiles = render_scene(hand, art, random.Random(3), 640, 480)
+    image, tiles = model_scene(640, 480)
     write_y4m(tmp_path / "table.y4m", image)
     camera = FAKE_CAMERA_ARGS + [f"--use-file-for-fake-video-capture={tmp_path / 'table.y4m'}"]
     with streamlit_server({}) as url:
