@@ -19,6 +19,12 @@ source photo only (weaker: sessions may then span both sides).
 
 Synthetic folders (`python -m datasets.synth` output) go to train with
 `--synth`, to val with `--synth-val`.
+
+`--squeezed-copies F` adds, for a share F of the real train photos, one more
+copy squeezed along one axis (to 30-75 %): labeling tools that "stretch to
+640x640" leave photos like that, tiles five times taller than wide, and the
+detector otherwise never sees them.  YOLO labels are relative, so the copy
+keeps its label file unchanged.
 """
 
 from __future__ import annotations
@@ -34,6 +40,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
+
+import cv2
+import numpy as np
 
 from datasets.classes import CLASS_NAMES
 
@@ -232,6 +241,40 @@ def write_split(out: Path, split: str, items: Sequence[Item], link: bool) -> int
     return boxes
 
 
+SQUEEZE_RANGE = (0.30, 0.75)
+
+
+def squeeze_image(image: "np.ndarray", factor: float, axis: int) -> "np.ndarray":
+    """`image` shrunk to `factor` of its size along `axis` (1: width, 0: height)."""
+    height, width = image.shape[:2]
+    size = (max(1, round(width * factor)), height) if axis == 1 else (width, max(1, round(height * factor)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+
+
+def write_squeezed_copies(out: Path, items: Sequence[Item], fraction: float, seed: int) -> tuple[int, int]:
+    """One squeezed copy (OUT/images/train/squeezed_<name>) for a seeded share of the real train photos.
+
+    Returns (copies, boxes)."""
+    rng = random.Random(seed)
+    chosen = [item for item in items if item.origin == "real" and rng.random() < fraction]
+    written = boxes = 0
+    for item in chosen:
+        image = cv2.imread(str(item.image), cv2.IMREAD_COLOR)
+        if image is None:
+            raise BuildError(f"{item.image}: not a readable image")
+        squeezed = squeeze_image(image, rng.uniform(*SQUEEZE_RANGE), axis=1 if rng.random() < 0.75 else 0)
+        name = f"squeezed_{Path(item.name).stem}"
+        cv2.imwrite(str(out / "images" / "train" / f"{name}.jpg"), squeezed, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        label = out / "labels" / "train" / f"{name}.txt"
+        if item.label is None:
+            label.write_text("")
+        else:
+            shutil.copyfile(item.label, label)
+            boxes += count_boxes(item.label)
+        written += 1
+    return written, boxes
+
+
 def data_yaml(out: Path, splits: Iterable[str]) -> str:
     lines = [
         "# made by python -m datasets.build; class names from datasets.classes",
@@ -272,12 +315,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--real-val-only", action="store_true", help="real photos only in val (every un-augmented one), none in train")
     p.add_argument("--real-test", action="store_true",
                    help="also write images/test: every session with an original test photo (un-augmented only), kept out of train and val")
+    p.add_argument("--squeezed-copies", type=float, default=0.0, metavar="F",
+                   help="share of real train photos that also get a copy squeezed along one axis (default 0)")
     p.add_argument("--link", action="store_true", help="hard-link images instead of copying where possible (labels are always copied)")
     p.add_argument("--overwrite", action="store_true", help="replace a dataset already in OUT")
     return p
 
 
 def build(args: argparse.Namespace) -> dict[str, object]:
+    if not 0 <= args.squeezed_copies <= 1:
+        raise BuildError(f"--squeezed-copies must be in [0, 1], not {args.squeezed_copies}")
     if not 0 <= args.val_fraction < 1:
         raise BuildError(f"--val-fraction must be in [0, 1), not {args.val_fraction}")
     if args.real is None and not args.synth:
@@ -310,6 +357,9 @@ def build(args: argparse.Namespace) -> dict[str, object]:
             "synthetic_images": sum(i.origin != "real" for i in items),
             "real_sessions": len({i.session for i in items if i.origin == "real"}),
         }
+        if split == "train" and args.squeezed_copies > 0:
+            copies, copied_boxes = write_squeezed_copies(args.out, items, args.squeezed_copies, args.seed)
+            summary[split].update(squeezed_copies=copies, images=len(items) + copies, boxes=boxes + copied_boxes)
     summary["dropped_augmented_copies"] = len(plan.dropped)
     summary["val_sessions"] = sorted({i.session for i in plan.val if i.origin == "real"})
     summary["args"] = {k: (str(v) if isinstance(v, Path) else [str(x) for x in v] if isinstance(v, list) else v)
@@ -329,8 +379,9 @@ def main(argv: list[str] | None = None) -> int:
     for split in SPLITS:
         s = summary.get(split)
         if isinstance(s, dict):
+            squeezed = f", {s['squeezed_copies']} squeezed copies" if s.get("squeezed_copies") else ""
             print(f"{split:5}: {s['images']} images ({s['real_images']} real from {s['real_sessions']} sessions, "
-                  f"{s['synthetic_images']} synthetic), {s['boxes']} boxes")
+                  f"{s['synthetic_images']} synthetic{squeezed}), {s['boxes']} boxes")
     print(f"left out: {summary['dropped_augmented_copies']} augmented copies of val/test sessions")
     print(f"data.yaml: {args.out.resolve() / 'data.yaml'}")
     return 0

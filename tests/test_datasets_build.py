@@ -134,3 +134,41 @@ def test_bad_input_gives_a_message(real: Path, tmp_path: Path, capsys: pytest.Ca
     assert "0_n_jpg.rf.a.txt:1: class id 99" in capsys.readouterr().err
     assert main([str(tmp_path / "o3"), "--synth", str(tmp_path / "nothing")]) == 2
     assert "has no images/" in capsys.readouterr().err
+
+
+def _make_images_decodable(real: Path) -> None:
+    import cv2
+    import numpy as np
+
+    for image in (real / "images").rglob("*.jpg"):
+        pixels = np.full((120, 200, 3), 90, np.uint8)
+        cv2.imwrite(str(image), pixels)
+
+
+def test_squeezed_copies_shrink_one_axis_and_keep_the_labels(real: Path, tmp_path: Path) -> None:
+    import cv2
+
+    _make_images_decodable(real)
+    out = tmp_path / "out"
+    assert main([str(out), "--real", str(real), "--squeezed-copies", "1", "--seed", "3"]) == 0
+    summary = json.loads((out / "build.json").read_text())
+    originals = [p for p in (out / "images" / "train").iterdir() if not p.name.startswith("squeezed_")]
+    copies = sorted((out / "images" / "train").glob("squeezed_*.jpg"))
+    assert len(copies) == len(originals) == summary["train"]["squeezed_copies"]
+    assert summary["train"]["images"] == 2 * len(originals)
+    assert summary["train"]["boxes"] == 2 * 2 * len(originals)
+    axes_squeezed = set()
+    for copy in copies:
+        height, width = cv2.imread(str(copy)).shape[:2]
+        assert (height == 120 and 0.29 * 200 <= width <= 0.76 * 200) or (width == 200 and 0.29 * 120 <= height <= 0.76 * 120)
+        axes_squeezed.add("width" if height == 120 else "height")
+        original_label = out / "labels" / "train" / (copy.stem.removeprefix("squeezed_") + ".txt")
+        assert (out / "labels" / "train" / f"{copy.stem}.txt").read_text() == original_label.read_text()
+    assert axes_squeezed == {"width", "height"}
+    assert not list((out / "images" / "val").glob("squeezed_*"))
+
+
+def test_squeezed_copies_report_an_unreadable_photo(real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(tmp_path / "out"), "--real", str(real), "--squeezed-copies", "0.5"]) == 2
+    assert "not a readable image" in capsys.readouterr().err
+    assert main([str(tmp_path / "o2"), "--real", str(real), "--squeezed-copies", "2"]) == 2

@@ -117,3 +117,13 @@ def test_time_box_is_fitted_to_the_deadline_after_set_up():
     assert trainer.args.time * 3600 == pytest.approx(360, abs=2)
     _fit_time_box_to_deadline(time.time() - 5, reserve_s=40)(trainer)  # already late: a short box, not a negative one
     assert trainer.args.time * 3600 == pytest.approx(30, abs=1)
+
+
+def test_auto_optimizer_is_sgd_on_a_cpu_and_left_to_ultralytics_on_a_gpu():
+    from vision.train import build_parser, optimizer_for
+
+    assert optimizer_for("cpu", "auto") == "SGD"  # ultralytics' auto would pick MuSGD: ~10x slower per step on a CPU
+    assert optimizer_for("0", "auto") == "auto"
+    assert optimizer_for("cpu", "AdamW") == "AdamW"
+    args = build_parser().parse_args(["detector", "--data", "d.yaml", "--optimizer", "MuSGD", "--warmup-epochs", "0"])
+    assert (args.optimizer, args.warmup_epochs) == ("MuSGD", 0.0)

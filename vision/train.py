@@ -306,6 +306,13 @@ def _fit_time_box_to_deadline(deadline: float, reserve_s: float) -> "Callable[[A
     return on_train_start
 
 
+def optimizer_for(device: str, optimizer: str) -> str:
+    """ultralytics' `auto` picks MuSGD for long runs: its Newton-Schulz step is ~10x the model's own cost on a CPU."""
+    if optimizer == "auto" and device == "cpu":
+        return "SGD"
+    return optimizer
+
+
 def _amp_for(device: str, amp: str) -> "bool | str":
     if device == "cpu" or amp == "off":
         return False
@@ -351,10 +358,12 @@ def train_model(kind: str, data: Path, args: argparse.Namespace) -> Path:
             exist_ok=True,
             plots=False,
             amp=_amp_for(args.device, args.amp),
+            optimizer=optimizer_for(args.device, args.optimizer),
             cache=args.cache if args.cache != "off" else False,
             patience=args.patience,
             verbose=True,
             **({"lr0": args.lr0} if args.lr0 else {}),
+            **({"warmup_epochs": args.warmup_epochs} if args.warmup_epochs is not None else {}),
         )
         if args.hours:
             options["time"] = args.hours
@@ -401,7 +410,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--amp", choices=["on", "bf16", "off"], default="on", help="mixed precision on GPUs")
     parser.add_argument("--weights", type=Path, default=None,
                         help="start from these trained weights (.pt) instead of from scratch (fine-tuning)")
+    parser.add_argument("--optimizer", choices=["auto", "SGD", "AdamW", "MuSGD"], default="auto",
+                        help="ultralytics optimizer; auto means SGD on a CPU (MuSGD is too slow there)")
     parser.add_argument("--lr0", type=float, default=None, help="initial learning rate (default: ultralytics')")
+    parser.add_argument("--warmup-epochs", type=float, default=None,
+                        help="learning-rate warm-up (default: ultralytics' 3); 0 suits fine-tuning")
     parser.add_argument("--resume", action="store_true", help="continue from WORK/<model>/weights/last.pt")
     parser.add_argument("--prepare-only", action="store_true", help="derive the training data, do not train")
     return parser
