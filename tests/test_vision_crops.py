@@ -74,3 +74,13 @@ def test_margin_shrinks_tile_inside_crop(margin):
     crop = cut_tile(image, [75, 50, 125, 150], 100, DetectorSettings(crop_margin=margin))
     white_rows = np.nonzero((crop > 200).all(axis=2).any(axis=1))[0]
     assert white_rows.max() - white_rows.min() + 1 == pytest.approx(100 / (1 + 2 * margin), abs=2)
+
+
+def test_a_tile_stretched_far_taller_than_any_tile_is_widened_back():
+    image = np.zeros((200, 100, 3), np.uint8)
+    image[10:190, 45:55] = (0, 0, 255)  # 10 wide x 180 tall: a photo stretched on export
+    crop = cut_tile(image, [45, 10, 55, 190], 64, NO_MARGIN)
+    rows, cols = np.nonzero((crop[..., 2] > 200) & (crop[..., 0] < 50))
+    assert rows.min() <= 1 and rows.max() >= 62
+    width = cols.max() - cols.min() + 1
+    assert width == pytest.approx(64 / DetectorSettings().max_crop_aspect, abs=2)  # not a 4-pixel sliver

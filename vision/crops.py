@@ -1,7 +1,8 @@
 """Crop geometry shared by classifier training and the runtime.
 
 A tile box is grown by a small margin, cut from the full-resolution image,
-turned upright when it lies sideways (tiles are taller than wide), scaled so
+turned upright when it lies sideways (tiles are taller than wide), widened
+when it is far thinner than any tile (a photo stretched on export), scaled so
 its long side fills the classifier input and padded to a square with grey.
 Training crops and runtime crops go through the same function, so the
 classifier sees at run time exactly what it was trained on.
@@ -54,6 +55,9 @@ def cut_tile(
         return np.full((size, size, 3), settings.crop_pad_value, np.uint8)
     if patch.shape[1] > patch.shape[0] * settings.sideways_ratio:
         patch = cv2.rotate(patch, cv2.ROTATE_90_CLOCKWISE)
+    height, width = patch.shape[:2]
+    if height > width * settings.max_crop_aspect:
+        patch = cv2.resize(patch, (round(height / settings.max_crop_aspect), height), interpolation=cv2.INTER_LINEAR)
     return pad_to_square(patch, size, settings.crop_pad_value)
 
 

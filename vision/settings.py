@@ -29,6 +29,9 @@ class DetectorSettings:
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
     crop_pad_value: int = 114  # grey that fills the crop to the classifier's square input
     sideways_ratio: float = 1.15  # width / height above which a crop is turned upright
+    # height / width above which an upright crop is widened back to this: real tiles are ~1.4, and a
+    # tile 5x taller than wide comes from a photo stretched on export: kept so, it is a 6-pixel sliver
+    max_crop_aspect: float = 2.0
     decode_long_side: int = 1600  # big JPEGs are decoded reduced (DCT scaling) down to at least this
     max_pixels: int = 120_000_000  # larger images are refused (decompression bombs, panoramas)
     max_file_bytes: int = 80_000_000

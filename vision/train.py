@@ -34,6 +34,7 @@ import yaml
 from datasets.classes import BACK_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch, check_names
 from vision.crops import cut_tile
 from vision.evaluate import label_path_for
+from vision.settings import DetectorSettings
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 DETECTOR_NAMES = {0: "tile", 1: "back"}
@@ -169,35 +170,65 @@ def jitter_box(xyxy: np.ndarray, rng: random.Random, amount: float) -> np.ndarra
     )
 
 
-def _cut_image_crops(job: tuple[str, str, str, str, int, float, int]) -> list[tuple[str, int]]:
-    """Worker: cut every face tile of one image into OUT/<class>/<name>_<k>.jpg."""
-    image_path, label_path, out_dir, name, size, jitter, seed = job
+def turn_image(image: np.ndarray, boxes: np.ndarray, degrees: float) -> tuple[np.ndarray, np.ndarray]:
+    """`image` turned by `degrees` (counter-clockwise, canvas grown to fit) and the upright boxes of its turned tiles.
+
+    A detector boxes a turned tile with an axis-aligned box that also holds corners of its
+    neighbours: training crops cut this way look like what the runtime cuts from a turned photo.
+    """
+    height, width = image.shape[:2]
+    matrix = cv2.getRotationMatrix2D((width / 2, height / 2), degrees, 1.0)
+    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
+    new_w, new_h = int(np.ceil(height * sin + width * cos)), int(np.ceil(height * cos + width * sin))
+    matrix[0, 2] += new_w / 2 - width / 2
+    matrix[1, 2] += new_h / 2 - height / 2
+    turned = cv2.warpAffine(image, matrix, (new_w, new_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    if len(boxes) == 0:
+        return turned, np.zeros((0, 4), np.float32)
+    x1, y1, x2, y2 = (boxes[:, i] for i in range(4))
+    corners = np.stack([np.stack([x1, y1], 1), np.stack([x2, y1], 1), np.stack([x2, y2], 1), np.stack([x1, y2], 1)], 1)
+    moved = corners @ matrix[:, :2].T + matrix[:, 2]
+    return turned, np.concatenate([moved.min(axis=1), moved.max(axis=1)], axis=1).astype(np.float32)
+
+
+def _cut_image_crops(job: tuple[str, str, str, str, int, float, int, float]) -> list[tuple[str, int]]:
+    """Worker: cut every face tile of one image into OUT/<class>/<name>_<k>.jpg (and <name>_<k>_t.jpg from a turned copy)."""
+    image_path, label_path, out_dir, name, size, jitter, seed, turned_share = job
     image = cv2.imread(image_path, cv2.IMREAD_COLOR)
     if image is None:
         return []
     height, width = image.shape[:2]
     rng = random.Random(seed)
+    labels = [row for row in read_labels(Path(label_path)) if int(row[0]) != BACK_ID and 0 <= int(row[0]) < len(CLASS_NAMES)]
+    classes = [int(row[0]) for row in labels]
+    boxes = np.array([[(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height]
+                      for _, cx, cy, w, h in labels], np.float32).reshape(-1, 4)
+    versions = [(image, boxes, "")]
+    if turned_share > 0 and rng.random() < turned_share:
+        degrees = rng.choice((-1, 1)) * rng.uniform(15, 50)
+        versions.append((*turn_image(image, boxes, degrees), "_t"))
     written = []
-    for k, (c, cx, cy, w, h) in enumerate(read_labels(Path(label_path))):
-        cls = int(c)
-        if cls == BACK_ID or not 0 <= cls < len(CLASS_NAMES):
-            continue
-        box = np.array([(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height])
-        if jitter > 0:
-            box = jitter_box(box, rng, jitter)
-        crop = cut_tile(image, box, size)
-        target = Path(out_dir) / CLASS_NAMES[cls] / f"{name}_{k}.jpg"
-        cv2.imwrite(str(target), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        written.append((str(target), cls))
+    for picture, picture_boxes, suffix in versions:
+        for k, (cls, box) in enumerate(zip(classes, picture_boxes)):
+            if jitter > 0:
+                box = jitter_box(box, rng, jitter)
+            crop = cut_tile(picture, box, size)
+            target = Path(out_dir) / CLASS_NAMES[cls] / f"{name}_{k}{suffix}.jpg"
+            cv2.imwrite(str(target), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            written.append((str(target), cls))
     return written
 
 
 def prepare_classifier_data(
-    data_yaml: Path, work: Path, size: int, workers: int, seed: int, jitter: float = 0.05
+    data_yaml: Path, work: Path, size: int, workers: int, seed: int, jitter: float = 0.05, turned_share: float = 0.0
 ) -> Path:
-    """WORK/classifier_data/{train,val}/<face name>/*.jpg: one crop per labeled face-up tile."""
+    """WORK/classifier_data/{train,val}/<face name>/*.jpg: one crop per labeled face-up tile.
+
+    With `turned_share`, that share of the train images also gives crops from a copy turned 15-50 degrees.
+    """
     folder = work / "classifier_data"
-    fingerprint = _fingerprint(data_yaml, kind="classifier", size=size, jitter=jitter, seed=seed)
+    fingerprint = _fingerprint(data_yaml, kind="classifier", size=size, jitter=jitter, seed=seed,
+                               turned_share=turned_share, crop_aspect=DetectorSettings().max_crop_aspect)
     if _already_prepared(folder, fingerprint):
         print(f"classifier data ready in {folder}", flush=True)
         return folder
@@ -209,9 +240,10 @@ def prepare_classifier_data(
         out = folder / split
         for name in FACE_NAMES:
             (out / name).mkdir(parents=True)
-        split_jitter = jitter if split == "train" else 0.0
+        split_jitter, split_turned = (jitter, turned_share) if split == "train" else (0.0, 0.0)
         jobs = [
-            (str(it.image), str(it.label), str(out), _unique_name(it, i), size, split_jitter, seed * 1_000_003 + i)
+            (str(it.image), str(it.label), str(out), _unique_name(it, i), size, split_jitter, seed * 1_000_003 + i,
+             split_turned)
             for i, it in enumerate(items)
         ]
         per_class = dict.fromkeys(FACE_NAMES, 0)
@@ -413,6 +445,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--optimizer", choices=["auto", "SGD", "AdamW", "MuSGD"], default="auto",
                         help="ultralytics optimizer; auto means SGD on a CPU (MuSGD is too slow there)")
     parser.add_argument("--lr0", type=float, default=None, help="initial learning rate (default: ultralytics')")
+    parser.add_argument("--turned-share", type=float, default=0.3,
+                        help="classifier: share of train images that also give crops from a copy turned 15-50 degrees")
     parser.add_argument("--warmup-epochs", type=float, default=None,
                         help="learning-rate warm-up (default: ultralytics' 3); 0 suits fine-tuning")
     parser.add_argument("--resume", action="store_true", help="continue from WORK/<model>/weights/last.pt")
@@ -434,7 +468,8 @@ def main(argv: "list[str] | None" = None) -> int:
             read_yolo_yaml(args.data)  # checks the class table; ultralytics trains on the YAML as it is
             data = args.data
         else:
-            data = prepare_classifier_data(args.data, args.work, args.imgsz, args.workers, args.seed)
+            data = prepare_classifier_data(args.data, args.work, args.imgsz, args.workers, args.seed,
+                                           turned_share=args.turned_share)
         if args.prepare_only:
             return 0
         train_model(args.model, data, args)
