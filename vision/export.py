@@ -14,8 +14,10 @@ table before reporting success.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from datasets.classes import ClassTableMismatch
@@ -49,12 +51,17 @@ def export_checkpoint(checkpoint: Path, target: Path, role: str, dynamic: bool) 
     _ultralytics_environment()
     from ultralytics import YOLO
 
-    model = YOLO(str(checkpoint))
-    written = Path(model.export(format="onnx", dynamic=dynamic, simplify=True, device="cpu", batch=1))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if written.resolve() != target.resolve():
-        shutil.copyfile(written, target)
-    _add_metadata(target, {"mcr_role": role, "mcr_source": str(checkpoint)})
+    # ultralytics writes the ONNX beside the checkpoint: export from a private copy, so that exporting
+    # models/detector.pt elsewhere never overwrites the models/detector.onnx shipped next to it
+    with tempfile.TemporaryDirectory(prefix="mcr_export_") as scratch:
+        private = Path(scratch) / f"{role}.pt"
+        shutil.copyfile(checkpoint, private)
+        written = Path(YOLO(str(private)).export(format="onnx", dynamic=dynamic, simplify=True, device="cpu", batch=1))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f".{target.name}.partial")
+        shutil.copyfile(written, partial)
+        _add_metadata(partial, {"mcr_role": role, "mcr_source": str(checkpoint)})
+        os.replace(partial, target)
     print(f"{role}: {checkpoint} -> {target} ({target.stat().st_size / 1e6:.1f} MB)", flush=True)
     return target
 
