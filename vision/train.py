@@ -1,7 +1,7 @@
 """Train the tile finder and the face classifier with ultralytics, offline, from scratch.
 
     python -m vision.train detector   --data DATA_YAML --work DIR [--imgsz 512] [--epochs N | --hours H]
-    python -m vision.train classifier --data DATA_YAML --work DIR [--imgsz 128] ...
+    python -m vision.train classifier --data DATA_YAML --work DIR [--imgsz 64] ...
     python -m vision.train detector43 --data DATA_YAML --work DIR   (one 43-class detector, for comparison)
 
 DATA_YAML is a 43-class YOLO dataset (`python -m datasets.build`).  The
@@ -426,7 +426,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="tile finder (tile/back), face classifier, or a single 43-class detector")
     parser.add_argument("--data", type=Path, required=True, help="43-class YOLO dataset YAML (datasets.build)")
     parser.add_argument("--work", type=Path, default=Path("runs/vision"), help="work folder (derived data, runs)")
-    parser.add_argument("--imgsz", type=int, help="input size (default: detector 512, classifier 128)")
+    parser.add_argument("--imgsz", type=int, help="input size (default: detector 512, classifier 64)")
     parser.add_argument("--epochs", type=int, default=100)
     parser.add_argument("--hours", type=float, default=None, help="time box in hours (overrides --epochs)")
     parser.add_argument("--deadline", type=float, default=None,
@@ -457,7 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: "list[str] | None" = None) -> int:
     args = build_parser().parse_args(argv)
     if args.imgsz is None:
-        args.imgsz = 128 if args.model == "classifier" else 512
+        args.imgsz = 64 if args.model == "classifier" else 512
     random.seed(args.seed)
     try:
         args.work.mkdir(parents=True, exist_ok=True)
