@@ -12,7 +12,8 @@
 # and test sessions (scenes of the held-out artwork are evaluated where that artwork is, not here).
 # $OUT gets: detector.onnx classifier.onnx [detector43.onnx] eval.json log.txt checkpoints.tgz
 # (best .pt of each model + ultralytics results.csv).  WITH_43=1 also trains a single 43-class
-# detector for comparison.  Launch: run(command="bash scripts/gpu_train.sh", carry=[".carry"]).
+# detector for comparison; FROM_SHIPPED=1 fine-tunes the shipped weights instead of starting from
+# scratch; SQUEEZED=F sets datasets.build --squeezed-copies (default 0.5).  Launch: run(command="bash scripts/gpu_train.sh", carry=[".carry"]).
 set -uo pipefail
 cd "${REPO_ROOT:-$(dirname "$0")/..}"  # REPO_ROOT: run a copy of this script while editing the original
 START=$(date +%s)
@@ -126,7 +127,8 @@ DATASET=$WORK/dataset
 BUILD_ARGS=()
 for d in "${SYNTH_DIRS[@]}"; do BUILD_ARGS+=(--synth "$d"); done
 if $PY -c "import datasets.build" 2>/dev/null \
-    && $PY -m datasets.build "$DATASET" --real "$REAL" "${BUILD_ARGS[@]}" --real-test --link --seed "$SEED"; then
+    && $PY -m datasets.build "$DATASET" --real "$REAL" "${BUILD_ARGS[@]}" --real-test --link --seed "$SEED" \
+      --squeezed-copies "${SQUEEZED:-0.5}"; then
   DATA_YAML=$DATASET/data.yaml
 else
   echo "WARNING: datasets.build unavailable or failed: fallback split of the real photos by source_root (+ synth)"
@@ -172,6 +174,8 @@ TIME_ARGS=(--deadline "$DEADLINE" --deadline-reserve 30)
 PIDS=()
 for kind in "${KINDS[@]}"; do
   if [ "$kind" = classifier ]; then SIZE=(--imgsz "$CLS_IMGSZ" --batch "$CLS_BATCH"); else SIZE=(--imgsz "$DET_IMGSZ" --batch "$DET_BATCH"); fi
+  # FROM_SHIPPED=1: fine-tune the shipped weights (models/<kind>.pt) instead of training from scratch
+  if [ "${FROM_SHIPPED:-0}" = 1 ] && [ -f "models/$kind.pt" ]; then SIZE+=(--weights "models/$kind.pt" --warmup-epochs 0); fi
   timeout --signal=INT --kill-after=15 "$TRAIN_S" $PY -m vision.train "$kind" --data "$DATA_YAML" --work "$TRAIN" \
     --device "$DEVICE" "${SIZE[@]}" --workers "$LOADERS" --epochs "$EPOCHS" "${TIME_ARGS[@]}" \
     --cache "$CACHE" --amp "$AMP" --seed "$SEED" >"$WORK/${kind}_train.log" 2>&1 &
