@@ -18,6 +18,12 @@ from vision.settings import DetectorSettings
 DEFAULT = DetectorSettings()
 
 
+def crop_geometry(settings: DetectorSettings = DEFAULT) -> dict[str, float]:
+    """The settings that decide what a crop looks like: crops cut under other values must be cut again."""
+    return {"margin": settings.crop_margin, "pad": settings.crop_pad_value,
+            "sideways_ratio": settings.sideways_ratio, "max_aspect": settings.max_crop_aspect}
+
+
 def grow_box(xyxy: np.ndarray, margin: float, width: int, height: int) -> np.ndarray:
     """Boxes (N,4) grown by `margin` x their size on each side, clipped to the image."""
     boxes = np.asarray(xyxy, np.float32).reshape(-1, 4)

@@ -32,9 +32,8 @@ import numpy as np
 import yaml
 
 from datasets.classes import BACK_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch, check_names
-from vision.crops import cut_tile
-from vision.evaluate import label_path_for
-from vision.settings import DetectorSettings
+from vision.crops import crop_geometry, cut_tile
+from vision.evaluate import label_path_for, read_truth
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 DETECTOR_NAMES = {0: "tile", 1: "back"}
@@ -191,18 +190,17 @@ def turn_image(image: np.ndarray, boxes: np.ndarray, degrees: float) -> tuple[np
     return turned, np.concatenate([moved.min(axis=1), moved.max(axis=1)], axis=1).astype(np.float32)
 
 
-def _cut_image_crops(job: tuple[str, str, str, str, int, float, int, float]) -> list[tuple[str, int]]:
+def _cut_image_crops(job: tuple[str, str, str, int, float, int, float]) -> list[tuple[str, int]]:
     """Worker: cut every face tile of one image into OUT/<class>/<name>_<k>.jpg (and <name>_<k>_t.jpg from a turned copy)."""
-    image_path, label_path, out_dir, name, size, jitter, seed, turned_share = job
+    image_path, out_dir, name, size, jitter, seed, turned_share = job
     image = cv2.imread(image_path, cv2.IMREAD_COLOR)
     if image is None:
         return []
     height, width = image.shape[:2]
     rng = random.Random(seed)
-    labels = [row for row in read_labels(Path(label_path)) if int(row[0]) != BACK_ID and 0 <= int(row[0]) < len(CLASS_NAMES)]
-    classes = [int(row[0]) for row in labels]
-    boxes = np.array([[(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height]
-                      for _, cx, cy, w, h in labels], np.float32).reshape(-1, 4)
+    truth = read_truth(Path(image_path), width, height)
+    is_face = (truth.class_id != BACK_ID) & (truth.class_id >= 0) & (truth.class_id < len(CLASS_NAMES))
+    classes, boxes = truth.class_id[is_face].tolist(), truth.xyxy[is_face]
     versions = [(image, boxes, "")]
     if turned_share > 0 and rng.random() < turned_share:
         degrees = rng.choice((-1, 1)) * rng.uniform(15, 50)
@@ -228,7 +226,7 @@ def prepare_classifier_data(
     """
     folder = work / "classifier_data"
     fingerprint = _fingerprint(data_yaml, kind="classifier", size=size, jitter=jitter, seed=seed,
-                               turned_share=turned_share, crop_aspect=DetectorSettings().max_crop_aspect)
+                               turned_share=turned_share, crops=crop_geometry())
     if _already_prepared(folder, fingerprint):
         print(f"classifier data ready in {folder}", flush=True)
         return folder
@@ -242,8 +240,7 @@ def prepare_classifier_data(
             (out / name).mkdir(parents=True)
         split_jitter, split_turned = (jitter, turned_share) if split == "train" else (0.0, 0.0)
         jobs = [
-            (str(it.image), str(it.label), str(out), _unique_name(it, i), size, split_jitter, seed * 1_000_003 + i,
-             split_turned)
+            (str(it.image), str(out), _unique_name(it, i), size, split_jitter, seed * 1_000_003 + i, split_turned)
             for i, it in enumerate(items)
         ]
         per_class = dict.fromkeys(FACE_NAMES, 0)
