@@ -225,19 +225,24 @@ def _place(src: Path, dst: Path, link: bool) -> None:
     shutil.copyfile(src, dst)
 
 
+def _copy_label(item: Item, dst: Path) -> int:
+    """`item`'s label file, checked, at `dst` (an empty one for an image without labels); returns its box count."""
+    boxes = count_boxes(item.label)
+    if item.label is None:
+        dst.write_text("")
+    else:
+        shutil.copyfile(item.label, dst)
+    return boxes
+
+
 def write_split(out: Path, split: str, items: Sequence[Item], link: bool) -> int:
     images, labels = out / "images" / split, out / "labels" / split
     images.mkdir(parents=True, exist_ok=True)
     labels.mkdir(parents=True, exist_ok=True)
     boxes = 0
     for item in items:
-        boxes += count_boxes(item.label)
+        boxes += _copy_label(item, labels / (Path(item.name).stem + ".txt"))
         _place(item.image, images / item.name, link)
-        label = labels / (Path(item.name).stem + ".txt")
-        if item.label is None:
-            label.write_text("")
-        else:
-            shutil.copyfile(item.label, label)
     return boxes
 
 
@@ -265,12 +270,7 @@ def write_squeezed_copies(out: Path, items: Sequence[Item], fraction: float, see
         squeezed = squeeze_image(image, rng.uniform(*SQUEEZE_RANGE), axis=1 if rng.random() < 0.75 else 0)
         name = f"squeezed_{Path(item.name).stem}"
         cv2.imwrite(str(out / "images" / "train" / f"{name}.jpg"), squeezed, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        label = out / "labels" / "train" / f"{name}.txt"
-        if item.label is None:
-            label.write_text("")
-        else:
-            shutil.copyfile(item.label, label)
-            boxes += count_boxes(item.label)
+        boxes += _copy_label(item, out / "labels" / "train" / f"{name}.txt")
         written += 1
     return written, boxes
 
