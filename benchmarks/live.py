@@ -73,8 +73,12 @@ class SceneSwitchingTruth:
         return TruthDetector(self.current).detect(image_bgr)
 
 
-def scene_at(scenes: list[DemoScene], n: int, frames: int) -> DemoScene:
-    return scenes[min(n * len(scenes) // frames, len(scenes) - 1)]
+def enter_scene(scenes: list[DemoScene], n: int, frames: int, truth: SceneSwitchingTruth | None) -> DemoScene:
+    """The scene shown at frame `n` of `frames` (scenes in turn); the scoring truth follows it."""
+    scene = scenes[min(n * len(scenes) // frames, len(scenes) - 1)]
+    if truth is not None:
+        truth.current = scene
+    return scene
 
 
 def run_inline(loop: LiveLoop, scenes: list[DemoScene], frames: int, truth: SceneSwitchingTruth | None) -> dict:
@@ -83,9 +87,7 @@ def run_inline(loop: LiveLoop, scenes: list[DemoScene], frames: int, truth: Scen
     draw_ms: list[float] = []
     start = time.perf_counter()
     for n in range(frames):
-        scene = scene_at(scenes, n, frames)
-        if truth is not None:
-            truth.current = scene
+        scene = enter_scene(scenes, n, frames, truth)
         t0 = time.perf_counter()
         loop.process(scene.image_bgr)
         (detect_ms if n % every == 0 else draw_ms).append((time.perf_counter() - t0) * 1000)
@@ -107,9 +109,7 @@ def run_background(loop: LiveLoop, scenes: list[DemoScene], frames: int, camera_
     frame_ms: list[float] = []
     start = time.perf_counter()
     for n in range(frames):
-        scene = scene_at(scenes, n, frames)
-        if truth is not None:
-            truth.current = scene
+        scene = enter_scene(scenes, n, frames, truth)
         due = start + n * period
         pause = due - time.perf_counter()
         if pause > 0:

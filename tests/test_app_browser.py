@@ -65,6 +65,17 @@ def scene_files(tmp_path_factory):
     return folder
 
 
+def upload_photo(chromium, url: str, photo: Path, height: int, ready: str):  # type: ignore[no-untyped-def]
+    """A page of the photo page with `photo` uploaded, once the element `ready` picks is shown."""
+    page = chromium.new_page(viewport={"width": 1300, "height": height})
+    page.goto(f"{url}/photo")
+    wait_for_app(page, TIMEOUT_MS)
+    page.locator("input[type=file]").set_input_files(str(photo))
+    page.locator(ready).wait_for(timeout=TIMEOUT_MS)
+    wait_for_app(page, TIMEOUT_MS)
+    return page
+
+
 def truth_env(truth: Path) -> dict[str, str]:
     return {"MCR_DETECTOR": "appui.demo_scene:truth_detector", "MCR_DEMO_TRUTH": str(truth)}
 
@@ -92,12 +103,7 @@ def test_manual_page_scores_a_typed_hand(browser):
 def test_photo_flow_upload_score_correct(browser, scene_files):
     with streamlit_server(truth_env(scene_files / "truth.json")) as url:
         chromium = launch(browser)
-        page = chromium.new_page(viewport={"width": 1300, "height": 2300})
-        page.goto(f"{url}/photo")
-        wait_for_app(page, TIMEOUT_MS)
-        page.locator("input[type=file]").set_input_files(str(scene_files / "scene.jpg"))
-        page.get_by_test_id("stMetricValue").wait_for(timeout=TIMEOUT_MS)
-        wait_for_app(page, TIMEOUT_MS)
+        page = upload_photo(chromium, url, scene_files / "scene.jpg", 2300, ready="[data-testid=stMetricValue]")
         assert page.get_by_text("Tiles found: 17").count() == 1
         assert total_on_page(page) == score(parse_hand(HAND)).total
 
@@ -176,12 +182,7 @@ def test_photo_flow_with_the_shipped_model(browser, tmp_path, model_scene):
     cv2.imwrite(str(tmp_path / "table.jpg"), image)
     with streamlit_server({}) as url:
         chromium = launch(browser)
-        page = chromium.new_page(viewport={"width": 1300, "height": 2000})
-        page.goto(f"{url}/photo")
-        wait_for_app(page, TIMEOUT_MS)
-        page.locator("input[type=file]").set_input_files(str(tmp_path / "table.jpg"))
-        page.get_by_text("Tiles found").wait_for(timeout=TIMEOUT_MS)
-        wait_for_app(page, TIMEOUT_MS)
+        page = upload_photo(chromium, url, tmp_path / "table.jpg", 2000, ready="text=Tiles found")
         found = int(page.get_by_text("Tiles found").inner_text().split(": ")[1])
         assert found >= 0.8 * len(tiles), (found, len(tiles))
         if page.get_by_text("The reader raised no issues").count():
