@@ -64,6 +64,16 @@ def test_missed_extra_and_shifted_boxes():
     assert s["images_read_exactly"] == 0.0
 
 
+def test_images_with_the_most_tiles_not_found_come_first():
+    evaluation = Evaluation()
+    evaluation.add(match_tiles(truth(ROW, ["1m", "2m", "3m", "4m"]), dets(ROW[:1], ["1m"])), "three_missed.jpg")
+    evaluation.add(match_tiles(truth(ROW, ["1m", "2m", "3m", "4m"]), dets(ROW, ["1m", "2m", "3m", "5m"])), "all_found.jpg")
+    evaluation.add(match_tiles(truth(ROW[:2], ["1m", "2m"]), dets(ROW[:1], ["1m"])), "one_missed.jpg")
+    assert evaluation.summary()["most_tiles_missed"] == [
+        {"image": "three_missed.jpg", "missed": 3}, {"image": "one_missed.jpg", "missed": 1}]
+    assert evaluation.summary(top_missed=1)["most_tiles_missed"] == [{"image": "three_missed.jpg", "missed": 3}]
+
+
 def test_each_detection_pairs_with_one_tile_only():
     # one big detection covering two labeled tiles pairs with at most one of them
     match = match_tiles(truth(ROW[:2], ["1m", "1m"]), dets([[0, 0, 16, 14]], ["1m"]))
@@ -133,3 +143,4 @@ def test_cli_json_on_fake_models(tmp_path):
     assert summary["read_accuracy"] == 0.5 and summary["recall"] == 1.0
     assert summary["backs_ignored"] == 1  # no back labels in this dataset: the back found is set aside
     assert summary["top_confusions"] == [{"true": "2p", "read": "1p", "count": 1}]
+    assert summary["most_tiles_missed"] == []

@@ -115,10 +115,14 @@ class Evaluation:
     per_class_total: Counter = field(default_factory=Counter)
     per_class_correct: Counter = field(default_factory=Counter)
     confusions: Counter = field(default_factory=Counter)
+    missed_by_image: Counter = field(default_factory=Counter)  # labeled tiles no detection was paired with
     seconds: float = 0.0
 
-    def add(self, match: ImageMatch) -> None:
+    def add(self, match: ImageMatch, image: str = "") -> None:
         self.images += 1
+        missed = len(match.truth_classes) - len(match.pairs)
+        if missed:
+            self.missed_by_image[image or f"image {self.images}"] += missed
         self.labeled += len(match.truth_classes)
         self.predictions += len(match.predicted_classes)
         self.found += len(match.pairs)
@@ -133,7 +137,7 @@ class Evaluation:
             else:
                 self.confusions[(true_cls, read_cls)] += 1
 
-    def summary(self, top_confusions: int = 15) -> dict[str, Any]:
+    def summary(self, top_confusions: int = 15, top_missed: int = 5) -> dict[str, Any]:
         def ratio(a: int, b: int) -> "float | None":
             return round(a / b, 4) if b else None
 
@@ -151,6 +155,9 @@ class Evaluation:
             "top_confusions": [
                 {"true": CLASS_NAMES[t], "read": CLASS_NAMES[p], "count": n}
                 for (t, p), n in self.confusions.most_common(top_confusions)
+            ],
+            "most_tiles_missed": [
+                {"image": name, "missed": n} for name, n in self.missed_by_image.most_common(top_missed)
             ],
             "backs_ignored": self.backs_ignored,
             "failed_images": self.failed_images,
@@ -240,7 +247,7 @@ def evaluate(
             dets = dets[~is_back]
         if classes is not None:
             truth, dets = restrict_to_classes(truth, dets, classes)
-        result.add(match_tiles(truth, dets))
+        result.add(match_tiles(truth, dets), image.name)
         if progress and (index % 50 == 0 or index == len(images)):
             print(f"  evaluated {index}/{len(images)} images", file=sys.stderr, flush=True)
     return result
@@ -260,6 +267,9 @@ def format_summary(summary: dict[str, Any]) -> str:
         "top confusions (true -> read): "
         + (", ".join(f"{c['true']}->{c['read']} x{c['count']}" for c in summary["top_confusions"]) or "none"),
     ]
+    if summary["most_tiles_missed"]:
+        lines.append("most tiles not found: "
+                     + ", ".join(f"{m['image']} x{m['missed']}" for m in summary["most_tiles_missed"]))
     if summary["failed_images"]:
         lines.append("unreadable: " + "; ".join(summary["failed_images"]))
     return "\n".join(lines)
