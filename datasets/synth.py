@@ -30,6 +30,7 @@ import cv2
 from datasets.art import ART_SETS, ArtError, ArtSet, load_art
 from datasets.classes import CLASS_ID, FLOWER_NAMES
 from datasets.render import render_scene
+from datasets.restyle import restyle
 from datasets.scene import PlacedTile, SceneVariation, plan_layout, plan_scene
 from scoring.hand import Hand
 from scoring.notation import format_hand, parse_hand
@@ -144,15 +145,22 @@ def image_size(rng: random.Random) -> tuple[int, int]:
 
 def make_scene(index: int, seed: int, sets: Sequence[ArtSet],
                source: Callable[[random.Random], Hand] | None = None,
-               scorer: Callable[[Hand], int] | None = None) -> Scene:
-    """Scene number `index` of a run with `seed`: everything drawn from Random(seed + index)."""
+               scorer: Callable[[Hand], int] | None = None, restyle_share: float = 0.0) -> Scene:
+    """Scene number `index` of a run with `seed`: everything drawn from Random(seed + index).
+
+    With `restyle_share` > 0, that share of the scenes uses a restyled variant of its art
+    set (`datasets.restyle`), named `SET-restyled`.
+    """
     rng = random.Random(seed + index)
     art = sets[rng.randrange(len(sets))]
+    art_name = art.name
+    if restyle_share > 0 and rng.random() < restyle_share:
+        art, art_name = restyle(art, rng), f"{art.name}-restyled"
     hand, total = draw_hand(rng, art, source or _hand_source(), scorer)
     width, height = image_size(rng)
     image, tiles = render_scene(hand, art, rng, width, height)
     quality = rng.randint(*JPEG_QUALITY)
-    return Scene(f"{seed + index:08d}_{art.name}", image, quality, art.name, hand, total, tuple(tiles))
+    return Scene(f"{seed + index:08d}_{art_name}", image, quality, art_name, hand, total, tuple(tiles))
 
 
 def write_scene(scene: Scene, out: Path) -> None:
@@ -169,22 +177,23 @@ def write_scene(scene: Scene, out: Path) -> None:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(art_root: str, only: list[str], hold_out: list[str], seed: int, out: str) -> None:
+def _init_worker(art_root: str, only: list[str], hold_out: list[str], seed: int, out: str, restyle_share: float) -> None:
     cv2.setNumThreads(1)
     _WORKER.update(
         sets=load_art(art_root, only=only, hold_out=hold_out), seed=seed, out=Path(out),
-        source=_hand_source(), scorer=_scorer(),
+        source=_hand_source(), scorer=_scorer(), restyle_share=restyle_share,
     )
 
 
 def _work(index: int) -> str:
-    scene = make_scene(index, _WORKER["seed"], _WORKER["sets"], _WORKER["source"], _WORKER["scorer"])
+    scene = make_scene(index, _WORKER["seed"], _WORKER["sets"], _WORKER["source"], _WORKER["scorer"],
+                       _WORKER["restyle_share"])
     write_scene(scene, _WORKER["out"])
     return scene.art
 
 
 def _run(indices: range, args: argparse.Namespace) -> Iterator[str]:
-    init = (str(args.art), args.only, args.hold_out, args.seed, str(args.out))
+    init = (str(args.art), args.only, args.hold_out, args.seed, str(args.out), args.restyle)
     if args.workers <= 1:
         _init_worker(*init)
         cv2.setNumThreads(0)
@@ -208,6 +217,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="leave this art set out (repeatable)")
     p.add_argument("--only", action="append", default=[], metavar="NAME", choices=ART_SETS,
                    help="render only this art set (repeatable), e.g. for held-out evaluation scenes")
+    p.add_argument("--restyle", type=float, default=0.0, metavar="SHARE",
+                   help="share of scenes drawn with a restyled variant of their art set: captioned flowers, "
+                        "framed white dragon, corner indices (datasets.restyle; default 0)")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     return p
 
@@ -216,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.n < 1 or args.workers < 1:
         print("error: --n and --workers must be at least 1", file=sys.stderr)
+        return 2
+    if not 0.0 <= args.restyle <= 1.0:
+        print("error: --restyle is a share between 0 and 1", file=sys.stderr)
         return 2
     try:
         sets = load_art(args.art, only=args.only, hold_out=args.hold_out)
@@ -239,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - start
     summary = {
         "n": args.n, "seed": args.seed, "art_sets": [s.name for s in sets], "per_set": per_set,
-        "only": args.only, "hold_out": args.hold_out, "seconds": round(elapsed, 1),
+        "only": args.only, "hold_out": args.hold_out, "restyle": args.restyle, "seconds": round(elapsed, 1),
         "scenes_per_second": round(args.n / elapsed, 2), "workers": args.workers,
         "gpl_derived": any(s.name.startswith(("kde-", "gnome-")) for s in sets),
     }

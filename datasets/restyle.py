@@ -1,0 +1,229 @@
+"""Restyle an art set the way real tile sets differ from one another.
+
+Five trained artworks teach a classifier those five drawings; a tile set it has
+never seen differs in ways that repeat from set to set: flowers and seasons are
+any picture with a caption that names them (a numeral, 梅蘭菊竹 / 春夏秋冬, or an
+English name), the white dragon is some frame, and suits and winds may carry a
+corner index with the glyph shrunk to make room.  `restyle(art, rng)` draws one
+such variant of a set, so that a share of the synthetic scenes (`datasets.synth
+--restyle`) teaches the model to read what identifies a face rather than one
+artist's picture of it.
+
+Fonts come from the system (`FONT_DIRS`); without a CJK font the Chinese
+captions are left out, without any TrueType font only OpenCV's own is used.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from datasets.art import FACE_SIZE, ArtSet
+from datasets.classes import FLOWER_NAMES
+
+FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"), Path.home() / ".fonts")
+CJK_FONT_HINTS = ("wqy", "cjk", "droidsansfallback", "ukai", "uming", "arphic", "hei", "song")
+FLOWER_WORDS: dict[str, tuple[str, ...]] = {
+    "f1": ("PLUM", "Plum"),
+    "f2": ("ORCHID", "Orchid", "ORC"),
+    "f3": ("CHRYS", "Chrysanthemum", "MUM", "Mum"),
+    "f4": ("BAMBOO", "Bamboo", "BAM"),
+    "s1": ("SPRING", "Spring", "SPR"),
+    "s2": ("SUMMER", "Summer", "SUM"),
+    "s3": ("AUTUMN", "Autumn", "AUT", "FALL"),
+    "s4": ("WINTER", "Winter", "WIN"),
+}
+FLOWER_CHARACTERS = dict(zip(FLOWER_NAMES, "梅蘭菊竹春夏秋冬"))
+WIND_LETTERS = {"E": "E", "S": "S", "W": "W", "N": "N"}
+INK = ((20, 20, 20), (30, 30, 170), (170, 60, 20), (30, 120, 30), (20, 20, 120), (120, 40, 120))  # BGR
+
+
+@lru_cache(maxsize=1)
+def system_fonts() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """(Latin TrueType fonts, CJK fonts) found under FONT_DIRS."""
+    found = sorted({p for d in FONT_DIRS if d.is_dir() for p in d.rglob("*") if p.suffix.lower() in (".ttf", ".ttc", ".otf")})
+    cjk = tuple(p for p in found if any(h in p.name.lower() for h in CJK_FONT_HINTS))
+    latin = tuple(p for p in found if p not in cjk and "math" not in p.name.lower())
+    return latin, cjk
+
+
+@lru_cache(maxsize=64)
+def _font(path: str, size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(path, size)
+
+
+def _text_rgba(text: str, height: int, max_width: int, colour: tuple[int, int, int], font: Path | None) -> np.ndarray:
+    """`text` as an RGBA (BGR order) image about `height` px tall, no wider than `max_width`."""
+    if font is None:
+        scale = height / 22
+        (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, round(scale * 2)))
+        image = np.zeros((th + base + 4, tw + 4, 4), np.uint8)
+        cv2.putText(image, text, (2, th + 2), cv2.FONT_HERSHEY_SIMPLEX, scale, (*colour, 255), max(1, round(scale * 2)), cv2.LINE_AA)
+    else:
+        pil_font = _font(str(font), max(6, height))
+        x0, y0, x1, y1 = pil_font.getbbox(text)
+        canvas = Image.new("RGBA", (max(1, x1 - x0 + 4), max(1, y1 - y0 + 4)), (0, 0, 0, 0))
+        ImageDraw.Draw(canvas).text((2 - x0, 2 - y0), text, font=pil_font, fill=(colour[2], colour[1], colour[0], 255))
+        image = np.asarray(canvas)[..., [2, 1, 0, 3]].copy()
+    if image.shape[1] > max_width:
+        scale = max_width / image.shape[1]
+        image = cv2.resize(image, (max_width, max(1, round(image.shape[0] * scale))), interpolation=cv2.INTER_AREA)
+    return image
+
+
+def _over(face: np.ndarray, sprite: np.ndarray, x: int, y: int) -> None:
+    """Alpha-composite `sprite` onto the RGBA `face` at (x, y), clipped to the face."""
+    h, w = face.shape[:2]
+    x, y = max(0, min(x, w - 1)), max(0, min(y, h - 1))
+    sprite = sprite[: h - y, : w - x]
+    sh, sw = sprite.shape[:2]
+    a = sprite[..., 3:4].astype(np.float32) / 255
+    region = face[y : y + sh, x : x + sw].astype(np.float32)
+    region[..., :3] = region[..., :3] * (1 - a) + sprite[..., :3] * a
+    region[..., 3:4] = np.maximum(region[..., 3:4], sprite[..., 3:4])
+    face[y : y + sh, x : x + sw] = region.astype(np.uint8)
+
+
+def _shrink(face: np.ndarray, scale: float, anchor: tuple[float, float]) -> np.ndarray:
+    """The glyph scaled down by `scale`, placed at `anchor` (share of the free room left/top)."""
+    h, w = face.shape[:2]
+    gw, gh = max(1, round(w * scale)), max(1, round(h * scale))
+    out = np.zeros_like(face)
+    x, y = round((w - gw) * anchor[0]), round((h - gh) * anchor[1])
+    out[y : y + gh, x : x + gw] = cv2.resize(face, (gw, gh), interpolation=cv2.INTER_AREA)
+    return out
+
+
+def _plant(rng: random.Random) -> np.ndarray:
+    """A made-up flower or tree: stems, leaves and petals in random colours (RGBA, FACE_SIZE)."""
+    w, h = FACE_SIZE
+    image = np.zeros((h, w, 4), np.uint8)
+    stem = (rng.randint(20, 90), rng.randint(60, 140), rng.randint(20, 110), 255)
+    base = (w // 2 + rng.randint(-15, 15), h - rng.randint(10, 40))
+    tips = []
+    for _ in range(rng.randint(1, 4)):
+        tip = (rng.randint(15, w - 15), rng.randint(15, h // 2 + 20))
+        cv2.line(image, base, tip, stem, rng.randint(2, 6), cv2.LINE_AA)
+        tips.append(tip)
+        for _ in range(rng.randint(0, 3)):
+            t = rng.uniform(0.3, 0.8)
+            p = (round(base[0] + (tip[0] - base[0]) * t), round(base[1] + (tip[1] - base[1]) * t))
+            cv2.ellipse(image, p, (rng.randint(6, 16), rng.randint(3, 6)), rng.uniform(0, 180), 0, 360, stem, -1, cv2.LINE_AA)
+    petal = (rng.randint(0, 255), rng.randint(0, 255), rng.randint(60, 255), 255)
+    centre = (rng.randint(0, 120), rng.randint(120, 255), rng.randint(120, 255), 255)
+    for tip in tips:
+        r, n = rng.randint(5, 16), rng.randint(4, 8)
+        for k in range(n):
+            angle = 2 * np.pi * k / n
+            p = (round(tip[0] + r * np.cos(angle)), round(tip[1] + r * np.sin(angle)))
+            cv2.circle(image, p, max(2, r * 2 // 3), petal, -1, cv2.LINE_AA)
+        cv2.circle(image, tip, max(2, r // 2), centre, -1, cv2.LINE_AA)
+    if rng.random() < 0.4:  # a pot, as on many season tiles
+        cv2.rectangle(image, (w // 4, h - 28), (3 * w // 4, h - 10), (*INK[rng.randrange(len(INK))], 255), -1)
+    return image
+
+
+def _frame(rng: random.Random) -> np.ndarray:
+    """A white dragon: one or two frames, plain, dashed or chequered (RGBA, FACE_SIZE)."""
+    w, h = FACE_SIZE
+    image = np.zeros((h, w, 4), np.uint8)
+    colours = [(*c, 255) for c in rng.sample(INK, 2)]
+    inset = rng.uniform(0.1, 0.22)
+    for ring in range(rng.choice((1, 1, 2))):
+        m = inset + ring * rng.uniform(0.08, 0.14)
+        x0, y0, x1, y1 = round(w * m), round(h * m * w / h), round(w * (1 - m)), round(h - h * m * w / h)
+        thickness = rng.randint(3, 10)
+        cv2.rectangle(image, (x0, y0), (x1, y1), colours[ring % 2], thickness, cv2.LINE_AA)
+        if rng.random() < 0.5:  # dashes of a second colour along the frame, as on many sets
+            step = rng.randint(8, 18)
+            for x in range(x0 + step // 2, x1 - step // 2, step * 2):
+                cv2.line(image, (x, y0), (x + step, y0), colours[(ring + 1) % 2], thickness, cv2.LINE_AA)
+                cv2.line(image, (x, y1), (x + step, y1), colours[(ring + 1) % 2], thickness, cv2.LINE_AA)
+            for y in range(y0 + step // 2, y1 - step // 2, step * 2):
+                cv2.line(image, (x0, y), (x0, y + step), colours[(ring + 1) % 2], thickness, cv2.LINE_AA)
+                cv2.line(image, (x1, y), (x1, y + step), colours[(ring + 1) % 2], thickness, cv2.LINE_AA)
+    return image
+
+
+def _caption(cls: str, rng: random.Random) -> tuple[str, bool]:
+    """The words naming a flower or season: (text, needs a CJK font)."""
+    number = cls[1]
+    choices = [(rng.choice(FLOWER_WORDS[cls]), False), (f"{number} {rng.choice(FLOWER_WORDS[cls])}", False),
+               (FLOWER_CHARACTERS[cls], True), (f"{number}{FLOWER_CHARACTERS[cls]}", True)]
+    return rng.choice(choices)
+
+
+def _flower_face(art: ArtSet, cls: str, rng: random.Random, fonts: tuple[tuple[Path, ...], tuple[Path, ...]],
+                 convention: dict[str, object]) -> np.ndarray:
+    w, h = FACE_SIZE
+    # Half the time a made-up plant, so that only the caption tells the classes apart (other sets'
+    # pictures would not do: most carry their own numeral or character).
+    if rng.random() < 0.5:
+        face = _shrink(rng.choice(art.faces[cls]), rng.uniform(0.6, 0.85), (0.5, 0.8 if convention["top"] else 0.2))
+    else:
+        face = _shrink(_plant(rng), rng.uniform(0.65, 0.9), (0.5, 0.8 if convention["top"] else 0.2))
+    latin, cjk = fonts
+    text, needs_cjk = _caption(cls, rng)
+    if needs_cjk and not cjk:
+        text, needs_cjk = rng.choice(FLOWER_WORDS[cls]), False
+    font = rng.choice(cjk) if needs_cjk else (rng.choice(latin) if latin else None)
+    sprite = _text_rgba(text, round(h * rng.uniform(0.12, 0.2)), round(w * 0.92), convention["ink"], font)  # type: ignore[arg-type]
+    x = (w - sprite.shape[1]) // 2 if rng.random() < 0.6 else rng.randint(2, max(2, w - sprite.shape[1] - 2))
+    y = rng.randint(2, 10) if convention["top"] else h - sprite.shape[0] - rng.randint(2, 10)
+    _over(face, sprite, x, y)
+    return face
+
+
+def _indexed_face(face: np.ndarray, index: str, rng: random.Random, latin: tuple[Path, ...],
+                  convention: dict[str, object]) -> np.ndarray:
+    w, h = FACE_SIZE
+    right = bool(convention["right"])
+    out = _shrink(face, float(convention["shrink"]), (0.0 if right else 1.0, 1.0))  # type: ignore[arg-type]
+    font = convention["font"] if latin else None
+    sprite = _text_rgba(index, round(h * float(convention["index_size"])), w // 3, convention["index_ink"], font)  # type: ignore[arg-type]
+    _over(out, sprite, w - sprite.shape[1] - 3 if right else 3, 3)
+    return out
+
+
+def restyle(art: ArtSet, rng: random.Random) -> ArtSet:
+    """One variant of `art`: new flower/season faces (picture + caption), a framed white
+    dragon, and, half of the time, a corner index on every suit tile and wind."""
+    fonts = system_fonts()
+    latin, _ = fonts
+    convention: dict[str, object] = {
+        "top": rng.random() < 0.4,
+        "ink": INK[rng.randrange(len(INK))],
+        "index_ink": INK[rng.randrange(len(INK))],
+        "right": rng.random() < 0.5,
+        "shrink": rng.uniform(0.72, 0.88),
+        "index_size": rng.uniform(0.14, 0.22),
+        "font": rng.choice(latin) if latin else None,
+    }
+    faces = dict(art.faces)
+    if all(f in faces for f in FLOWER_NAMES):
+        faces |= {f: (_flower_face(art, f, rng, fonts, convention),) for f in FLOWER_NAMES}
+    if rng.random() < 0.7:
+        faces["P"] = (_frame(rng),)
+    if rng.random() < 0.5:
+        for cls, variants in art.faces.items():
+            index = cls[0] if cls[-1] in "mps" and len(cls) == 2 else WIND_LETTERS.get(cls)
+            if index is not None:
+                faces[cls] = tuple(_indexed_face(v, index, rng, latin, convention) for v in variants)
+    if art.panel:  # faces with their own panel: keep it behind what was drawn
+        colour = np.median(np.concatenate([v[8:20, 8:20, :3].reshape(-1, 3) for vs in art.faces.values() for v in vs[:1]]), axis=0)
+        faces = {c: tuple(_on_panel(v, colour) for v in vs) for c, vs in faces.items()}
+    return replace(art, faces=faces)
+
+
+def _on_panel(face: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    out = np.empty_like(face)
+    a = face[..., 3:4].astype(np.float32) / 255
+    out[..., :3] = (face[..., :3] * a + colour * (1 - a)).astype(np.uint8)
+    out[..., 3] = 255
+    return out
