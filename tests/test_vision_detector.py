@@ -197,3 +197,50 @@ def test_cli_detect_with_mismatched_model_exits_with_message(tmp_path):
                             capture_output=True, text=True, cwd=REPO, timeout=120)
     assert result.returncode == 2 and "class names differ" in result.stderr and "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+class _SeesOnlyTileShapedBoxes:
+    """Stands in for `TileDetector._detect_as_is`: a 3x4 grid of tiles 0.75 as wide as tall in
+    the undistorted photo; in an image stretched by more than 2x it finds only one of them, boxed
+    too wide (as the real finder boxes slivers)."""
+
+    def __init__(self, photo_stretch_x: float) -> None:
+        self.photo_stretch_x = photo_stretch_x  # how much the photo was widened against its height
+        self.calls: list[tuple[int, int]] = []
+
+    def __call__(self, image_bgr: np.ndarray) -> "Detections":
+        from vision.detections import Detections
+
+        h, w = image_bgr.shape[:2]
+        self.calls.append((w, h))
+        undistorted_w = 1200 * self.photo_stretch_x  # the test photo is 1200 x 400 before stretching
+        sx = w / undistorted_w * self.photo_stretch_x  # image x pixels per undistorted pixel, relative to y
+        sy = h / 400
+        if not 0.5 < sx / sy < 2:
+            width = 75 * sx * 1.5
+            return Detections.from_lists([[100 * sx, 50 * sy, 100 * sx + width, 150 * sy]], [0.3], [CLASS_ID["1m"]])
+        boxes = [[(100 + 100 * i) * sx, (50 + 120 * j) * sy, (175 + 100 * i) * sx, (150 + 120 * j) * sy]
+                 for i in range(4) for j in range(3)]
+        return Detections.from_lists(boxes, [0.9] * 12, [CLASS_ID["5p"]] * 12)
+
+
+@pytest.mark.parametrize("photo_stretch_x", [0.2, 0.12])
+def test_a_stretched_photo_is_read_again_resized_back(tmp_path, monkeypatch, photo_stretch_x):
+    detector = TileDetector.load(_make_models(tmp_path / "models"))
+    fake = _SeesOnlyTileShapedBoxes(photo_stretch_x)
+    monkeypatch.setattr(detector, "_detect_as_is", fake)
+    w, h = round(1200 * photo_stretch_x), 400
+    dets = detector.detect(np.zeros((h, w, 3), np.uint8))
+    assert len(dets) == 12 and len(fake.calls) >= 2
+    assert all(abs(cw * ch - w * h) / (w * h) < 0.02 for cw, ch in fake.calls)  # same pixel count
+    # boxes come back in the stretched photo's pixels: thin again
+    aspect = (dets.xyxy[:, 2] - dets.xyxy[:, 0]) / (dets.xyxy[:, 3] - dets.xyxy[:, 1])
+    np.testing.assert_allclose(aspect, 0.75 * photo_stretch_x, rtol=0.05)
+    assert dets.xyxy[:, 2].max() <= w + 1
+
+
+def test_a_photo_with_tile_shaped_boxes_is_read_once(tmp_path, monkeypatch):
+    detector = TileDetector.load(_make_models(tmp_path / "models"))
+    fake = _SeesOnlyTileShapedBoxes(1.0)
+    monkeypatch.setattr(detector, "_detect_as_is", fake)
+    assert len(detector.detect(np.zeros((400, 1200, 3), np.uint8))) == 12 and len(fake.calls) == 1

@@ -11,6 +11,7 @@ they can live in the repository:
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,35 @@ def test_shipped_models_read_generated_scenes_mostly_right(detector):
     assert summary["labeled_tiles"] >= 50
     assert summary["recall"] >= 0.95, json.dumps(summary)
     assert summary["read_accuracy"] >= 0.9, json.dumps(summary)
+
+
+
+
+def test_a_photo_stretched_on_export_is_read_back_in_its_own_pixels(detector):
+    """The layout cut out tightly and stretched 3.5x upwards, as the labeling tool exported some
+    real photos to 640x640: the tiles come out far thinner than any tile is. Read again
+    resized back (`DetectorSettings.stretched_aspect`), most are found; read as they are, not."""
+    import cv2
+    import numpy as np
+
+    from vision.evaluate import LabeledTiles
+
+    as_is = TileDetector.load(MODELS_DIR, replace(detector.settings, unstretch_passes=0))
+    evaluations = {"unstretched": Evaluation(), "as_is": Evaluation()}
+    for image in dataset_images(SCENES, "val"):
+        bgr = cv2.imread(str(image))
+        truth = read_truth(image, bgr.shape[1], bgr.shape[0])
+        x0, y0 = np.maximum(truth.xyxy[:, :2].min(axis=0).astype(int) - 10, 0)
+        x1, y1 = truth.xyxy[:, 2:].max(axis=0).astype(int) + 10
+        size = x1 - x0, round((y1 - y0) * 3.5)
+        photo = cv2.resize(bgr[y0:y1, x0:x1], size, interpolation=cv2.INTER_LINEAR)
+        stretched = LabeledTiles((truth.xyxy - np.array([x0, y0, x0, y0], np.float32)) * np.array([1, 3.5, 1, 3.5], np.float32),
+                                 truth.class_id)
+        aspect = np.median((stretched.xyxy[:, 2] - stretched.xyxy[:, 0]) / (stretched.xyxy[:, 3] - stretched.xyxy[:, 1]))
+        assert aspect < detector.settings.stretched_aspect  # no tile is that thin
+        evaluations["unstretched"].add(match_tiles(stretched, detector.detect(photo)))
+        evaluations["as_is"].add(match_tiles(stretched, as_is.detect(photo)))
+    unstretched, plain = (evaluations[k].summary() for k in ("unstretched", "as_is"))
+    assert unstretched["recall"] >= 0.85, json.dumps(unstretched)
+    assert unstretched["read_accuracy"] >= 0.85, json.dumps(unstretched)
+    assert unstretched["recall"] >= plain["recall"] + 0.1, (unstretched["recall"], plain["recall"])

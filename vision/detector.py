@@ -338,6 +338,14 @@ class ModelInfo:
         }
 
 
+def median_face_aspect(detections: Detections, min_tiles: int) -> float | None:
+    """Median width / height of the face-up boxes; None with fewer than `min_tiles` of them."""
+    faces = detections.xyxy[detections.class_id != BACK_ID]
+    if len(faces) < max(1, min_tiles):
+        return None
+    return float(np.median((faces[:, 2] - faces[:, 0]) / np.maximum(faces[:, 3] - faces[:, 1], 1e-3)))
+
+
 class TileDetector:
     """Finds the tiles of a photo and names each one (43 canonical classes)."""
 
@@ -432,7 +440,35 @@ class TileDetector:
         return self._classifier_to_canonical[best], probs[np.arange(len(best)), best].astype(np.float32)
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
-        """All tiles of a BGR image, 43 canonical classes, boxes in the image's pixels."""
+        """All tiles of a BGR image, 43 canonical classes, boxes in the image's pixels.
+
+        A photo whose tiles come out far thinner (or wider) than any tile is was stretched
+        on its way here: it is resized back towards the natural tile shape and read again
+        (`DetectorSettings.stretched_aspect`); the boxes are still in this image's pixels.
+        """
+        s = self.settings
+        found = self._detect_as_is(image_bgr)
+        aspect = median_face_aspect(found, s.unstretch_min_tiles)
+        tries = [(found, aspect)]
+        h, w = image_bgr.shape[:2]
+        stretch = 1.0  # how much the photo's x axis is widened against its y axis
+        for _ in range(s.unstretch_passes):
+            if aspect is None or s.stretched_aspect <= aspect <= 1 / s.stretched_aspect:
+                break
+            stretch = float(np.clip(stretch * s.natural_tile_aspect / aspect, 1 / s.max_unstretch, s.max_unstretch))
+            k = math.sqrt(stretch)  # keep the pixel count: widen one axis, narrow the other
+            new_w, new_h = max(1, round(w * k)), max(1, round(h / k))
+            resized = cv2.resize(image_bgr, (new_w, new_h), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
+            again = self._detect_as_is(resized)
+            found = Detections(again.xyxy * np.array([w / new_w, h / new_h] * 2, np.float32), again.confidence, again.class_id)
+            aspect = median_face_aspect(again, s.unstretch_min_tiles)
+            tries.append((found, aspect))
+        natural = [d for d, a in tries if a is not None and s.stretched_aspect <= a <= 1 / s.stretched_aspect]
+        if natural:
+            return natural[-1]
+        return max((d for d, _ in tries), key=lambda d: int((d.class_id != BACK_ID).sum()))
+
+    def _detect_as_is(self, image_bgr: np.ndarray) -> Detections:
         xyxy, conf, classes = self.find_tiles(image_bgr)
         if self._finder_to_canonical is not None:
             return Detections(xyxy, conf, self._finder_to_canonical[classes])

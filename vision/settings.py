@@ -32,6 +32,15 @@ class DetectorSettings:
     # height / width above which an upright crop is widened back to this: real tiles are ~1.4, and a
     # tile 5x taller than wide comes from a photo stretched on export: kept so, it is a 6-pixel sliver
     max_crop_aspect: float = 2.0
+    # A photo stretched on export (a labeling tool's 640x640, a squeezed screenshot) shows tiles far
+    # thinner or wider than any tile is: when the median face box (width / height, at least
+    # `unstretch_min_tiles` of them) lies outside [stretched_aspect, 1 / stretched_aspect], the photo
+    # is resized towards `natural_tile_aspect` and read again, up to `unstretch_passes` times.
+    stretched_aspect: float = 0.4
+    natural_tile_aspect: float = 0.75
+    unstretch_passes: int = 3
+    unstretch_min_tiles: int = 1
+    max_unstretch: float = 16.0  # the most one axis is stretched against the other
     decode_long_side: int = 1600  # big JPEGs are decoded reduced (DCT scaling) down to at least this
     max_pixels: int = 120_000_000  # larger images are refused (decompression bombs, panoramas)
     max_file_bytes: int = 80_000_000
