@@ -94,10 +94,7 @@ class TruthDetector:
         return TruthDetector(boxes=boxes, size_wh=(int(data["width"]), int(data["height"])))
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
-        sx = image_bgr.shape[1] / self.size_wh[0]
-        sy = image_bgr.shape[0] / self.size_wh[1]
-        xyxy = self.boxes.xyxy * np.array([sx, sy, sx, sy], np.float32)
-        return Detections(xyxy, self.boxes.confidence, self.boxes.class_id)
+        return self.boxes.scaled(image_bgr.shape[1] / self.size_wh[0], image_bgr.shape[0] / self.size_wh[1])
 
 
 def truth_detector() -> TruthDetector:

@@ -14,11 +14,13 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from datasets.classes import CLASS_NAMES
 from vision.detector import TileDetector
-from vision.evaluate import Evaluation, dataset_images, match_tiles, read_truth
+from vision.evaluate import Evaluation, LabeledTiles, dataset_images, match_tiles, read_truth
 from vision.settings import MODELS_DIR
 
 SCENES = Path(__file__).resolve().parent / "data" / "vision_scenes"
@@ -55,11 +57,6 @@ def test_a_photo_stretched_on_export_is_read_back_in_its_own_pixels(detector):
     """The layout cut out tightly and stretched 3.5x upwards, as the labeling tool exported some
     real photos to 640x640: the tiles come out far thinner than any tile is. Read again
     resized back (`DetectorSettings.stretched_aspect`), most are found; read as they are, not."""
-    import cv2
-    import numpy as np
-
-    from vision.evaluate import LabeledTiles
-
     as_is = TileDetector.load(MODELS_DIR, replace(detector.settings, unstretch_passes=0))
     evaluations = {"unstretched": Evaluation(), "as_is": Evaluation()}
     for image in dataset_images(SCENES, "val"):

@@ -58,6 +58,10 @@ class Detections:
     def wh(self) -> np.ndarray:
         return np.stack([self.xyxy[:, 2] - self.xyxy[:, 0], self.xyxy[:, 3] - self.xyxy[:, 1]], axis=1)
 
+    def scaled(self, sx: float, sy: float) -> "Detections":
+        """The same detections with x coordinates times `sx` and y times `sy` (another image size)."""
+        return Detections(self.xyxy * np.array([sx, sy, sx, sy], np.float32), self.confidence, self.class_id)
+
     def to_json(self) -> list[dict[str, Any]]:
         """The `tiles` list of the `vision detect` contract."""
         return [

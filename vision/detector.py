@@ -340,10 +340,10 @@ class ModelInfo:
 
 def median_face_aspect(detections: Detections, min_tiles: int) -> float | None:
     """Median width / height of the face-up boxes; None with fewer than `min_tiles` of them."""
-    faces = detections.xyxy[detections.class_id != BACK_ID]
-    if len(faces) < max(1, min_tiles):
+    wh = detections[detections.class_id != BACK_ID].wh
+    if len(wh) < max(1, min_tiles):
         return None
-    return float(np.median((faces[:, 2] - faces[:, 0]) / np.maximum(faces[:, 3] - faces[:, 1], 1e-3)))
+    return float(np.median(wh[:, 0] / np.maximum(wh[:, 1], 1e-3)))
 
 
 class TileDetector:
@@ -447,26 +447,28 @@ class TileDetector:
         (`DetectorSettings.stretched_aspect`); the boxes are still in this image's pixels.
         """
         s = self.settings
+
+        def tile_shaped(aspect: float | None) -> bool:
+            return aspect is not None and s.stretched_aspect <= aspect <= 1 / s.stretched_aspect
+
         found = self._detect_as_is(image_bgr)
         aspect = median_face_aspect(found, s.unstretch_min_tiles)
-        tries = [(found, aspect)]
+        tries = [found]
         h, w = image_bgr.shape[:2]
         stretch = 1.0  # how much the photo's x axis is widened against its y axis
         for _ in range(s.unstretch_passes):
-            if aspect is None or s.stretched_aspect <= aspect <= 1 / s.stretched_aspect:
+            if aspect is None or tile_shaped(aspect):
                 break
             stretch = float(np.clip(stretch * s.natural_tile_aspect / aspect, 1 / s.max_unstretch, s.max_unstretch))
             k = math.sqrt(stretch)  # keep the pixel count: widen one axis, narrow the other
             new_w, new_h = max(1, round(w * k)), max(1, round(h / k))
             resized = cv2.resize(image_bgr, (new_w, new_h), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
             again = self._detect_as_is(resized)
-            found = Detections(again.xyxy * np.array([w / new_w, h / new_h] * 2, np.float32), again.confidence, again.class_id)
             aspect = median_face_aspect(again, s.unstretch_min_tiles)
-            tries.append((found, aspect))
-        natural = [d for d, a in tries if a is not None and s.stretched_aspect <= a <= 1 / s.stretched_aspect]
-        if natural:
-            return natural[-1]
-        return max((d for d, _ in tries), key=lambda d: int((d.class_id != BACK_ID).sum()))
+            tries.append(again.scaled(w / new_w, h / new_h))
+        if tile_shaped(aspect):
+            return tries[-1]
+        return max(tries, key=lambda d: int((d.class_id != BACK_ID).sum()))
 
     def _detect_as_is(self, image_bgr: np.ndarray) -> Detections:
         xyxy, conf, classes = self.find_tiles(image_bgr)
@@ -485,10 +487,7 @@ class TileDetector:
         """Detect on a (possibly reduced) decoded image; boxes in the original photo's pixels."""
         dets = self.detect(decoded.bgr)
         sx, sy = decoded.scale_xy
-        if (sx, sy) == (1.0, 1.0):
-            return dets
-        xyxy = dets.xyxy * np.array([sx, sy, sx, sy], np.float32)
-        return Detections(xyxy, dets.confidence, dets.class_id)
+        return dets if (sx, sy) == (1.0, 1.0) else dets.scaled(sx, sy)
 
     def detect_file(self, source: "str | Path | bytes") -> tuple[Detections, tuple[int, int]]:
         """Read and detect a photo (big JPEGs decoded reduced); boxes and size in original pixels."""
