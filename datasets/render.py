@@ -63,7 +63,7 @@ def draw_style(art: ArtSet, rng: random.Random) -> TileStyle:
     if art.name == "kde-jade":
         face = _jitter(rng.choice(JADE_FACES), rng, 15)
     elif art.panel:
-        face = _panel_colour(art)
+        face = panel_colour(art)
     else:
         face = _jitter(rng.choice(IVORY_FACES), rng, 10)
     back_art = None
@@ -85,7 +85,8 @@ def draw_style(art: ArtSet, rng: random.Random) -> TileStyle:
     )
 
 
-def _panel_colour(art: ArtSet) -> Colour:
+def panel_colour(art: ArtSet) -> Colour:
+    """The face-panel colour of a set whose faces carry their own panel: the median of their corners."""
     corners = [img[8:20, 8:20, :3].reshape(-1, 3) for imgs in art.faces.values() for img in imgs[:1]]
     b, g, r = np.median(np.concatenate(corners), axis=0)
     return int(b), int(g), int(r)

@@ -16,7 +16,7 @@ captions are left out, without any TrueType font only OpenCV's own is used.
 from __future__ import annotations
 
 import random
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,6 +26,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from datasets.art import FACE_SIZE, ArtSet
 from datasets.classes import FLOWER_NAMES
+from datasets.render import Colour, panel_colour
+from scoring.tiles import SUITS, WIND_NAMES
 
 FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"), Path.home() / ".fonts")
 CJK_FONT_HINTS = ("wqy", "cjk", "droidsansfallback", "ukai", "uming", "arphic", "hei", "song")
@@ -39,9 +41,40 @@ FLOWER_WORDS: dict[str, tuple[str, ...]] = {
     "s3": ("AUTUMN", "Autumn", "AUT", "FALL"),
     "s4": ("WINTER", "Winter", "WIN"),
 }
-FLOWER_CHARACTERS = dict(zip(FLOWER_NAMES, "梅蘭菊竹春夏秋冬"))
-WIND_LETTERS = {"E": "E", "S": "S", "W": "W", "N": "N"}
+FLOWER_CHARACTERS = dict(zip(FLOWER_NAMES, "梅蘭菊竹春夏秋冬"))  # traditional script, as printed on tiles
 INK = ((20, 20, 20), (30, 30, 170), (170, 60, 20), (30, 120, 30), (20, 20, 120), (120, 40, 120))  # BGR
+
+
+@dataclass(frozen=True)
+class Convention:
+    """What one restyled set does alike on all its faces."""
+
+    caption_on_top: bool  # flower captions at the top (else at the bottom)
+    caption_ink: Colour
+    index_ink: Colour
+    index_on_right: bool  # corner index top right (else top left)
+    glyph_shrink: float  # the glyph's share of the face when an index makes room
+    index_size: float  # index height, share of the face height
+    index_font: Path | None  # None: OpenCV's own font
+
+    @staticmethod
+    def draw(rng: random.Random, latin: tuple[Path, ...]) -> "Convention":
+        return Convention(
+            caption_on_top=rng.random() < 0.4,
+            caption_ink=INK[rng.randrange(len(INK))],
+            index_ink=INK[rng.randrange(len(INK))],
+            index_on_right=rng.random() < 0.5,
+            glyph_shrink=rng.uniform(0.72, 0.88),
+            index_size=rng.uniform(0.14, 0.22),
+            index_font=rng.choice(latin) if latin else None,
+        )
+
+
+def corner_index(cls: str) -> str | None:
+    """The index printed in the corner of a suit tile (its rank) or a wind (its letter); None for others."""
+    if cls in WIND_NAMES:
+        return cls
+    return cls[0] if len(cls) == 2 and cls[1] in SUITS else None
 
 
 @lru_cache(maxsize=1)
@@ -160,33 +193,32 @@ def _caption(cls: str, rng: random.Random) -> tuple[str, bool]:
 
 
 def _flower_face(art: ArtSet, cls: str, rng: random.Random, fonts: tuple[tuple[Path, ...], tuple[Path, ...]],
-                 convention: dict[str, object]) -> np.ndarray:
+                 convention: Convention) -> np.ndarray:
     w, h = FACE_SIZE
     # Half the time a made-up plant, so that only the caption tells the classes apart (other sets'
     # pictures would not do: most carry their own numeral or character).
     if rng.random() < 0.5:
-        face = _shrink(rng.choice(art.faces[cls]), rng.uniform(0.6, 0.85), (0.5, 0.8 if convention["top"] else 0.2))
+        picture, scale = rng.choice(art.faces[cls]), (0.6, 0.85)
     else:
-        face = _shrink(_plant(rng), rng.uniform(0.65, 0.9), (0.5, 0.8 if convention["top"] else 0.2))
+        picture, scale = _plant(rng), (0.65, 0.9)
+    face = _shrink(picture, rng.uniform(*scale), (0.5, 0.8 if convention.caption_on_top else 0.2))
     latin, cjk = fonts
     text, needs_cjk = _caption(cls, rng)
     if needs_cjk and not cjk:
         text, needs_cjk = rng.choice(FLOWER_WORDS[cls]), False
     font = rng.choice(cjk) if needs_cjk else (rng.choice(latin) if latin else None)
-    sprite = _text_rgba(text, round(h * rng.uniform(0.12, 0.2)), round(w * 0.92), convention["ink"], font)  # type: ignore[arg-type]
+    sprite = _text_rgba(text, round(h * rng.uniform(0.12, 0.2)), round(w * 0.92), convention.caption_ink, font)
     x = (w - sprite.shape[1]) // 2 if rng.random() < 0.6 else rng.randint(2, max(2, w - sprite.shape[1] - 2))
-    y = rng.randint(2, 10) if convention["top"] else h - sprite.shape[0] - rng.randint(2, 10)
+    y = rng.randint(2, 10) if convention.caption_on_top else h - sprite.shape[0] - rng.randint(2, 10)
     _over(face, sprite, x, y)
     return face
 
 
-def _indexed_face(face: np.ndarray, index: str, rng: random.Random, latin: tuple[Path, ...],
-                  convention: dict[str, object]) -> np.ndarray:
+def _indexed_face(face: np.ndarray, index: str, convention: Convention) -> np.ndarray:
     w, h = FACE_SIZE
-    right = bool(convention["right"])
-    out = _shrink(face, float(convention["shrink"]), (0.0 if right else 1.0, 1.0))  # type: ignore[arg-type]
-    font = convention["font"] if latin else None
-    sprite = _text_rgba(index, round(h * float(convention["index_size"])), w // 3, convention["index_ink"], font)  # type: ignore[arg-type]
+    right = convention.index_on_right
+    out = _shrink(face, convention.glyph_shrink, (0.0 if right else 1.0, 1.0))
+    sprite = _text_rgba(index, round(h * convention.index_size), w // 3, convention.index_ink, convention.index_font)
     _over(out, sprite, w - sprite.shape[1] - 3 if right else 3, 3)
     return out
 
@@ -195,16 +227,7 @@ def restyle(art: ArtSet, rng: random.Random) -> ArtSet:
     """One variant of `art`: new flower/season faces (picture + caption), a framed white
     dragon, and, half of the time, a corner index on every suit tile and wind."""
     fonts = system_fonts()
-    latin, _ = fonts
-    convention: dict[str, object] = {
-        "top": rng.random() < 0.4,
-        "ink": INK[rng.randrange(len(INK))],
-        "index_ink": INK[rng.randrange(len(INK))],
-        "right": rng.random() < 0.5,
-        "shrink": rng.uniform(0.72, 0.88),
-        "index_size": rng.uniform(0.14, 0.22),
-        "font": rng.choice(latin) if latin else None,
-    }
+    convention = Convention.draw(rng, fonts[0])
     faces = dict(art.faces)
     if all(f in faces for f in FLOWER_NAMES):
         faces |= {f: (_flower_face(art, f, rng, fonts, convention),) for f in FLOWER_NAMES}
@@ -212,11 +235,11 @@ def restyle(art: ArtSet, rng: random.Random) -> ArtSet:
         faces["P"] = (_frame(rng),)
     if rng.random() < 0.5:
         for cls, variants in art.faces.items():
-            index = cls[0] if cls[-1] in "mps" and len(cls) == 2 else WIND_LETTERS.get(cls)
+            index = corner_index(cls)
             if index is not None:
-                faces[cls] = tuple(_indexed_face(v, index, rng, latin, convention) for v in variants)
+                faces[cls] = tuple(_indexed_face(v, index, convention) for v in variants)
     if art.panel:  # faces with their own panel: keep it behind what was drawn
-        colour = np.median(np.concatenate([v[8:20, 8:20, :3].reshape(-1, 3) for vs in art.faces.values() for v in vs[:1]]), axis=0)
+        colour = np.array(panel_colour(art), np.float32)
         faces = {c: tuple(_on_panel(v, colour) for v in vs) for c, vs in faces.items()}
     return replace(art, faces=faces)
 

@@ -16,8 +16,9 @@ from datasets.classes import FACE_NAMES, FLOWER_NAMES
 from datasets.fake_art import write_fake_art
 from datasets.restyle import restyle
 from datasets.synth import main, make_scene
+from scoring.tiles import SUITS, WIND_NAMES
 
-SUITS_AND_WINDS = [c for c in FACE_NAMES if (len(c) == 2 and c[1] in "mps") or c in "ESWN"]
+SUITS_AND_WINDS = [c for c in FACE_NAMES if (len(c) == 2 and c[1] in SUITS) or c in WIND_NAMES]
 
 
 @pytest.fixture(scope="module")
