@@ -135,14 +135,22 @@ class Reading:
             raise HandError("a face-down tile lies in the standing hand: turn it over or remove it")
         return melds, tuple(Tile.parse(c) for c in standing)
 
+    @property
+    def flower_count(self) -> int:
+        """Flower and season tiles wherever they lie, and any face-up tile in the flowers group.
+
+        The reader puts tiles lying apart from the hand's rows in the flowers group even when the
+        classifier named them as other faces (an artwork it does not know); they count as placed.
+        """
+        return sum(is_flower(t.cls) or (t.group == FLOWERS and t.cls != BACK) for t in self.tiles)
+
     def to_hand(self, context: WinContext) -> Hand:
         """The hand these groups make, or HandError naming the first problem (in player terms).
 
-        Flower and season tiles count as flowers wherever they lie; `context.flowers` is replaced
-        by that count.
+        `context.flowers` is replaced by `flower_count`.
         """
         members = self.group_members()
-        flowers = sum(is_flower(t.cls) for t in self.tiles)
+        flowers = self.flower_count
         melds = tuple(
             _meld(n + 1, [self.tiles[i].cls for i in members[g] if not is_flower(self.tiles[i].cls)])
             for n, g in enumerate(g for g in MELD_GROUPS if g in members)

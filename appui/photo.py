@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from datasets.classes import CLASS_NAMES, is_flower
+from datasets.classes import CLASS_NAMES
 from scoring.hand import HandError, WinContext
 from scoring.tiles import Tile
 
@@ -334,7 +334,7 @@ def render() -> None:
         _issues(photo)
         _correction_panel(photo)
     _strip(photo)
-    flowers = sum(is_flower(tile.cls) for tile in photo.reading.tiles)
+    flowers = photo.reading.flower_count
     context, discarder = context_form(PREFIX, _facts(photo.reading), flowers_read=flowers)
     try:
         hand = photo.reading.to_hand(context)

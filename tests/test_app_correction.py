@@ -40,6 +40,18 @@ def test_groups_make_the_hand_with_concealed_kong_and_flowers():
     assert [m.kind for m in hand.melds] == [MeldKind.CHOW, MeldKind.KONG]
 
 
+def test_a_face_the_reader_put_in_the_flowers_group_counts_as_a_flower():
+    """Flowers of an unknown artwork, read as other faces but lying apart: they count where they lie."""
+    read_as_faces = [dict(t, cls="5m") if t["group"] == "flowers" else t for t in READ]
+    reading = Reading.from_tiles(read_as_faces)
+    assert reading.flower_count == 2
+    assert reading.to_hand(WinContext(self_drawn=True)).context.flowers == 2
+    unplaced = reading.with_group(reading.group_members()["flowers"][0], "unplaced")
+    assert unplaced.flower_count == 1  # moved out of the flowers group: a 5m again
+    backs = Reading.from_tiles([dict(t, cls="back") if t["group"] == "flowers" else t for t in READ])
+    assert backs.flower_count == 0
+
+
 def test_change_face_move_group_mark_win_add_remove():
     reading = Reading.from_tiles(READ)
     hand_idx = reading.group_members()["hand"]

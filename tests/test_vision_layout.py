@@ -18,7 +18,7 @@ from scoring.notation import parse_hand
 from scoring.tiles import Tile
 from vision.detections import Detections
 from vision.evaluate_read import hand_key
-from vision.layout import merge_duplicates, read_hand, segment_sets, type_group
+from vision.layout import merge_duplicates, read_hand, segment_sets, sets_between_apart, type_group
 from vision.read import DEFAULT_CONTEXT
 from vision.rows import estimate_row_angle, tile_extent
 from vision.settings import LayoutSettings
@@ -273,6 +273,52 @@ def test_flowers_are_counted_wherever_they_lie() -> None:
         got, _, groups = read(detections_of(tiles))
         assert got is not None and got.context.flowers == 5
         assert sorted(groups[i] for i, t in enumerate(tiles) if t.cls in FLOWER_NAMES) == ["flowers"] * 5
+
+
+def test_sets_between_apart_finds_the_sets_beside_tiles_set_apart() -> None:
+    row = ("1m", "2m", "3m", "E", "E", "E", "P", "5s")
+    gaps = (0.0, 0.0, 0.8, 0.0, 0.0, 1.2, 0.0)
+    assert segment_sets(row, gaps, sets=2) is None
+    assert sets_between_apart(row, gaps, 2, S.group_gap, S.max_apart_tiles) == (0, 6, [3, 3])
+    assert sets_between_apart(row[::-1], gaps[::-1], 2, S.group_gap, S.max_apart_tiles) == (2, 8, [3, 3])
+    touching = (0.0, 0.0, 0.8, 0.0, 0.0, 0.0, 0.0)  # no gap sets the last two apart: they stay in the row
+    assert sets_between_apart(row, touching, 2, S.group_gap, S.max_apart_tiles) is None
+    assert sets_between_apart(row, gaps, 2, S.group_gap, max_apart=1) is None
+    assert sets_between_apart(("P", "5s"), (0.0,), 0, S.group_gap, S.max_apart_tiles) == (0, 0, [])
+
+
+def _flowers_read_as(tiles: list[PlacedTile], hand: Hand, rng: random.Random) -> list[PlacedTile]:
+    """The scene with every flower read as some face the hand does not hold (an unknown artwork's flowers)."""
+    held = {t.name for t in (*hand.concealed, hand.win_tile, *(x for m in hand.melds for x in m.tiles))}
+    others = [n for n in CLASS_NAMES[:34] if n not in held]
+    return [PlacedTile(rng.choice(others), t.group, t.sideways, t.corners, t.xyxy) if t.cls in FLOWER_NAMES else t
+            for t in tiles]
+
+
+@pytest.mark.parametrize("notation", ["[123m] [EEE] 456p789s1s +1s flowers={n}", "123m456p789sEE1s3s +2s flowers={n}"])
+def test_flowers_read_as_other_faces_are_counted_when_the_hand_is_complete(notation: str) -> None:
+    """Flowers of an artwork the classifier does not know, beside the melds or in a row above: counted, and said."""
+    for seed in range(20):
+        rng = random.Random(seed)
+        hand = parse_hand(notation.format(n=rng.randint(1, 6)))
+        tiles = _flowers_read_as(plan_scene(hand, rng, *SIZE), hand, rng)
+        got, issues, groups = read(detections_of(tiles), hand.context)
+        assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
+        assert [groups.get(i) for i in range(len(tiles))] == [t.group for t in tiles]
+        assert any("counted as flowers" in i for i in issues), issues
+
+
+def test_tiles_apart_are_not_counted_when_the_hand_is_not_complete_or_they_are_backs() -> None:
+    rng = random.Random(5)
+    hand = parse_hand("[123m] [EEE] 456p789s1s +1s flowers=3")
+    tiles = _flowers_read_as(plan_scene(hand, rng, *SIZE), hand, rng)
+    one_short = [t for t in tiles if t.group != "hand"][:-1] + [t for t in tiles if t.group == "hand"][1:]
+    got, issues, _ = read(detections_of(one_short), hand.context)
+    assert got is None and not any("counted as flowers" in i for i in issues), issues
+    backs = [PlacedTile("back", t.group, t.sideways, t.corners, t.xyxy) if t.group == "flowers" else t for t in tiles]
+    got, issues, groups = read(detections_of(backs), hand.context)
+    assert got is not None and got.context.flowers == 0
+    assert any("3 tile(s) lie apart from the standing and meld rows and were not used: back back back" in i for i in issues)
 
 
 # --- bad input: a clear issues list, never a crash -----------------------------------------------

@@ -7,8 +7,9 @@ Stages, each testable alone with plain data between them:
 3. `read_layout`: flowers and seasons set aside wherever they lie; the row
    nearest the camera is the standing row, its right-end tile set apart by a
    gap is the winning tile; the row above it holds the melds, split at gaps and
-   typed (`type_group`).
-4. `layout_to_hand`: the `Hand`, or None with the reason in the issues.
+   typed (`type_group`); tiles apart from these two rows are kept as `stray`.
+4. `layout_to_hand`: the `Hand`, or None with the reason in the issues;
+   `read_hand` counts face-up stray tiles as flowers once the rows make a hand.
 
 Everything uncertain goes into `issues`; nothing is guessed silently.
 """
@@ -197,16 +198,58 @@ def _read_standing(
     return tiles, None, issues
 
 
+def sets_between_apart(
+    names: tuple[str, ...], gaps: tuple[float, ...], sets: int, group_gap: float, max_apart: int
+) -> tuple[int, int, list[int]] | None:
+    """Where `sets` valid sets lie in a row that also holds tiles apart at its ends (flowers beside the melds).
+
+    Returns (start, end, set sizes) of the stretch `names[start:end]` that cuts into exactly `sets`
+    sets, with a gap wider than `group_gap` on each side that has tiles beyond it and at most
+    `max_apart` tiles outside it (the fewest win); None when there is no such stretch.
+    """
+    n = len(names)
+    best: tuple[int, int, list[int]] | None = None
+    for start in range(n):
+        if start > 0 and gaps[start - 1] <= group_gap:
+            continue
+        for end in range(n, start - 1, -1):
+            apart = start + n - end
+            if apart == 0 or apart > max_apart or (best is not None and apart >= best[0] + n - best[1]):
+                continue
+            if 0 < end < n and gaps[end - 1] <= group_gap:
+                continue
+            if end == start:
+                sizes: list[int] | None = [] if sets == 0 else None
+            else:
+                sizes = segment_sets(names[start:end], gaps[start:end - 1], sets)
+            if sizes is not None and len(sizes) == sets:
+                best = (start, end, sizes)
+    return best
+
+
 def _read_melds(
     row: Row, model: GapModel, settings: LayoutSettings, sets: int | None
-) -> tuple[list[MeldRead], list[str]]:
-    """The meld row as sets: cut at gaps into valid sets when that is possible, else by gaps alone."""
+) -> tuple[list[MeldRead], tuple[TileObs, ...], list[str]]:
+    """The meld row as sets and the tiles lying apart beside them.
+
+    The row is cut at gaps into valid sets when that is possible, else by gaps alone.  When the
+    standing row says how many sets there must be and the whole row does not cut into that many,
+    tiles set apart at its ends (flowers beside the melds that were read as other faces) are left
+    out of the sets if that makes the count right.
+    """
     names = tuple(t.name for t in row.tiles)
     gaps = model.gaps(row)
     sizes = segment_sets(names, gaps, sets)
+    start, end = 0, len(names)
+    if sets is not None and (sizes is None or len(sizes) != sets):
+        found = sets_between_apart(names, gaps, sets, settings.group_gap, settings.max_apart_tiles)
+        if found is not None:
+            start, end, sizes = found
+    apart = row.tiles[:start] + row.tiles[end:]
     if sizes is None:
-        return _melds_by_gaps(row, model, settings)
-    bounds = [(sum(sizes[:k]), sum(sizes[:k + 1])) for k in range(len(sizes))]
+        melds, issues = _melds_by_gaps(row, model, settings)
+        return melds, (), issues
+    bounds = [(start + sum(sizes[:k]), start + sum(sizes[:k + 1])) for k in range(len(sizes))]
     reads = [MeldRead(row.tiles[a:b], type_group(names[a:b])) for a, b in bounds]  # type: ignore[arg-type]
     issues = [note for r in reads if (note := _concealed_kong_note(r)) is not None]
     for k, (a, b) in enumerate(bounds):
@@ -216,7 +259,7 @@ def _read_melds(
         if k + 1 < len(bounds) and gaps[b - 1] <= settings.group_gap:
             after = " ".join(names[slice(*bounds[k + 1])])
             issues.append(f"the sets {shown} and {after} touch with no gap between them; read as two sets")
-    return reads, issues
+    return reads, apart, issues
 
 
 def _concealed_kong_note(read: MeldRead) -> str | None:
@@ -280,16 +323,12 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
     standing, win, more = _read_standing(rows[-1], model, settings)
     issues += more
     melds: list[MeldRead] = []
+    beside: tuple[TileObs, ...] = ()
     if len(rows) >= 2:
         sets, rest_tiles = divmod(14 - len(rows[-1].tiles), 3)
-        melds, more = _read_melds(rows[-2], model, settings, sets if rest_tiles == 0 else None)
+        melds, beside, more = _read_melds(rows[-2], model, settings, sets if rest_tiles == 0 else None)
         issues += more
-    stray = tuple(t for r in rows[:-2] for t in r.tiles)
-    if stray:
-        issues.append(
-            f"{len(stray)} tile(s) lie in {len(rows) - 2} row(s) above the melds and were not used: "
-            + " ".join(t.name for t in stray)
-        )
+    stray = tuple(t for r in rows[:-2] for t in r.tiles) + beside
     if len(melds) > 4:
         issues.append(f"the meld row shows {len(melds)} groups; a hand has at most 4 sets")
     all_tiles = list(standing) + ([win] if win else []) + [t for m in melds for t in m.tiles] + list(flowers) + list(stray)
@@ -318,8 +357,7 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
     first reading that makes a complete hand is taken, and the issues name the
     tiles left out, so that the user can put them back.
     """
-    layout = read_layout(dets, settings)
-    hand, more = layout_to_hand(layout, context)
+    layout, hand, more = _hand_of(read_layout(dets, settings), context)
     first = HandReading(layout, hand, layout.issues + tuple(more))
     if hand is not None:
         return first
@@ -330,14 +368,40 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
     trials = [(i,) for i in doubtful] + list(combinations(doubtful, 2))[: settings.max_left_out_trials]
     for left_out in trials:
         keep = np.array([i for i in range(len(dets)) if i not in left_out], dtype=np.int64)
-        layout = _reindexed(read_layout(dets[keep], settings), keep)
-        hand, more = layout_to_hand(layout, context)
+        layout, hand, more = _hand_of(_reindexed(read_layout(dets[keep], settings), keep), context)
         if hand is not None:
             names = ", ".join(f"the {CLASS_NAMES[dets.class_id[i]]} at {_centre(dets.xyxy[i])} "
                               f"({dets.confidence[i]:.2f})" for i in left_out)
             note = f"left out {names} as a doubtful detection: without it the tiles make a complete hand"
             return HandReading(layout, hand, (note, *layout.issues, *more), tuple(left_out))
     return first
+
+
+def _hand_of(layout: Layout, context: WinContext) -> tuple[Layout, Hand | None, list[str]]:
+    """The hand of a layout, with the face-up tiles lying apart from its rows counted as flowers.
+
+    A finished hand shows nothing but its two rows and the flowers, so once the rows make a
+    complete hand, face-up tiles apart from them can only be flowers and seasons read as other
+    faces (an artwork the classifier does not know): they are counted, and the issues say so.
+    """
+    hand, issues = layout_to_hand(layout, context)
+    faces = tuple(t for t in layout.stray if t.name != BACK)
+    if hand is not None and faces and len(layout.flowers) + len(faces) <= len(FLOWER_NAMES):
+        counted = replace(layout, flowers=layout.flowers + faces, stray=tuple(t for t in layout.stray if t.name == BACK))
+        counted_hand, more = layout_to_hand(counted, context)
+        if counted_hand is not None:
+            note = (f"{len(faces)} tile(s) lying apart from the standing and meld rows, read as "
+                    f"{' '.join(t.name for t in faces)}, were counted as flowers and seasons: a finished hand "
+                    "shows nothing else; correct any that is not a flower")
+            return counted, counted_hand, [note, *_stray_issues(counted), *more]
+    return layout, hand, [*_stray_issues(layout), *issues]
+
+
+def _stray_issues(layout: Layout) -> list[str]:
+    if not layout.stray:
+        return []
+    return [f"{len(layout.stray)} tile(s) lie apart from the standing and meld rows and were not used: "
+            + " ".join(t.name for t in layout.stray)]
 
 
 def _reindexed(layout: Layout, keep: np.ndarray) -> Layout:

@@ -77,6 +77,10 @@ class LayoutSettings:
     gap_window: int = 4  # ... or against a line through this many touching pairs of its row on each side
     gap_inlier: float = 0.15  # tile widths over a row's median gap beyond which a pair is not touching
     max_copies: int = 4  # a set holds four of each tile
+    # A finished hand shows only its two rows and the flowers: tiles apart from the rows (above the
+    # melds, or set apart at an end of the meld row when the sets are complete without them) are
+    # counted as flowers once the hand is complete, at most this many (a set has 8), and reported.
+    max_apart_tiles: int = 8
     set_inner_gap: float = 0.45  # tile widths: a gap this wide inside a set (cut by the set rules) is reported
 
 
