@@ -220,6 +220,12 @@ def score_reading(reading: Reading, per_hand: dict[int, int]) -> tuple[dict[int,
     return kept, excluded
 
 
+def is_winning(hand: Hand) -> bool:
+    """Whether a validated hand's tiles make a winning shape (four sets and a pair, or a special hand)."""
+    facts, _ = hand_facts(hand)
+    return bool(decompositions(facts.fixed, facts.standing, facts.win, facts.unique))
+
+
 def score(hand: Hand) -> ScoreResult:
     """Score a validated hand.  Raises NotWinningHand when the tiles make no winning shape."""
     facts, warnings = hand_facts(hand)

@@ -7,7 +7,7 @@ import pytest
 from scoring.generate import random_hands
 from scoring.hand import HandError, Meld
 from scoring.notation import format_hand, parse_hand
-from scoring.scorer import NotWinningHand, score
+from scoring.scorer import NotWinningHand, is_winning, score
 from scoring.tiles import ALL_TILES, Tile
 from scoring.waits import waits
 
@@ -80,3 +80,5 @@ def test_the_winning_tile_of_random_hands_is_among_the_waits_with_the_same_score
             if tile not in found and held[tile] < 4:
                 with pytest.raises(NotWinningHand):
                     score(type(hand)(hand.melds, hand.concealed, tile, hand.context))
+                assert not is_winning(type(hand)(hand.melds, hand.concealed, tile, hand.context))
+        assert is_winning(hand)

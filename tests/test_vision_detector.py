@@ -119,6 +119,23 @@ def test_detect_maps_boxes_to_original_pixels_and_names_faces(tmp_path):
     assert detector.model_info.classifier_imgsz == 32 and detector.model_info.detector_imgsz == FINDER_SIZE
 
 
+def test_each_face_keeps_its_second_reading(tmp_path):
+    folder = _make_models(tmp_path / "models")
+    names = list(reversed(FACE_NAMES))
+    weights = fakes.colour_classifier_weights(names, "C", "1p")
+    weights[:, names.index("7s")] = [30.0, -20.0, -20.0]  # red crops: C first, 7s second
+    weights[:, names.index("9m")] = [-20.0, -20.0, 30.0]  # blue crops: 1p first, 9m second
+    fakes.fake_classifier(folder / "classifier.onnx", names, weights)
+    dets = TileDetector.load(folder).detect(_scene())
+    order = np.argsort(dets.xyxy[:, 0])
+    assert [dets.class_names[i] for i in order] == ["C", "1p", "back"]
+    assert dets.runner_up[order].tolist() == [CLASS_ID["7s"], CLASS_ID["9m"], -1]  # a back has none
+    assert dets[order[:1]].runner_up.tolist() == [CLASS_ID["7s"]]
+    assert dets.scaled(2, 2).runner_up.tolist() == dets.runner_up.tolist()
+    swapped = dets.with_class(int(order[0]), CLASS_ID["7s"])
+    assert swapped.class_names[order[0]] == "7s" and swapped.runner_up[order[0]] == CLASS_ID["C"]
+
+
 def test_detect_file_on_reduced_jpeg_reports_original_pixels(tmp_path):
     detector = TileDetector.load(_make_models(tmp_path / "models"))
     big = cv2.resize(_scene(), (IMG_W * 8, IMG_H * 8), interpolation=cv2.INTER_NEAREST)

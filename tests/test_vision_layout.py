@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 from datasets.classes import CLASS_ID, CLASS_NAMES, FLOWER_NAMES
 from datasets.scene import PlacedTile, plan_scene
 from scoring.generate import random_hand
-from scoring.hand import Hand, Meld, MeldKind, WinContext
+from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.notation import parse_hand
 from scoring.tiles import Tile
 from vision.detections import Detections
 from vision.evaluate_read import hand_key
 from vision.layout import merge_duplicates, read_hand, segment_sets, sets_between_apart, type_group
-from vision.read import DEFAULT_CONTEXT
+from vision.read import DEFAULT_CONTEXT, read_detections
 from vision.rows import estimate_row_angle, tile_extent
 from vision.settings import LayoutSettings
 
@@ -254,6 +254,47 @@ def test_a_doubtful_false_detection_is_left_out_and_named(false_class: str, conf
         assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
         assert any(i.startswith(f"left out the {false_class} at") for i in issues), issues
         assert len(tiles) not in groups  # the false tile is in no group
+
+
+def _misread_standing_tile(hand: Hand, tiles: list[PlacedTile]) -> tuple[int, str]:
+    """A standing tile and a wrong face for it that leaves the hand no winning shape."""
+    from scoring.scorer import is_winning
+
+    for i, t in enumerate(tiles):
+        if t.group != "hand":
+            continue
+        concealed = list(hand.concealed)
+        at = concealed.index(Tile.parse(t.cls))
+        for wrong in CLASS_NAMES[:34]:
+            concealed[at] = Tile.parse(wrong)
+            try:
+                if not is_winning(Hand(hand.melds, tuple(concealed), hand.win_tile, hand.context).validate()):
+                    return i, wrong
+            except HandError:
+                continue
+    raise AssertionError("no misreading breaks this hand")
+
+
+def test_a_misread_tile_is_read_as_its_second_reading_when_that_makes_the_hand_win() -> None:
+    for seed in range(15):
+        rng = random.Random(seed)
+        hand = random_hand(rng, shape="standard")
+        tiles = plan_scene(hand, rng, *SIZE)
+        i, wrong = _misread_standing_tile(hand, tiles)
+        dets = detections_of(tiles)
+        classes, runner_up, conf = dets.class_id.copy(), dets.runner_up.copy(), dets.confidence.copy()
+        classes[i], runner_up[i], conf[i] = CLASS_ID[wrong], CLASS_ID[tiles[i].cls], 0.6
+        got, issues, groups = read(Detections(dets.xyxy, conf, classes, runner_up), hand.context)
+        assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
+        assert any(f"read the {wrong} at" in n and f"as {tiles[i].cls}, its second reading" in n for n in issues)
+        assert [groups.get(k) for k in range(len(tiles))] == [t.group for t in tiles]
+        result = read_detections(Detections(dets.xyxy, conf, classes, runner_up), hand.context, S, with_score=False)
+        assert result.tiles[i]["cls"] == tiles[i].cls  # the tile list shows the face the hand was made with
+
+        runner_up[i] = CLASS_ID[wrong]  # a second reading that does not help either: the tiles are kept as read
+        got, issues, _ = read(Detections(dets.xyxy, conf, classes, runner_up), hand.context)
+        assert got is not None and Tile.parse(wrong) in got.concealed and hand_key(got) != hand_key(hand)
+        assert not any("second reading" in n for n in issues)
 
 
 def test_more_than_four_of_a_tile_is_reported() -> None:

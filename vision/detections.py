@@ -1,7 +1,9 @@
 """Detections: one frozen object of parallel arrays, the data between vision stages.
 
 Boxes are `xyxy` in pixels of the original image (after EXIF orientation);
-`class_id` indexes `datasets.classes.CLASS_NAMES`.  Filtering returns a new object.
+`class_id` indexes `datasets.classes.CLASS_NAMES`; `runner_up` is each tile's
+second most likely class (-1 when there is none: a back, a one-model detector).
+Filtering returns a new object.
 """
 
 from __future__ import annotations
@@ -19,22 +21,27 @@ class Detections:
     xyxy: np.ndarray  # (N, 4) float32, pixels
     confidence: np.ndarray  # (N,) float32
     class_id: np.ndarray  # (N,) int64, canonical class ids
+    runner_up: "np.ndarray | None" = None  # (N,) int64, second most likely class ids, -1 for none
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
-        if self.xyxy.shape != (n, 4) or self.confidence.shape != (n,) or self.class_id.shape != (n,):
-            raise ValueError("Detections arrays must be (N,4), (N,), (N,)")
+        if self.runner_up is None:
+            object.__setattr__(self, "runner_up", np.full(n, -1, np.int64))
+        if (self.xyxy.shape != (n, 4) or self.confidence.shape != (n,) or self.class_id.shape != (n,)
+                or self.runner_up.shape != (n,)):
+            raise ValueError("Detections arrays must be (N,4), (N,), (N,), (N,)")
 
     @staticmethod
     def empty() -> "Detections":
         return Detections(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64))
 
     @staticmethod
-    def from_lists(xyxy: Any, confidence: Any, class_id: Any) -> "Detections":
+    def from_lists(xyxy: Any, confidence: Any, class_id: Any, runner_up: Any = None) -> "Detections":
         return Detections(
             np.asarray(xyxy, np.float32).reshape(-1, 4),
             np.asarray(confidence, np.float32).reshape(-1),
             np.asarray(class_id, np.int64).reshape(-1),
+            None if runner_up is None else np.asarray(runner_up, np.int64).reshape(-1),
         )
 
     def __len__(self) -> int:
@@ -44,7 +51,7 @@ class Detections:
         """Boolean mask, index array or slice -> a new Detections."""
         if isinstance(index, (int, np.integer)):
             index = [index]
-        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index])
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], self.runner_up[index])
 
     @property
     def class_names(self) -> list[str]:
@@ -60,7 +67,15 @@ class Detections:
 
     def scaled(self, sx: float, sy: float) -> "Detections":
         """The same detections with x coordinates times `sx` and y times `sy` (another image size)."""
-        return Detections(self.xyxy * np.array([sx, sy, sx, sy], np.float32), self.confidence, self.class_id)
+        return Detections(
+            self.xyxy * np.array([sx, sy, sx, sy], np.float32), self.confidence, self.class_id, self.runner_up
+        )
+
+    def with_class(self, index: int, class_id: int) -> "Detections":
+        """The same detections with tile `index` read as `class_id` (its runner-up becomes the old reading)."""
+        classes, runner_up = self.class_id.copy(), self.runner_up.copy()
+        runner_up[index], classes[index] = classes[index], class_id
+        return Detections(self.xyxy, self.confidence, classes, runner_up)
 
     def to_json(self) -> list[dict[str, Any]]:
         """The `tiles` list of the `vision detect` contract."""

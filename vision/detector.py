@@ -425,19 +425,22 @@ class TileDetector:
         xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, h)
         return xyxy, conf, classes
 
-    def classify_faces(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Canonical class id and probability of each face-up tile box."""
+    def classify_faces(
+        self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Canonical class id and probability of each face-up tile box, and its second most likely class."""
         assert self._classifier is not None and self._classifier_imgsz is not None
         crops = cut_tiles(image_bgr, boxes_xyxy, self._classifier_imgsz, self.settings)
         if len(crops) == 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+            return np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64)
         batch = to_network_input(crops)
         if self._classifier_fixed_batch:
             probs = np.concatenate([self._classifier.run(None, {self._classifier_input: b[None]})[0] for b in batch])
         else:
             probs = self._classifier.run(None, {self._classifier_input: batch})[0]
-        best = probs.argmax(axis=1)
-        return self._classifier_to_canonical[best], probs[np.arange(len(best)), best].astype(np.float32)
+        best, second = np.argsort(-probs, axis=1, kind="stable")[:, :2].T
+        return (self._classifier_to_canonical[best], probs[np.arange(len(best)), best].astype(np.float32),
+                self._classifier_to_canonical[second])
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
         """All tiles of a BGR image, 43 canonical classes, boxes in the image's pixels.
@@ -475,13 +478,15 @@ class TileDetector:
         if self._finder_to_canonical is not None:
             return Detections(xyxy, conf, self._finder_to_canonical[classes])
         canonical = np.full(len(xyxy), BACK_ID, np.int64)
+        runner_up = np.full(len(xyxy), -1, np.int64)
         faces = classes == TILE_FINDER_NAMES.index("tile")
         if faces.any():
-            face_ids, face_probs = self.classify_faces(image_bgr, xyxy[faces])
+            face_ids, face_probs, second_ids = self.classify_faces(image_bgr, xyxy[faces])
             canonical[faces] = face_ids
+            runner_up[faces] = second_ids
             conf = conf.copy()
             conf[faces] = conf[faces] * face_probs
-        return Detections(xyxy, conf, canonical)
+        return Detections(xyxy, conf, canonical, runner_up)
 
     def detect_decoded(self, decoded: DecodedImage) -> Detections:
         """Detect on a (possibly reduced) decoded image; boxes in the original photo's pixels."""

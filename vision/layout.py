@@ -17,7 +17,7 @@ Everything uncertain goes into `issues`; nothing is guessed silently.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 import numpy as np
@@ -347,34 +347,83 @@ class HandReading:
     hand: Hand | None
     issues: tuple[str, ...]
     left_out: tuple[int, ...] = ()  # detection indices read as false detections
+    second_readings: tuple[int, ...] = ()  # detection indices read as their runner-up class
+    detections: Detections = field(default_factory=Detections.empty)  # as read: second readings applied
+
+
+@dataclass(frozen=True)
+class Repair:
+    """One way to read doubtful tiles differently: some read as their second class, some left out."""
+
+    second_readings: tuple[int, ...] = ()
+    left_out: tuple[int, ...] = ()
+
+
+def repairs(dets: Detections, settings: LayoutSettings) -> list[Repair]:
+    """What to try, in order, when the tiles as read make no winning hand.
+
+    The doubtful tiles are those below `doubtful_confidence`, the least sure first (then, for
+    leaving out, backs: a stray back is never part of a hand), at most `doubtful_candidates`.
+    One tile read as its runner-up, one left out, then pairs of each (`max_left_out_trials`).
+    """
+    order = [int(i) for i in np.argsort(dets.confidence, kind="stable")]
+    unsure = [i for i in order if dets.confidence[i] < settings.doubtful_confidence]
+    backs = [i for i in order if dets.class_id[i] == BACK_ID and i not in unsure]
+    doubtful = (unsure + backs)[: settings.doubtful_candidates]
+    second = [i for i in unsure if dets.runner_up[i] >= 0][: settings.doubtful_candidates]
+    pairs = settings.max_left_out_trials
+    return (
+        [Repair(second_readings=(i,)) for i in second]
+        + [Repair(left_out=(i,)) for i in doubtful]
+        + [Repair(second_readings=p) for p in list(combinations(second, 2))[:pairs]]
+        + [Repair(left_out=p) for p in list(combinations(doubtful, 2))[:pairs]]
+    )
 
 
 def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -> HandReading:
     """Layout and hand of deduplicated detections.
 
-    When every tile together makes no hand, a few doubtful tiles (confidence
-    below `doubtful_confidence`, the least sure first, then backs) are left out in turn; the
-    first reading that makes a complete hand is taken, and the issues name the
-    tiles left out, so that the user can put them back.
+    When the tiles as read make no winning hand, doubtful tiles are read as their second most
+    likely class or left out (`repairs`), in turn; the first reading that makes a winning hand
+    is taken, and the issues name what was changed, so that the user can check it.  When none
+    does, the tiles as read are kept (or, when they make no hand at all, the first change that
+    makes one), and the scorer says why the hand does not win.
     """
     layout, hand, more = _hand_of(read_layout(dets, settings), context)
-    first = HandReading(layout, hand, layout.issues + tuple(more))
-    if hand is not None:
+    first = HandReading(layout, hand, layout.issues + tuple(more), detections=dets)
+    if hand is not None and _is_winning(hand):
         return first
-    order = [int(i) for i in np.argsort(dets.confidence, kind="stable")]
-    unsure = [i for i in order if dets.confidence[i] < settings.doubtful_confidence]
-    backs = [i for i in order if dets.class_id[i] == BACK_ID and i not in unsure]  # a stray back is never part of a hand
-    doubtful = (unsure + backs)[: settings.doubtful_candidates]
-    trials = [(i,) for i in doubtful] + list(combinations(doubtful, 2))[: settings.max_left_out_trials]
-    for left_out in trials:
-        keep = np.array([i for i in range(len(dets)) if i not in left_out], dtype=np.int64)
-        layout, hand, more = _hand_of(_reindexed(read_layout(dets[keep], settings), keep), context)
-        if hand is not None:
+    fallback = first if hand is not None else None
+    for repair in repairs(dets, settings):
+        changed = dets
+        for i in repair.second_readings:
+            changed = changed.with_class(i, int(dets.runner_up[i]))
+        keep = np.array([i for i in range(len(dets)) if i not in repair.left_out], dtype=np.int64)
+        layout, hand, more = _hand_of(_reindexed(read_layout(changed[keep], settings), keep), context)
+        if hand is None:
+            continue
+        notes = [
+            f"read the {CLASS_NAMES[dets.class_id[i]]} at {_centre(dets.xyxy[i])} ({dets.confidence[i]:.2f}) "
+            f"as {CLASS_NAMES[dets.runner_up[i]]}, its second reading: so the tiles make a winning hand"
+            for i in repair.second_readings
+        ]
+        if repair.left_out:
             names = ", ".join(f"the {CLASS_NAMES[dets.class_id[i]]} at {_centre(dets.xyxy[i])} "
-                              f"({dets.confidence[i]:.2f})" for i in left_out)
-            note = f"left out {names} as a doubtful detection: without it the tiles make a complete hand"
-            return HandReading(layout, hand, (note, *layout.issues, *more), tuple(left_out))
-    return first
+                              f"({dets.confidence[i]:.2f})" for i in repair.left_out)
+            notes.append(f"left out {names} as a doubtful detection: without it the tiles make a complete hand")
+        reading = HandReading(
+            layout, hand, (*notes, *layout.issues, *more), repair.left_out, repair.second_readings, changed
+        )
+        if _is_winning(hand):
+            return reading
+        fallback = fallback or reading
+    return fallback or first
+
+
+def _is_winning(hand: Hand) -> bool:
+    from scoring.scorer import is_winning  # the scorer is large; load it when a hand is read
+
+    return is_winning(hand)
 
 
 def _hand_of(layout: Layout, context: WinContext) -> tuple[Layout, Hand | None, list[str]]:

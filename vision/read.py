@@ -90,10 +90,11 @@ def read_detections(
         result, more = score_hand(hand)
         issues += more
     groups = layout.groups()
+    as_read = reading.detections  # a doubtful tile may have been read as its second class
     tiles = tuple(
-        {**tile, "group": groups.get(i)} for i, tile in enumerate(merged.to_json())
+        {**tile, "group": groups.get(i)} for i, tile in enumerate(as_read.to_json())
     )
-    return ReadResult(tiles, hand, tuple(issues), result, merged, layout)
+    return ReadResult(tiles, hand, tuple(issues), result, as_read, layout)
 
 
 class HandReader:
