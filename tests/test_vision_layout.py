@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from datasets.classes import CLASS_ID, CLASS_NAMES, FLOWER_NAMES
+from datasets.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES
 from datasets.scene import PlacedTile, plan_scene
 from scoring.generate import random_hand
 from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
@@ -295,6 +295,20 @@ def test_a_misread_tile_is_read_as_its_second_reading_when_that_makes_the_hand_w
         got, issues, _ = read(Detections(dets.xyxy, conf, classes, runner_up), hand.context)
         assert got is not None and Tile.parse(wrong) in got.concealed and hand_key(got) != hand_key(hand)
         assert not any("second reading" in n for n in issues)
+
+
+def test_a_blank_white_dragon_taken_for_a_back_is_read_as_one() -> None:
+    hand = parse_hand("[123m] [EEE] 456p 78s PP +9s")
+    for seed in range(10):
+        rng = random.Random(seed)
+        tiles = plan_scene(hand, rng, *SIZE)
+        dets = detections_of(tiles)
+        blank = next(i for i, t in enumerate(tiles) if t.cls == "P")
+        classes = dets.class_id.copy()
+        classes[blank] = BACK_ID
+        got, issues, groups = read(Detections(dets.xyxy, dets.confidence, classes), hand.context)
+        assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
+        assert any(n.startswith("read the back at") and "as P, its second reading" in n for n in issues), issues
 
 
 def test_more_than_four_of_a_tile_is_reported() -> None:

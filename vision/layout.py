@@ -22,7 +22,7 @@ from itertools import combinations
 
 import numpy as np
 
-from datasets.classes import BACK, BACK_ID, CLASS_NAMES, FLOWER_NAMES
+from datasets.classes import BACK, BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES
 from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.tiles import TILE_NAMES, Tile
 
@@ -364,13 +364,14 @@ def repairs(dets: Detections, settings: LayoutSettings) -> list[Repair]:
 
     The doubtful tiles are those below `doubtful_confidence`, the least sure first (then, for
     leaving out, backs: a stray back is never part of a hand), at most `doubtful_candidates`.
-    One tile read as its runner-up, one left out, then pairs of each (`max_left_out_trials`).
+    One tile read as its runner-up (`second_reading`), one left out, then pairs of each
+    (`max_left_out_trials`).
     """
     order = [int(i) for i in np.argsort(dets.confidence, kind="stable")]
     unsure = [i for i in order if dets.confidence[i] < settings.doubtful_confidence]
     backs = [i for i in order if dets.class_id[i] == BACK_ID and i not in unsure]
     doubtful = (unsure + backs)[: settings.doubtful_candidates]
-    second = [i for i in unsure if dets.runner_up[i] >= 0][: settings.doubtful_candidates]
+    second = [i for i in unsure + backs if second_reading(dets, i) >= 0][: settings.doubtful_candidates]
     pairs = settings.max_left_out_trials
     return (
         [Repair(second_readings=(i,)) for i in second]
@@ -378,6 +379,13 @@ def repairs(dets: Detections, settings: LayoutSettings) -> list[Repair]:
         + [Repair(second_readings=p) for p in list(combinations(second, 2))[:pairs]]
         + [Repair(left_out=p) for p in list(combinations(doubtful, 2))[:pairs]]
     )
+
+
+def second_reading(dets: Detections, i: int) -> int:
+    """The class tile `i` could be instead: its runner-up; for a back, a blank white dragon; -1 for none."""
+    if dets.class_id[i] == BACK_ID:
+        return CLASS_ID["P"]  # many sets leave the white dragon blank, and a blank face passes for a back
+    return int(dets.runner_up[i])
 
 
 def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -> HandReading:
@@ -397,14 +405,14 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
     for repair in repairs(dets, settings):
         changed = dets
         for i in repair.second_readings:
-            changed = changed.with_class(i, int(dets.runner_up[i]))
+            changed = changed.with_class(i, second_reading(dets, i))
         keep = np.array([i for i in range(len(dets)) if i not in repair.left_out], dtype=np.int64)
         layout, hand, more = _hand_of(_reindexed(read_layout(changed[keep], settings), keep), context)
         if hand is None:
             continue
         notes = [
             f"read the {CLASS_NAMES[dets.class_id[i]]} at {_centre(dets.xyxy[i])} ({dets.confidence[i]:.2f}) "
-            f"as {CLASS_NAMES[dets.runner_up[i]]}, its second reading: so the tiles make a winning hand"
+            f"as {CLASS_NAMES[second_reading(dets, i)]}, its second reading: so the tiles make a winning hand"
             for i in repair.second_readings
         ]
         if repair.left_out:
