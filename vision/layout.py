@@ -359,19 +359,24 @@ class Repair:
     left_out: tuple[int, ...] = ()
 
 
-def repairs(dets: Detections, settings: LayoutSettings) -> list[Repair]:
+def repairs(dets: Detections, settings: LayoutSettings, win_known: bool) -> list[Repair]:
     """What to try, in order, when the tiles as read make no winning hand.
 
-    The doubtful tiles are those below `doubtful_confidence`, the least sure first (then, for
-    leaving out, backs: a stray back is never part of a hand), at most `doubtful_candidates`.
-    One tile read as its runner-up (`second_reading`), one left out, then pairs of each
-    (`max_left_out_trials`).
+    Second readings (`second_reading`) are tried only when the winning tile was set apart (no
+    face makes up for a missing gap): for tiles below `second_reading_confidence`, the least sure
+    first, then backs.  Left out may be tiles below `doubtful_confidence`, the least sure first,
+    then backs (a stray back is never part of a hand).  One tile read again, one left out, then
+    pairs of each (`max_left_out_trials`).
     """
     order = [int(i) for i in np.argsort(dets.confidence, kind="stable")]
+    backs = [i for i in order if dets.class_id[i] == BACK_ID]
     unsure = [i for i in order if dets.confidence[i] < settings.doubtful_confidence]
-    backs = [i for i in order if dets.class_id[i] == BACK_ID and i not in unsure]
-    doubtful = (unsure + backs)[: settings.doubtful_candidates]
-    second = [i for i in unsure + backs if second_reading(dets, i) >= 0][: settings.doubtful_candidates]
+    doubtful = (unsure + [i for i in backs if i not in unsure])[: settings.doubtful_candidates]
+    second: list[int] = []
+    if win_known:
+        rereadable = [i for i in order if dets.confidence[i] < settings.second_reading_confidence]
+        second = [i for i in rereadable + [i for i in backs if i not in rereadable] if second_reading(dets, i) >= 0]
+        second = second[: settings.second_reading_candidates]
     pairs = settings.max_left_out_trials
     return (
         [Repair(second_readings=(i,)) for i in second]
@@ -402,7 +407,7 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
     if hand is not None and _is_winning(hand):
         return first
     fallback = first if hand is not None else None
-    for repair in repairs(dets, settings):
+    for repair in repairs(dets, settings, win_known=layout.win is not None):
         changed = dets
         for i in repair.second_readings:
             changed = changed.with_class(i, second_reading(dets, i))

@@ -59,11 +59,14 @@ class LayoutSettings:
     duplicate_iou: float = 0.6  # two boxes overlapping more than this are one tile
     duplicate_containment: float = 0.8  # ... or when this share of the smaller box lies in the larger
     low_confidence: float = 0.5  # a tile read with less confidence is reported in issues
-    # when the tiles make no winning hand, tiles below this may be read as their runner-up class or left
-    # out as false detections ...
-    doubtful_confidence: float = 0.95
-    doubtful_candidates: int = 10  # ... the least sure this many (then backs), one at a time, then ...
-    max_left_out_trials: int = 10  # ... this many pairs of them (of each kind)
+    # When the tiles make no winning hand (and the winning tile is known), tiles read with less confidence
+    # than this may be read as their runner-up class (a back as a blank white dragon) ...
+    second_reading_confidence: float = 0.95
+    second_reading_candidates: int = 10  # ... the least sure this many, one at a time, then pairs
+    # ... then tiles below this may be left out as false detections ...
+    doubtful_confidence: float = 0.5
+    doubtful_candidates: int = 6  # ... the least sure this many (then backs), one at a time, then ...
+    max_left_out_trials: int = 10  # ... this many pairs of them (and of second readings)
     neighbour_reach: float = 1.6  # tile heights: nearest neighbours within this give the row direction
     angle_vote_spread_deg: float = 8.0  # neighbour votes this far from their median are left out
     steep_max_share: float = 0.6  # more neighbour votes steeper than 45 degrees than this: the photo is turned
