@@ -9,6 +9,11 @@ ultralytics stores `names`, `imgsz`, `task`, `version` and `date` in the ONNX
 metadata; this adds `mcr_role` and `mcr_source` (the checkpoint it came from),
 then loads the pair with `vision.detector.TileDetector` to check the class
 table before reporting success.
+
+`--classifier` given more than once exports an ensemble as one classifier.onnx:
+the crop comes in at the largest member's input size, is resized inside the
+graph for smaller members, and the members' class probabilities are averaged,
+so the runtime loads it like any classifier.
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from datasets.classes import ClassTableMismatch
 from vision.detector import ModelLoadError, TileDetector
@@ -66,11 +74,101 @@ def export_checkpoint(checkpoint: Path, target: Path, role: str, dynamic: bool) 
     return target
 
 
+def _metadata(model: Any) -> dict[str, str]:
+    return {p.key: p.value for p in model.metadata_props}
+
+
+def merge_classifiers(members: "list[Path]", target: Path, sources: "list[str]") -> Path:
+    """One ONNX classifier averaging the class probabilities of `members` (same class table)."""
+    import onnx
+    from onnx import TensorProto, compose, helper, numpy_helper
+
+    models = [onnx.load(str(m)) for m in members]
+    metas = [_metadata(m) for m in models]
+    if any(meta.get("names") != metas[0].get("names") for meta in metas):
+        raise ExportError("the classifiers of an ensemble must have the same class table in the same order")
+    sizes = [int(str(meta.get("imgsz", "[0]")).strip("[]").split(",")[0]) for meta in metas]
+    if min(sizes) <= 0:
+        raise ExportError("a classifier without its input size in the metadata cannot join an ensemble")
+    size = max(sizes)
+    opset = max(op.version for m in models for op in m.opset_import if op.domain in ("", "ai.onnx"))
+    nodes, initializers, outputs = [], [], []
+    for k, (model, member_size) in enumerate(zip(models, sizes)):
+        graph = compose.add_prefix(model, f"m{k}_").graph
+        if member_size == size:
+            nodes.append(helper.make_node("Identity", ["images"], [graph.input[0].name]))
+        else:
+            scale = numpy_helper.from_array(np.array([1, 1, member_size / size, member_size / size], np.float32),
+                                            f"m{k}_scales")
+            initializers.append(scale)
+            nodes.append(helper.make_node("Resize", ["images", "", scale.name], [graph.input[0].name],
+                                          mode="linear", antialias=1))
+        nodes.extend(graph.node)
+        initializers.extend(graph.initializer)
+        outputs.append(graph.output[0].name)
+    nodes.append(helper.make_node("Mean", outputs, ["output0"]))
+    initializers, casts = _stored_as_half(initializers)
+    classes = models[0].graph.output[0].type.tensor_type.shape.dim[-1].dim_value
+    merged = helper.make_model(
+        helper.make_graph(
+            casts + nodes, "classifier_ensemble",
+            [helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 3, "height", "width"])],
+            [helper.make_tensor_value_info("output0", TensorProto.FLOAT, ["batch", classes])],
+            initializer=initializers,
+        ),
+        opset_imports=[helper.make_opsetid("", max(opset, 18))],  # Resize antialias needs opset 18
+    )
+    merged.ir_version = models[0].ir_version
+    onnx.checker.check_model(merged)
+    meta = {**metas[sizes.index(size)], "imgsz": f"[{size}, {size}]", "mcr_role": "classifier",
+            "mcr_source": " + ".join(sources), "mcr_ensemble": " + ".join(f"{n} px" for n in sizes)}
+    for key, value in meta.items():
+        prop = merged.metadata_props.add()
+        prop.key, prop.value = key, value
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.partial")
+    onnx.save(merged, str(partial))
+    os.replace(partial, target)
+    print(f"classifier ensemble ({meta['mcr_ensemble']}) -> {target} ({target.stat().st_size / 1e6:.1f} MB)", flush=True)
+    return target
+
+
+def _stored_as_half(initializers: "list[Any]", min_size: int = 16) -> "tuple[list[Any], list[Any]]":
+    """Float weights stored as float16 with a Cast back to float32 in front.
+
+    Halves the file (an ultralytics checkpoint holds its weights in float16 anyway, so nothing is
+    lost against it); onnxruntime folds the casts when the session starts, so inference runs in
+    float32 as before.
+    """
+    from onnx import TensorProto, helper, numpy_helper
+
+    kept, casts = [], []
+    for init in initializers:
+        if init.data_type != TensorProto.FLOAT or int(np.prod(init.dims)) < min_size:
+            kept.append(init)
+            continue
+        half = numpy_helper.from_array(numpy_helper.to_array(init).astype(np.float16), f"{init.name}_fp16")
+        kept.append(half)
+        casts.append(helper.make_node("Cast", [half.name], [init.name], to=TensorProto.FLOAT))
+    return kept, casts
+
+
+def export_classifiers(checkpoints: "list[Path]", target: Path) -> Path:
+    """One checkpoint exported as is; several exported each and merged into one ensemble."""
+    if len(checkpoints) == 1:
+        return export_checkpoint(checkpoints[0], target, "classifier", dynamic=True)
+    with tempfile.TemporaryDirectory(prefix="mcr_ensemble_") as scratch:
+        members = [export_checkpoint(c, Path(scratch) / f"member{k}.onnx", "classifier", dynamic=True)
+                   for k, c in enumerate(checkpoints)]
+        return merge_classifiers(members, target, [str(c) for c in checkpoints])
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m vision.export", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--detector", type=Path, help="tile-finder (or 43-class detector) checkpoint .pt")
-    parser.add_argument("--classifier", type=Path, help="face classifier checkpoint .pt")
+    parser.add_argument("--classifier", type=Path, action="append",
+                        help="face classifier checkpoint .pt; repeat it to ship an ensemble of classifiers")
     parser.add_argument("--out", type=Path, default=Path("models"), help="folder for detector.onnx/classifier.onnx")
     parser.add_argument("--no-check", action="store_true", help="skip loading the result with the runtime")
     return parser
@@ -85,7 +183,7 @@ def main(argv: "list[str] | None" = None) -> int:
         if args.detector:
             export_checkpoint(args.detector, args.out / SETTINGS.detector_file, "detector", dynamic=False)
         if args.classifier:
-            export_checkpoint(args.classifier, args.out / SETTINGS.classifier_file, "classifier", dynamic=True)
+            export_classifiers(args.classifier, args.out / SETTINGS.classifier_file)
         if not args.no_check:
             info = TileDetector.load(args.out).model_info
             print(f"runtime check passed: {info.to_json()}", flush=True)
