@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from datasets.classes import ClassTableMismatch
-from vision.detector import ModelLoadError, TileDetector
+from vision.detector import ModelLoadError, TileDetector, _imgsz_of, _names_of, _session, read_metadata
 from vision.settings import DetectorSettings
 
 SETTINGS = DetectorSettings()
@@ -39,14 +39,19 @@ class ExportError(RuntimeError):
     """A checkpoint that cannot be exported."""
 
 
-def _add_metadata(onnx_path: Path, extra: dict[str, str]) -> None:
-    import onnx
-
-    model = onnx.load(str(onnx_path))
+def _set_metadata(model: Any, extra: dict[str, str]) -> None:
+    """Set (or add) metadata entries of an ONNX ModelProto."""
     present = {p.key: p for p in model.metadata_props}
     for key, value in extra.items():
         prop = present.get(key) or model.metadata_props.add()
         prop.key, prop.value = key, value
+
+
+def _add_metadata(onnx_path: Path, extra: dict[str, str]) -> None:
+    import onnx
+
+    model = onnx.load(str(onnx_path))
+    _set_metadata(model, extra)
     onnx.save(model, str(onnx_path))
 
 
@@ -74,22 +79,18 @@ def export_checkpoint(checkpoint: Path, target: Path, role: str, dynamic: bool) 
     return target
 
 
-def _metadata(model: Any) -> dict[str, str]:
-    return {p.key: p.value for p in model.metadata_props}
-
-
 def merge_classifiers(members: "list[Path]", target: Path, sources: "list[str]") -> Path:
     """One ONNX classifier averaging the class probabilities of `members` (same class table)."""
     import onnx
     from onnx import TensorProto, compose, helper, numpy_helper
 
     models = [onnx.load(str(m)) for m in members]
-    metas = [_metadata(m) for m in models]
-    if any(meta.get("names") != metas[0].get("names") for meta in metas):
+    # read as the runtime reads them, so the ensemble is checked by the runtime's own rules
+    sessions = [_session(m, SETTINGS) for m in members]
+    metas = [read_metadata(session) for session in sessions]
+    if any(_names_of(meta, str(m)) != _names_of(metas[0], str(members[0])) for meta, m in zip(metas, members)):
         raise ExportError("the classifiers of an ensemble must have the same class table in the same order")
-    sizes = [int(str(meta.get("imgsz", "[0]")).strip("[]").split(",")[0]) for meta in metas]
-    if min(sizes) <= 0:
-        raise ExportError("a classifier without its input size in the metadata cannot join an ensemble")
+    sizes = [_imgsz_of(meta, session, str(m)) for meta, session, m in zip(metas, sessions, members)]
     size = max(sizes)
     opset = max(op.version for m in models for op in m.opset_import if op.domain in ("", "ai.onnx"))
     nodes, initializers, outputs = [], [], []
@@ -120,11 +121,10 @@ def merge_classifiers(members: "list[Path]", target: Path, sources: "list[str]")
     )
     merged.ir_version = models[0].ir_version
     onnx.checker.check_model(merged)
-    meta = {**metas[sizes.index(size)], "imgsz": f"[{size}, {size}]", "mcr_role": "classifier",
-            "mcr_source": " + ".join(sources), "mcr_ensemble": " + ".join(f"{n} px" for n in sizes)}
-    for key, value in meta.items():
-        prop = merged.metadata_props.add()
-        prop.key, prop.value = key, value
+    meta = {p.key: p.value for p in models[sizes.index(size)].metadata_props}
+    meta.update({"imgsz": f"[{size}, {size}]", "mcr_role": "classifier",
+                 "mcr_source": " + ".join(sources), "mcr_ensemble": " + ".join(f"{n} px" for n in sizes)})
+    _set_metadata(merged, meta)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.partial")
     onnx.save(merged, str(partial))
