@@ -368,15 +368,16 @@ def repairs(dets: Detections, settings: LayoutSettings, win_known: bool) -> list
     then backs (a stray back is never part of a hand).  One tile read again, one left out, then
     pairs of each (`max_left_out_trials`).
     """
-    order = [int(i) for i in np.argsort(dets.confidence, kind="stable")]
-    backs = [i for i in order if dets.class_id[i] == BACK_ID]
-    unsure = [i for i in order if dets.confidence[i] < settings.doubtful_confidence]
-    doubtful = (unsure + [i for i in backs if i not in unsure])[: settings.doubtful_candidates]
+    order = [int(i) for i in np.argsort(dets.confidence, kind="stable")]  # least sure first
+
+    def below(threshold: float) -> list[int]:  # ascending confidence: backs above it come last
+        return [i for i in order if dets.confidence[i] < threshold or dets.class_id[i] == BACK_ID]
+
+    doubtful = below(settings.doubtful_confidence)[: settings.doubtful_candidates]
     second: list[int] = []
     if win_known:
-        rereadable = [i for i in order if dets.confidence[i] < settings.second_reading_confidence]
-        second = [i for i in rereadable + [i for i in backs if i not in rereadable] if second_reading(dets, i) >= 0]
-        second = second[: settings.second_reading_candidates]
+        rereadable = [i for i in below(settings.second_reading_confidence) if second_reading(dets, i) >= 0]
+        second = rereadable[: settings.second_reading_candidates]
     pairs = settings.max_left_out_trials
     return (
         [Repair(second_readings=(i,)) for i in second]
