@@ -3,8 +3,10 @@
 Five trained artworks teach a classifier those five drawings; a tile set it has
 never seen differs in ways that repeat from set to set: flowers and seasons are
 any picture with a caption that names them (a numeral, 梅蘭菊竹 / 春夏秋冬, or an
-English name), the white dragon is some frame, and suits and winds may carry a
-corner index with the glyph shrunk to make room.  `restyle(art, rng)` draws one
+English name, or a framed 梅..冬 alone, or a picture with a numeral), the white
+dragon is some frame or lattice, suits and honours are drawn in other arrangements,
+colours and brushes (`datasets.drawn`), and suits and winds may carry a corner index
+with the glyph shrunk to make room.  `restyle(art, rng)` draws one
 such variant of a set, so that a share of the synthetic scenes (`datasets.synth
 --restyle`) teaches the model to read what identifies a face rather than one
 artist's picture of it.
@@ -22,10 +24,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
 
 from datasets.art import FACE_SIZE, ArtSet
 from datasets.classes import FLOWER_NAMES
+from datasets.drawn import drawn_faces, text_rgba
 from datasets.render import Colour, panel_colour
 from scoring.tiles import SUITS, WIND_NAMES
 
@@ -42,7 +44,9 @@ FLOWER_WORDS: dict[str, tuple[str, ...]] = {
     "s4": ("WINTER", "Winter", "WIN"),
 }
 FLOWER_CHARACTERS = dict(zip(FLOWER_NAMES, "梅蘭菊竹春夏秋冬"))  # traditional script, as printed on tiles
-INK = ((20, 20, 20), (30, 30, 170), (170, 60, 20), (30, 120, 30), (20, 20, 120), (120, 40, 120))  # BGR
+DRAWN_SHARE = 0.5  # restyled sets whose suits and honours are drawn anew (datasets.drawn)
+FLOWER_STYLES = ("caption", "caption", "character", "numbered")
+INK = ((20, 20, 20), (30, 30, 170), (170, 60, 20), (30, 120, 30), (20, 20, 120), (120, 40, 120), (20, 140, 190))  # BGR
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ class Convention:
     glyph_shrink: float  # the glyph's share of the face when an index makes room
     index_size: float  # index height, share of the face height
     index_font: Path | None  # None: OpenCV's own font
+    flower_style: str  # "caption" (picture and caption), "character" (framed 梅..冬) or "numbered" (picture, numeral)
 
     @staticmethod
     def draw(rng: random.Random, latin: tuple[Path, ...]) -> "Convention":
@@ -67,6 +72,7 @@ class Convention:
             glyph_shrink=rng.uniform(0.72, 0.88),
             index_size=rng.uniform(0.14, 0.22),
             index_font=rng.choice(latin) if latin else None,
+            flower_style=rng.choice(FLOWER_STYLES),
         )
 
 
@@ -84,30 +90,6 @@ def system_fonts() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     cjk = tuple(p for p in found if any(h in p.name.lower() for h in CJK_FONT_HINTS))
     latin = tuple(p for p in found if p not in cjk and "math" not in p.name.lower())
     return latin, cjk
-
-
-@lru_cache(maxsize=64)
-def _font(path: str, size: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(path, size)
-
-
-def _text_rgba(text: str, height: int, max_width: int, colour: tuple[int, int, int], font: Path | None) -> np.ndarray:
-    """`text` as an RGBA (BGR order) image about `height` px tall, no wider than `max_width`."""
-    if font is None:
-        scale = height / 22
-        (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, round(scale * 2)))
-        image = np.zeros((th + base + 4, tw + 4, 4), np.uint8)
-        cv2.putText(image, text, (2, th + 2), cv2.FONT_HERSHEY_SIMPLEX, scale, (*colour, 255), max(1, round(scale * 2)), cv2.LINE_AA)
-    else:
-        pil_font = _font(str(font), max(6, height))
-        x0, y0, x1, y1 = pil_font.getbbox(text)
-        canvas = Image.new("RGBA", (max(1, x1 - x0 + 4), max(1, y1 - y0 + 4)), (0, 0, 0, 0))
-        ImageDraw.Draw(canvas).text((2 - x0, 2 - y0), text, font=pil_font, fill=(colour[2], colour[1], colour[0], 255))
-        image = np.asarray(canvas)[..., [2, 1, 0, 3]].copy()
-    if image.shape[1] > max_width:
-        scale = max_width / image.shape[1]
-        image = cv2.resize(image, (max_width, max(1, round(image.shape[0] * scale))), interpolation=cv2.INTER_AREA)
-    return image
 
 
 def _over(face: np.ndarray, sprite: np.ndarray, x: int, y: int) -> None:
@@ -163,7 +145,9 @@ def _plant(rng: random.Random) -> np.ndarray:
 
 
 def _frame(rng: random.Random) -> np.ndarray:
-    """A white dragon: one or two frames, plain, dashed or chequered (RGBA, FACE_SIZE)."""
+    """A white dragon: one or two frames, plain, dashed or chequered, or a lattice (RGBA, FACE_SIZE)."""
+    if rng.random() < 0.35:
+        return _lattice(rng)
     w, h = FACE_SIZE
     image = np.zeros((h, w, 4), np.uint8)
     colours = [(*c, 255) for c in rng.sample(INK, 2)]
@@ -184,6 +168,31 @@ def _frame(rng: random.Random) -> np.ndarray:
     return image
 
 
+def _lattice(rng: random.Random) -> np.ndarray:
+    """A white dragon as a lattice: a broad frame crossed by rungs, some cells filled, an empty middle."""
+    w, h = FACE_SIZE
+    image = np.zeros((h, w, 4), np.uint8)
+    ink, fill = ((*c, 255) for c in rng.sample(INK, 2))
+    outer, band = rng.uniform(0.08, 0.16), rng.uniform(0.14, 0.22)
+    x0, y0, x1, y1 = round(w * outer), round(w * outer), round(w * (1 - outer)), round(h - w * outer)
+    b = round(w * band)
+    thickness = rng.randint(2, 4)
+    cells = rng.randint(3, 6)
+    for i in range(cells + 1):  # rungs across the band, along all four sides
+        x = round(x0 + (x1 - x0) * i / cells)
+        y = round(y0 + (y1 - y0) * i / cells)
+        cv2.line(image, (x, y0), (x, y0 + b), ink, thickness, cv2.LINE_AA)
+        cv2.line(image, (x, y1 - b), (x, y1), ink, thickness, cv2.LINE_AA)
+        cv2.line(image, (x0, y), (x0 + b, y), ink, thickness, cv2.LINE_AA)
+        cv2.line(image, (x1 - b, y), (x1, y), ink, thickness, cv2.LINE_AA)
+        if i < cells and rng.random() < 0.4:
+            cv2.rectangle(image, (x + thickness, y0 + thickness), (round(x0 + (x1 - x0) * (i + 1) / cells) - thickness, y0 + b - thickness), fill, -1)
+            cv2.rectangle(image, (x + thickness, y1 - b + thickness), (round(x0 + (x1 - x0) * (i + 1) / cells) - thickness, y1 - thickness), fill, -1)
+    cv2.rectangle(image, (x0, y0), (x1, y1), ink, thickness + 1, cv2.LINE_AA)
+    cv2.rectangle(image, (x0 + b, y0 + b), (x1 - b, y1 - b), ink, thickness + 1, cv2.LINE_AA)
+    return image
+
+
 def _caption(cls: str, rng: random.Random) -> tuple[str, bool]:
     """The words naming a flower or season: (text, needs a CJK font)."""
     number = cls[1]
@@ -194,6 +203,9 @@ def _caption(cls: str, rng: random.Random) -> tuple[str, bool]:
 
 def _flower_face(art: ArtSet, cls: str, rng: random.Random, fonts: tuple[tuple[Path, ...], tuple[Path, ...]],
                  convention: Convention) -> np.ndarray:
+    latin, cjk = fonts
+    if convention.flower_style == "character" and cjk:
+        return _character_flower(cls, rng, rng.choice(cjk), convention)
     w, h = FACE_SIZE
     # Half the time a made-up plant, so that only the caption tells the classes apart (other sets'
     # pictures would not do: most carry their own numeral or character).
@@ -201,16 +213,39 @@ def _flower_face(art: ArtSet, cls: str, rng: random.Random, fonts: tuple[tuple[P
         picture, scale = rng.choice(art.faces[cls]), (0.6, 0.85)
     else:
         picture, scale = _plant(rng), (0.65, 0.9)
+    if convention.flower_style == "numbered":
+        # The picture fills the face, a numeral in its corner: flowers in one ink, seasons in
+        # another, so a made-up plant still tells f1 from s1 (else the set's own picture does).
+        inks = (convention.caption_ink, convention.index_ink)
+        if inks[0] == inks[1]:
+            picture = rng.choice(art.faces[cls])
+        face = _shrink(picture, rng.uniform(0.75, 0.92), (0.5, 1.0))
+        sprite = text_rgba(cls[1], round(h * convention.index_size), w // 3, inks[cls[0] == "s"],
+                           convention.index_font)
+        _over(face, sprite, w - sprite.shape[1] - 3 if convention.index_on_right else 3, 3)
+        return face
     face = _shrink(picture, rng.uniform(*scale), (0.5, 0.8 if convention.caption_on_top else 0.2))
-    latin, cjk = fonts
     text, needs_cjk = _caption(cls, rng)
     if needs_cjk and not cjk:
         text, needs_cjk = rng.choice(FLOWER_WORDS[cls]), False
     font = rng.choice(cjk) if needs_cjk else (rng.choice(latin) if latin else None)
-    sprite = _text_rgba(text, round(h * rng.uniform(0.12, 0.2)), round(w * 0.92), convention.caption_ink, font)
+    sprite = text_rgba(text, round(h * rng.uniform(0.12, 0.2)), round(w * 0.92), convention.caption_ink, font)
     x = (w - sprite.shape[1]) // 2 if rng.random() < 0.6 else rng.randint(2, max(2, w - sprite.shape[1] - 2))
     y = rng.randint(2, 10) if convention.caption_on_top else h - sprite.shape[0] - rng.randint(2, 10)
     _over(face, sprite, x, y)
+    return face
+
+
+def _character_flower(cls: str, rng: random.Random, font: Path, convention: Convention) -> np.ndarray:
+    """梅蘭菊竹 / 春夏秋冬 filling a framed face, as many sets print them (no picture)."""
+    w, h = FACE_SIZE
+    face = np.zeros((h, w, 4), np.uint8)
+    if convention.caption_on_top:  # reused as 'framed or not' so that one set does all alike
+        m = round(w * 0.12)
+        cv2.rectangle(face, (m, m), (w - m, h - m), (*convention.index_ink, 255), max(2, w // 40), cv2.LINE_AA)
+    glyph = text_rgba(FLOWER_CHARACTERS[cls], round(h * rng.uniform(0.32, 0.45)), round(w * 0.68),
+                      convention.caption_ink, font)
+    _over(face, glyph, (w - glyph.shape[1]) // 2, (h - glyph.shape[0]) // 2)
     return face
 
 
@@ -218,7 +253,7 @@ def _indexed_face(face: np.ndarray, index: str, convention: Convention) -> np.nd
     w, h = FACE_SIZE
     right = convention.index_on_right
     out = _shrink(face, convention.glyph_shrink, (0.0 if right else 1.0, 1.0))
-    sprite = _text_rgba(index, round(h * convention.index_size), w // 3, convention.index_ink, convention.index_font)
+    sprite = text_rgba(index, round(h * convention.index_size), w // 3, convention.index_ink, convention.index_font)
     _over(out, sprite, w - sprite.shape[1] - 3 if right else 3, 3)
     return out
 
@@ -233,11 +268,13 @@ def restyle(art: ArtSet, rng: random.Random) -> ArtSet:
         faces |= {f: (_flower_face(art, f, rng, fonts, convention),) for f in FLOWER_NAMES}
     if rng.random() < 0.7:
         faces["P"] = (_frame(rng),)
+    if rng.random() < DRAWN_SHARE:
+        faces |= {cls: (face,) for cls, face in drawn_faces(rng, fonts[1]).items()}
     if rng.random() < 0.5:
-        for cls, variants in art.faces.items():
+        for cls in art.faces:
             index = corner_index(cls)
             if index is not None:
-                faces[cls] = tuple(_indexed_face(v, index, convention) for v in variants)
+                faces[cls] = tuple(_indexed_face(v, index, convention) for v in faces[cls])
     if art.panel:  # faces with their own panel: keep it behind what was drawn
         colour = np.array(panel_colour(art), np.float32)
         faces = {c: tuple(_on_panel(v, colour) for v in vs) for c, vs in faces.items()}
