@@ -218,8 +218,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--only", action="append", default=[], metavar="NAME", choices=ART_SETS,
                    help="render only this art set (repeatable), e.g. for held-out evaluation scenes")
     p.add_argument("--restyle", type=float, default=0.0, metavar="SHARE",
-                   help="share of scenes drawn with a restyled variant of their art set: captioned flowers, "
-                        "framed white dragon, corner indices (datasets.restyle; default 0)")
+                   help="share of scenes drawn with a restyled variant of their art set: other flowers and white "
+                        "dragons, suits and honours drawn anew, corner indices (datasets.restyle; default 0)")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     return p
 
