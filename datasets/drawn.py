@@ -7,8 +7,9 @@ drawings; `drawn_faces(rng, fonts)` draws one more, different each call, so that
 the restyled scenes (`datasets.restyle`) teaches it to count pips and read characters.
 
 Faces are glyphs on a transparent background (RGBA, `FACE_SIZE`), like the KDE and GL sets.
-The one-of-bamboo (a bird on nearly every set) is not drawn; characters, winds and the red
-and green dragons need a CJK font and are left out without one.
+The one-of-bamboo is a bird on most sets and one big stick on some: half the drawn sets draw
+the stick, the rest keep their artwork's bird.  Characters, winds and the red and green
+dragons need a CJK font and are left out without one.
 """
 
 from __future__ import annotations
@@ -199,9 +200,16 @@ def _honour(cls: str, rng: random.Random, font: Path, ink: Colour, simplified: b
 
 
 def drawn_faces(rng: random.Random, cjk_fonts: Sequence[Path]) -> dict[str, np.ndarray]:
-    """One drawn set: 2s..9s and 1p..9p always, 1m..9m and the winds, 中 and 發 when there is a CJK font."""
+    """One drawn set: 2s..9s and 1p..9p always, 1s half the time, 1m..9m and the winds, 中 and 發
+    when there is a CJK font."""
     faces: dict[str, np.ndarray] = {}
     split_eight = rng.random() < 0.6
+    if rng.random() < 0.5:
+        w, h = FACE_SIZE
+        ink = rng.choice(PIP_INK)
+        faces["1s"] = _place([(0.5, 0.5)], lambda img, p, i: _stick(img, p, round(h * rng.uniform(0.5, 0.7)),
+                                                                   round(w * rng.uniform(0.16, 0.26)), 0.0, ink,
+                                                                   rng.randint(1, 3)))
     for rank in range(1, 10):
         arrangement = rng.choice(ARRANGEMENTS[rank]) if rank > 1 else [(0.5, 0.5)]
         faces[f"{rank}p"] = _dots(rank, rng, arrangement)

@@ -207,12 +207,15 @@ def _flower_face(art: ArtSet, cls: str, rng: random.Random, fonts: tuple[tuple[P
     if convention.flower_style == "character" and cjk:
         return _character_flower(cls, rng, rng.choice(cjk), convention)
     w, h = FACE_SIZE
-    # Half the time a made-up plant, so that only the caption tells the classes apart (other sets'
-    # pictures would not do: most carry their own numeral or character).
-    if rng.random() < 0.5:
+    # Mostly a made-up plant or no picture at all, so that only the caption tells the classes apart
+    # (other sets' pictures would not do: most carry their own numeral or character).
+    draw = rng.random()
+    if draw < 0.3:
         picture, scale = rng.choice(art.faces[cls]), (0.6, 0.85)
-    else:
+    elif draw < 0.9:
         picture, scale = _plant(rng), (0.65, 0.9)
+    else:
+        picture, scale = np.zeros((h, w, 4), np.uint8), (0.65, 0.9)
     if convention.flower_style == "numbered":
         # The picture fills the face, a numeral in its corner: flowers in one ink, seasons in
         # another, so a made-up plant still tells f1 from s1 (else the set's own picture does).
