@@ -136,6 +136,21 @@ def test_each_face_keeps_its_second_reading(tmp_path):
     assert swapped.class_names[order[0]] == "7s" and swapped.runner_up[order[0]] == CLASS_ID["C"]
 
 
+def test_a_face_read_as_a_flower_has_a_tile_as_its_second_reading(tmp_path):
+    """Which flower a tile is never changes a score: a flower's second reading is the best tile face."""
+    folder = _make_models(tmp_path / "models")
+    names = list(reversed(FACE_NAMES))
+    weights = fakes.colour_classifier_weights(names, "f1", "1p")
+    weights[:, names.index("f2")] = [35.0, -20.0, -20.0]  # red crops: f1, f2, then 7s
+    weights[:, names.index("7s")] = [30.0, -20.0, -20.0]
+    weights[:, names.index("s1")] = [-20.0, -20.0, 35.0]  # blue crops: 1p, then the season s1
+    fakes.fake_classifier(folder / "classifier.onnx", names, weights)
+    dets = TileDetector.load(folder).detect(_scene())
+    order = np.argsort(dets.xyxy[:, 0])
+    assert [dets.class_names[i] for i in order] == ["f1", "1p", "back"]
+    assert dets.runner_up[order].tolist() == [CLASS_ID["7s"], CLASS_ID["s1"], -1]
+
+
 def test_detect_file_on_reduced_jpeg_reports_original_pixels(tmp_path):
     detector = TileDetector.load(_make_models(tmp_path / "models"))
     big = cv2.resize(_scene(), (IMG_W * 8, IMG_H * 8), interpolation=cv2.INTER_NEAREST)

@@ -297,6 +297,23 @@ def test_a_misread_tile_is_read_as_its_second_reading_when_that_makes_the_hand_w
         assert not any("second reading" in n for n in issues)
 
 
+def test_a_standing_tile_read_as_a_flower_is_read_as_its_tile_face() -> None:
+    """A flower inside the standing row leaves the row a tile short; its second reading (a tile face,
+    `TileDetector.classify_faces`) puts it back."""
+    for seed in range(10):
+        rng = random.Random(seed)
+        hand = random_hand(rng, shape="standard")
+        tiles = plan_scene(hand, rng, *SIZE)
+        i = next(k for k, t in enumerate(tiles) if t.group == "hand")
+        dets = detections_of(tiles)
+        classes, runner_up, conf = dets.class_id.copy(), dets.runner_up.copy(), dets.confidence.copy()
+        classes[i], runner_up[i], conf[i] = CLASS_ID["f2"], CLASS_ID[tiles[i].cls], 0.4
+        got, issues, groups = read(Detections(dets.xyxy, conf, classes, runner_up), hand.context)
+        assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
+        assert any("read the f2 at" in n and f"as {tiles[i].cls}, its second reading" in n for n in issues)
+        assert groups.get(i) == "hand"
+
+
 def test_a_blank_white_dragon_taken_for_a_back_is_read_as_one() -> None:
     hand = parse_hand("[123m] [EEE] 456p 78s PP +9s")
     for seed in range(10):

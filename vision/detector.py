@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from datasets.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch, check_names
+from datasets.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES, ClassTableMismatch, check_names
 from vision.crops import cut_tiles
 from vision.detections import Detections
 from vision.settings import DetectorSettings
@@ -378,6 +378,7 @@ class TileDetector:
             if sorted(cls_names) != sorted(FACE_NAMES) or len(cls_names) != len(FACE_NAMES):
                 check_names(cls_names, FACE_NAMES, f"classifier {paths[1]}")  # raises, listing the differences
             self._classifier_to_canonical = np.array([CLASS_ID[n] for n in cls_names], np.int64)
+            self._classifier_flowers = np.array([n in FLOWER_NAMES for n in cls_names])
             self._classifier_imgsz = _imgsz_of(cls_meta, classifier, f"classifier {paths[1]}")
             self._classifier_input = classifier.get_inputs()[0].name
             self._classifier_fixed_batch = isinstance(classifier.get_inputs()[0].shape[0], int)
@@ -428,7 +429,12 @@ class TileDetector:
     def classify_faces(
         self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Canonical class id and probability of each face-up tile box, and its second most likely class."""
+        """Canonical class id and probability of each face-up tile box, and its second reading.
+
+        The second reading is the second most likely class; for a face read as a flower or
+        season, the most likely class that is not one: which flower it is never changes a
+        score, and a "flower" inside a row of the hand is another face misread.
+        """
         assert self._classifier is not None and self._classifier_imgsz is not None
         crops = cut_tiles(image_bgr, boxes_xyxy, self._classifier_imgsz, self.settings)
         if len(crops) == 0:
@@ -439,6 +445,8 @@ class TileDetector:
         else:
             probs = self._classifier.run(None, {self._classifier_input: batch})[0]
         best, second = np.argsort(-probs, axis=1, kind="stable")[:, :2].T
+        best_not_flower = np.where(self._classifier_flowers[None, :], -1.0, probs).argmax(axis=1)
+        second = np.where(self._classifier_flowers[best], best_not_flower, second)
         return (self._classifier_to_canonical[best], probs[np.arange(len(best)), best].astype(np.float32),
                 self._classifier_to_canonical[second])
 
