@@ -314,6 +314,23 @@ def test_a_standing_tile_read_as_a_flower_is_read_as_its_tile_face() -> None:
         assert groups.get(i) == "hand"
 
 
+def test_a_second_reading_that_makes_a_hand_but_no_win_says_so() -> None:
+    """A flower-read standing tile leaves no hand; its second reading completes the rows but not the win:
+    that hand is kept (the scorer says why it does not win), and the note does not claim a winning hand."""
+    for seed in range(10):
+        rng = random.Random(seed)
+        hand = random_hand(rng, shape="standard")
+        tiles = plan_scene(hand, rng, *SIZE)
+        i, wrong = _misread_standing_tile(hand, tiles)
+        dets = detections_of(tiles)
+        classes, runner_up, conf = dets.class_id.copy(), dets.runner_up.copy(), dets.confidence.copy()
+        classes[i], runner_up[i], conf[i] = CLASS_ID["f2"], CLASS_ID[wrong], 0.4
+        got, issues, _ = read(Detections(dets.xyxy, conf, classes, runner_up), hand.context)
+        assert got is not None and Tile.parse(wrong) in got.concealed, (seed, issues)
+        note = next(n for n in issues if n.startswith("read the f2 at"))
+        assert note.endswith("so the tiles make a hand, though not a winning one"), note
+
+
 def test_a_blank_white_dragon_taken_for_a_back_is_read_as_one() -> None:
     hand = parse_hand("[123m] [EEE] 456p 78s PP +9s")
     for seed in range(10):

@@ -416,9 +416,11 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
         layout, hand, more = _hand_of(_reindexed(read_layout(changed[keep], settings), keep), context)
         if hand is None:
             continue
+        wins = _is_winning(hand)
+        so = "so the tiles make a winning hand" if wins else "so the tiles make a hand, though not a winning one"
         notes = [
             f"read the {CLASS_NAMES[dets.class_id[i]]} at {_centre(dets.xyxy[i])} ({dets.confidence[i]:.2f}) "
-            f"as {CLASS_NAMES[second_reading(dets, i)]}, its second reading: so the tiles make a winning hand"
+            f"as {CLASS_NAMES[second_reading(dets, i)]}, its second reading: {so}"
             for i in repair.second_readings
         ]
         if repair.left_out:
@@ -428,7 +430,7 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
         reading = HandReading(
             layout, hand, (*notes, *layout.issues, *more), repair.left_out, repair.second_readings, changed
         )
-        if _is_winning(hand):
+        if wins:
             return reading
         fallback = fallback or reading
     return fallback or first
