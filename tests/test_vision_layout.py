@@ -331,6 +331,54 @@ def test_a_second_reading_that_makes_a_hand_but_no_win_says_so() -> None:
         assert note.endswith("so the tiles make a hand, though not a winning one"), note
 
 
+def _faces_that_win(hand: Hand, tiles: list[PlacedTile], i: int) -> list[str]:
+    """The tile faces that, put in place of standing tile `i`, make the hand win."""
+    from scoring.scorer import is_winning
+
+    concealed = list(hand.concealed)
+    at = concealed.index(Tile.parse(tiles[i].cls))
+    faces = []
+    for face in CLASS_NAMES[:34]:
+        concealed[at] = Tile.parse(face)
+        try:
+            if is_winning(Hand(hand.melds, tuple(concealed), hand.win_tile, hand.context).validate()):
+                faces.append(face)
+        except HandError:
+            continue
+    return faces
+
+
+def test_an_unreadable_face_is_read_as_the_one_face_that_makes_the_hand_win() -> None:
+    deduced = ambiguous = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        hand = random_hand(rng, shape="standard")
+        tiles = plan_scene(hand, rng, *SIZE)
+        for i in [k for k, t in enumerate(tiles) if t.group == "hand"][:4]:
+            faces = _faces_that_win(hand, tiles, i)
+            wrong = next(f for f in CLASS_NAMES[:34] if f not in faces)
+            dets = detections_of(tiles)
+            classes, runner_up, conf = dets.class_id.copy(), dets.runner_up.copy(), dets.confidence.copy()
+            classes[i], runner_up[i], conf[i] = CLASS_ID[wrong], CLASS_ID[wrong], S.deduce_confidence / 2
+            got, issues, groups = read(Detections(dets.xyxy, conf, classes, runner_up), hand.context)
+            notes = [n for n in issues if "the only tile face there that makes the hand win" in n]
+            if faces == [tiles[i].cls]:
+                assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
+                assert notes and notes[0].startswith(f"read the {wrong} at") and f"as {tiles[i].cls}:" in notes[0]
+                assert groups.get(i) == "hand"
+                conf[i] = S.deduce_confidence  # read with some confidence: kept as read
+                got, issues, _ = read(Detections(dets.xyxy, conf, classes, runner_up), hand.context)
+                assert got is not None and Tile.parse(wrong) in got.concealed
+                assert not any("the only tile face" in n for n in issues)
+                deduced += 1
+            elif len(faces) > 1:  # more than one face wins: nothing is deduced, the tiles stay as read
+                assert not notes and got is not None and Tile.parse(wrong) in got.concealed, (seed, issues)
+                ambiguous += 1
+        if deduced >= 3 and ambiguous >= 3:
+            break
+    assert deduced >= 3 and ambiguous >= 3
+
+
 def test_a_blank_white_dragon_taken_for_a_back_is_read_as_one() -> None:
     hand = parse_hand("[123m] [EEE] 456p 78s PP +9s")
     for seed in range(10):

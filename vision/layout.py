@@ -22,7 +22,7 @@ from itertools import combinations
 
 import numpy as np
 
-from datasets.classes import BACK, BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES
+from datasets.classes import BACK, BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES, TILE_NAMES
 from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.tiles import TILE_NAMES, Tile
 
@@ -347,7 +347,7 @@ class HandReading:
     hand: Hand | None
     issues: tuple[str, ...]
     left_out: tuple[int, ...] = ()  # detection indices read as false detections
-    second_readings: tuple[int, ...] = ()  # detection indices read as their runner-up class
+    second_readings: tuple[int, ...] = ()  # detection indices read as another class (runner-up or deduced)
     detections: Detections = field(default_factory=Detections.empty)  # as read: second readings applied
 
 
@@ -399,8 +399,9 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
 
     When the tiles as read make no winning hand, doubtful tiles are read as their second most
     likely class or left out (`repairs`), in turn; the first reading that makes a winning hand
-    is taken, and the issues name what was changed, so that the user can check it.  When none
-    does, the tiles as read are kept (or, when they make no hand at all, the first change that
+    is taken, and the issues name what was changed, so that the user can check it.  Then a face
+    read with very little confidence may be read as the one tile face that makes the hand win
+    (`_deduced_reading`).  When none does, the tiles as read are kept (or, when they make no hand at all, the first change that
     makes one), and the scorer says why the hand does not win.
     """
     layout, hand, more = _hand_of(read_layout(dets, settings), context)
@@ -433,7 +434,34 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
         if wins:
             return reading
         fallback = fallback or reading
+    if first.layout.win is not None:
+        deduced = _deduced_reading(dets, context, settings)
+        if deduced is not None:
+            return deduced
     return fallback or first
+
+
+def _deduced_reading(dets: Detections, context: WinContext, settings: LayoutSettings) -> HandReading | None:
+    """A face the classifier could not read (an artwork it does not know), read as the one tile face
+    that makes the hand win, when exactly one does: a laid-out hand is a winning one."""
+    order = [int(i) for i in np.argsort(dets.confidence, kind="stable")]
+    unsure = [i for i in order if dets.confidence[i] < settings.deduce_confidence and dets.class_id[i] != BACK_ID]
+    for i in unsure[: settings.deduce_candidates]:
+        found: list[tuple[int, HandReading]] = []
+        for cls in range(len(TILE_NAMES)):
+            if cls == dets.class_id[i]:
+                continue
+            changed = dets.with_class(i, cls)
+            layout, hand, more = _hand_of(read_layout(changed, settings), context)
+            if hand is not None and _is_winning(hand):
+                note = (f"read the {CLASS_NAMES[dets.class_id[i]]} at {_centre(dets.xyxy[i])} ({dets.confidence[i]:.2f}) "
+                        f"as {CLASS_NAMES[cls]}: the only tile face there that makes the hand win; check it")
+                found.append((cls, HandReading(layout, hand, (note, *layout.issues, *more), (), (i,), changed)))
+                if len(found) > 1:
+                    break
+        if len(found) == 1:
+            return found[0][1]
+    return None
 
 
 def _is_winning(hand: Hand) -> bool:
