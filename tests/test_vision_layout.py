@@ -324,7 +324,8 @@ def test_a_second_reading_that_makes_a_hand_but_no_win_says_so() -> None:
         i, wrong = _misread_standing_tile(hand, tiles)
         dets = detections_of(tiles)
         classes, runner_up, conf = dets.class_id.copy(), dets.runner_up.copy(), dets.confidence.copy()
-        classes[i], runner_up[i], conf[i] = CLASS_ID["f2"], CLASS_ID[wrong], 0.4
+        # read surely enough that it is not deduced (`_deduced_reading`), not so surely that it is kept
+        classes[i], runner_up[i], conf[i] = CLASS_ID["f2"], CLASS_ID[wrong], (S.deduce_confidence + S.second_reading_confidence) / 2
         got, issues, _ = read(Detections(dets.xyxy, conf, classes, runner_up), hand.context)
         assert got is not None and Tile.parse(wrong) in got.concealed, (seed, issues)
         note = next(n for n in issues if n.startswith("read the f2 at"))

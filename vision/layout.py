@@ -400,7 +400,7 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
     When the tiles as read make no winning hand, doubtful tiles are read as their second most
     likely class or left out (`repairs`), in turn; the first reading that makes a winning hand
     is taken, and the issues name what was changed, so that the user can check it.  Then a face
-    read with very little confidence may be read as the one tile face that makes the hand win
+    read with low confidence may be read as the one tile face that makes the hand win
     (`_deduced_reading`).  When none does, the tiles as read are kept (or, when they make no hand at all, the first change that
     makes one), and the scorer says why the hand does not win.
     """
