@@ -47,7 +47,7 @@ def _rows(*counts: int, top: float = 0.14, bottom: float = 0.86) -> list[Point]:
     """Rows of pips, `counts[i]` in row i, each row centred."""
     points = []
     for j, n in enumerate(counts):
-        y = top + (bottom - top) * j / max(1, len(counts) - 1) if len(counts) > 1 else 0.5
+        y = top + (bottom - top) * j / (len(counts) - 1) if len(counts) > 1 else 0.5
         points += [(0.2 + 0.6 * i / (n - 1) if n > 1 else 0.5, y) for i in range(n)]
     return points
 
@@ -167,25 +167,31 @@ def text_rgba(text: str, height: int, max_width: int, colour: Colour, font: Path
     return image
 
 
+def paste_over(face: np.ndarray, sprite: np.ndarray, x: int, y: int) -> None:
+    """Alpha-composite `sprite` onto the RGBA `face` at (x, y), clipped to the face."""
+    h, w = face.shape[:2]
+    x, y = max(0, min(x, w - 1)), max(0, min(y, h - 1))
+    sprite = sprite[: h - y, : w - x]
+    sh, sw = sprite.shape[:2]
+    a = sprite[..., 3:4].astype(np.float32) / 255
+    region = face[y : y + sh, x : x + sw].astype(np.float32)
+    region[..., :3] = region[..., :3] * (1 - a) + sprite[..., :3] * a
+    region[..., 3:4] = np.maximum(region[..., 3:4], sprite[..., 3:4])
+    face[y : y + sh, x : x + sw] = region.astype(np.uint8)
+
+
 def _stack(parts: Sequence[np.ndarray], gap: int) -> np.ndarray:
     """Sprites one above the other, centred, filling the face height."""
     w, h = FACE_SIZE
     image = np.zeros((h, w, 4), np.uint8)
-    total = sum(p.shape[0] for p in parts) + gap * (len(parts) - 1)
-    y = max(0, (h - total) // 2)
+    y = max(0, (h - sum(p.shape[0] for p in parts) - gap * (len(parts) - 1)) // 2)
     for part in parts:
-        ph, pw = part.shape[:2]
-        x = (w - pw) // 2
-        region = image[y : y + ph, x : x + pw]
-        ph, pw = region.shape[:2]
-        a = part[:ph, :pw, 3:4].astype(np.float32) / 255
-        region[..., :3] = (region[..., :3] * (1 - a) + part[:ph, :pw, :3] * a).astype(np.uint8)
-        region[..., 3] = np.maximum(region[..., 3], part[:ph, :pw, 3])
-        y += ph + gap
+        paste_over(image, part, (w - part.shape[1]) // 2, y)
+        y += part.shape[0] + gap
     return image
 
 
-def _character(rank: int, rng: random.Random, font: Path, numeral_ink: Colour, man_ink: Colour, man: str,
+def _character(rank: int, font: Path, numeral_ink: Colour, man_ink: Colour, man: str,
                formal: bool, split: float) -> np.ndarray:
     w, h = FACE_SIZE
     numeral = FORMAL_NUMERALS.get(rank, NUMERALS[rank]) if formal else NUMERALS[rank]
@@ -221,7 +227,7 @@ def drawn_faces(rng: random.Random, cjk_fonts: Sequence[Path]) -> dict[str, np.n
         numeral_ink, man_ink = rng.choice(NUMERAL_INK), rng.choice(MAN_INK)
         man, formal, split = ("萬" if rng.random() < 0.8 else "万"), rng.random() < 0.3, rng.uniform(0.3, 0.42)
         for rank in range(1, 10):
-            faces[f"{rank}m"] = _character(rank, rng, font, numeral_ink, man_ink, man, formal, split)
+            faces[f"{rank}m"] = _character(rank, font, numeral_ink, man_ink, man, formal, split)
         wind_ink = rng.choice(NUMERAL_INK)
         simplified = rng.random() < 0.3
         for cls in "ESWN":

@@ -27,7 +27,7 @@ import numpy as np
 
 from datasets.art import FACE_SIZE, ArtSet
 from datasets.classes import FLOWER_NAMES
-from datasets.drawn import drawn_faces, text_rgba
+from datasets.drawn import drawn_faces, paste_over, text_rgba
 from datasets.render import Colour, panel_colour
 from scoring.tiles import SUITS, WIND_NAMES
 
@@ -90,19 +90,6 @@ def system_fonts() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     cjk = tuple(p for p in found if any(h in p.name.lower() for h in CJK_FONT_HINTS))
     latin = tuple(p for p in found if p not in cjk and "math" not in p.name.lower())
     return latin, cjk
-
-
-def _over(face: np.ndarray, sprite: np.ndarray, x: int, y: int) -> None:
-    """Alpha-composite `sprite` onto the RGBA `face` at (x, y), clipped to the face."""
-    h, w = face.shape[:2]
-    x, y = max(0, min(x, w - 1)), max(0, min(y, h - 1))
-    sprite = sprite[: h - y, : w - x]
-    sh, sw = sprite.shape[:2]
-    a = sprite[..., 3:4].astype(np.float32) / 255
-    region = face[y : y + sh, x : x + sw].astype(np.float32)
-    region[..., :3] = region[..., :3] * (1 - a) + sprite[..., :3] * a
-    region[..., 3:4] = np.maximum(region[..., 3:4], sprite[..., 3:4])
-    face[y : y + sh, x : x + sw] = region.astype(np.uint8)
 
 
 def _shrink(face: np.ndarray, scale: float, anchor: tuple[float, float]) -> np.ndarray:
@@ -225,7 +212,7 @@ def _flower_face(art: ArtSet, cls: str, rng: random.Random, fonts: tuple[tuple[P
         face = _shrink(picture, rng.uniform(0.75, 0.92), (0.5, 1.0))
         sprite = text_rgba(cls[1], round(h * convention.index_size), w // 3, inks[cls[0] == "s"],
                            convention.index_font)
-        _over(face, sprite, w - sprite.shape[1] - 3 if convention.index_on_right else 3, 3)
+        paste_over(face, sprite, w - sprite.shape[1] - 3 if convention.index_on_right else 3, 3)
         return face
     face = _shrink(picture, rng.uniform(*scale), (0.5, 0.8 if convention.caption_on_top else 0.2))
     text, needs_cjk = _caption(cls, rng)
@@ -235,7 +222,7 @@ def _flower_face(art: ArtSet, cls: str, rng: random.Random, fonts: tuple[tuple[P
     sprite = text_rgba(text, round(h * rng.uniform(0.12, 0.2)), round(w * 0.92), convention.caption_ink, font)
     x = (w - sprite.shape[1]) // 2 if rng.random() < 0.6 else rng.randint(2, max(2, w - sprite.shape[1] - 2))
     y = rng.randint(2, 10) if convention.caption_on_top else h - sprite.shape[0] - rng.randint(2, 10)
-    _over(face, sprite, x, y)
+    paste_over(face, sprite, x, y)
     return face
 
 
@@ -248,7 +235,7 @@ def _character_flower(cls: str, rng: random.Random, font: Path, convention: Conv
         cv2.rectangle(face, (m, m), (w - m, h - m), (*convention.index_ink, 255), max(2, w // 40), cv2.LINE_AA)
     glyph = text_rgba(FLOWER_CHARACTERS[cls], round(h * rng.uniform(0.32, 0.45)), round(w * 0.68),
                       convention.caption_ink, font)
-    _over(face, glyph, (w - glyph.shape[1]) // 2, (h - glyph.shape[0]) // 2)
+    paste_over(face, glyph, (w - glyph.shape[1]) // 2, (h - glyph.shape[0]) // 2)
     return face
 
 
@@ -257,7 +244,7 @@ def _indexed_face(face: np.ndarray, index: str, convention: Convention) -> np.nd
     right = convention.index_on_right
     out = _shrink(face, convention.glyph_shrink, (0.0 if right else 1.0, 1.0))
     sprite = text_rgba(index, round(h * convention.index_size), w // 3, convention.index_ink, convention.index_font)
-    _over(out, sprite, w - sprite.shape[1] - 3 if right else 3, 3)
+    paste_over(out, sprite, w - sprite.shape[1] - 3 if right else 3, 3)
     return out
 
 
