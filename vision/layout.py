@@ -22,7 +22,7 @@ from itertools import combinations
 
 import numpy as np
 
-from datasets.classes import BACK, BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES, TILE_NAMES
+from datasets.classes import BACK, BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES
 from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.tiles import TILE_NAMES, Tile
 
@@ -368,7 +368,7 @@ def repairs(dets: Detections, settings: LayoutSettings, win_known: bool) -> list
     then backs (a stray back is never part of a hand).  One tile read again, one left out, then
     pairs of each (`max_left_out_trials`).
     """
-    order = [int(i) for i in np.argsort(dets.confidence, kind="stable")]  # least sure first
+    order = _least_sure_first(dets)
 
     def below(threshold: float) -> list[int]:  # ascending confidence: backs above it come last
         return [i for i in order if dets.confidence[i] < threshold or dets.class_id[i] == BACK_ID]
@@ -387,6 +387,15 @@ def repairs(dets: Detections, settings: LayoutSettings, win_known: bool) -> list
     )
 
 
+def _least_sure_first(dets: Detections) -> list[int]:
+    return [int(i) for i in np.argsort(dets.confidence, kind="stable")]
+
+
+def _tile_at(dets: Detections, i: int) -> str:
+    """Tile `i` as the notes name it: its class, where it lies and how sure the reading was."""
+    return f"the {CLASS_NAMES[dets.class_id[i]]} at {_centre(dets.xyxy[i])} ({dets.confidence[i]:.2f})"
+
+
 def second_reading(dets: Detections, i: int) -> int:
     """The class tile `i` could be instead: its runner-up; for a back, a blank white dragon; -1 for none."""
     if dets.class_id[i] == BACK_ID:
@@ -401,8 +410,8 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
     likely class or left out (`repairs`), in turn; the first reading that makes a winning hand
     is taken, and the issues name what was changed, so that the user can check it.  Then a face
     read with low confidence may be read as the one tile face that makes the hand win
-    (`_deduced_reading`).  When none does, the tiles as read are kept (or, when they make no hand at all, the first change that
-    makes one), and the scorer says why the hand does not win.
+    (`_deduced_reading`).  When none does, the tiles as read are kept (or, when they make no
+    hand at all, the first change that makes one), and the scorer says why the hand does not win.
     """
     layout, hand, more = _hand_of(read_layout(dets, settings), context)
     first = HandReading(layout, hand, layout.issues + tuple(more), detections=dets)
@@ -419,14 +428,10 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
             continue
         wins = _is_winning(hand)
         so = "so the tiles make a winning hand" if wins else "so the tiles make a hand, though not a winning one"
-        notes = [
-            f"read the {CLASS_NAMES[dets.class_id[i]]} at {_centre(dets.xyxy[i])} ({dets.confidence[i]:.2f}) "
-            f"as {CLASS_NAMES[second_reading(dets, i)]}, its second reading: {so}"
-            for i in repair.second_readings
-        ]
+        notes = [f"read {_tile_at(dets, i)} as {CLASS_NAMES[second_reading(dets, i)]}, its second reading: {so}"
+                 for i in repair.second_readings]
         if repair.left_out:
-            names = ", ".join(f"the {CLASS_NAMES[dets.class_id[i]]} at {_centre(dets.xyxy[i])} "
-                              f"({dets.confidence[i]:.2f})" for i in repair.left_out)
+            names = ", ".join(_tile_at(dets, i) for i in repair.left_out)
             notes.append(f"left out {names} as a doubtful detection: without it the tiles make a complete hand")
         reading = HandReading(
             layout, hand, (*notes, *layout.issues, *more), repair.left_out, repair.second_readings, changed
@@ -444,23 +449,22 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
 def _deduced_reading(dets: Detections, context: WinContext, settings: LayoutSettings) -> HandReading | None:
     """A face the classifier could not read (an artwork it does not know), read as the one tile face
     that makes the hand win, when exactly one does: a laid-out hand is a winning one."""
-    order = [int(i) for i in np.argsort(dets.confidence, kind="stable")]
-    unsure = [i for i in order if dets.confidence[i] < settings.deduce_confidence and dets.class_id[i] != BACK_ID]
+    unsure = [i for i in _least_sure_first(dets)
+              if dets.confidence[i] < settings.deduce_confidence and dets.class_id[i] != BACK_ID]
     for i in unsure[: settings.deduce_candidates]:
-        found: list[tuple[int, HandReading]] = []
+        found: list[HandReading] = []
         for cls in range(len(TILE_NAMES)):
             if cls == dets.class_id[i]:
                 continue
             changed = dets.with_class(i, cls)
             layout, hand, more = _hand_of(read_layout(changed, settings), context)
             if hand is not None and _is_winning(hand):
-                note = (f"read the {CLASS_NAMES[dets.class_id[i]]} at {_centre(dets.xyxy[i])} ({dets.confidence[i]:.2f}) "
-                        f"as {CLASS_NAMES[cls]}: the only tile face there that makes the hand win; check it")
-                found.append((cls, HandReading(layout, hand, (note, *layout.issues, *more), (), (i,), changed)))
+                note = f"read {_tile_at(dets, i)} as {CLASS_NAMES[cls]}: the only tile face there that makes the hand win; check it"
+                found.append(HandReading(layout, hand, (note, *layout.issues, *more), (), (i,), changed))
                 if len(found) > 1:
                     break
         if len(found) == 1:
-            return found[0][1]
+            return found[0]
     return None
 
 
