@@ -256,6 +256,16 @@ def test_a_doubtful_false_detection_is_left_out_and_named(false_class: str, conf
         assert len(tiles) not in groups  # the false tile is in no group
 
 
+def _with_standing_face(hand: Hand, tiles: list[PlacedTile], i: int, face: str) -> Hand | None:
+    """`hand` with standing tile `i` shown as `face`; None when no set has such a hand (a fifth copy)."""
+    concealed = list(hand.concealed)
+    concealed[concealed.index(Tile.parse(tiles[i].cls))] = Tile.parse(face)
+    try:
+        return Hand(hand.melds, tuple(concealed), hand.win_tile, hand.context).validate()
+    except HandError:
+        return None
+
+
 def _misread_standing_tile(hand: Hand, tiles: list[PlacedTile]) -> tuple[int, str]:
     """A standing tile and a wrong face for it that leaves the hand no winning shape."""
     from scoring.scorer import is_winning
@@ -263,16 +273,18 @@ def _misread_standing_tile(hand: Hand, tiles: list[PlacedTile]) -> tuple[int, st
     for i, t in enumerate(tiles):
         if t.group != "hand":
             continue
-        concealed = list(hand.concealed)
-        at = concealed.index(Tile.parse(t.cls))
         for wrong in CLASS_NAMES[:34]:
-            concealed[at] = Tile.parse(wrong)
-            try:
-                if not is_winning(Hand(hand.melds, tuple(concealed), hand.win_tile, hand.context).validate()):
-                    return i, wrong
-            except HandError:
-                continue
+            changed = _with_standing_face(hand, tiles, i, wrong)
+            if changed is not None and not is_winning(changed):
+                return i, wrong
     raise AssertionError("no misreading breaks this hand")
+
+
+def _misread(dets: Detections, i: int, read_as: str, runner_up: str, confidence: float) -> Detections:
+    """`dets` with tile `i` read as `read_as` (runner-up `runner_up`) with `confidence`."""
+    classes, runner_ups, conf = dets.class_id.copy(), dets.runner_up.copy(), dets.confidence.copy()
+    classes[i], runner_ups[i], conf[i] = CLASS_ID[read_as], CLASS_ID[runner_up], confidence
+    return Detections(dets.xyxy, conf, classes, runner_ups)
 
 
 def test_a_misread_tile_is_read_as_its_second_reading_when_that_makes_the_hand_win() -> None:
@@ -281,18 +293,16 @@ def test_a_misread_tile_is_read_as_its_second_reading_when_that_makes_the_hand_w
         hand = random_hand(rng, shape="standard")
         tiles = plan_scene(hand, rng, *SIZE)
         i, wrong = _misread_standing_tile(hand, tiles)
-        dets = detections_of(tiles)
-        classes, runner_up, conf = dets.class_id.copy(), dets.runner_up.copy(), dets.confidence.copy()
-        classes[i], runner_up[i], conf[i] = CLASS_ID[wrong], CLASS_ID[tiles[i].cls], 0.6
-        got, issues, groups = read(Detections(dets.xyxy, conf, classes, runner_up), hand.context)
+        misread = _misread(detections_of(tiles), i, wrong, tiles[i].cls, 0.6)
+        got, issues, groups = read(misread, hand.context)
         assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
         assert any(f"read the {wrong} at" in n and f"as {tiles[i].cls}, its second reading" in n for n in issues)
         assert [groups.get(k) for k in range(len(tiles))] == [t.group for t in tiles]
-        result = read_detections(Detections(dets.xyxy, conf, classes, runner_up), hand.context, S, with_score=False)
+        result = read_detections(misread, hand.context, S, with_score=False)
         assert result.tiles[i]["cls"] == tiles[i].cls  # the tile list shows the face the hand was made with
 
-        runner_up[i] = CLASS_ID[wrong]  # a second reading that does not help either: the tiles are kept as read
-        got, issues, _ = read(Detections(dets.xyxy, conf, classes, runner_up), hand.context)
+        # a second reading that does not help either: the tiles are kept as read
+        got, issues, _ = read(_misread(detections_of(tiles), i, wrong, wrong, 0.6), hand.context)
         assert got is not None and Tile.parse(wrong) in got.concealed and hand_key(got) != hand_key(hand)
         assert not any("second reading" in n for n in issues)
 
@@ -305,10 +315,7 @@ def test_a_standing_tile_read_as_a_flower_is_read_as_its_tile_face() -> None:
         hand = random_hand(rng, shape="standard")
         tiles = plan_scene(hand, rng, *SIZE)
         i = next(k for k, t in enumerate(tiles) if t.group == "hand")
-        dets = detections_of(tiles)
-        classes, runner_up, conf = dets.class_id.copy(), dets.runner_up.copy(), dets.confidence.copy()
-        classes[i], runner_up[i], conf[i] = CLASS_ID["f2"], CLASS_ID[tiles[i].cls], 0.4
-        got, issues, groups = read(Detections(dets.xyxy, conf, classes, runner_up), hand.context)
+        got, issues, groups = read(_misread(detections_of(tiles), i, "f2", tiles[i].cls, 0.4), hand.context)
         assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
         assert any("read the f2 at" in n and f"as {tiles[i].cls}, its second reading" in n for n in issues)
         assert groups.get(i) == "hand"
@@ -322,11 +329,9 @@ def test_a_second_reading_that_makes_a_hand_but_no_win_says_so() -> None:
         hand = random_hand(rng, shape="standard")
         tiles = plan_scene(hand, rng, *SIZE)
         i, wrong = _misread_standing_tile(hand, tiles)
-        dets = detections_of(tiles)
-        classes, runner_up, conf = dets.class_id.copy(), dets.runner_up.copy(), dets.confidence.copy()
         # read surely enough that it is not deduced (`_deduced_reading`), not so surely that it is kept
-        classes[i], runner_up[i], conf[i] = CLASS_ID["f2"], CLASS_ID[wrong], (S.deduce_confidence + S.second_reading_confidence) / 2
-        got, issues, _ = read(Detections(dets.xyxy, conf, classes, runner_up), hand.context)
+        conf = (S.deduce_confidence + S.second_reading_confidence) / 2
+        got, issues, _ = read(_misread(detections_of(tiles), i, "f2", wrong, conf), hand.context)
         assert got is not None and Tile.parse(wrong) in got.concealed, (seed, issues)
         note = next(n for n in issues if n.startswith("read the f2 at"))
         assert note.endswith("so the tiles make a hand, though not a winning one"), note
@@ -336,17 +341,8 @@ def _faces_that_win(hand: Hand, tiles: list[PlacedTile], i: int) -> list[str]:
     """The tile faces that, put in place of standing tile `i`, make the hand win."""
     from scoring.scorer import is_winning
 
-    concealed = list(hand.concealed)
-    at = concealed.index(Tile.parse(tiles[i].cls))
-    faces = []
-    for face in CLASS_NAMES[:34]:
-        concealed[at] = Tile.parse(face)
-        try:
-            if is_winning(Hand(hand.melds, tuple(concealed), hand.win_tile, hand.context).validate()):
-                faces.append(face)
-        except HandError:
-            continue
-    return faces
+    hands = {face: _with_standing_face(hand, tiles, i, face) for face in CLASS_NAMES[:34]}
+    return [face for face, changed in hands.items() if changed is not None and is_winning(changed)]
 
 
 def test_an_unreadable_face_is_read_as_the_one_face_that_makes_the_hand_win() -> None:
@@ -358,17 +354,14 @@ def test_an_unreadable_face_is_read_as_the_one_face_that_makes_the_hand_win() ->
         for i in [k for k, t in enumerate(tiles) if t.group == "hand"][:4]:
             faces = _faces_that_win(hand, tiles, i)
             wrong = next(f for f in CLASS_NAMES[:34] if f not in faces)
-            dets = detections_of(tiles)
-            classes, runner_up, conf = dets.class_id.copy(), dets.runner_up.copy(), dets.confidence.copy()
-            classes[i], runner_up[i], conf[i] = CLASS_ID[wrong], CLASS_ID[wrong], S.deduce_confidence / 2
-            got, issues, groups = read(Detections(dets.xyxy, conf, classes, runner_up), hand.context)
+            got, issues, groups = read(_misread(detections_of(tiles), i, wrong, wrong, S.deduce_confidence / 2), hand.context)
             notes = [n for n in issues if "the only tile face there that makes the hand win" in n]
             if faces == [tiles[i].cls]:
                 assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
                 assert notes and notes[0].startswith(f"read the {wrong} at") and f"as {tiles[i].cls}:" in notes[0]
                 assert groups.get(i) == "hand"
-                conf[i] = S.deduce_confidence  # read with some confidence: kept as read
-                got, issues, _ = read(Detections(dets.xyxy, conf, classes, runner_up), hand.context)
+                # read with some confidence: kept as read
+                got, issues, _ = read(_misread(detections_of(tiles), i, wrong, wrong, S.deduce_confidence), hand.context)
                 assert got is not None and Tile.parse(wrong) in got.concealed
                 assert not any("the only tile face" in n for n in issues)
                 deduced += 1
