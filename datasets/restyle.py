@@ -219,7 +219,8 @@ def _flower_face(art: ArtSet, cls: str, rng: random.Random, fonts: tuple[tuple[P
     if needs_cjk and not cjk:
         text, needs_cjk = rng.choice(FLOWER_WORDS[cls]), False
     font = rng.choice(cjk) if needs_cjk else (rng.choice(latin) if latin else None)
-    sprite = text_rgba(text, round(h * rng.uniform(0.12, 0.2)), round(w * 0.92), convention.caption_ink, font)
+    # Large enough to read in a 64-96 px crop of a distant tile: the caption is what names the face.
+    sprite = text_rgba(text, round(h * rng.uniform(0.15, 0.24)), round(w * 0.96), convention.caption_ink, font)
     x = (w - sprite.shape[1]) // 2 if rng.random() < 0.6 else rng.randint(2, max(2, w - sprite.shape[1] - 2))
     y = rng.randint(2, 10) if convention.caption_on_top else h - sprite.shape[0] - rng.randint(2, 10)
     paste_over(face, sprite, x, y)
