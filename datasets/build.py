@@ -25,6 +25,12 @@ copy squeezed along one axis (to 30-75 %): labeling tools that "stretch to
 640x640" leave photos like that, tiles five times taller than wide, and the
 detector otherwise never sees them.  YOLO labels are relative, so the copy
 keeps its label file unchanged.
+
+`--label-fixes CSV` corrects real labels that are plainly wrong (a tile
+labeled 3m whose face reads 二萬): rows `split,image,line,was,is,seen`, the
+line 1-based in the image's label file.  A row whose image or `was` class does
+not match the data stops the build: the fixes were made for another version.
+`datasets/label_fixes/chinese-v4.csv` holds the ones found so far.
 """
 
 from __future__ import annotations
@@ -88,6 +94,7 @@ class Item:
     name: str
     origin: str  # "real" or the synthetic folder
     session: str = ""
+    fixes: dict[int, int] = field(default_factory=dict)  # label line (1-based) -> corrected class id
 
 
 @dataclass
@@ -120,15 +127,62 @@ def read_manifest(real: Path) -> list[RealImage]:
     return rows
 
 
-def real_items(real: Path, rows: Sequence[RealImage], split_by: str) -> list[tuple[RealImage, Item]]:
-    items = []
+@dataclass(frozen=True)
+class LabelFix:
+    split: str
+    image: str
+    line: int  # 1-based, in the image's label file
+    was: str
+    now: str
+    seen: str  # what the face shows, for whoever checks the fix
+
+
+def read_label_fixes(path: Path) -> list[LabelFix]:
+    if not path.is_file():
+        raise BuildError(f"label fixes file {path} does not exist")
+    with path.open(newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        missing = {"split", "image", "line", "was", "is"} - set(reader.fieldnames or ())
+        if missing:
+            raise BuildError(f"{path} lacks column(s) {', '.join(sorted(missing))}")
+        fixes = []
+        for n, r in enumerate(reader, start=2):
+            if r["was"] not in CLASS_NAMES or r["is"] not in CLASS_NAMES or not r["line"].isdigit() or int(r["line"]) < 1:
+                raise BuildError(f"{path}:{n}: needs a label line number and two class names, not {r['line']!r} {r['was']!r} {r['is']!r}")
+            fixes.append(LabelFix(r["split"], r["image"], int(r["line"]), r["was"], r["is"], r.get("seen") or ""))
+    return fixes
+
+
+def _label_class(label: Path | None, line: int) -> str | None:
+    lines = label.read_text().splitlines() if label is not None else []
+    if line > len(lines) or not lines[line - 1].split():
+        return None
+    try:
+        return CLASS_NAMES[int(lines[line - 1].split()[0])]
+    except (ValueError, IndexError):
+        return None
+
+
+def real_items(real: Path, rows: Sequence[RealImage], split_by: str,
+               fixes: Sequence[LabelFix] = ()) -> list[tuple[RealImage, Item]]:
+    items = {}
     for row in rows:
         image = real / "images" / row.split / row.image
         if not image.is_file():
             raise BuildError(f"manifest.csv lists {row.split}/{row.image} but {image} does not exist")
         label = real / "labels" / row.split / (Path(row.image).stem + ".txt")
-        items.append((row, Item(image, label if label.is_file() else None, f"real_{row.split}_{row.image}", "real", row.session(split_by))))
-    return items
+        items[(row.split, row.image)] = (row, Item(image, label if label.is_file() else None,
+                                                   f"real_{row.split}_{row.image}", "real", row.session(split_by)))
+    for fix in fixes:
+        if (fix.split, fix.image) not in items:
+            raise BuildError(f"label fix for {fix.split}/{fix.image}: no such photo in {real}/manifest.csv")
+        item = items[(fix.split, fix.image)][1]
+        found = _label_class(item.label, fix.line)
+        if found != fix.was:
+            raise BuildError(f"label fix for {fix.split}/{fix.image} line {fix.line}: the label there is "
+                             f"{found or 'missing'}, the fix expects {fix.was} (fixes for another version of the data?)")
+        item.fixes[fix.line] = CLASS_NAMES.index(fix.now)
+    return list(items.values())
 
 
 def synth_items(folder: Path, tag: str) -> list[Item]:
@@ -226,10 +280,16 @@ def _place(src: Path, dst: Path, link: bool) -> None:
 
 
 def _copy_label(item: Item, dst: Path) -> int:
-    """`item`'s label file, checked, at `dst` (an empty one for an image without labels); returns its box count."""
+    """`item`'s label file, checked and with its fixes, at `dst` (an empty one for an image without labels);
+    returns its box count."""
     boxes = count_boxes(item.label)
     if item.label is None:
         dst.write_text("")
+    elif item.fixes:
+        lines = item.label.read_text().splitlines()
+        for line, cls in item.fixes.items():
+            lines[line - 1] = " ".join([str(cls), *lines[line - 1].split()[1:]])
+        dst.write_text("\n".join(lines) + "\n")
     else:
         shutil.copyfile(item.label, dst)
     return boxes
@@ -317,6 +377,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="also write images/test: every session with an original test photo (un-augmented only), kept out of train and val")
     p.add_argument("--squeezed-copies", type=float, default=0.0, metavar="F",
                    help="share of real train photos that also get a copy squeezed along one axis (default 0)")
+    p.add_argument("--label-fixes", type=Path, default=None, metavar="CSV",
+                   help="corrections of real labels (split,image,line,was,is,seen), e.g. datasets/label_fixes/chinese-v4.csv")
     p.add_argument("--link", action="store_true", help="hard-link images instead of copying where possible (labels are always copied)")
     p.add_argument("--overwrite", action="store_true", help="replace a dataset already in OUT")
     return p
@@ -333,7 +395,8 @@ def build(args: argparse.Namespace) -> dict[str, object]:
     if args.real is not None:
         if not args.real.is_dir():
             raise BuildError(f"real dataset folder {args.real} does not exist")
-        pairs = real_items(args.real, read_manifest(args.real), args.split_by)
+        fixes = read_label_fixes(args.label_fixes) if args.label_fixes else []
+        pairs = real_items(args.real, read_manifest(args.real), args.split_by, fixes)
         plan = split_real(pairs, args.val_fraction, args.seed, val_only=args.real_val_only, test=args.real_test)
     for i, folder in enumerate(args.synth):
         plan.train.extend(synth_items(folder, f"synth{i}"))
@@ -356,6 +419,7 @@ def build(args: argparse.Namespace) -> dict[str, object]:
             "real_images": sum(i.origin == "real" for i in items),
             "synthetic_images": sum(i.origin != "real" for i in items),
             "real_sessions": len({i.session for i in items if i.origin == "real"}),
+            "labels_fixed": sum(len(i.fixes) for i in items),
         }
         if split == "train" and args.squeezed_copies > 0:
             copies, copied_boxes = write_squeezed_copies(args.out, items, args.squeezed_copies, args.seed)

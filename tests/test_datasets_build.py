@@ -172,3 +172,50 @@ def test_squeezed_copies_report_an_unreadable_photo(real: Path, tmp_path: Path, 
     assert main([str(tmp_path / "out"), "--real", str(real), "--squeezed-copies", "0.5"]) == 2
     assert "not a readable image" in capsys.readouterr().err
     assert main([str(tmp_path / "o2"), "--real", str(real), "--squeezed-copies", "2"]) == 2
+
+
+def _fixes(path: Path, *rows: tuple[str, str, int, str, str]) -> Path:
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["split", "image", "line", "was", "is", "seen"])
+        w.writerows([(*r, "what the face shows") for r in rows])
+    return path
+
+
+def test_label_fixes_correct_the_named_line_only(real: Path, tmp_path: Path) -> None:
+    fixes = _fixes(tmp_path / "fixes.csv", ("val", "3_n_jpg.rf.a.jpg", 2, CLASS_NAMES[27], "2m"))
+    synth = tmp_path / "synth"
+    (synth / "images").mkdir(parents=True)
+    (synth / "images" / "a.jpg").write_bytes(b"img")
+    out = tmp_path / "out"
+    assert main([str(out), "--real", str(real), "--synth", str(synth), "--real-val-only", "--label-fixes", str(fixes)]) == 0
+    fixed = (out / "labels" / "val" / "real_val_3_n_jpg.rf.a.txt").read_text().splitlines()
+    assert fixed == ["3 0.5 0.5 0.1 0.2", f"{CLASS_NAMES.index('2m')} 0.2 0.3 0.05 0.1"]
+    untouched = (out / "labels" / "val" / "real_val_4_n_jpg.rf.a.txt").read_text()
+    assert untouched == "3 0.5 0.5 0.1 0.2\n27 0.2 0.3 0.05 0.1\n"
+    assert json.loads((out / "build.json").read_text())["val"]["labels_fixed"] == 1
+    assert (real / "labels" / "val" / "3_n_jpg.rf.a.txt").read_text().startswith("3 ")  # the source is left alone
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    (("val", "3_n_jpg.rf.a.jpg", 1, "9p", "2m"), "the label there is 4m, the fix expects 9p"),
+    (("val", "3_n_jpg.rf.a.jpg", 7, "4m", "2m"), "the label there is missing"),
+    (("val", "nowhere.jpg", 1, "4m", "2m"), "no such photo"),
+    (("val", "3_n_jpg.rf.a.jpg", 1, "4m", "22m"), "two class names"),
+])
+def test_label_fixes_that_do_not_match_the_data_stop_the_build(
+    real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], row: tuple[str, str, int, str, str], message: str,
+) -> None:
+    fixes = _fixes(tmp_path / "fixes.csv", row)
+    assert main([str(tmp_path / "out"), "--real", str(real), "--label-fixes", str(fixes)]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out" / "data.yaml").exists()
+
+
+def test_the_shipped_label_fixes_name_real_classes_and_say_what_the_face_shows() -> None:
+    path = Path(__file__).parents[1] / "datasets" / "label_fixes" / "chinese-v4.csv"
+    with path.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and all(r["was"] in CLASS_NAMES and r["is"] in CLASS_NAMES and r["was"] != r["is"] for r in rows)
+    assert all(r["seen"].strip() and int(r["line"]) >= 1 for r in rows)
+    assert len({(r["split"], r["image"], r["line"]) for r in rows}) == len(rows)
