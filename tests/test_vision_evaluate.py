@@ -144,3 +144,28 @@ def test_cli_json_on_fake_models(tmp_path):
     assert summary["backs_ignored"] == 1  # no back labels in this dataset: the back found is set aside
     assert summary["top_confusions"] == [{"true": "2p", "read": "1p", "count": 1}]
     assert summary["most_tiles_missed"] == []
+
+
+def test_photos_stretched_by_a_labeling_tool_are_told_apart():
+    from vision.evaluate import format_summary, is_stretched
+
+    flat = [[0, 0, 120, 10], [120, 0, 240, 10], [240, 0, 360, 10]]  # tiles 12 times wider than tall
+    assert not is_stretched(truth(ROW, ["1m", "2m", "3m", "4m"]))
+    assert not is_stretched(truth([[0, 0, 14, 10]], ["1m"]))  # a tile on its side
+    assert is_stretched(truth(flat, ["1m", "2m", "3m"]))
+    assert is_stretched(truth([[0, 0, 10, 120]], ["1m"]))
+    assert not is_stretched(truth([], []))
+
+    ev = Evaluation()
+    ev.add_photo(match_tiles(truth(ROW, ["1m", "2m", "3m", "4m"]), dets(ROW, ["1m", "2m", "3m", "4m"])), "clear", False)
+    ev.add_photo(match_tiles(truth(flat, ["1m", "2m", "3m"]), dets(flat, ["9m", "9m", "3m"])), "squashed", True)
+    summary = ev.summary()
+    assert summary["read_accuracy"] == round(5 / 7, 4)
+    assert summary["stretched_images"] == ["squashed"]
+    assert summary["without_stretched_images"] == {"images": 1, "labeled_tiles": 4, "read_accuracy": 1.0,
+                                                   "recall": 1.0, "precision": 1.0}
+    assert "without the 1 photo(s) stretched beyond 4:1" in format_summary(summary)
+
+    plain = Evaluation()
+    plain.add_photo(match_tiles(truth(ROW, ["1m"] * 4), dets(ROW, ["1m"] * 4)), "clear", False)
+    assert plain.summary()["without_stretched_images"] is None and "stretched" not in format_summary(plain.summary())

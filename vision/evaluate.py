@@ -11,6 +11,10 @@ tiles and detections are paired one to one by IoU (best pairs first, IoU >= 0.5)
 * precision: detections paired with a labeled tile of their class / all detections
 * images read exactly: every tile paired with the right class and no extra detection
 * per-class accuracy and the most frequent confusions (true -> read)
+* the same figures without the photos its labeling tool stretched beyond
+  recognition (labeled tiles, by their median, more than `STRETCHED_BEYOND`
+  times wider than tall or taller than wide: Roboflow's "stretch to 640x640"
+  of a one-row screenshot leaves tile faces a few pixels tall)
 
 Datasets without any `back` label (the real photos: visible backs were never
 labeled) would count every back found as a false detection; there backs found
@@ -37,6 +41,7 @@ from vision.detector import box_iou
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 MATCH_IOU = 0.5
+STRETCHED_BEYOND = 4.0  # a real tile, upright (0.75) or on its side (1.33), seen from any usable angle is well inside
 
 
 class DatasetError(ValueError):
@@ -117,6 +122,8 @@ class Evaluation:
     confusions: Counter = field(default_factory=Counter)
     missed_by_image: Counter = field(default_factory=Counter)  # labeled tiles no detection was paired with
     seconds: float = 0.0
+    stretched_images: list[str] = field(default_factory=list)
+    natural_shape: "Evaluation | None" = None  # the photos not in stretched_images
 
     def add(self, match: ImageMatch, image: str = "") -> None:
         self.images += 1
@@ -137,10 +144,25 @@ class Evaluation:
             else:
                 self.confusions[(true_cls, read_cls)] += 1
 
+    def add_photo(self, match: ImageMatch, image: str, stretched: bool) -> None:
+        """`add`, also keeping the photos of natural shape apart from those stretched by a labeling tool."""
+        self.add(match, image)
+        if stretched:
+            self.stretched_images.append(image)
+        else:
+            if self.natural_shape is None:
+                self.natural_shape = Evaluation()
+            self.natural_shape.add(match, image)
+
     def summary(self, top_confusions: int = 15, top_missed: int = 5) -> dict[str, Any]:
         def ratio(a: int, b: int) -> "float | None":
             return round(a / b, 4) if b else None
 
+        rest = self.natural_shape
+        without_stretched = None if rest is None or not self.stretched_images else {
+            "images": rest.images, "labeled_tiles": rest.labeled, "read_accuracy": ratio(rest.correct, rest.labeled),
+            "recall": ratio(rest.found, rest.labeled), "precision": ratio(rest.correct, rest.predictions),
+        }
         return {
             "images": self.images,
             "labeled_tiles": self.labeled,
@@ -161,6 +183,8 @@ class Evaluation:
             ],
             "backs_ignored": self.backs_ignored,
             "failed_images": self.failed_images,
+            "stretched_images": self.stretched_images,
+            "without_stretched_images": without_stretched,
             "ms_per_image": round(1000 * self.seconds / self.images, 1) if self.images else None,
         }
 
@@ -217,6 +241,15 @@ def read_truth(image: Path, width: int, height: int) -> LabeledTiles:
     return LabeledTiles(xyxy.astype(np.float32), arr[:, 0].astype(np.int64))
 
 
+def is_stretched(truth: LabeledTiles, beyond: float = STRETCHED_BEYOND) -> bool:
+    """Whether the labeled tiles, by their median width / height, are beyond any real tile's shape."""
+    if len(truth.xyxy) == 0:
+        return False
+    width, height = truth.xyxy[:, 2] - truth.xyxy[:, 0], truth.xyxy[:, 3] - truth.xyxy[:, 1]
+    aspect = float(np.median(width / np.maximum(height, 1e-6)))
+    return not 1 / beyond <= aspect <= beyond
+
+
 def has_back_labels(images: Iterable[Path]) -> bool:
     for image in images:
         label = label_path_for(image)
@@ -241,13 +274,14 @@ def evaluate(
             continue
         result.seconds += time.perf_counter() - started
         truth = read_truth(image, width, height)
+        stretched = is_stretched(truth)
         if ignore_backs:
             is_back = dets.class_id == BACK_ID
             result.backs_ignored += int(is_back.sum())
             dets = dets[~is_back]
         if classes is not None:
             truth, dets = restrict_to_classes(truth, dets, classes)
-        result.add(match_tiles(truth, dets), image.name)
+        result.add_photo(match_tiles(truth, dets), image.name, stretched)
         if progress and (index % 50 == 0 or index == len(images)):
             print(f"  evaluated {index}/{len(images)} images", file=sys.stderr, flush=True)
     return result
@@ -270,6 +304,11 @@ def format_summary(summary: dict[str, Any]) -> str:
     if summary["most_tiles_missed"]:
         lines.append("most tiles not found: "
                      + ", ".join(f"{m['image']} x{m['missed']}" for m in summary["most_tiles_missed"]))
+    rest = summary.get("without_stretched_images")
+    if rest:
+        lines.append(f"without the {len(summary['stretched_images'])} photo(s) stretched beyond {STRETCHED_BEYOND:g}:1 by "
+                     f"their labeling tool ({rest['images']} images, {rest['labeled_tiles']} tiles): read accuracy "
+                     f"{pct(rest['read_accuracy'])}  recall {pct(rest['recall'])}  precision {pct(rest['precision'])}")
     if summary["failed_images"]:
         lines.append("unreadable: " + "; ".join(summary["failed_images"]))
     return "\n".join(lines)
