@@ -73,15 +73,33 @@ def _ring_pip(image: np.ndarray, centre: tuple[int, int], radius: int, colours: 
     cv2.circle(image, centre, radius, (*colours[0], 255), max(1, radius // 6), cv2.LINE_AA)
 
 
-def _stick(image: np.ndarray, centre: tuple[int, int], length: int, width: int, angle: float, colour: Colour, nodes: int) -> None:
-    """A bamboo stick: a bar with knots, turned by `angle` degrees from upright."""
+STICK_STYLES = ("knotted", "bone", "outlined")
+
+
+def _stick(image: np.ndarray, centre: tuple[int, int], length: int, width: int, angle: float, colour: Colour,
+           nodes: int, style: str = "knotted") -> None:
+    """A bamboo stick turned by `angle` degrees from upright: a bar with knots ("knotted"), a thin
+    shaft between wide end caps ("bone"), or a hollow bar with knots ("outlined")."""
     c, s = np.cos(np.radians(angle)), np.sin(np.radians(angle))
     def at(dx: float, dy: float) -> tuple[int, int]:
         return round(centre[0] + dx * c - dy * s), round(centre[1] + dx * s + dy * c)
+    def bar(half_w: float, y0: float, y1: float, ink: Colour, thickness: int) -> None:
+        corners = np.array([at(-half_w, y0), at(half_w, y0), at(half_w, y1), at(-half_w, y1)], np.int32)
+        if thickness < 0:
+            cv2.fillConvexPoly(image, corners, (*ink, 255), cv2.LINE_AA)
+        else:
+            cv2.polylines(image, [corners], True, (*ink, 255), thickness, cv2.LINE_AA)
     half_l, half_w = length / 2, width / 2
-    body = np.array([at(-half_w, -half_l), at(half_w, -half_l), at(half_w, half_l), at(-half_w, half_l)], np.int32)
-    cv2.fillConvexPoly(image, body, (*colour, 255), cv2.LINE_AA)
     dark = tuple(int(v * 0.55) for v in colour)
+    if style == "bone":
+        cap = max(2.0, length * 0.14)
+        bar(half_w * 0.45, -half_l, half_l, colour, -1)
+        for y0 in (-half_l, half_l - cap):
+            bar(half_w * 1.5, y0, y0 + cap, colour, -1)
+            bar(half_w * 1.5, y0, y0 + cap, dark, max(1, width // 6))
+        bar(half_w * 0.45, -half_l, half_l, dark, max(1, width // 6))
+        return
+    bar(half_w, -half_l, half_l, colour, max(2, width // 4) if style == "outlined" else -1)
     for k in range(nodes + 2):  # the ends and the knots, a little wider than the stick
         y = -half_l + length * k / (nodes + 1)
         cv2.line(image, at(-half_w * 1.35, y), at(half_w * 1.35, y), (*dark, 255), max(2, width // 3), cv2.LINE_AA)
@@ -130,16 +148,19 @@ def _bamboo(rank: int, rng: random.Random, arrangement: Sequence[Point], split_e
     w, h = FACE_SIZE
     colour_of = _colour_scheme(rng, rank)
     nodes = rng.randint(1, 2)
+    style = rng.choice(STICK_STYLES)
     rows = len({round(y, 3) for _, y in arrangement})
-    length = min(h * 0.26, h * 0.72 / rows) * rng.uniform(0.8, 0.95)
+    # bones are stacked end to end, the columns reading as one long stick (and a six of two columns like a nine)
+    reach = (0.34, 0.84) if style == "bone" else (0.26, 0.72)
+    length = min(h * reach[0], h * reach[1] / rows) * rng.uniform(0.8, 0.95)
     width = max(4, round(w * rng.uniform(0.07, 0.1)))
     if rank == 8 and split_eight:  # the two 'M' / 'W' shapes most sets use for eight
         tilt = rng.uniform(18, 30)
         spec = [(0.18, 0.27, 0), (0.39, 0.27, tilt), (0.61, 0.27, -tilt), (0.82, 0.27, 0),
                 (0.18, 0.73, 0), (0.39, 0.73, -tilt), (0.61, 0.73, tilt), (0.82, 0.73, 0)]
         return _place([(x, y) for x, y, _ in spec],
-                      lambda img, p, i: _stick(img, p, round(h * 0.3), width, spec[i][2], colour_of(i), nodes))
-    return _place(arrangement, lambda img, p, i: _stick(img, p, round(length), width, 0.0, colour_of(i), nodes))
+                      lambda img, p, i: _stick(img, p, round(h * 0.3), width, spec[i][2], colour_of(i), nodes, style))
+    return _place(arrangement, lambda img, p, i: _stick(img, p, round(length), width, 0.0, colour_of(i), nodes, style))
 
 
 @lru_cache(maxsize=64)
