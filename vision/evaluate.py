@@ -158,11 +158,10 @@ class Evaluation:
         def ratio(a: int, b: int) -> "float | None":
             return round(a / b, 4) if b else None
 
-        rest = self.natural_shape
-        without_stretched = None if rest is None or not self.stretched_images else {
-            "images": rest.images, "labeled_tiles": rest.labeled, "read_accuracy": ratio(rest.correct, rest.labeled),
-            "recall": ratio(rest.found, rest.labeled), "precision": ratio(rest.correct, rest.predictions),
-        }
+        without_stretched = None
+        if self.natural_shape is not None and self.stretched_images:
+            rest = self.natural_shape.summary()
+            without_stretched = {k: rest[k] for k in ("images", "labeled_tiles", "read_accuracy", "recall", "precision")}
         return {
             "images": self.images,
             "labeled_tiles": self.labeled,
