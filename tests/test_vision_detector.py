@@ -232,17 +232,18 @@ def test_cli_detect_with_mismatched_model_exits_with_message(tmp_path):
 
 
 class _SeesOnlyTileShapedBoxes:
-    """Stands in for `TileDetector._detect_as_is`: a 3x4 grid of tiles 0.75 as wide as tall in
-    the undistorted photo; in an image stretched by more than 2x it finds only one of them, boxed
-    too wide (as the real finder boxes slivers)."""
+    """Stands in for `TileDetector.find_tiles`: a 3x4 grid of tiles 0.75 as wide as tall in the
+    undistorted photo; in an image stretched by more than 2x it finds only one of them, boxed
+    too wide (as the real finder boxes slivers). With `natural_finds`, a copy whose tiles have
+    about their natural shape shows only that many of the 12 (a long thin copy shrinks in the
+    real finder's square input)."""
 
-    def __init__(self, photo_stretch_x: float) -> None:
+    def __init__(self, photo_stretch_x: float, natural_finds: int = 12) -> None:
         self.photo_stretch_x = photo_stretch_x  # how much the photo was widened against its height
+        self.natural_finds = natural_finds
         self.calls: list[tuple[int, int]] = []
 
-    def __call__(self, image_bgr: np.ndarray) -> "Detections":
-        from vision.detections import Detections
-
+    def __call__(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         h, w = image_bgr.shape[:2]
         self.calls.append((w, h))
         undistorted_w = 1200 * self.photo_stretch_x  # the test photo is 1200 x 400 before stretching
@@ -250,17 +251,20 @@ class _SeesOnlyTileShapedBoxes:
         sy = h / 400
         if not 0.5 < sx / sy < 2:
             width = 75 * sx * 1.5
-            return Detections.from_lists([[100 * sx, 50 * sy, 100 * sx + width, 150 * sy]], [0.3], [CLASS_ID["1m"]])
-        boxes = [[(100 + 100 * i) * sx, (50 + 120 * j) * sy, (175 + 100 * i) * sx, (150 + 120 * j) * sy]
-                 for i in range(4) for j in range(3)]
-        return Detections.from_lists(boxes, [0.9] * 12, [CLASS_ID["5p"]] * 12)
+            boxes = [[100 * sx, 50 * sy, 100 * sx + width, 150 * sy]]
+        else:
+            boxes = [[(100 + 100 * i) * sx, (50 + 120 * j) * sy, (175 + 100 * i) * sx, (150 + 120 * j) * sy]
+                     for i in range(4) for j in range(3)]
+            if 0.8 < sx / sy < 1.25:
+                boxes = boxes[: self.natural_finds]
+        return np.float32(boxes), np.full(len(boxes), 0.9, np.float32), np.zeros(len(boxes), np.int64)
 
 
 @pytest.mark.parametrize("photo_stretch_x", [0.2, 0.12])
 def test_a_stretched_photo_is_read_again_resized_back(tmp_path, monkeypatch, photo_stretch_x):
     detector = TileDetector.load(_make_models(tmp_path / "models"))
     fake = _SeesOnlyTileShapedBoxes(photo_stretch_x)
-    monkeypatch.setattr(detector, "_detect_as_is", fake)
+    monkeypatch.setattr(detector, "find_tiles", fake)
     w, h = round(1200 * photo_stretch_x), 400
     dets = detector.detect(np.zeros((h, w, 3), np.uint8))
     assert len(dets) == 12 and len(fake.calls) >= 2
@@ -271,8 +275,33 @@ def test_a_stretched_photo_is_read_again_resized_back(tmp_path, monkeypatch, pho
     assert dets.xyxy[:, 2].max() <= w + 1
 
 
+def test_faces_of_a_stretched_photo_are_read_at_their_natural_shape_from_the_copy_finding_most(
+        tmp_path, monkeypatch):
+    """The first resize, judged on one box drawn too wide, leaves the tiles 1.5x too wide: crops
+    that shape would be turned on their side. The photo is resized again until the tiles have
+    their natural shape, and the faces are read there, though that copy shows fewer tiles."""
+    detector = TileDetector.load(_make_models(tmp_path / "models"))
+    fake = _SeesOnlyTileShapedBoxes(0.12, natural_finds=9)
+    monkeypatch.setattr(detector, "find_tiles", fake)
+    read_in: list[tuple[tuple[int, ...], np.ndarray]] = []
+    classify = detector.classify_faces
+
+    def spy(image_bgr, boxes_xyxy):
+        read_in.append((image_bgr.shape, boxes_xyxy.copy()))
+        return classify(image_bgr, boxes_xyxy)
+
+    monkeypatch.setattr(detector, "classify_faces", spy)
+    dets = detector.detect(np.zeros((400, 144, 3), np.uint8))
+    assert len(fake.calls) == 3  # as it is, 1.5x too wide, natural
+    assert len(dets) == 12  # every tile the second copy found
+    ((shape, boxes),) = read_in
+    assert (shape[1], shape[0]) == fake.calls[-1]
+    aspect = (boxes[:, 2] - boxes[:, 0]) / (boxes[:, 3] - boxes[:, 1])
+    np.testing.assert_allclose(aspect, 0.75, rtol=0.05)
+
+
 def test_a_photo_with_tile_shaped_boxes_is_read_once(tmp_path, monkeypatch):
     detector = TileDetector.load(_make_models(tmp_path / "models"))
     fake = _SeesOnlyTileShapedBoxes(1.0)
-    monkeypatch.setattr(detector, "_detect_as_is", fake)
+    monkeypatch.setattr(detector, "find_tiles", fake)
     assert len(detector.detect(np.zeros((400, 1200, 3), np.uint8))) == 12 and len(fake.calls) == 1

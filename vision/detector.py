@@ -454,35 +454,67 @@ class TileDetector:
         """All tiles of a BGR image, 43 canonical classes, boxes in the image's pixels.
 
         A photo whose tiles come out far thinner (or wider) than any tile is was stretched
-        on its way here: it is resized back towards the natural tile shape and read again
-        (`DetectorSettings.stretched_aspect`); the boxes are still in this image's pixels.
+        on its way here (`DetectorSettings.stretched_aspect`): it is resized back until its
+        tiles have about their natural shape (`unstretched_within`), and its faces are read
+        in that copy. The tiles themselves are taken from the copy whose finder found the
+        most of them (a long thin copy shrinks in the finder's square input). The boxes are
+        still in this image's pixels.
         """
         s = self.settings
 
         def tile_shaped(aspect: float | None) -> bool:
             return aspect is not None and s.stretched_aspect <= aspect <= 1 / s.stretched_aspect
 
-        found = self._detect_as_is(image_bgr)
-        aspect = median_face_aspect(found, s.unstretch_min_tiles)
-        tries = [found]
+        def natural(aspect: float | None) -> bool:
+            ratio = s.natural_tile_aspect / aspect if aspect else math.inf
+            return 1 / s.unstretched_within <= ratio <= s.unstretched_within
+
+        def face_aspect(found: tuple[np.ndarray, np.ndarray, np.ndarray]) -> float | None:
+            xyxy, _, classes = found
+            return median_face_aspect(Detections(xyxy, np.ones(len(xyxy), np.float32), self._canonical(classes)),
+                                      s.unstretch_min_tiles)
+
         h, w = image_bgr.shape[:2]
+        found = self.find_tiles(image_bgr)
+        aspect = face_aspect(found)
+        # each copy read: the image, its finder boxes (its own pixels), the median face aspect
+        copies = [(image_bgr, found, aspect)]
         stretch = 1.0  # how much the photo's x axis is widened against its y axis
         for _ in range(s.unstretch_passes):
-            if aspect is None or tile_shaped(aspect):
+            if aspect is None or (tile_shaped(aspect) if len(copies) == 1 else natural(aspect)):
                 break
             stretch = float(np.clip(stretch * s.natural_tile_aspect / aspect, 1 / s.max_unstretch, s.max_unstretch))
             k = math.sqrt(stretch)  # keep the pixel count: widen one axis, narrow the other
             new_w, new_h = max(1, round(w * k)), max(1, round(h / k))
             resized = cv2.resize(image_bgr, (new_w, new_h), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
-            again = self._detect_as_is(resized)
-            aspect = median_face_aspect(again, s.unstretch_min_tiles)
-            tries.append(again.scaled(w / new_w, h / new_h))
-        if tile_shaped(aspect):
-            return tries[-1]
-        return max(tries, key=lambda d: int((d.class_id != BACK_ID).sum()))
+            found = self.find_tiles(resized)
+            aspect = face_aspect(found)
+            copies.append((resized, found, aspect))
+        if len(copies) == 1:
+            return self._named(image_bgr, *found)
 
-    def _detect_as_is(self, image_bgr: np.ndarray) -> Detections:
-        xyxy, conf, classes = self.find_tiles(image_bgr)
+        def faces_found(copy: tuple) -> int:
+            return int((self._canonical(copy[1][2]) != BACK_ID).sum())
+
+        shaped = [copy for copy in copies if tile_shaped(copy[2])]
+        if not shaped:  # never came out tile-shaped: the copy with the most faces, as it is
+            image, found, _ = max(reversed(copies), key=faces_found)
+            return self._named(image, *found).scaled(w / image.shape[1], h / image.shape[0])
+        boxes_from = max(reversed(shaped), key=faces_found)  # ties: the later, more natural copy
+        read_in = shaped[-1][0]
+        (bh, bw), (rh, rw) = boxes_from[0].shape[:2], read_in.shape[:2]
+        xyxy, conf, classes = boxes_from[1]
+        xyxy = xyxy * np.float32([rw / bw, rh / bh, rw / bw, rh / bh])
+        return self._named(read_in, xyxy, conf, classes).scaled(w / rw, h / rh)
+
+    def _canonical(self, finder_classes: np.ndarray) -> np.ndarray:
+        """Finder class ids -> canonical ids, every face-up tile of a two-model pair as class 0 (1m)."""
+        if self._finder_to_canonical is not None:
+            return self._finder_to_canonical[finder_classes]
+        return np.where(finder_classes == TILE_FINDER_NAMES.index("tile"), 0, BACK_ID)
+
+    def _named(self, image_bgr: np.ndarray, xyxy: np.ndarray, conf: np.ndarray, classes: np.ndarray) -> Detections:
+        """Finder boxes (pixels of `image_bgr`) as Detections: faces named by the classifier."""
         if self._finder_to_canonical is not None:
             return Detections(xyxy, conf, self._finder_to_canonical[classes])
         canonical = np.full(len(xyxy), BACK_ID, np.int64)

@@ -38,6 +38,10 @@ class DetectorSettings:
     # is resized towards `natural_tile_aspect` and read again, up to `unstretch_passes` times.
     stretched_aspect: float = 0.4
     natural_tile_aspect: float = 0.75
+    # ... and once judged stretched, resized again until the median face is within this factor of
+    # `natural_tile_aspect`: a first pass judged on a few badly found tiles can leave faces wider than
+    # tall, and such crops are turned on their side (`sideways_ratio`) and misread
+    unstretched_within: float = 1.25
     unstretch_passes: int = 3
     unstretch_min_tiles: int = 1
     max_unstretch: float = 16.0  # the most one axis is stretched against the other
