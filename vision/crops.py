@@ -48,22 +48,33 @@ def pad_to_square(patch: np.ndarray, size: int, pad_value: int) -> np.ndarray:
     return square
 
 
-def cut_tile(
-    image_bgr: np.ndarray, xyxy: "np.ndarray | list[float]", size: int, settings: DetectorSettings = DEFAULT
-) -> np.ndarray:
-    """One classifier input (size, size, 3) uint8 BGR for the tile at `xyxy` (pixels of `image_bgr`)."""
+def cut_upright(
+    image_bgr: np.ndarray, xyxy: "np.ndarray | list[float]", settings: DetectorSettings = DEFAULT
+) -> "np.ndarray | None":
+    """The tile at `xyxy` (pixels of `image_bgr`), grown by the margin, turned upright, at its own
+    resolution; None when the box lies outside the image."""
     height, width = image_bgr.shape[:2]
     x1, y1, x2, y2 = grow_box(np.asarray(xyxy), settings.crop_margin, width, height)[0]
     x1, y1 = int(np.floor(x1)), int(np.floor(y1))
     x2, y2 = max(int(np.ceil(x2)), x1 + 1), max(int(np.ceil(y2)), y1 + 1)
     patch = image_bgr[y1:y2, x1:x2]
-    if patch.size == 0:  # box fully outside the image
-        return np.full((size, size, 3), settings.crop_pad_value, np.uint8)
+    if patch.size == 0:
+        return None
     if patch.shape[1] > patch.shape[0] * settings.sideways_ratio:
         patch = cv2.rotate(patch, cv2.ROTATE_90_CLOCKWISE)
     height, width = patch.shape[:2]
     if height > width * settings.max_crop_aspect:
         patch = cv2.resize(patch, (round(height / settings.max_crop_aspect), height), interpolation=cv2.INTER_LINEAR)
+    return patch
+
+
+def cut_tile(
+    image_bgr: np.ndarray, xyxy: "np.ndarray | list[float]", size: int, settings: DetectorSettings = DEFAULT
+) -> np.ndarray:
+    """One classifier input (size, size, 3) uint8 BGR for the tile at `xyxy` (pixels of `image_bgr`)."""
+    patch = cut_upright(image_bgr, xyxy, settings)
+    if patch is None:  # box fully outside the image
+        return np.full((size, size, 3), settings.crop_pad_value, np.uint8)
     return pad_to_square(patch, size, settings.crop_pad_value)
 
 

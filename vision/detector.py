@@ -30,8 +30,9 @@ import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from datasets.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES, ClassTableMismatch, check_names
-from vision.crops import cut_tiles
+from vision.crops import cut_tiles, cut_upright
 from vision.detections import Detections
+from vision.flowers import FlowerReader, FlowerReaderUnavailable, FlowerReading
 from vision.settings import DetectorSettings
 
 DEFAULT = DetectorSettings()
@@ -357,6 +358,7 @@ class TileDetector:
         paths: "tuple[str, str | None]" = ("<memory>", None),
     ) -> None:
         self.settings = settings
+        self._flower_reader: "FlowerReader | bool | None" = None  # made on first use; False: none to be had
         self._finder = finder
         self._classifier = classifier
         finder_meta = read_metadata(finder)
@@ -447,8 +449,33 @@ class TileDetector:
         best, second = np.argsort(-probs, axis=1, kind="stable")[:, :2].T
         best_not_flower = np.where(self._classifier_flowers[None, :], -1.0, probs).argmax(axis=1)
         second = np.where(self._classifier_flowers[best], best_not_flower, second)
-        return (self._classifier_to_canonical[best], probs[np.arange(len(best)), best].astype(np.float32),
-                self._classifier_to_canonical[second])
+        ids, seconds = self._classifier_to_canonical[best], self._classifier_to_canonical[second]
+        confidence = probs[np.arange(len(best)), best].astype(np.float32)
+        flower_share = probs[:, self._classifier_flowers].sum(axis=1)
+        for index in np.flatnonzero(flower_share >= self.settings.flowers.min_flower_share):
+            reading = self._read_caption(image_bgr, boxes_xyxy[index], CLASS_NAMES[ids[index]])
+            if reading is None:
+                continue
+            if not self._classifier_flowers[best[index]]:
+                seconds[index] = ids[index]  # the suited or honour tile it was read as, should the caption be wrong
+            ids[index] = CLASS_ID[reading.name]
+            confidence[index] = max(float(confidence[index]), reading.score)
+        return ids, confidence, seconds
+
+    def _read_caption(self, image_bgr: np.ndarray, xyxy: np.ndarray, classifier_guess: str) -> "FlowerReading | None":
+        """The flower its caption names (`vision.flowers`); None when there is no reader or no caption."""
+        if self._flower_reader is None:
+            if not self.settings.flowers.enabled:
+                return None
+            try:
+                self._flower_reader = FlowerReader(self.settings.flowers, self.settings.intra_op_threads)
+            except FlowerReaderUnavailable as error:
+                warnings.warn(f"flowers are read by the classifier alone: {error}", stacklevel=2)
+                self._flower_reader = False
+        if self._flower_reader is False:
+            return None
+        tile = cut_upright(image_bgr, xyxy, self.settings)
+        return None if tile is None else self._flower_reader.read(tile, classifier_guess)
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
         """All tiles of a BGR image, 43 canonical classes, boxes in the image's pixels.

@@ -1,0 +1,143 @@
+"""Which flower or season a tile is, from the caption printed on it (OCR).
+
+The face classifier tells a flower from a suited tile well, but not which of the
+eight a captioned flower is: at 96 px a caption is a few pixels tall, and sets
+draw the pictures every way. Nearly every set prints the name or the number:
+梅蘭菊竹 / 春夏秋冬 with 1-4 in a corner on Chinese sets, PLUM ... WINTER on
+Western ones. So a tile the classifier gives some chance of being a flower is
+read again by an OCR recognizer (rapidocr, onnxruntime), on a band across the
+top and one across the bottom of the upright tile, each also turned over (a tile
+laid upside down):
+
+* a name (梅, PLUM, ORC, ...) read surely enough names the tile, flower or not;
+* a lone 1-4 only picks which one, inside the group (flower or season) the
+  classifier already chose: suited tiles carry corner numbers too.
+
+The rules that turn OCR text into a class are pure functions (`reading_from_texts`);
+`FlowerReader` only cuts the bands and runs the recognizer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from vision.settings import FlowerSettings
+
+# Names printed on flower and season tiles, Chinese (traditional and simplified) and English,
+# with the abbreviations some sets print. Nothing else lists them.
+FLOWER_WORDS: dict[str, str] = {
+    "梅": "f1", "PLUM": "f1",
+    "蘭": "f2", "兰": "f2", "ORCHID": "f2", "ORC": "f2",
+    "菊": "f3", "CHRYSANTHEMUM": "f3", "CHRYS": "f3", "MUM": "f3",
+    "竹": "f4", "BAMBOO": "f4", "BAM": "f4",
+    "春": "s1", "SPRING": "s1", "SPR": "s1",
+    "夏": "s2", "SUMMER": "s2", "SUM": "s2",
+    "秋": "s3", "AUTUMN": "s3", "FALL": "s3", "AUT": "s3",
+    "冬": "s4", "WINTER": "s4", "WIN": "s4",
+}
+_LATIN_WORDS = sorted((w for w in FLOWER_WORDS if w.isascii()), key=len, reverse=True)
+
+
+@dataclass(frozen=True)
+class FlowerReading:
+    """What the caption says: the class, how sure the recognizer was, and the text it read."""
+
+    name: str
+    score: float
+    text: str
+
+
+def _named_in(text: str) -> str | None:
+    """The flower a text names: a Chinese name anywhere, or a line of letters starting with an English one."""
+    for char in text:
+        if char in FLOWER_WORDS:
+            return FLOWER_WORDS[char]
+    letters = re.sub(r"[^A-Z]", "", text.upper())
+    if len(letters) <= len(text) // 2:  # mostly not letters: no English caption
+        return None
+    for word in _LATIN_WORDS:
+        if letters.startswith(word) and len(letters) <= len(word) + 2:  # SUMM, MUMV: a stroke read as a letter
+            return FLOWER_WORDS[word]
+    return None
+
+
+def _lone_number(text: str) -> int | None:
+    """1-4 when the text is that digit alone, perhaps with a mark or one other character beside it."""
+    digits = re.findall(r"\d", text)
+    if len(digits) != 1 or len(text.strip()) > 3 or not 1 <= int(digits[0]) <= 4:
+        return None
+    return int(digits[0])
+
+
+def reading_from_texts(
+    texts: Sequence[tuple[str, float]], classifier_guess: str, settings: FlowerSettings = FlowerSettings()
+) -> FlowerReading | None:
+    """The flower that OCR lines name, or None to keep the classifier's reading.
+
+    `texts` are (text, score) pairs from the recognizer; `classifier_guess` is the
+    class the classifier read. A name decides on its own; a lone number only within
+    the classifier's group; lines that disagree decide nothing.
+    """
+    named = {(name, score, text) for text, score in texts if score >= settings.min_name_score
+             for name in [_named_in(text)] if name}
+    if named:
+        if len({name for name, _, _ in named}) > 1:
+            return None
+        name, score, text = max(named, key=lambda item: item[1])
+        return FlowerReading(name, float(score), text)
+    if classifier_guess[:1] not in ("f", "s") or len(classifier_guess) != 2:
+        return None
+    numbers = {(number, score, text) for text, score in texts if score >= settings.min_number_score
+               for number in [_lone_number(text)] if number}
+    if len({number for number, _, _ in numbers}) != 1:
+        return None
+    number, score, text = max(numbers, key=lambda item: item[1])
+    return FlowerReading(f"{classifier_guess[0]}{number}", float(score), text)
+
+
+def caption_bands(tile_bgr: np.ndarray, settings: FlowerSettings = FlowerSettings()) -> list[np.ndarray]:
+    """The top and bottom bands of an upright tile crop, both turned over too (text upside down),
+    and the middle (one large character)."""
+    height = tile_bgr.shape[0]
+    band = max(1, round(height * settings.band_share))
+    bands = [tile_bgr[:band], tile_bgr[height - band :]]
+    middle = max(1, round(height * settings.middle_share))
+    start = (height - middle) // 2
+    return bands + [np.ascontiguousarray(b[::-1, ::-1]) for b in bands] + [tile_bgr[start : start + middle]]
+
+
+class FlowerReaderUnavailable(RuntimeError):
+    """rapidocr is not installed: flowers are read by the classifier alone."""
+
+
+class FlowerReader:
+    """Reads flower captions with rapidocr's text recognizer (no text detection: the bands are the lines)."""
+
+    def __init__(self, settings: FlowerSettings = FlowerSettings(), threads: int = 2) -> None:
+        try:
+            from rapidocr import RapidOCR
+        except ImportError as error:  # the runtime lists it; a partial install still reads tiles
+            raise FlowerReaderUnavailable(f"rapidocr is not installed ({error})") from error
+        self.settings = settings
+        self._ocr: Any = RapidOCR(params={
+            "Global.log_level": "error",
+            "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+            "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+        })
+
+    def texts(self, tile_bgr: np.ndarray) -> list[tuple[str, float]]:
+        """What the recognizer reads on each caption band of an upright tile crop."""
+        read = []
+        for band in caption_bands(tile_bgr, self.settings):
+            result = self._ocr(band, use_det=False, use_cls=False, use_rec=True)
+            for text, score in zip(result.txts or (), result.scores or ()):
+                if text:
+                    read.append((str(text), float(score)))
+        return read
+
+    def read(self, tile_bgr: np.ndarray, classifier_guess: str) -> FlowerReading | None:
+        return reading_from_texts(self.texts(tile_bgr), classifier_guess, self.settings)
