@@ -293,7 +293,9 @@ def test_a_misread_tile_is_read_as_its_second_reading_when_that_makes_the_hand_w
         hand = random_hand(rng, shape="standard")
         tiles = plan_scene(hand, rng, *SIZE)
         i, wrong = _misread_standing_tile(hand, tiles)
-        misread = _misread(detections_of(tiles), i, wrong, tiles[i].cls, 0.6)
+        # read surely enough that it is not deduced (`_deduced_reading`), not so surely that it is kept
+        conf = (S.deduce_confidence + S.second_reading_confidence) / 2
+        misread = _misread(detections_of(tiles), i, wrong, tiles[i].cls, conf)
         got, issues, groups = read(misread, hand.context)
         assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
         assert any(f"read the {wrong} at" in n and f"as {tiles[i].cls}, its second reading" in n for n in issues)
@@ -302,7 +304,7 @@ def test_a_misread_tile_is_read_as_its_second_reading_when_that_makes_the_hand_w
         assert result.tiles[i]["cls"] == tiles[i].cls  # the tile list shows the face the hand was made with
 
         # a second reading that does not help either: the tiles are kept as read
-        got, issues, _ = read(_misread(detections_of(tiles), i, wrong, wrong, 0.6), hand.context)
+        got, issues, _ = read(_misread(detections_of(tiles), i, wrong, wrong, conf), hand.context)
         assert got is not None and Tile.parse(wrong) in got.concealed and hand_key(got) != hand_key(hand)
         assert not any("second reading" in n for n in issues)
 
