@@ -151,7 +151,7 @@ def _bamboo(rank: int, rng: random.Random, arrangement: Sequence[Point], split_e
     style = rng.choice(STICK_STYLES)
     rows = len({round(y, 3) for _, y in arrangement})
     # bones are stacked end to end, the columns reading as one long stick (and a six of two columns like a nine)
-    reach = (0.34, 0.84) if style == "bone" else (0.26, 0.72)
+    reach = (0.42, 0.84) if style == "bone" else (0.26, 0.72)
     length = min(h * reach[0], h * reach[1] / rows) * rng.uniform(0.8, 0.95)
     width = max(4, round(w * rng.uniform(0.07, 0.1)))
     if rank == 8 and split_eight:  # the two 'M' / 'W' shapes most sets use for eight
@@ -160,7 +160,19 @@ def _bamboo(rank: int, rng: random.Random, arrangement: Sequence[Point], split_e
                 (0.18, 0.73, 0), (0.39, 0.73, -tilt), (0.61, 0.73, tilt), (0.82, 0.73, 0)]
         return _place([(x, y) for x, y, _ in spec],
                       lambda img, p, i: _stick(img, p, round(h * 0.3), width, spec[i][2], colour_of(i), nodes, style))
+    if style == "bone" and rows > 1:
+        arrangement = stacked_end_to_end(arrangement, length / h)
     return _place(arrangement, lambda img, p, i: _stick(img, p, round(length), width, 0.0, colour_of(i), nodes, style))
+
+
+def stacked_end_to_end(arrangement: Sequence[Point], stick_length: float) -> list[Point]:
+    """The rows of an arrangement moved together so that sticks `stick_length` long (share of the
+    face's height) touch end to end, centred: bone sets draw a six as three columns of two and a nine
+    as three columns of three, and only the count of segments in a column tells them apart."""
+    rows = sorted({round(y, 3) for _, y in arrangement})
+    centre = (len(rows) - 1) / 2
+    moved = {row: 0.5 + (j - centre) * stick_length for j, row in enumerate(rows)}
+    return [(x, moved[round(y, 3)]) for x, y in arrangement]
 
 
 @lru_cache(maxsize=64)

@@ -83,3 +83,18 @@ def test_restyle_draws_the_suits_anew_in_its_share_of_sets(gl: ArtSet, monkeypat
     monkeypatch.setattr(restyle_module.random.Random, "random", lambda self: 0.9)  # no index, no new P
     art = restyle(gl, random.Random(4))
     assert all(np.array_equal(art.faces[c][0], gl.faces[c][0]) for c in DOTS_AND_BAMBOO)
+
+
+@pytest.mark.parametrize("rank", [6, 9])
+def test_bone_sticks_are_stacked_end_to_end_in_their_columns(rank: int) -> None:
+    """A six of three columns of two and a nine of three of three: no gap between the rows."""
+    from datasets.drawn import ARRANGEMENTS, stacked_end_to_end
+
+    grid = next(a for a in ARRANGEMENTS[rank] if len({round(x, 3) for x, _ in a}) == 3)
+    rows = len({round(y, 3) for _, y in grid})
+    stick = 0.84 / rows * 0.9
+    stacked = stacked_end_to_end(grid, stick)
+    ys = sorted({round(y, 6) for _, y in stacked})
+    assert len(ys) == rows and np.allclose(np.diff(ys), stick) and abs(np.mean(ys) - 0.5) < 1e-6
+    assert ys[0] - stick / 2 > 0 and ys[-1] + stick / 2 < 1  # inside the face
+    assert sorted(x for x, _ in stacked) == sorted(x for x, _ in grid)
