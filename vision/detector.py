@@ -339,9 +339,9 @@ class ModelInfo:
         }
 
 
-def median_face_aspect(detections: Detections, min_tiles: int) -> float | None:
-    """Median width / height of the face-up boxes; None with fewer than `min_tiles` of them."""
-    wh = detections[detections.class_id != BACK_ID].wh
+def median_face_aspect(xyxy: np.ndarray, is_face: np.ndarray, min_tiles: int) -> float | None:
+    """Median width / height of the boxes `is_face` marks; None with fewer than `min_tiles` of them."""
+    wh = (xyxy[:, 2:] - xyxy[:, :2])[is_face]
     if len(wh) < max(1, min_tiles):
         return None
     return float(np.median(wh[:, 0] / np.maximum(wh[:, 1], 1e-3)))
@@ -451,8 +451,9 @@ class TileDetector:
         second = np.where(self._classifier_flowers[best], best_not_flower, second)
         ids, seconds = self._classifier_to_canonical[best], self._classifier_to_canonical[second]
         confidence = probs[np.arange(len(best)), best].astype(np.float32)
+        flowers = self.settings.flowers
         flower_share = probs[:, self._classifier_flowers].sum(axis=1)
-        for index in np.flatnonzero(flower_share >= self.settings.flowers.min_flower_share):
+        for index in np.flatnonzero(flower_share >= flowers.min_flower_share) if flowers.enabled else ():
             reading = self._read_caption(image_bgr, boxes_xyxy[index], CLASS_NAMES[ids[index]])
             if reading is None:
                 continue
@@ -465,8 +466,6 @@ class TileDetector:
     def _read_caption(self, image_bgr: np.ndarray, xyxy: np.ndarray, classifier_guess: str) -> "FlowerReading | None":
         """The flower its caption names (`vision.flowers`); None when there is no reader or no caption."""
         if self._flower_reader is None:
-            if not self.settings.flowers.enabled:
-                return None
             try:
                 self._flower_reader = FlowerReader(self.settings.flowers, self.settings.intra_op_threads)
             except FlowerReaderUnavailable as error:
@@ -498,8 +497,7 @@ class TileDetector:
 
         def face_aspect(found: tuple[np.ndarray, np.ndarray, np.ndarray]) -> float | None:
             xyxy, _, classes = found
-            return median_face_aspect(Detections(xyxy, np.ones(len(xyxy), np.float32), self._canonical(classes)),
-                                      s.unstretch_min_tiles)
+            return median_face_aspect(xyxy, self._is_face(classes), s.unstretch_min_tiles)
 
         h, w = image_bgr.shape[:2]
         found = self.find_tiles(image_bgr)
@@ -521,7 +519,7 @@ class TileDetector:
             return self._named(image_bgr, *found)
 
         def faces_found(copy: tuple) -> int:
-            return int((self._canonical(copy[1][2]) != BACK_ID).sum())
+            return int(self._is_face(copy[1][2]).sum())
 
         shaped = [copy for copy in copies if tile_shaped(copy[2])]
         if not shaped:  # never came out tile-shaped: the copy with the most faces, as it is
@@ -534,11 +532,11 @@ class TileDetector:
         xyxy = xyxy * np.float32([rw / bw, rh / bh, rw / bw, rh / bh])
         return self._named(read_in, xyxy, conf, classes).scaled(w / rw, h / rh)
 
-    def _canonical(self, finder_classes: np.ndarray) -> np.ndarray:
-        """Finder class ids -> canonical ids, every face-up tile of a two-model pair as class 0 (1m)."""
+    def _is_face(self, finder_classes: np.ndarray) -> np.ndarray:
+        """Which finder boxes are face-up tiles (not backs)."""
         if self._finder_to_canonical is not None:
-            return self._finder_to_canonical[finder_classes]
-        return np.where(finder_classes == TILE_FINDER_NAMES.index("tile"), 0, BACK_ID)
+            return self._finder_to_canonical[finder_classes] != BACK_ID
+        return finder_classes == TILE_FINDER_NAMES.index("tile")
 
     def _named(self, image_bgr: np.ndarray, xyxy: np.ndarray, conf: np.ndarray, classes: np.ndarray) -> Detections:
         """Finder boxes (pixels of `image_bgr`) as Detections: faces named by the classifier."""
@@ -546,7 +544,7 @@ class TileDetector:
             return Detections(xyxy, conf, self._finder_to_canonical[classes])
         canonical = np.full(len(xyxy), BACK_ID, np.int64)
         runner_up = np.full(len(xyxy), -1, np.int64)
-        faces = classes == TILE_FINDER_NAMES.index("tile")
+        faces = self._is_face(classes)
         if faces.any():
             face_ids, face_probs, second_ids = self.classify_faces(image_bgr, xyxy[faces])
             canonical[faces] = face_ids

@@ -85,18 +85,21 @@ def reading_from_texts(
     named = {(name, score, text) for text, score in texts if score >= settings.min_name_score
              for name in [_named_in(text)] if name}
     if named:
-        if len({name for name, _, _ in named}) > 1:
-            return None
-        name, score, text = max(named, key=lambda item: item[1])
-        return FlowerReading(name, float(score), text)
+        agreed = _surest_if_agreed(named)
+        return None if agreed is None else FlowerReading(agreed[0], float(agreed[1]), agreed[2])
     if classifier_guess[:1] not in ("f", "s") or len(classifier_guess) != 2:
         return None
     numbers = {(number, score, text) for text, score in texts if score >= settings.min_number_score
                for number in [_lone_number(text)] if number}
-    if len({number for number, _, _ in numbers}) != 1:
+    agreed = _surest_if_agreed(numbers)
+    return None if agreed is None else FlowerReading(f"{classifier_guess[0]}{agreed[0]}", float(agreed[1]), agreed[2])
+
+
+def _surest_if_agreed(found: set[tuple[Any, float, str]]) -> tuple[Any, float, str] | None:
+    """Of (what, score, text) found on several lines, the surest when all found the same; else None."""
+    if len({what for what, _, _ in found}) != 1:
         return None
-    number, score, text = max(numbers, key=lambda item: item[1])
-    return FlowerReading(f"{classifier_guess[0]}{number}", float(score), text)
+    return max(found, key=lambda item: item[1])
 
 
 def caption_bands(tile_bgr: np.ndarray, settings: FlowerSettings = FlowerSettings()) -> list[np.ndarray]:
