@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from datasets.classes import CLASS_ID, FACE_NAMES
-from vision.flowers import FLOWER_WORDS, FlowerReader, caption_bands, reading_from_texts
-from vision.settings import FlowerSettings
+from vision.flowers import FLOWER_WORDS, FlowerReader, caption_bands, index_bands, rank_from_texts, reading_from_texts
+from vision.settings import FlowerSettings, RankSettings
 
 fakes = pytest.importorskip("vision_fake_models")
 
@@ -46,6 +46,51 @@ def test_reading_from_texts(texts, guess, expected):
     assert (reading.name if reading else None) == expected
 
 
+SIX_LIKELY = [0.0, 0.0, 0.0, 0.0, 0.0, 0.3, 0.0, 0.0, 0.7]  # the classifier's chance of 1..9: a nine, perhaps a six
+SIX_UNLIKELY = [0.001, 0.001, 0.001, 0.001, 0.001, 0.01, 0.001, 0.001, 0.98]
+
+
+@pytest.mark.parametrize(
+    "texts, shares, expected",
+    [
+        ([("6", 0.99)], SIX_LIKELY, "6"),
+        ([("6", 0.99), ("6", 0.93), ("开", 0.9)], SIX_LIKELY, "6"),  # text that is no digit says nothing
+        ([("6.", 0.95)], SIX_LIKELY, "6"),  # a mark beside it
+        ([("9", 1.0)], SIX_LIKELY, "9"),  # the rank it read anyway
+        ([("6", 0.99)], SIX_UNLIKELY, None),  # a rank the classifier all but rules out
+        ([("7", 1.0)], SIX_LIKELY, None),  # ... or gives no chance at all: a stick read as a 7
+        ([("7", 1.0), ("6", 0.99)], SIX_LIKELY, "6"),  # only digits naming a possible rank must agree
+        ([("6", 0.99), ("9", 0.98)], SIX_LIKELY, None),  # possible ranks that disagree
+        ([("6", 0.8)], SIX_LIKELY, None),  # not sure enough
+        ([("69", 1.0)], SIX_LIKELY, None),  # two digits: not an index numeral
+        ([("(6", 0.99)], SIX_LIKELY, "6"),
+        ([("開6", 0.99)], SIX_LIKELY, None),  # a character beside it: sticks read as text
+        ([("6a", 0.99)], SIX_LIKELY, None),
+        ([], SIX_LIKELY, None),
+    ],
+)
+def test_rank_from_texts(texts, shares, expected):
+    reading = rank_from_texts(texts, shares, RankSettings(min_digit_score=0.9, min_share=0.02))
+    assert (reading.name if reading else None) == expected
+
+
+def test_index_bands_are_the_top_its_halves_and_the_middle():
+    tile = np.arange(100 * 60 * 3, dtype=np.uint32).reshape(100, 60, 3).astype(np.uint8)
+    top, left, right, middle = index_bands(tile, RankSettings(band_share=0.3, middle_share=0.2))
+    np.testing.assert_array_equal(top, tile[:30])
+    np.testing.assert_array_equal(left, tile[:30, :30])
+    np.testing.assert_array_equal(right, tile[:30, 30:])
+    np.testing.assert_array_equal(middle, tile[40:60])
+
+
+def test_index_bands_leave_the_crop_margin_out_of_the_halves():
+    tile = np.arange(100 * 60 * 3, dtype=np.uint32).reshape(100, 60, 3).astype(np.uint8)
+    top, left, right, _ = index_bands(tile, RankSettings(band_share=0.3), margin=0.1)
+    np.testing.assert_array_equal(top, tile[:30])  # the whole band still: a numeral may sit at the very edge
+    np.testing.assert_array_equal(left, tile[:30, 6:30])
+    np.testing.assert_array_equal(right, tile[:30, 30:54])
+
+
 def test_every_name_maps_to_a_flower_or_season():
     assert set(FLOWER_WORDS.values()) == {"f1", "f2", "f3", "f4", "s1", "s2", "s3", "s4"}
 
@@ -80,6 +125,35 @@ def test_reader_reads_a_caption_at_the_bottom(reader):
 def test_reader_reads_a_number_upside_down(reader):
     tile = _tile_with("2", at_top=True, scale=1.1)
     assert reader.read(np.ascontiguousarray(tile[::-1, ::-1]), "f3").name == "f2"
+
+
+def _suited_tile(numeral: str, at_middle: bool = False) -> np.ndarray:
+    """A bamboo tile drawn like some sets: sticks in columns, the rank in the top right corner
+    (or between two rows of sticks)."""
+    tile = np.full((160, 120, 3), 235, np.uint8)
+    rows = (16, 108) if at_middle else (46, 82, 118)
+    for x in (22, 52):
+        for y in rows:
+            cv2.rectangle(tile, (x, y), (x + 10, y + 30), (40, 140, 40), -1)
+    if numeral:
+        where = (48, 92) if at_middle else (84, 34)
+        cv2.putText(tile, numeral, where, cv2.FONT_HERSHEY_SIMPLEX, 1.0, (30, 30, 200), 2, cv2.LINE_AA)
+    return tile
+
+
+def test_reader_reads_an_index_numeral_in_the_corner(reader):
+    reading = reader.read_rank(_suited_tile("6"), SIX_LIKELY, RankSettings())
+    assert reading is not None and reading.name == "6"
+
+
+def test_reader_reads_an_index_numeral_in_the_middle(reader):
+    eight_likely = [0.0, 0.0, 0.0, 0.0, 0.7, 0.0, 0.0, 0.3, 0.0]
+    reading = reader.read_rank(_suited_tile("8", at_middle=True), eight_likely, RankSettings())
+    assert reading is not None and reading.name == "8"
+
+
+def test_reader_finds_no_rank_without_a_numeral(reader):
+    assert reader.read_rank(_suited_tile(""), SIX_LIKELY, RankSettings()) is None
 
 
 def test_reader_finds_nothing_on_a_plain_face(reader):
@@ -144,3 +218,73 @@ def test_detector_without_rapidocr_warns_once_and_keeps_the_classifier_reading(t
     with pytest.warns(UserWarning, match="rapidocr is not installed"):
         assert detector.detect(_scene("SPRING")).class_names == ["1p"]
     assert detector.detect(_scene("SPRING")).class_names == ["1p"]  # no second try, no second warning
+
+
+def _models_reading_every_face_as_9s_with_some_chance_of_6s(folder, six_weight: float = 1.5, tile=TILE):
+    folder.mkdir(parents=True, exist_ok=True)
+    scale = FINDER_SIZE / IMG_W
+    x1, y1, x2, y2 = (v * scale for v in tile)
+    y1, y2 = y1 + 16, y2 + 16
+    raw = fakes.raw_head([((x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1)], [[0.9, 0.0]])
+    fakes.fake_finder(folder / "detector.onnx", raw, imgsz=FINDER_SIZE)
+    names = list(FACE_NAMES)
+    weights = np.zeros((3, len(names)), np.float32)
+    weights[:, names.index("9s")] = 2.0  # a light face: 9s about 0.7, 6s about 0.2 (or about 0.003 at weight 0)
+    weights[:, names.index("6s")] = six_weight
+    fakes.fake_classifier(folder / "classifier.onnx", names, weights)
+    return folder
+
+
+def _suited_scene(tile_bgr: np.ndarray, box=TILE) -> np.ndarray:
+    image = np.full((IMG_H, IMG_W, 3), 60, np.uint8)
+    x1, y1, x2, y2 = box
+    image[y1:y2, x1:x2] = cv2.resize(tile_bgr, (x2 - x1, y2 - y1))
+    return image
+
+
+def test_detector_takes_the_rank_of_the_index_numeral_and_keeps_the_classifier_reading_second(tmp_path):
+    from vision.detector import TileDetector
+
+    detector = TileDetector.load(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m"))
+    dets = detector.detect(_suited_scene(_suited_tile("6")))
+    assert dets.class_names == ["6s"] and dets.runner_up.tolist() == [CLASS_ID["9s"]]
+    assert detector.detect(_suited_scene(_suited_tile(""))).class_names == ["9s"]
+
+
+def test_detector_ignores_a_numeral_naming_a_rank_the_classifier_rules_out(tmp_path):
+    from vision.detector import TileDetector
+
+    detector = TileDetector.load(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", six_weight=0.0))
+    assert detector.detect(_suited_scene(_suited_tile("6"))).class_names == ["9s"]
+
+
+SIDEWAYS = (120, 40, 280, 160)  # wider than tall: a tile lying on its side, turned upright one way or the other
+
+
+@pytest.mark.parametrize("quarter_turns", [1, -1])
+def test_detector_reads_a_sideways_tile_both_ways_up(tmp_path, quarter_turns):
+    from vision.detector import TileDetector
+
+    models = _models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", tile=SIDEWAYS)
+    turned = np.ascontiguousarray(np.rot90(_suited_tile("6"), quarter_turns))
+    assert TileDetector.load(models).detect(_suited_scene(turned, SIDEWAYS)).class_names == ["6s"]
+
+
+def test_detector_keeps_the_classifier_reading_when_the_two_ways_up_disagree(tmp_path):
+    from vision.detector import TileDetector
+
+    models = _models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", tile=SIDEWAYS)
+    six_one_way_nine_the_other = np.concatenate([_suited_tile("6")[:80], _suited_tile("9")[::-1, ::-1][80:]])
+    turned = np.ascontiguousarray(np.rot90(six_one_way_nine_the_other, 1))
+    assert TileDetector.load(models).detect(_suited_scene(turned, SIDEWAYS)).class_names == ["9s"]
+
+
+def test_detector_without_rank_reading_keeps_the_classifier_reading(tmp_path):
+    from dataclasses import replace
+
+    from vision.detector import TileDetector
+    from vision.settings import DetectorSettings
+
+    settings = replace(DetectorSettings(), ranks=RankSettings(enabled=False))
+    detector = TileDetector.load(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m"), settings)
+    assert detector.detect(_suited_scene(_suited_tile("6"))).class_names == ["9s"]

@@ -381,6 +381,9 @@ class TileDetector:
                 check_names(cls_names, FACE_NAMES, f"classifier {paths[1]}")  # raises, listing the differences
             self._classifier_to_canonical = np.array([CLASS_ID[n] for n in cls_names], np.int64)
             self._classifier_flowers = np.array([n in FLOWER_NAMES for n in cls_names])
+            # classifier columns of 1..9 of each suit: the ranks an index numeral can pick between
+            self._classifier_ranks = {suit: np.array([cls_names.index(f"{r}{suit}") for r in range(1, 10)])
+                                      for suit in "mps"}
             self._classifier_imgsz = _imgsz_of(cls_meta, classifier, f"classifier {paths[1]}")
             self._classifier_input = classifier.get_inputs()[0].name
             self._classifier_fixed_batch = isinstance(classifier.get_inputs()[0].shape[0], int)
@@ -461,20 +464,52 @@ class TileDetector:
                 seconds[index] = ids[index]  # the suited or honour tile it was read as, should the caption be wrong
             ids[index] = CLASS_ID[reading.name]
             confidence[index] = max(float(confidence[index]), reading.score)
+        self._read_index_numerals(image_bgr, boxes_xyxy, probs, ids, confidence, seconds)
         return ids, confidence, seconds
 
-    def _read_caption(self, image_bgr: np.ndarray, xyxy: np.ndarray, classifier_guess: str) -> "FlowerReading | None":
-        """The flower its caption names (`vision.flowers`); None when there is no reader or no caption."""
+    def _read_index_numerals(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray, probs: np.ndarray,
+                             ids: np.ndarray, confidence: np.ndarray, seconds: np.ndarray) -> None:
+        """Suited faces read unsurely take the rank their index numeral prints, in the suit the
+        classifier read (in place). A tile lying sideways is read both ways up: turned upright,
+        which way up it lies is unknown, and a 6 upside down reads as a 9, so the two must agree."""
+        ranks = self.settings.ranks
+        if not ranks.enabled:
+            return
+        wh = boxes_xyxy[:, 2:] - boxes_xyxy[:, :2]
+        sideways = wh[:, 0] > wh[:, 1] * self.settings.sideways_ratio
+        grown = self.settings.crop_margin
+        for index in np.flatnonzero(confidence < ranks.max_confidence):
+            name = CLASS_NAMES[ids[index]]
+            if len(name) != 2 or name[1] not in self._classifier_ranks or not name[0].isdigit():
+                continue
+            reader = self._caption_reader()
+            if reader is None:
+                return
+            tile = cut_upright(image_bgr, boxes_xyxy[index], self.settings)
+            if tile is None:
+                continue
+            shares = probs[index, self._classifier_ranks[name[1]]]
+            reading = reader.read_rank(tile, shares, ranks, grown / (1 + 2 * grown), both_ways_up=bool(sideways[index]))
+            if reading is None or reading.name == name[0]:
+                continue
+            seconds[index] = ids[index]
+            ids[index] = CLASS_ID[reading.name + name[1]]
+            confidence[index] = max(float(confidence[index]), reading.score)
+
+    def _caption_reader(self) -> "FlowerReader | None":
         if self._flower_reader is None:
             try:
                 self._flower_reader = FlowerReader(self.settings.flowers, self.settings.intra_op_threads)
             except FlowerReaderUnavailable as error:
-                warnings.warn(f"flowers are read by the classifier alone: {error}", stacklevel=2)
+                warnings.warn(f"flowers and ranks are read by the classifier alone: {error}", stacklevel=2)
                 self._flower_reader = False
-        if self._flower_reader is False:
-            return None
-        tile = cut_upright(image_bgr, xyxy, self.settings)
-        return None if tile is None else self._flower_reader.read(tile, classifier_guess)
+        return self._flower_reader or None
+
+    def _read_caption(self, image_bgr: np.ndarray, xyxy: np.ndarray, classifier_guess: str) -> "FlowerReading | None":
+        """The flower its caption names (`vision.flowers`); None when there is no reader or no caption."""
+        reader = self._caption_reader()
+        tile = None if reader is None else cut_upright(image_bgr, xyxy, self.settings)
+        return None if tile is None else reader.read(tile, classifier_guess)
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
         """All tiles of a BGR image, 43 canonical classes, boxes in the image's pixels.

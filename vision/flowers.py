@@ -1,4 +1,4 @@
-"""Which flower or season a tile is, from the caption printed on it (OCR).
+"""Which flower or season a tile is, from the caption printed on it, and a suited tile's rank, from its index numeral (OCR).
 
 The face classifier tells a flower from a suited tile well, but not which of the
 eight a captioned flower is: at 96 px a caption is a few pixels tall, and sets
@@ -13,8 +13,15 @@ laid upside down):
 * a lone 1-4 only picks which one, inside the group (flower or season) the
   classifier already chose: suited tiles carry corner numbers too.
 
-The rules that turn OCR text into a class are pure functions (`reading_from_texts`);
-`FlowerReader` only cuts the bands and runs the recognizer.
+Some sets also print a suited tile's rank as a numeral, in a top corner (KDE's,
+many Western sets) or between two rows of pips. Where the classifier is unsure of
+a suited tile's rank (one set's six is three rows of two sticks, a nine missing a
+column), the band across the top of the upright tile, its two halves and the
+middle are read too (both ways up for a tile lying sideways): a digit alone names
+the rank, in the suit the classifier read, if the classifier gives it some chance.
+
+The rules that turn OCR text into a class are pure functions (`reading_from_texts`,
+`rank_from_texts`); `FlowerReader` only cuts the bands and runs the recognizer.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from vision.settings import FlowerSettings
+from vision.settings import FlowerSettings, RankSettings
 
 # Names printed on flower and season tiles, Chinese (traditional and simplified) and English,
 # with the abbreviations some sets print. Nothing else lists them.
@@ -73,6 +80,13 @@ def _lone_number(text: str) -> int | None:
     return int(digits[0])
 
 
+def _index_numeral(text: str) -> int | None:
+    """1-9 when the text is that digit alone, perhaps with a mark beside it (no letter or character:
+    a row of sticks reads as 开7)."""
+    found = re.fullmatch(r"[^\w]?([1-9])[^\w]?", text.strip())
+    return int(found.group(1)) if found else None
+
+
 def reading_from_texts(
     texts: Sequence[tuple[str, float]], classifier_guess: str, settings: FlowerSettings = FlowerSettings()
 ) -> FlowerReading | None:
@@ -95,6 +109,21 @@ def reading_from_texts(
     return None if agreed is None else FlowerReading(f"{classifier_guess[0]}{agreed[0]}", float(agreed[1]), agreed[2])
 
 
+def rank_from_texts(
+    texts: Sequence[tuple[str, float]], rank_shares: Sequence[float], settings: RankSettings = RankSettings()
+) -> FlowerReading | None:
+    """The rank (1-9, as its digit) that the index numerals read name, or None to keep the classifier's.
+
+    `rank_shares[r - 1]` is the classifier's chance of rank r in the suit it read. A digit
+    names a rank only where the classifier gives that rank some chance: a bamboo stick
+    read as "1" on a nine names nothing. Digits that disagree decide nothing.
+    """
+    ranks = {(rank, score, text) for text, score in texts if score >= settings.min_digit_score
+             for rank in [_index_numeral(text)] if rank and rank_shares[rank - 1] >= settings.min_share}
+    agreed = _surest_if_agreed(ranks)
+    return None if agreed is None else FlowerReading(str(agreed[0]), float(agreed[1]), agreed[2])
+
+
 def _surest_if_agreed(found: set[tuple[Any, float, str]]) -> tuple[Any, float, str] | None:
     """Of (what, score, text) found on several lines, the surest when all found the same; else None."""
     if len({what for what, _, _ in found}) != 1:
@@ -111,6 +140,20 @@ def caption_bands(tile_bgr: np.ndarray, settings: FlowerSettings = FlowerSetting
     middle = max(1, round(height * settings.middle_share))
     start = (height - middle) // 2
     return bands + [np.ascontiguousarray(b[::-1, ::-1]) for b in bands] + [tile_bgr[start : start + middle]]
+
+
+def index_bands(tile_bgr: np.ndarray, settings: RankSettings = RankSettings(), margin: float = 0.0) -> list[np.ndarray]:
+    """The band across the top of an upright tile crop, its left and right halves (a numeral in
+    one corner reads better without the pips beside it), and a band across the middle.
+
+    `margin` is the share of the crop's width on each side that lies beyond the tile's box: the
+    halves leave it out, where a neighbour's numeral shows."""
+    height, width = tile_bgr.shape[:2]
+    top = tile_bgr[: max(1, round(height * settings.band_share))]
+    middle = max(1, round(height * settings.middle_share))
+    start, edge = (height - middle) // 2, round(width * margin)
+    halves = [top[:, edge : max(edge + 1, width // 2)], top[:, width // 2 : max(width // 2 + 1, width - edge)]]
+    return [top, *halves, tile_bgr[start : start + middle]]
 
 
 class FlowerReaderUnavailable(RuntimeError):
@@ -134,13 +177,27 @@ class FlowerReader:
 
     def texts(self, tile_bgr: np.ndarray) -> list[tuple[str, float]]:
         """What the recognizer reads on each caption band of an upright tile crop."""
+        return self._recognized(caption_bands(tile_bgr, self.settings))
+
+    def _recognized(self, bands: Sequence[np.ndarray]) -> list[tuple[str, float]]:
         read = []
-        for band in caption_bands(tile_bgr, self.settings):
+        for band in bands:
             result = self._ocr(band, use_det=False, use_cls=False, use_rec=True)
             for text, score in zip(result.txts or (), result.scores or ()):
                 if text:
                     read.append((str(text), float(score)))
         return read
+
+    def read_rank(
+        self, tile_bgr: np.ndarray, rank_shares: Sequence[float], settings: RankSettings, margin: float = 0.0,
+        both_ways_up: bool = False,
+    ) -> FlowerReading | None:
+        """The rank an upright suited tile's index numeral names (`rank_from_texts`), reading its bands
+        also turned over when `both_ways_up`; `margin` as in `index_bands`."""
+        bands = index_bands(tile_bgr, settings, margin)
+        if both_ways_up:
+            bands += index_bands(np.ascontiguousarray(tile_bgr[::-1, ::-1]), settings, margin)
+        return rank_from_texts(self._recognized(bands), rank_shares, settings)
 
     def read(self, tile_bgr: np.ndarray, classifier_guess: str) -> FlowerReading | None:
         return reading_from_texts(self.texts(tile_bgr), classifier_guess, self.settings)

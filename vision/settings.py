@@ -30,6 +30,18 @@ class FlowerSettings:
 
 
 @dataclass(frozen=True)
+class RankSettings:
+    """Reading a suited tile's rank from the numeral printed in a top corner or its middle (`vision.flowers`)."""
+
+    enabled: bool = True
+    max_confidence: float = 0.95  # a suited face the classifier reads less surely than this is read again
+    band_share: float = 0.3  # of the upright tile's height: the band across its top where index numerals sit
+    middle_share: float = 0.3  # ... and the band across its middle (a numeral between two rows of sticks)
+    min_digit_score: float = 0.9  # recognizer score for a lone digit to count
+    min_share: float = 0.02  # the classifier's chance of the rank the digit names, below which the digit is ignored
+
+
+@dataclass(frozen=True)
 class DetectorSettings:
     """Image -> Detections (onnxruntime).
 
@@ -67,6 +79,7 @@ class DetectorSettings:
     intra_op_threads: int = 2  # onnxruntime threads; this machine has 2 cores
     intra_op_spinning: bool = False  # busy-waiting onnxruntime threads slow everything when cores are shared
     flowers: FlowerSettings = field(default_factory=FlowerSettings)  # captions of flowers and seasons
+    ranks: RankSettings = field(default_factory=RankSettings)  # index numerals of suited tiles
 
 
 @dataclass(frozen=True)
