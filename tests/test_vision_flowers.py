@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from datasets.classes import CLASS_ID, FACE_NAMES
-from vision.flowers import FLOWER_WORDS, FlowerReader, caption_bands, index_bands, rank_from_texts, reading_from_texts
+from vision.flowers import FLOWER_WORDS, CaptionReader, caption_bands, index_bands, rank_from_texts, reading_from_texts
 from vision.settings import FlowerSettings, RankSettings
 
 fakes = pytest.importorskip("vision_fake_models")
@@ -113,8 +113,8 @@ def _tile_with(text: str, at_top: bool, scale: float = 0.75) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def reader() -> FlowerReader:
-    return FlowerReader()
+def reader() -> CaptionReader:
+    return CaptionReader()
 
 
 def test_reader_reads_a_caption_at_the_bottom(reader):
@@ -254,8 +254,8 @@ def test_detector_takes_the_rank_of_the_index_numeral_and_keeps_the_classifier_r
 def test_detector_ignores_a_numeral_naming_a_rank_the_classifier_rules_out(tmp_path):
     from vision.detector import TileDetector
 
-    detector = TileDetector.load(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", six_weight=0.0))
-    assert detector.detect(_suited_scene(_suited_tile("6"))).class_names == ["9s"]
+    models = _models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", six_weight=0.0)
+    assert TileDetector.load(models).detect(_suited_scene(_suited_tile("6"))).class_names == ["9s"]
 
 
 SIDEWAYS = (120, 40, 280, 160)  # wider than tall: a tile lying on its side, turned upright one way or the other

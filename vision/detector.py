@@ -32,7 +32,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 from datasets.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES, ClassTableMismatch, check_names
 from vision.crops import cut_tiles, cut_upright
 from vision.detections import Detections
-from vision.flowers import FlowerReader, FlowerReaderUnavailable, FlowerReading
+from vision.flowers import CaptionReader, CaptionReaderUnavailable, CaptionReading
 from vision.settings import DetectorSettings
 
 DEFAULT = DetectorSettings()
@@ -358,7 +358,7 @@ class TileDetector:
         paths: "tuple[str, str | None]" = ("<memory>", None),
     ) -> None:
         self.settings = settings
-        self._flower_reader: "FlowerReader | bool | None" = None  # made on first use; False: none to be had
+        self._reader: "CaptionReader | bool | None" = None  # made on first use; False: none to be had
         self._finder = finder
         self._classifier = classifier
         finder_meta = read_metadata(finder)
@@ -496,16 +496,16 @@ class TileDetector:
             ids[index] = CLASS_ID[reading.name + name[1]]
             confidence[index] = max(float(confidence[index]), reading.score)
 
-    def _caption_reader(self) -> "FlowerReader | None":
-        if self._flower_reader is None:
+    def _caption_reader(self) -> "CaptionReader | None":
+        if self._reader is None:
             try:
-                self._flower_reader = FlowerReader(self.settings.flowers, self.settings.intra_op_threads)
-            except FlowerReaderUnavailable as error:
+                self._reader = CaptionReader(self.settings.flowers, self.settings.intra_op_threads)
+            except CaptionReaderUnavailable as error:
                 warnings.warn(f"flowers and ranks are read by the classifier alone: {error}", stacklevel=2)
-                self._flower_reader = False
-        return self._flower_reader or None
+                self._reader = False
+        return self._reader or None
 
-    def _read_caption(self, image_bgr: np.ndarray, xyxy: np.ndarray, classifier_guess: str) -> "FlowerReading | None":
+    def _read_caption(self, image_bgr: np.ndarray, xyxy: np.ndarray, classifier_guess: str) -> "CaptionReading | None":
         """The flower its caption names (`vision.flowers`); None when there is no reader or no caption."""
         reader = self._caption_reader()
         tile = None if reader is None else cut_upright(image_bgr, xyxy, self.settings)

@@ -1,4 +1,4 @@
-"""Which flower or season a tile is, from the caption printed on it, and a suited tile's rank, from its index numeral (OCR).
+"""Which flower or season a tile is, from its caption, and a suited tile's rank, from its numeral (OCR).
 
 The face classifier tells a flower from a suited tile well, but not which of the
 eight a captioned flower is: at 96 px a caption is a few pixels tall, and sets
@@ -21,7 +21,7 @@ middle are read too (both ways up for a tile lying sideways): a digit alone name
 the rank, in the suit the classifier read, if the classifier gives it some chance.
 
 The rules that turn OCR text into a class are pure functions (`reading_from_texts`,
-`rank_from_texts`); `FlowerReader` only cuts the bands and runs the recognizer.
+`rank_from_texts`); `CaptionReader` only cuts the bands and runs the recognizer.
 """
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ _LATIN_WORDS = sorted((w for w in FLOWER_WORDS if w.isascii()), key=len, reverse
 
 
 @dataclass(frozen=True)
-class FlowerReading:
-    """What the caption says: the class, how sure the recognizer was, and the text it read."""
+class CaptionReading:
+    """What the caption says: the class (for a rank, its digit), how sure the recognizer was, and the text it read."""
 
     name: str
     score: float
@@ -89,7 +89,7 @@ def _index_numeral(text: str) -> int | None:
 
 def reading_from_texts(
     texts: Sequence[tuple[str, float]], classifier_guess: str, settings: FlowerSettings = FlowerSettings()
-) -> FlowerReading | None:
+) -> CaptionReading | None:
     """The flower that OCR lines name, or None to keep the classifier's reading.
 
     `texts` are (text, score) pairs from the recognizer; `classifier_guess` is the
@@ -100,18 +100,18 @@ def reading_from_texts(
              for name in [_named_in(text)] if name}
     if named:
         agreed = _surest_if_agreed(named)
-        return None if agreed is None else FlowerReading(agreed[0], float(agreed[1]), agreed[2])
+        return None if agreed is None else CaptionReading(agreed[0], float(agreed[1]), agreed[2])
     if classifier_guess[:1] not in ("f", "s") or len(classifier_guess) != 2:
         return None
     numbers = {(number, score, text) for text, score in texts if score >= settings.min_number_score
                for number in [_lone_number(text)] if number}
     agreed = _surest_if_agreed(numbers)
-    return None if agreed is None else FlowerReading(f"{classifier_guess[0]}{agreed[0]}", float(agreed[1]), agreed[2])
+    return None if agreed is None else CaptionReading(f"{classifier_guess[0]}{agreed[0]}", float(agreed[1]), agreed[2])
 
 
 def rank_from_texts(
     texts: Sequence[tuple[str, float]], rank_shares: Sequence[float], settings: RankSettings = RankSettings()
-) -> FlowerReading | None:
+) -> CaptionReading | None:
     """The rank (1-9, as its digit) that the index numerals read name, or None to keep the classifier's.
 
     `rank_shares[r - 1]` is the classifier's chance of rank r in the suit it read. A digit
@@ -121,7 +121,7 @@ def rank_from_texts(
     ranks = {(rank, score, text) for text, score in texts if score >= settings.min_digit_score
              for rank in [_index_numeral(text)] if rank and rank_shares[rank - 1] >= settings.min_share}
     agreed = _surest_if_agreed(ranks)
-    return None if agreed is None else FlowerReading(str(agreed[0]), float(agreed[1]), agreed[2])
+    return None if agreed is None else CaptionReading(str(agreed[0]), float(agreed[1]), agreed[2])
 
 
 def _surest_if_agreed(found: set[tuple[Any, float, str]]) -> tuple[Any, float, str] | None:
@@ -156,18 +156,19 @@ def index_bands(tile_bgr: np.ndarray, settings: RankSettings = RankSettings(), m
     return [top, *halves, tile_bgr[start : start + middle]]
 
 
-class FlowerReaderUnavailable(RuntimeError):
-    """rapidocr is not installed: flowers are read by the classifier alone."""
+class CaptionReaderUnavailable(RuntimeError):
+    """rapidocr is not installed: flowers and ranks are read by the classifier alone."""
 
 
-class FlowerReader:
-    """Reads flower captions with rapidocr's text recognizer (no text detection: the bands are the lines)."""
+class CaptionReader:
+    """Reads flower captions and printed ranks with rapidocr's text recognizer (no text detection:
+    the bands are the lines)."""
 
     def __init__(self, settings: FlowerSettings = FlowerSettings(), threads: int = 2) -> None:
         try:
             from rapidocr import RapidOCR
         except ImportError as error:  # the runtime lists it; a partial install still reads tiles
-            raise FlowerReaderUnavailable(f"rapidocr is not installed ({error})") from error
+            raise CaptionReaderUnavailable(f"rapidocr is not installed ({error})") from error
         self.settings = settings
         self._ocr: Any = RapidOCR(params={
             "Global.log_level": "error",
@@ -191,7 +192,7 @@ class FlowerReader:
     def read_rank(
         self, tile_bgr: np.ndarray, rank_shares: Sequence[float], settings: RankSettings, margin: float = 0.0,
         both_ways_up: bool = False,
-    ) -> FlowerReading | None:
+    ) -> CaptionReading | None:
         """The rank an upright suited tile's index numeral names (`rank_from_texts`), reading its bands
         also turned over when `both_ways_up`; `margin` as in `index_bands`."""
         bands = index_bands(tile_bgr, settings, margin)
@@ -199,5 +200,5 @@ class FlowerReader:
             bands += index_bands(np.ascontiguousarray(tile_bgr[::-1, ::-1]), settings, margin)
         return rank_from_texts(self._recognized(bands), rank_shares, settings)
 
-    def read(self, tile_bgr: np.ndarray, classifier_guess: str) -> FlowerReading | None:
+    def read(self, tile_bgr: np.ndarray, classifier_guess: str) -> CaptionReading | None:
         return reading_from_texts(self.texts(tile_bgr), classifier_guess, self.settings)
