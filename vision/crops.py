@@ -48,6 +48,12 @@ def pad_to_square(patch: np.ndarray, size: int, pad_value: int) -> np.ndarray:
     return square
 
 
+def margin_share(settings: DetectorSettings = DEFAULT) -> float:
+    """The share of a `cut_upright` crop's width (or height) that lies beyond the tile's box on each
+    side, before clipping at the image's edge."""
+    return settings.crop_margin / (1 + 2 * settings.crop_margin)
+
+
 def cut_upright(
     image_bgr: np.ndarray, xyxy: "np.ndarray | list[float]", settings: DetectorSettings = DEFAULT
 ) -> "np.ndarray | None":

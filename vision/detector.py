@@ -30,7 +30,8 @@ import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from datasets.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES, ClassTableMismatch, check_names
-from vision.crops import cut_tiles, cut_upright
+from scoring.tiles import SUITS, TILE_NAMES, Tile
+from vision.crops import cut_tiles, cut_upright, margin_share
 from vision.detections import Detections
 from vision.flowers import CaptionReader, CaptionReaderUnavailable, CaptionReading
 from vision.settings import DetectorSettings
@@ -382,8 +383,8 @@ class TileDetector:
             self._classifier_to_canonical = np.array([CLASS_ID[n] for n in cls_names], np.int64)
             self._classifier_flowers = np.array([n in FLOWER_NAMES for n in cls_names])
             # classifier columns of 1..9 of each suit: the ranks an index numeral can pick between
-            self._classifier_ranks = {suit: np.array([cls_names.index(f"{r}{suit}") for r in range(1, 10)])
-                                      for suit in "mps"}
+            self._classifier_ranks = {suit: np.array([cls_names.index(Tile.suited(r, suit).name) for r in range(1, 10)])
+                                      for suit in SUITS}
             self._classifier_imgsz = _imgsz_of(cls_meta, classifier, f"classifier {paths[1]}")
             self._classifier_input = classifier.get_inputs()[0].name
             self._classifier_fixed_batch = isinstance(classifier.get_inputs()[0].shape[0], int)
@@ -477,10 +478,10 @@ class TileDetector:
             return
         wh = boxes_xyxy[:, 2:] - boxes_xyxy[:, :2]
         sideways = wh[:, 0] > wh[:, 1] * self.settings.sideways_ratio
-        grown = self.settings.crop_margin
         for index in np.flatnonzero(confidence < ranks.max_confidence):
             name = CLASS_NAMES[ids[index]]
-            if len(name) != 2 or name[1] not in self._classifier_ranks or not name[0].isdigit():
+            read_as = Tile.parse(name) if name in TILE_NAMES else None
+            if read_as is None or not read_as.is_suited:
                 continue
             reader = self._caption_reader()
             if reader is None:
@@ -488,12 +489,12 @@ class TileDetector:
             tile = cut_upright(image_bgr, boxes_xyxy[index], self.settings)
             if tile is None:
                 continue
-            shares = probs[index, self._classifier_ranks[name[1]]]
-            reading = reader.read_rank(tile, shares, ranks, grown / (1 + 2 * grown), both_ways_up=bool(sideways[index]))
-            if reading is None or reading.name == name[0]:
+            shares = probs[index, self._classifier_ranks[read_as.suit]]
+            reading = reader.read_rank(tile, shares, ranks, margin_share(self.settings), bool(sideways[index]))
+            if reading is None or int(reading.name) == read_as.rank:
                 continue
             seconds[index] = ids[index]
-            ids[index] = CLASS_ID[reading.name + name[1]]
+            ids[index] = CLASS_ID[Tile.suited(int(reading.name), read_as.suit).name]
             confidence[index] = max(float(confidence[index]), reading.score)
 
     def _caption_reader(self) -> "CaptionReader | None":

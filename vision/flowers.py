@@ -137,9 +137,8 @@ def caption_bands(tile_bgr: np.ndarray, settings: FlowerSettings = FlowerSetting
     height = tile_bgr.shape[0]
     band = max(1, round(height * settings.band_share))
     bands = [tile_bgr[:band], tile_bgr[height - band :]]
-    middle = max(1, round(height * settings.middle_share))
-    start = (height - middle) // 2
-    return bands + [np.ascontiguousarray(b[::-1, ::-1]) for b in bands] + [tile_bgr[start : start + middle]]
+    turned_over = [np.ascontiguousarray(b[::-1, ::-1]) for b in bands]
+    return bands + turned_over + [_middle_band(tile_bgr, settings.middle_share)]
 
 
 def index_bands(tile_bgr: np.ndarray, settings: RankSettings = RankSettings(), margin: float = 0.0) -> list[np.ndarray]:
@@ -150,10 +149,17 @@ def index_bands(tile_bgr: np.ndarray, settings: RankSettings = RankSettings(), m
     halves leave it out, where a neighbour's numeral shows."""
     height, width = tile_bgr.shape[:2]
     top = tile_bgr[: max(1, round(height * settings.band_share))]
-    middle = max(1, round(height * settings.middle_share))
-    start, edge = (height - middle) // 2, round(width * margin)
+    edge = round(width * margin)
     halves = [top[:, edge : max(edge + 1, width // 2)], top[:, width // 2 : max(width // 2 + 1, width - edge)]]
-    return [top, *halves, tile_bgr[start : start + middle]]
+    return [top, *halves, _middle_band(tile_bgr, settings.middle_share)]
+
+
+def _middle_band(tile_bgr: np.ndarray, share: float) -> np.ndarray:
+    """The band across the middle of a tile crop, `share` of its height."""
+    height = tile_bgr.shape[0]
+    middle = max(1, round(height * share))
+    start = (height - middle) // 2
+    return tile_bgr[start : start + middle]
 
 
 class CaptionReaderUnavailable(RuntimeError):
