@@ -169,3 +169,26 @@ def test_photos_stretched_by_a_labeling_tool_are_told_apart():
     plain = Evaluation()
     plain.add_photo(match_tiles(truth(ROW, ["1m"] * 4), dets(ROW, ["1m"] * 4)), "clear", False)
     assert plain.summary()["without_stretched_images"] is None and "stretched" not in format_summary(plain.summary())
+
+
+def test_cli_set_changes_a_detector_setting_and_rejects_an_unknown_one(tmp_path):
+    pytest.importorskip("onnx")
+    from test_vision_detector import RED_TILE, _make_models, _scene
+
+    models = _make_models(tmp_path / "models")
+    (tmp_path / "data" / "images").mkdir(parents=True)
+    (tmp_path / "data" / "labels").mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "data" / "images" / "s.png"), _scene())
+    x1, y1, x2, y2 = RED_TILE
+    h, w = _scene().shape[:2]
+    (tmp_path / "data" / "labels" / "s.txt").write_text(
+        f"{C['C']} {(x1 + x2) / 2 / w} {(y1 + y2) / 2 / h} {(x2 - x1) / w} {(y2 - y1) / h}\n")
+
+    def run(*extra):
+        return subprocess.run([sys.executable, "-m", "vision.evaluate", str(tmp_path / "data"), "--models", str(models),
+                               "--json", *extra], capture_output=True, text=True, cwd=REPO, timeout=120)
+
+    assert json.loads(run().stdout)["recall"] == 1.0
+    assert json.loads(run("--set", "conf_threshold=0.99").stdout)["recall"] == 0.0  # the fake finder scores 0.9
+    bad = run("--set", "ranks.nope=1")
+    assert bad.returncode == 2 and "RankSettings has no setting 'nope'" in bad.stderr and "Traceback" not in bad.stderr

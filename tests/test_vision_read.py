@@ -153,3 +153,18 @@ def test_end_to_end_with_the_shipped_models(tmp_path: Path, capsys: pytest.Captu
     assert evaluate_read.main([str(tmp_path), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["scenes"] == 6 and summary["hands_exact"] >= 4, summary
+
+
+def test_evaluate_read_loads_the_detector_with_the_set_settings(tmp_path, monkeypatch, capsys) -> None:
+    seen = []
+
+    def load_detector(model_dir, settings=None):
+        seen.append(settings)
+        raise RuntimeError("no models here")
+
+    monkeypatch.setattr(read, "load_detector", load_detector)
+    assert evaluate_read.main([str(tmp_path), "--set", "ranks.enabled=false", "--set", "ranks.min_share=0.5"]) == 2
+    assert seen[0].ranks.enabled is False and seen[0].ranks.min_share == 0.5
+    with pytest.raises(SystemExit) as stopped:
+        evaluate_read.main([str(tmp_path), "--set", "ranks"])
+    assert stopped.value.code == 2 and "write FIELD=VALUE" in capsys.readouterr().err

@@ -1,6 +1,6 @@
 """Read accuracy of the tile models on a labeled YOLO dataset.
 
-    python -m vision.evaluate DATASET [--split val] [--models DIR] [--json]
+    python -m vision.evaluate DATASET [--split val] [--models DIR] [--json] [--set FIELD=VALUE ...]
 
 DATASET is a data YAML, a folder holding `data.yaml`, or a folder with
 `images/` (+ `labels/` beside it, ultralytics layout).  Per image, labeled
@@ -325,6 +325,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--limit", type=int, default=None, help="evaluate only the first N images")
     parser.add_argument("--conf", type=float, default=None, help="tile-finder confidence threshold (default from settings)")
     parser.add_argument("--nms-iou", type=float, default=None, help="NMS IoU threshold (default from settings)")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
+                        help="change one detector setting, e.g. ranks.enabled=false (repeatable)")
     return parser
 
 
@@ -333,10 +335,14 @@ def main(argv: "list[str] | None" = None) -> int:
 
     from datasets.classes import ClassTableMismatch
     from vision.detector import ModelLoadError, TileDetector
-    from vision.settings import DetectorSettings
+    from vision.settings import DetectorSettings, with_overrides
 
-    args = build_parser().parse_args(argv)
-    settings = DetectorSettings()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = with_overrides(DetectorSettings(), args.overrides)
+    except ValueError as error:
+        parser.error(str(error))
     if args.threads:
         settings = replace(settings, intra_op_threads=args.threads)
     if args.conf is not None:

@@ -35,7 +35,7 @@ from scoring.hand import Hand, HandError
 
 from .detections import Detections
 from .read import ReadResult, read_detections
-from .settings import DEFAULT_SETTINGS, LayoutSettings
+from .settings import DEFAULT_SETTINGS, LayoutSettings, with_overrides
 
 CAUSES = ("detection", "winning tile", "layout")
 SCENE_SIZE = (1280, 960)
@@ -201,11 +201,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-score", action="store_true", help="skip scoring (layout only)")
     p.add_argument("--show", type=int, default=20, help="failures to list (default 20)")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
+                   help="change one detector setting, e.g. ranks.enabled=false (repeatable)")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        detector_settings = with_overrides(DEFAULT_SETTINGS.detector, args.overrides)
+    except ValueError as error:
+        parser.error(str(error))
     if (args.scenes is None) == (args.generate is None):
         print("give either SCENES_DIR or --generate N", file=sys.stderr)
         return 2
@@ -237,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .read import detect_file, load_detector
 
         try:
-            detector = load_detector(args.model)
+            detector = load_detector(args.model, detector_settings)
         except Exception as exc:  # noqa: BLE001 - one clear line instead of a traceback
             print(f"cannot load the tile detector: {exc}", file=sys.stderr)
             return 2

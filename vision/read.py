@@ -27,7 +27,7 @@ from scoring.tiles import Tile
 
 from .detections import Detections
 from .layout import Layout, merge_duplicates, read_hand
-from .settings import DEFAULT_SETTINGS, LayoutSettings, Settings
+from .settings import DEFAULT_SETTINGS, DetectorSettings, LayoutSettings, Settings
 
 if TYPE_CHECKING:
     from scoring.scorer import ScoreResult
@@ -148,11 +148,11 @@ def context_from_args(args: argparse.Namespace) -> WinContext:
     )
 
 
-def load_detector(model_dir: Path | None) -> Detector:
+def load_detector(model_dir: Path | None, settings: DetectorSettings | None = None) -> Detector:
     """The model version in use (or the one in `model_dir`); raises with a clear message when it cannot load."""
     from .detector import TileDetector
 
-    return TileDetector.load(model_dir)
+    return TileDetector.load(model_dir) if settings is None else TileDetector.load(model_dir, settings)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

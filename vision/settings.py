@@ -6,7 +6,7 @@ Each stage owns one frozen dataclass here; `Settings` bundles them.  Code reads
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -157,3 +157,43 @@ class Settings:
 
 
 DEFAULT_SETTINGS = Settings()
+
+
+def with_overrides(settings: DetectorSettings, assignments: "list[str] | tuple[str, ...]") -> DetectorSettings:
+    """`settings` with `field=value` or `section.field=value` assignments applied (`ranks.enabled=false`,
+    `conf_threshold=0.3`), each value read as the type of the field it replaces: evaluation commands
+    measure a setting without editing the code. Raises ValueError naming what is wrong."""
+    for assignment in assignments:
+        path, sep, text = assignment.partition("=")
+        if not sep or not path:
+            raise ValueError(f"{assignment!r}: write FIELD=VALUE or SECTION.FIELD=VALUE")
+        settings = _assigned(settings, path.split("."), text.strip(), assignment)
+    return settings
+
+
+def _assigned(obj: object, path: "list[str]", text: str, assignment: str) -> object:
+    names = {f.name for f in fields(obj)}  # type: ignore[arg-type]
+    if path[0] not in names:
+        known = ", ".join(sorted(names))
+        raise ValueError(f"{assignment!r}: {type(obj).__name__} has no setting {path[0]!r} (it has {known})")
+    current = getattr(obj, path[0])
+    if len(path) > 1:
+        if not is_dataclass(current):
+            raise ValueError(f"{assignment!r}: {path[0]!r} is a value, not a section")
+        return replace(obj, **{path[0]: _assigned(current, path[1:], text, assignment)})  # type: ignore[type-var]
+    if is_dataclass(current):
+        raise ValueError(f"{assignment!r}: {path[0]!r} is a section; name one of its settings")
+    return replace(obj, **{path[0]: _parsed(text, current, assignment)})  # type: ignore[type-var]
+
+
+def _parsed(text: str, current: object, assignment: str) -> object:
+    if isinstance(current, bool):
+        if text.lower() not in ("true", "false", "1", "0"):
+            raise ValueError(f"{assignment!r}: expected true or false")
+        return text.lower() in ("true", "1")
+    if not isinstance(current, (int, float, str)):
+        raise ValueError(f"{assignment!r}: a {type(current).__name__} setting cannot be set this way")
+    try:
+        return type(current)(text)
+    except ValueError:
+        raise ValueError(f"{assignment!r}: expected a {type(current).__name__}") from None

@@ -1,0 +1,40 @@
+"""`vision.settings.with_overrides`: the `--set FIELD=VALUE` of the evaluation commands."""
+
+from __future__ import annotations
+
+import pytest
+
+from vision.settings import DetectorSettings, with_overrides
+
+
+def test_overrides_reach_nested_and_top_level_settings_with_their_types():
+    base = DetectorSettings()
+    changed = with_overrides(base, ["ranks.enabled=false", "ranks.min_share=0.01", "conf_threshold=0.3",
+                                    "max_detections=12", "flowers.enabled=True"])
+    assert changed.ranks.enabled is False and changed.ranks.min_share == 0.01
+    assert changed.conf_threshold == 0.3 and changed.max_detections == 12 and isinstance(changed.max_detections, int)
+    assert changed.flowers == base.flowers and changed.ranks.max_confidence == base.ranks.max_confidence
+    assert base.ranks.enabled is True  # the defaults are left alone
+
+
+def test_no_overrides_is_the_same_settings():
+    assert with_overrides(DetectorSettings(), []) == DetectorSettings()
+
+
+@pytest.mark.parametrize(
+    "assignment, message",
+    [
+        ("ranks.nope=1", "RankSettings has no setting 'nope'"),
+        ("nope=1", "DetectorSettings has no setting 'nope'"),
+        ("ranks=1", "is a section"),
+        ("conf_threshold.x=1", "is a value, not a section"),
+        ("ranks.enabled=maybe", "expected true or false"),
+        ("ranks.min_share=a lot", "expected a float"),
+        ("max_detections=1.5", "expected a int"),
+        ("ranks.enabled", "write FIELD=VALUE"),
+        ("=1", "write FIELD=VALUE"),
+    ],
+)
+def test_a_bad_assignment_names_what_is_wrong(assignment, message):
+    with pytest.raises(ValueError, match=message):
+        with_overrides(DetectorSettings(), [assignment])
