@@ -283,14 +283,24 @@ def _melds_by_gaps(row: Row, model: GapModel, settings: LayoutSettings) -> tuple
     return reads, issues
 
 
+def _copies_allowed(name: str, settings: LayoutSettings) -> int:
+    return 1 if name in FLOWER_NAMES else settings.max_copies
+
+
 def _copies_issues(tiles: list[TileObs], settings: LayoutSettings) -> list[str]:
     counts = Counter(t.name for t in tiles if t.name != BACK)
     issues = []
     for name, n in sorted(counts.items()):
-        limit = 1 if name in FLOWER_NAMES else settings.max_copies
+        limit = _copies_allowed(name, settings)
         if n > limit:
             issues.append(f"{name} is seen {n} times; a set has only {limit} of it")
     return issues
+
+
+def _too_many(dets: Detections, read_as: list[int], settings: LayoutSettings) -> bool:
+    """Whether a class some tiles were read again as is now seen more often than a set holds it."""
+    counts = Counter(dets.class_names)
+    return any(counts[CLASS_NAMES[c]] > _copies_allowed(CLASS_NAMES[c], settings) for c in read_as if c != BACK_ID)
 
 
 def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
@@ -408,7 +418,8 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
 
     When the tiles as read make no winning hand, doubtful tiles are read as their second most
     likely class or left out (`repairs`), in turn; the first reading that makes a winning hand
-    is taken, and the issues name what was changed, so that the user can check it.  Then a face
+    is taken, and the issues name what was changed, so that the user can check it; a reading that
+    makes a tile seen more often than a set holds it (a fifth 5m, a second plum) is not.  Then a face
     read with low confidence may be read as the one tile face that makes the hand win
     (`_deduced_reading`).  When none does, the tiles as read are kept (or, when they make no
     hand at all, the first change that makes one), and the scorer says why the hand does not win.
@@ -423,6 +434,8 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
         for i in repair.second_readings:
             changed = changed.with_class(i, second_reading(dets, i))
         keep = np.array([i for i in range(len(dets)) if i not in repair.left_out], dtype=np.int64)
+        if _too_many(changed[keep], [second_reading(dets, i) for i in repair.second_readings], settings):
+            continue  # a fifth 5m, or a flower seen twice, is a misreading too
         layout, hand, more = _hand_of(_reindexed(read_layout(changed[keep], settings), keep), context)
         if hand is None:
             continue
@@ -457,6 +470,8 @@ def _deduced_reading(dets: Detections, context: WinContext, settings: LayoutSett
             if cls == dets.class_id[i]:
                 continue
             changed = dets.with_class(i, cls)
+            if _too_many(changed, [cls], settings):
+                continue
             layout, hand, more = _hand_of(read_layout(changed, settings), context)
             if hand is not None and _is_winning(hand):
                 note = f"read {_tile_at(dets, i)} as {CLASS_NAMES[cls]}: the only tile face there that makes the hand win; check it"
