@@ -19,12 +19,28 @@ from vision.detector import (
     decode_yolo_output,
     letterbox,
     nms,
+    touching_ranks,
 )
 
 fakes = pytest.importorskip("vision_fake_models")
 REPO = Path(__file__).resolve().parent.parent
 
 # ---------------------------------------------------------------- pure functions
+
+
+def test_touching_ranks_are_the_suited_tiles_beside_a_tile_in_its_row():
+    def box(x: float, y: float = 100.0) -> list[float]:
+        return [x, y, x + 60, y + 80]
+
+    boxes = np.array([box(100), box(38), box(155), box(100, 185), box(290), box(-30, 110)], np.float32)
+    ids = np.array([CLASS_ID[c] for c in ("9s", "5s", "E", "3s", "7p", "2m")])
+    # 5s touches on the left (2m lies further out); E on the right is no suited tile; 3s is in the next
+    # row; 7p is more than 0.3 of a width away
+    assert touching_ranks(boxes, ids, 0) == {"left": 5}
+    ids[2] = CLASS_ID["4p"]
+    assert touching_ranks(boxes, ids, 0) == {"left": 5, "right": 4}
+    assert touching_ranks(boxes, ids, 2) == {"left": 9}  # boxes overlapping a little still touch
+    assert touching_ranks(boxes, ids, 3) == {}
 
 
 @pytest.mark.parametrize("h, w, size", [(100, 200, 64), (300, 120, 96), (64, 64, 64), (10, 500, 128)])

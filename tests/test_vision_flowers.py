@@ -8,7 +8,20 @@ import numpy as np
 import pytest
 
 from datasets.classes import CLASS_ID, FACE_NAMES
-from vision.flowers import FLOWER_WORDS, CaptionReader, caption_bands, index_bands, rank_from_texts, reading_from_texts
+from vision.flowers import (
+    FLOWER_WORDS,
+    LEFT,
+    MIDDLE,
+    RIGHT,
+    WHOLE,
+    CaptionReader,
+    caption_bands,
+    index_bands,
+    numeral_corner,
+    own_numerals,
+    rank_from_texts,
+    reading_from_texts,
+)
 from vision.settings import FlowerSettings, RankSettings
 
 fakes = pytest.importorskip("vision_fake_models")
@@ -76,19 +89,68 @@ def test_rank_from_texts(texts, shares, expected):
 
 def test_index_bands_are_the_top_its_halves_and_the_middle():
     tile = np.arange(100 * 60 * 3, dtype=np.uint32).reshape(100, 60, 3).astype(np.uint8)
-    top, left, right, middle = index_bands(tile, RankSettings(band_share=0.3, middle_share=0.2))
+    bands = index_bands(tile, RankSettings(band_shares=(0.3,), middle_share=0.2))
+    assert [where for where, _ in bands] == [WHOLE, LEFT, RIGHT, MIDDLE]
+    (_, top), (_, left), (_, right), (_, middle) = bands
     np.testing.assert_array_equal(top, tile[:30])
     np.testing.assert_array_equal(left, tile[:30, :30])
     np.testing.assert_array_equal(right, tile[:30, 30:])
     np.testing.assert_array_equal(middle, tile[40:60])
 
 
+def test_index_bands_come_at_each_depth():
+    tile = np.arange(100 * 60 * 3, dtype=np.uint32).reshape(100, 60, 3).astype(np.uint8)
+    bands = index_bands(tile, RankSettings(band_shares=(0.3, 0.35), middle_share=0.2))
+    assert [b.shape[:2] for _, b in bands] == [(30, 60), (30, 30), (30, 30), (35, 60), (35, 30), (35, 30), (20, 60)]
+    assert [where for where, _ in bands] == [WHOLE, LEFT, RIGHT, WHOLE, LEFT, RIGHT, MIDDLE]
+    np.testing.assert_array_equal(bands[5][1], tile[:35, 30:])
+
+
 def test_index_bands_leave_the_crop_margin_out_of_the_halves():
     tile = np.arange(100 * 60 * 3, dtype=np.uint32).reshape(100, 60, 3).astype(np.uint8)
-    top, left, right, _ = index_bands(tile, RankSettings(band_share=0.3), margin=0.1)
+    (_, top), (_, left), (_, right), _ = index_bands(tile, RankSettings(band_shares=(0.3,)), margin=0.1)
     np.testing.assert_array_equal(top, tile[:30])  # the whole band still: a numeral may sit at the very edge
     np.testing.assert_array_equal(left, tile[:30, 6:30])
     np.testing.assert_array_equal(right, tile[:30, 30:54])
+
+
+def _reads(*pairs: tuple[str, str]) -> list[tuple[str, tuple[str, float]]]:
+    return [(where, (text, 0.99)) for where, text in pairs]
+
+
+@pytest.mark.parametrize(
+    "reads, beside, corner, kept",
+    [
+        # a set printing top right: the left neighbour's numeral shows in the left strip
+        ([(LEFT, "5"), (RIGHT, "6")], {LEFT: 5}, RIGHT, ["6"]),
+        ([(WHOLE, "5"), (LEFT, "5"), (RIGHT, "6")], {LEFT: 5}, RIGHT, ["6"]),
+        ([(WHOLE, "5")], {LEFT: 5}, RIGHT, []),
+        ([(RIGHT, "6")], {RIGHT: 6}, RIGHT, ["6"]),  # in the corner's half: the tile's own, a pung
+        ([(LEFT, "6"), (RIGHT, "6")], {LEFT: 6, RIGHT: 6}, RIGHT, ["6", "6"]),
+        ([(LEFT, "5"), (MIDDLE, "5")], {LEFT: 5}, RIGHT, ["5", "5"]),  # no neighbour reaches the middle
+        ([(LEFT, "6")], {LEFT: 5}, RIGHT, ["6"]),
+        ([(LEFT, "开")], {LEFT: 5}, RIGHT, ["开"]),
+        # top left: the mirror
+        ([(RIGHT, "5"), (LEFT, "6")], {RIGHT: 5}, LEFT, ["6"]),
+        ([(LEFT, "5")], {LEFT: 5}, LEFT, ["5"]),
+        # no corner known: nothing is left out
+        ([(LEFT, "5"), (RIGHT, "6")], {LEFT: 5}, None, ["5", "6"]),
+    ],
+)
+def test_own_numerals(reads, beside, corner, kept):
+    assert [text for text, _ in own_numerals(_reads(*reads), beside, corner)] == kept
+
+
+def test_numeral_corner_is_where_digits_naming_no_neighbour_were_read_in_one_half():
+    top_right = (_reads((RIGHT, "6"), (LEFT, "开")), {LEFT: 3})
+    neighbours = (_reads((LEFT, "3")), {LEFT: 3})  # the left neighbour's: no evidence either way
+    both_halves = (_reads((LEFT, "7"), (RIGHT, "7")), {})
+    weak = ([(LEFT, ("4", 0.5))], {})
+    assert numeral_corner([top_right, neighbours, both_halves, weak], min_score=0.9) == RIGHT
+    top_left = (_reads((LEFT, "2")), {RIGHT: 9})
+    assert numeral_corner([top_right, top_left, (_reads((LEFT, "8")), {})], min_score=0.9) == LEFT
+    assert numeral_corner([top_right, top_left], min_score=0.9) is None
+    assert numeral_corner([], min_score=0.9) is None
 
 
 def test_every_name_maps_to_a_flower_or_season():
@@ -150,6 +212,23 @@ def test_reader_reads_an_index_numeral_in_the_middle(reader):
     eight_likely = [0.0, 0.0, 0.0, 0.0, 0.7, 0.0, 0.0, 0.3, 0.0]
     reading = reader.read_rank(_suited_tile("8", at_middle=True), eight_likely, RankSettings())
     assert reading is not None and reading.name == "8"
+
+
+def _suited_tile_beside(numeral: str, neighbours: str) -> np.ndarray:
+    """`_suited_tile(numeral)` with the left neighbour's numeral showing in the strip at its top left."""
+    tile = _suited_tile(numeral)
+    tile[:, :14] = 250  # the neighbour's face
+    cv2.putText(tile, neighbours, (0, 34), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (30, 30, 200), 2, cv2.LINE_AA)
+    return tile
+
+
+def test_reader_reads_the_bands_where_a_neighbours_numeral_shows_and_its_own(reader):
+    five_or_six = [0.0, 0.0, 0.0, 0.0, 0.3, 0.3, 0.0, 0.0, 0.4]
+    above_the_sticks = RankSettings(band_shares=(0.25,))  # the drawn sticks' tops read as "_" beside a digit
+    reads = reader.index_reads(_suited_tile_beside("6", "5"), above_the_sticks)
+    assert rank_from_texts([text for _, text in reads], five_or_six, above_the_sticks) is None  # 5 and 6 disagree
+    own = own_numerals(reads, {LEFT: 5}, corner=RIGHT)
+    assert rank_from_texts(own, five_or_six, above_the_sticks).name == "6"
 
 
 def test_reader_finds_no_rank_without_a_numeral(reader):

@@ -17,6 +17,11 @@ def test_overrides_reach_nested_and_top_level_settings_with_their_types():
     assert base.ranks.enabled is True  # the defaults are left alone
 
 
+def test_a_tuple_of_numbers_is_written_with_commas():
+    assert with_overrides(DetectorSettings(), ["ranks.band_shares=0.3"]).ranks.band_shares == (0.3,)
+    assert with_overrides(DetectorSettings(), ["ranks.band_shares=0.3, 0.4"]).ranks.band_shares == (0.3, 0.4)
+
+
 def test_no_overrides_is_the_same_settings():
     assert with_overrides(DetectorSettings(), []) == DetectorSettings()
 
@@ -31,6 +36,7 @@ def test_no_overrides_is_the_same_settings():
         ("ranks.enabled=maybe", "expected true or false"),
         ("ranks.min_share=a lot", "expected a float"),
         ("max_detections=1.5", "expected a int"),
+        ("ranks.band_shares=0.3,deep", "expected numbers separated by commas"),
         ("ranks.enabled", "write FIELD=VALUE"),
         ("=1", "write FIELD=VALUE"),
     ],

@@ -33,7 +33,16 @@ from datasets.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, FLOWER_
 from scoring.tiles import SUITS, TILE_NAMES, Tile
 from vision.crops import cut_tiles, cut_upright, margin_share
 from vision.detections import Detections
-from vision.flowers import CaptionReader, CaptionReaderUnavailable, CaptionReading
+from vision.flowers import (
+    LEFT,
+    RIGHT,
+    CaptionReader,
+    CaptionReaderUnavailable,
+    CaptionReading,
+    numeral_corner,
+    own_numerals,
+    rank_from_texts,
+)
 from vision.settings import DetectorSettings
 
 DEFAULT = DetectorSettings()
@@ -348,6 +357,26 @@ def median_face_aspect(xyxy: np.ndarray, is_face: np.ndarray, min_tiles: int) ->
     return float(np.median(wh[:, 0] / np.maximum(wh[:, 1], 1e-3)))
 
 
+def touching_ranks(boxes_xyxy: np.ndarray, class_ids: np.ndarray, index: int, reach: float = 0.3) -> dict[str, int]:
+    """The ranks of the suited tiles touching upright tile `index` on its left and right in the same
+    row (`flowers.LEFT`/`RIGHT`): a box whose centre lies within half the tile's height of its
+    centre and whose near edge is within `reach` of its width (overlapping by up to half of it)."""
+    x0, y0, x1, y1 = boxes_xyxy[index]
+    width, centre_y = x1 - x0, (y0 + y1) / 2
+    found: dict[str, tuple[float, int]] = {}
+    for other, (ox0, oy0, ox1, oy1) in enumerate(boxes_xyxy):
+        name = CLASS_NAMES[class_ids[other]]
+        if other == index or abs((oy0 + oy1) / 2 - centre_y) > (y1 - y0) / 2 or name not in TILE_NAMES:
+            continue
+        tile = Tile.parse(name)
+        left = (ox0 + ox1) < (x0 + x1)
+        gap = x0 - ox1 if left else ox0 - x1
+        side = LEFT if left else RIGHT
+        if tile.is_suited and -width / 2 < gap < reach * width and (side not in found or gap < found[side][0]):
+            found[side] = (gap, tile.rank)
+    return {side: rank for side, (_, rank) in found.items()}
+
+
 class TileDetector:
     """Finds the tiles of a photo and names each one (43 canonical classes)."""
 
@@ -472,12 +501,16 @@ class TileDetector:
                              ids: np.ndarray, confidence: np.ndarray, seconds: np.ndarray) -> None:
         """Suited faces read unsurely take the rank their index numeral prints, in the suit the
         classifier read (in place). A tile lying sideways is read both ways up: turned upright,
-        which way up it lies is unknown, and a 6 upside down reads as a 9, so the two must agree."""
+        which way up it lies is unknown, and a 6 upside down reads as a 9, so the two must agree.
+        All are read before any is decided: the corner the set prints in (`numeral_corner`) tells
+        a neighbour's numeral from the tile's own (`own_numerals`)."""
         ranks = self.settings.ranks
         if not ranks.enabled:
             return
         wh = boxes_xyxy[:, 2:] - boxes_xyxy[:, :2]
         sideways = wh[:, 0] > wh[:, 1] * self.settings.sideways_ratio
+        margin = margin_share(self.settings)
+        unsure = []  # (index, the tile as read, upright reads, beside, turned-over reads or None when upright)
         for index in np.flatnonzero(confidence < ranks.max_confidence):
             name = CLASS_NAMES[ids[index]]
             read_as = Tile.parse(name) if name in TILE_NAMES else None
@@ -489,8 +522,17 @@ class TileDetector:
             tile = cut_upright(image_bgr, boxes_xyxy[index], self.settings)
             if tile is None:
                 continue
-            shares = probs[index, self._classifier_ranks[read_as.suit]]
-            reading = reader.read_rank(tile, shares, ranks, margin_share(self.settings), bool(sideways[index]))
+            reads = reader.index_reads(tile, ranks, margin)
+            if sideways[index]:
+                turned = reader.index_reads(np.ascontiguousarray(tile[::-1, ::-1]), ranks, margin)
+                unsure.append((index, read_as, reads, {}, turned))
+            else:
+                unsure.append((index, read_as, reads, touching_ranks(boxes_xyxy, ids, index), None))
+        corner = numeral_corner([(reads, beside) for _, _, reads, beside, turned in unsure if turned is None],
+                                ranks.min_digit_score)
+        for index, read_as, reads, beside, turned in unsure:
+            texts = own_numerals(reads, beside, corner) + [text for _, text in turned or []]
+            reading = rank_from_texts(texts, probs[index, self._classifier_ranks[read_as.suit]], ranks)
             if reading is None or int(reading.name) == read_as.rank:
                 continue
             seconds[index] = ids[index]

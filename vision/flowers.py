@@ -16,9 +16,13 @@ laid upside down):
 Some sets also print a suited tile's rank as a numeral, in a top corner (KDE's,
 many Western sets) or between two rows of pips. Where the classifier is unsure of
 a suited tile's rank (one set's six is three rows of two sticks, a nine missing a
-column), the band across the top of the upright tile, its two halves and the
-middle are read too (both ways up for a tile lying sideways): a digit alone names
-the rank, in the suit the classifier read, if the classifier gives it some chance.
+column), bands across the top of the upright tile (two depths), their halves and
+the middle are read too (both ways up for a tile lying sideways): a digit alone
+names the rank, in the suit the classifier read, if the classifier gives it some
+chance. Which top corner the set prints in is judged from all the tiles of the
+photo; a digit read only in the other half, which is the rank of the neighbour
+on that side, is that neighbour's numeral showing in the strip of it the crop
+takes in, and is left out.
 
 The rules that turn OCR text into a class are pure functions (`reading_from_texts`,
 `rank_from_texts`); `CaptionReader` only cuts the bands and runs the recognizer.
@@ -28,7 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -141,17 +145,71 @@ def caption_bands(tile_bgr: np.ndarray, settings: FlowerSettings = FlowerSetting
     return bands + turned_over + [_middle_band(tile_bgr, settings.middle_share)]
 
 
-def index_bands(tile_bgr: np.ndarray, settings: RankSettings = RankSettings(), margin: float = 0.0) -> list[np.ndarray]:
-    """The band across the top of an upright tile crop, its left and right halves (a numeral in
-    one corner reads better without the pips beside it), and a band across the middle.
+WHOLE, LEFT, RIGHT, MIDDLE = "whole", "left", "right", "middle"  # where on the tile an index band lies
+
+
+def index_bands(
+    tile_bgr: np.ndarray, settings: RankSettings = RankSettings(), margin: float = 0.0
+) -> list[tuple[str, np.ndarray]]:
+    """The bands across the top of an upright tile crop (`RankSettings.band_shares`: one per depth),
+    each whole and as its left and right halves (a numeral in one corner reads better without the
+    pips beside it), then a band across the middle; each named by where it lies.
 
     `margin` is the share of the crop's width on each side that lies beyond the tile's box: the
     halves leave it out, where a neighbour's numeral shows."""
     height, width = tile_bgr.shape[:2]
-    top = tile_bgr[: max(1, round(height * settings.band_share))]
     edge = round(width * margin)
-    halves = [top[:, edge : max(edge + 1, width // 2)], top[:, width // 2 : max(width // 2 + 1, width - edge)]]
-    return [top, *halves, _middle_band(tile_bgr, settings.middle_share)]
+    bands = []
+    for share in settings.band_shares:
+        top = tile_bgr[: max(1, round(height * share))]
+        bands += [(WHOLE, top), (LEFT, top[:, edge : max(edge + 1, width // 2)]),
+                  (RIGHT, top[:, width // 2 : max(width // 2 + 1, width - edge)])]
+    return [*bands, (MIDDLE, _middle_band(tile_bgr, settings.middle_share))]
+
+
+Reads = list[tuple[str, tuple[str, float]]]  # (where, (text, score)) read on an upright tile's index bands
+
+
+def _places(reads: Reads, min_score: float = 0.0) -> dict[int, set[str]]:
+    """Each digit read alone (`_index_numeral`) at `min_score` or more, and the bands it was read in."""
+    places: dict[int, set[str]] = {}
+    for where, (text, score) in reads:
+        rank = _index_numeral(text)
+        if rank is not None and score >= min_score:
+            places.setdefault(rank, set()).add(where)
+    return places
+
+
+def numeral_corner(tiles: Sequence[tuple[Reads, Mapping[str, int]]], min_score: float) -> str | None:
+    """The top corner (LEFT or RIGHT) this photo's set prints its ranks in, from the index bands of
+    its upright tiles, `(reads, beside)` each: where digits read surely, in one half only and naming
+    no neighbour's rank (`beside`), were read most; None when neither side has more."""
+    count = {LEFT: 0, RIGHT: 0}
+    for reads, beside in tiles:
+        for rank, found in _places(reads, min_score).items():
+            halves = found & {LEFT, RIGHT}
+            if len(halves) == 1 and rank not in beside.values():
+                count[halves.pop()] += 1
+    return None if count[LEFT] == count[RIGHT] else max(count, key=count.__getitem__)
+
+
+def own_numerals(reads: Reads, beside: Mapping[str, int], corner: str | None) -> list[tuple[str, float]]:
+    """The texts of an upright tile's index bands less its neighbour's numeral. A crop takes in a
+    strip of each neighbour, so a set that prints its ranks in the top right `corner` shows the
+    left neighbour's there (top left: the right one's). A digit read only in that half, or only
+    across the whole band, that is that neighbour's rank (`beside`: LEFT/RIGHT -> the rank of the
+    suited tile touching that side) is taken for its numeral; read in the corner's half too, or in
+    the middle, it is the tile's own. With no corner known, nothing is left out."""
+    if corner not in (LEFT, RIGHT):
+        return [text for _, text in reads]
+    away = RIGHT if corner == LEFT else LEFT
+    places = _places(reads)
+
+    def the_neighbours(rank: int) -> bool:
+        return beside.get(away) == rank and not places[rank] & {corner, MIDDLE}
+
+    return [(text, score) for _, (text, score) in reads
+            if (rank := _index_numeral(text)) is None or not the_neighbours(rank)]
 
 
 def _middle_band(tile_bgr: np.ndarray, share: float) -> np.ndarray:
@@ -195,16 +253,20 @@ class CaptionReader:
                     read.append((str(text), float(score)))
         return read
 
+    def index_reads(self, tile_bgr: np.ndarray, settings: RankSettings, margin: float = 0.0) -> Reads:
+        """What the recognizer reads on each index band of an upright tile crop (`index_bands`)."""
+        return [(where, text) for where, band in index_bands(tile_bgr, settings, margin) for text in self._recognized([band])]
+
     def read_rank(
         self, tile_bgr: np.ndarray, rank_shares: Sequence[float], settings: RankSettings, margin: float = 0.0,
         both_ways_up: bool = False,
     ) -> CaptionReading | None:
         """The rank an upright suited tile's index numeral names (`rank_from_texts`), reading its bands
         also turned over when `both_ways_up`; `margin` as in `index_bands`."""
-        bands = index_bands(tile_bgr, settings, margin)
+        texts = [text for _, text in self.index_reads(tile_bgr, settings, margin)]
         if both_ways_up:
-            bands += index_bands(np.ascontiguousarray(tile_bgr[::-1, ::-1]), settings, margin)
-        return rank_from_texts(self._recognized(bands), rank_shares, settings)
+            texts += [text for _, text in self.index_reads(np.ascontiguousarray(tile_bgr[::-1, ::-1]), settings, margin)]
+        return rank_from_texts(texts, rank_shares, settings)
 
     def read(self, tile_bgr: np.ndarray, classifier_guess: str) -> CaptionReading | None:
         return reading_from_texts(self.texts(tile_bgr), classifier_guess, self.settings)

@@ -35,7 +35,9 @@ class RankSettings:
 
     enabled: bool = True
     max_confidence: float = 0.95  # a suited face the classifier reads less surely than this is read again
-    band_share: float = 0.3  # of the upright tile's height: the band across its top where index numerals sit
+    # of the upright tile's height: the bands across its top where index numerals sit; the deeper one
+    # reaches a numeral set low by a box that takes in the tile's top edge (a camera tilted towards it)
+    band_shares: tuple[float, ...] = (0.3, 0.35)
     middle_share: float = 0.3  # ... and the band across its middle (a numeral between two rows of sticks)
     min_digit_score: float = 0.9  # recognizer score for a lone digit to count
     min_share: float = 0.02  # the classifier's chance of the rank the digit names, below which the digit is ignored
@@ -191,6 +193,12 @@ def _parsed(text: str, current: object, assignment: str) -> object:
         if text.lower() not in ("true", "false", "1", "0"):
             raise ValueError(f"{assignment!r}: expected true or false")
         return text.lower() in ("true", "1")
+    if isinstance(current, tuple) and current and all(isinstance(v, float) for v in current):
+        try:
+            values = tuple(float(v) for v in text.split(","))
+        except ValueError:
+            raise ValueError(f"{assignment!r}: expected numbers separated by commas") from None
+        return values
     if not isinstance(current, (int, float, str)):
         raise ValueError(f"{assignment!r}: a {type(current).__name__} setting cannot be set this way")
     try:
