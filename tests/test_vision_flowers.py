@@ -358,6 +358,55 @@ def test_detector_keeps_the_classifier_reading_when_the_two_ways_up_disagree(tmp
     assert TileDetector.load(models).detect(_suited_scene(turned, SIDEWAYS)).class_names == ["9s"]
 
 
+def _three_touching_tiles(folder):
+    """5s 6s 6s side by side, ranks printed top right; the finder's boxes reach 30 px into the tile
+    on their left (as a box taking in a tile's edge does), so each crop shows its left neighbour's
+    numeral. The classifier reads the reddish 5s surely, the others as 9s or 5s with some chance of 6s."""
+
+    def face(numeral: str, tint: tuple[int, int, int] = (235, 235, 235)) -> np.ndarray:
+        tile = np.full((140, 100, 3), tint, np.uint8)
+        for x in (18, 48):
+            for y in (60, 92):
+                cv2.rectangle(tile, (x, y), (x + 9, y + 26), (40, 140, 40), -1)
+        cv2.putText(tile, numeral, (70, 32), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (30, 30, 200), 2, cv2.LINE_AA)
+        return tile
+
+    image = np.full((IMG_H, IMG_W, 3), 60, np.uint8)
+    image[30:170, 40:140] = face("5", tint=(150, 150, 235))
+    image[30:170, 140:240] = face("6")
+    image[30:170, 240:340] = face("6")
+    folder.mkdir(parents=True, exist_ok=True)
+    scale = FINDER_SIZE / IMG_W
+    boxes = [(40, 30, 140, 170), (110, 30, 240, 170), (210, 30, 340, 170)]
+    raw = fakes.raw_head([((x1 + x2) / 2 * scale, (y1 + y2) / 2 * scale + 16, (x2 - x1) * scale, (y2 - y1) * scale)
+                          for x1, y1, x2, y2 in boxes], [[0.9, 0.0]] * 3)
+    fakes.fake_finder(folder / "detector.onnx", raw, imgsz=FINDER_SIZE)
+    names = list(FACE_NAMES)
+    weights = np.zeros((3, len(names)), np.float32)
+    weights[:, names.index("9s")] = 2.0
+    weights[:, names.index("6s")] = 1.5
+    weights[:, names.index("5s")] = np.array([1.5, 1.5, 1.5]) + [40.0, -20.0, -20.0]  # red crops: surely 5s
+    fakes.fake_classifier(folder / "classifier.onnx", names, weights)
+    return folder, image
+
+
+@pytest.mark.parametrize("leave_out_neighbours, middle", [(True, "6s"), (False, "5s")])
+def test_detector_leaves_out_the_numeral_of_the_neighbour_once_the_corner_is_known(tmp_path, leave_out_neighbours, middle):
+    """The middle tile's crop shows the 5 of its left neighbour and its own 6. The 6, read in its right
+    half only and naming no neighbour, shows that the set prints top right, so the 5 is the
+    neighbour's. Without the rule the two disagree and the classifier's reading stays (5s: the crop
+    takes in some of the reddish tile)."""
+    from dataclasses import replace
+
+    from vision.detector import TileDetector
+    from vision.settings import DetectorSettings
+
+    models, image = _three_touching_tiles(tmp_path / "m")
+    settings = replace(DetectorSettings(), ranks=RankSettings(leave_out_neighbours=leave_out_neighbours))
+    dets = TileDetector.load(models, settings).detect(image)
+    assert [dets.class_names[i] for i in np.argsort(dets.xyxy[:, 0])] == ["5s", middle, "6s"]
+
+
 def test_detector_without_rank_reading_keeps_the_classifier_reading(tmp_path):
     from dataclasses import replace
 

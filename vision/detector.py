@@ -528,8 +528,10 @@ class TileDetector:
                 unsure.append((index, read_as, reads, {}, turned))
             else:
                 unsure.append((index, read_as, reads, touching_ranks(boxes_xyxy, ids, index), None))
-        corner = numeral_corner([(reads, beside) for _, _, reads, beside, turned in unsure if turned is None],
-                                ranks.min_digit_score)
+        corner = None
+        if ranks.leave_out_neighbours:
+            corner = numeral_corner([(reads, beside) for _, _, reads, beside, turned in unsure if turned is None],
+                                    ranks.min_digit_score)
         for index, read_as, reads, beside, turned in unsure:
             texts = own_numerals(reads, beside, corner) + [text for _, text in turned or []]
             reading = rank_from_texts(texts, probs[index, self._classifier_ranks[read_as.suit]], ranks)

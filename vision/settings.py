@@ -41,6 +41,7 @@ class RankSettings:
     middle_share: float = 0.3  # ... and the band across its middle (a numeral between two rows of sticks)
     min_digit_score: float = 0.9  # recognizer score for a lone digit to count
     min_share: float = 0.02  # the classifier's chance of the rank the digit names, below which the digit is ignored
+    leave_out_neighbours: bool = True  # a neighbour's numeral, once the photo shows the corner its set prints in
 
 
 @dataclass(frozen=True)
