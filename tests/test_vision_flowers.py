@@ -299,7 +299,7 @@ def test_detector_without_rapidocr_warns_once_and_keeps_the_classifier_reading(t
     assert detector.detect(_scene("SPRING")).class_names == ["1p"]  # no second try, no second warning
 
 
-def _models_reading_every_face_as_9s_with_some_chance_of_6s(folder, six_weight: float = 1.5, tile=TILE):
+def _models_reading_every_face_as_9s_with_some_chance_of_6s(folder, six_weight: float = 1.5, tile=TILE, first="9s"):
     folder.mkdir(parents=True, exist_ok=True)
     scale = FINDER_SIZE / IMG_W
     x1, y1, x2, y2 = (v * scale for v in tile)
@@ -308,7 +308,7 @@ def _models_reading_every_face_as_9s_with_some_chance_of_6s(folder, six_weight: 
     fakes.fake_finder(folder / "detector.onnx", raw, imgsz=FINDER_SIZE)
     names = list(FACE_NAMES)
     weights = np.zeros((3, len(names)), np.float32)
-    weights[:, names.index("9s")] = 2.0  # a light face: 9s about 0.7, 6s about 0.2 (or about 0.003 at weight 0)
+    weights[:, names.index(first)] = 2.0  # a light face: 9s about 0.7, 6s about 0.2 (or about 0.003 at weight 0)
     weights[:, names.index("6s")] = six_weight
     fakes.fake_classifier(folder / "classifier.onnx", names, weights)
     return folder
@@ -328,6 +328,21 @@ def test_detector_takes_the_rank_of_the_index_numeral_and_keeps_the_classifier_r
     dets = detector.detect(_suited_scene(_suited_tile("6")))
     assert dets.class_names == ["6s"] and dets.runner_up.tolist() == [CLASS_ID["9s"]]
     assert detector.detect(_suited_scene(_suited_tile(""))).class_names == ["9s"]
+
+
+@pytest.mark.parametrize("any_suit, read", [(True, "6s"), (False, "8p")])
+def test_detector_puts_the_numerals_rank_in_the_suit_the_classifier_gives_it_most(tmp_path, any_suit, read):
+    """Read as a pin eight, with some chance of a bamboo six and next to none of a pin six: the 6
+    names the bamboo six (with `any_suit` off, only a pin six, which the classifier rules out)."""
+    from dataclasses import replace
+
+    from vision.detector import TileDetector
+    from vision.settings import DetectorSettings
+
+    models = _models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", first="8p")
+    settings = replace(DetectorSettings(), ranks=RankSettings(any_suit=any_suit))
+    dets = TileDetector.load(models, settings).detect(_suited_scene(_suited_tile("6")))
+    assert dets.class_names == [read]
 
 
 def test_detector_ignores_a_numeral_naming_a_rank_the_classifier_rules_out(tmp_path):

@@ -500,7 +500,7 @@ class TileDetector:
     def _read_index_numerals(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray, probs: np.ndarray,
                              ids: np.ndarray, confidence: np.ndarray, seconds: np.ndarray) -> None:
         """Suited faces read unsurely take the rank their index numeral prints, in the suit the
-        classifier read (in place). A tile lying sideways is read both ways up: turned upright,
+        classifier gives that rank the most chance (`RankSettings.any_suit`; in place). A tile lying sideways is read both ways up: turned upright,
         which way up it lies is unknown, and a 6 upside down reads as a 9, so the two must agree.
         All are read before any is decided: the corner the set prints in (`numeral_corner`) tells
         a neighbour's numeral from the tile's own (`own_numerals`)."""
@@ -534,11 +534,16 @@ class TileDetector:
                                     ranks.min_digit_score)
         for index, read_as, reads, beside, turned in unsure:
             texts = own_numerals(reads, beside, corner) + [text for _, text in turned or []]
-            reading = rank_from_texts(texts, probs[index, self._classifier_ranks[read_as.suit]], ranks)
-            if reading is None or int(reading.name) == read_as.rank:
+            by_suit = {suit: probs[index, self._classifier_ranks[suit]] for suit in (SUITS if ranks.any_suit else read_as.suit)}
+            reading = rank_from_texts(texts, np.max(list(by_suit.values()), axis=0), ranks)
+            if reading is None:
+                continue
+            rank = int(reading.name)
+            suit = max(by_suit, key=lambda s: float(by_suit[s][rank - 1]))
+            if (rank, suit) == (read_as.rank, read_as.suit):
                 continue
             seconds[index] = ids[index]
-            ids[index] = CLASS_ID[Tile.suited(int(reading.name), read_as.suit).name]
+            ids[index] = CLASS_ID[Tile.suited(rank, suit).name]
             confidence[index] = max(float(confidence[index]), reading.score)
 
     def _caption_reader(self) -> "CaptionReader | None":

@@ -18,8 +18,9 @@ many Western sets) or between two rows of pips. Where the classifier is unsure o
 a suited tile's rank (one set's six is three rows of two sticks, a nine missing a
 column), bands across the top of the upright tile (two depths), their halves and
 the middle are read too (both ways up for a tile lying sideways): a digit alone
-names the rank, in the suit the classifier read, if the classifier gives it some
-chance. Which top corner the set prints in is judged from all the tiles of the
+names the rank, in the suit the classifier gives that rank most, if it gives it
+some chance (a six taken for a pin eight is still far likelier a bamboo six than a
+pin six). Which top corner the set prints in is judged from all the tiles of the
 photo; a digit read only in the other half, which is the rank of the neighbour
 on that side, is that neighbour's numeral showing in the strip of it the crop
 takes in, and is left out.
@@ -118,7 +119,7 @@ def rank_from_texts(
 ) -> CaptionReading | None:
     """The rank (1-9, as its digit) that the index numerals read name, or None to keep the classifier's.
 
-    `rank_shares[r - 1]` is the classifier's chance of rank r in the suit it read. A digit
+    `rank_shares[r - 1]` is the classifier's chance of rank r (in the suit it would be read in). A digit
     names a rank only where the classifier gives that rank some chance: a bamboo stick
     read as "1" on a nine names nothing. Digits that disagree decide nothing.
     """

@@ -42,6 +42,7 @@ class RankSettings:
     min_digit_score: float = 0.9  # recognizer score for a lone digit to count
     min_share: float = 0.02  # the classifier's chance of the rank the digit names, below which the digit is ignored
     leave_out_neighbours: bool = True  # a neighbour's numeral, once the photo shows the corner its set prints in
+    any_suit: bool = True  # the digit's rank in the suit the classifier gives that rank most (else: the suit it read)
 
 
 @dataclass(frozen=True)
