@@ -353,6 +353,53 @@ def test_a_standing_tile_read_as_a_flower_is_read_as_its_tile_face() -> None:
         assert groups.get(i) == "hand"
 
 
+def test_copies_of_a_flower_are_read_as_their_tile_faces_all_at_once() -> None:
+    """Three standing tiles read as the flower laid out beside the melds: a set has one of each
+    flower, so all copies but the surest are read as their second readings together (one or two
+    at a time would not make the hand)."""
+    tried = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        hand = random_hand(rng, shape="standard")
+        if hand.context.flowers == 0:
+            continue
+        tiles = plan_scene(hand, rng, *SIZE)
+        standing = [k for k, t in enumerate(tiles) if t.group == "hand"]
+        if len(standing) < 3:
+            continue
+        flower = next(t.cls for t in tiles if t.group == "flowers")
+        dets = detections_of(tiles)
+        for i in standing[:3]:
+            dets = _misread(dets, i, flower, tiles[i].cls, 0.4)
+        got, issues, groups = read(dets, hand.context)
+        assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
+        assert sum(f"read the {flower} at" in n and "its second reading" in n for n in issues) == 3, issues
+        assert [groups.get(k) for k in range(len(tiles))] == [t.group for t in tiles]
+        tried += 1
+    assert tried >= 5
+
+
+def test_a_winning_tile_read_as_a_flower_is_read_as_its_tile_face() -> None:
+    """Read as a flower, the winning tile leaves no tile set apart at the end of the standing row;
+    its second reading (a tile face) puts it back, though no winning tile was found as read."""
+    tried = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        hand = random_hand(rng, shape="standard")
+        tiles = plan_scene(hand, rng, *SIZE)
+        free = [f for f in FLOWER_NAMES if f not in {t.cls for t in tiles}]
+        if not free:
+            continue  # all eight laid out: a ninth would be a copy
+        flower = free[0]
+        win = next(k for k, t in enumerate(tiles) if t.group == "win")
+        got, issues, groups = read(_misread(detections_of(tiles), win, flower, tiles[win].cls, 0.4), hand.context)
+        assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
+        assert any(f"read the {flower} at" in n and f"as {tiles[win].cls}, its second reading" in n for n in issues)
+        assert groups.get(win) == "win"
+        tried += 1
+    assert tried >= 8
+
+
 def test_a_second_reading_that_makes_a_hand_but_no_win_says_so() -> None:
     """A flower-read standing tile leaves no hand; its second reading completes the rows but not the win:
     that hand is kept (the scorer says why it does not win), and the note does not claim a winning hand."""

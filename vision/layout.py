@@ -372,11 +372,13 @@ class Repair:
 def repairs(dets: Detections, settings: LayoutSettings, win_known: bool) -> list[Repair]:
     """What to try, in order, when the tiles as read make no winning hand.
 
-    Second readings (`second_reading`) are tried only when the winning tile was set apart (no
-    face makes up for a missing gap): for tiles below `second_reading_confidence`, the least sure
-    first, then backs.  Left out may be tiles below `doubtful_confidence`, the least sure first,
-    then backs (a stray back is never part of a hand).  One tile read again, one left out, then
-    pairs of each (`max_left_out_trials`).
+    First, a flower or season read more than once (a set has one of each): all its copies but the
+    surest read as their second readings (a tile face) at once.  Then second readings
+    (`second_reading`) for tiles below `second_reading_confidence`, the least sure first, then
+    backs; when the winning tile was not set apart, only for faces read as flowers (no face makes
+    up for a missing gap, but a winning tile read as a flower leaves one).  Left out may be tiles
+    below `doubtful_confidence`, the least sure first, then backs (a stray back is never part of a
+    hand).  One tile read again, one left out, then pairs of each (`max_left_out_trials`).
     """
     order = _least_sure_first(dets)
 
@@ -384,13 +386,19 @@ def repairs(dets: Detections, settings: LayoutSettings, win_known: bool) -> list
         return [i for i in order if dets.confidence[i] < threshold or dets.class_id[i] == BACK_ID]
 
     doubtful = below(settings.doubtful_confidence)[: settings.doubtful_candidates]
-    second: list[int] = []
-    if win_known:
-        rereadable = [i for i in below(settings.second_reading_confidence) if second_reading(dets, i) >= 0]
-        second = rereadable[: settings.second_reading_candidates]
+    is_flower = [name in FLOWER_NAMES for name in dets.class_names]
+    rereadable = [i for i in below(settings.second_reading_confidence)
+                  if second_reading(dets, i) >= 0 and (win_known or is_flower[i])]
+    second = rereadable[: settings.second_reading_candidates]
+    copies: dict[int, list[int]] = {}
+    for i in reversed(order):  # surest first
+        if is_flower[i]:
+            copies.setdefault(int(dets.class_id[i]), []).append(i)
+    extra_flowers = [tuple(sorted(found[1:])) for found in copies.values() if len(found) > 1]
     pairs = settings.max_left_out_trials
     return (
-        [Repair(second_readings=(i,)) for i in second]
+        [Repair(second_readings=extra) for extra in extra_flowers if all(second_reading(dets, i) >= 0 for i in extra)]
+        + [Repair(second_readings=(i,)) for i in second]
         + [Repair(left_out=(i,)) for i in doubtful]
         + [Repair(second_readings=p) for p in list(combinations(second, 2))[:pairs]]
         + [Repair(left_out=p) for p in list(combinations(doubtful, 2))[:pairs]]
