@@ -406,7 +406,7 @@ def _three_touching_tiles(folder):
 
 
 @pytest.mark.parametrize("leave_out_neighbours, middle", [(True, "6s"), (False, "5s")])
-def test_detector_leaves_out_the_numeral_of_the_neighbour_once_the_corner_is_known(tmp_path, leave_out_neighbours, middle):
+def test_detector_leaves_out_a_neighbours_numeral_once_the_corner_is_known(tmp_path, leave_out_neighbours, middle):
     """The middle tile's crop shows the 5 of its left neighbour and its own 6. The 6, read in its right
     half only and naming no neighbour, shows that the set prints top right, so the 5 is the
     neighbour's. Without the rule the two disagree and the classifier's reading stays (5s: the crop

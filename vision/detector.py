@@ -500,8 +500,9 @@ class TileDetector:
     def _read_index_numerals(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray, probs: np.ndarray,
                              ids: np.ndarray, confidence: np.ndarray, seconds: np.ndarray) -> None:
         """Suited faces read unsurely take the rank their index numeral prints, in the suit the
-        classifier gives that rank the most chance (`RankSettings.any_suit`; in place). A tile lying sideways is read both ways up: turned upright,
-        which way up it lies is unknown, and a 6 upside down reads as a 9, so the two must agree.
+        classifier gives that rank the most chance (`RankSettings.any_suit`; in place). A tile lying
+        sideways is read both ways up: turned upright, which way up it lies is unknown, and a 6
+        upside down reads as a 9, so the two must agree.
         All are read before any is decided: the corner the set prints in (`numeral_corner`) tells
         a neighbour's numeral from the tile's own (`own_numerals`)."""
         ranks = self.settings.ranks
@@ -534,7 +535,8 @@ class TileDetector:
                                     ranks.min_digit_score)
         for index, read_as, reads, beside, turned in unsure:
             texts = own_numerals(reads, beside, corner) + [text for _, text in turned or []]
-            by_suit = {suit: probs[index, self._classifier_ranks[suit]] for suit in (SUITS if ranks.any_suit else read_as.suit)}
+            suits = SUITS if ranks.any_suit else read_as.suit
+            by_suit = {suit: probs[index, self._classifier_ranks[suit]] for suit in suits}
             reading = rank_from_texts(texts, np.max(list(by_suit.values()), axis=0), ranks)
             if reading is None:
                 continue

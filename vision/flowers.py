@@ -196,11 +196,12 @@ def numeral_corner(tiles: Sequence[tuple[Reads, Mapping[str, int]]], min_score: 
 
 def own_numerals(reads: Reads, beside: Mapping[str, int], corner: str | None) -> list[tuple[str, float]]:
     """The texts of an upright tile's index bands less its neighbour's numeral. A crop takes in a
-    strip of each neighbour, so a set that prints its ranks in the top right `corner` shows the
-    left neighbour's there (top left: the right one's). A digit read only in that half, or only
-    across the whole band, that is that neighbour's rank (`beside`: LEFT/RIGHT -> the rank of the
-    suited tile touching that side) is taken for its numeral; read in the corner's half too, or in
-    the middle, it is the tile's own. With no corner known, nothing is left out."""
+    strip of each neighbour: with a set that prints its ranks in the top right `corner`, the left
+    strip shows the left neighbour's numeral (top left: the right strip, the right neighbour's).
+    A digit read only in the half away from the corner, or only across the whole band, that is
+    the rank of the neighbour on that side (`beside`: LEFT/RIGHT -> the rank of the suited tile
+    touching it) is taken for that neighbour's; read in the corner's half too, or in the middle,
+    it is the tile's own. With no corner known, nothing is left out."""
     if corner not in (LEFT, RIGHT):
         return [text for _, text in reads]
     away = RIGHT if corner == LEFT else LEFT
@@ -256,7 +257,8 @@ class CaptionReader:
 
     def index_reads(self, tile_bgr: np.ndarray, settings: RankSettings, margin: float = 0.0) -> Reads:
         """What the recognizer reads on each index band of an upright tile crop (`index_bands`)."""
-        return [(where, text) for where, band in index_bands(tile_bgr, settings, margin) for text in self._recognized([band])]
+        return [(where, text) for where, band in index_bands(tile_bgr, settings, margin)
+                for text in self._recognized([band])]
 
     def read_rank(
         self, tile_bgr: np.ndarray, rank_shares: Sequence[float], settings: RankSettings, margin: float = 0.0,
@@ -266,7 +268,8 @@ class CaptionReader:
         also turned over when `both_ways_up`; `margin` as in `index_bands`."""
         texts = [text for _, text in self.index_reads(tile_bgr, settings, margin)]
         if both_ways_up:
-            texts += [text for _, text in self.index_reads(np.ascontiguousarray(tile_bgr[::-1, ::-1]), settings, margin)]
+            turned = np.ascontiguousarray(tile_bgr[::-1, ::-1])
+            texts += [text for _, text in self.index_reads(turned, settings, margin)]
         return rank_from_texts(texts, rank_shares, settings)
 
     def read(self, tile_bgr: np.ndarray, classifier_guess: str) -> CaptionReading | None:
