@@ -260,17 +260,5 @@ class CaptionReader:
         return [(where, text) for where, band in index_bands(tile_bgr, settings, margin)
                 for text in self._recognized([band])]
 
-    def read_rank(
-        self, tile_bgr: np.ndarray, rank_shares: Sequence[float], settings: RankSettings, margin: float = 0.0,
-        both_ways_up: bool = False,
-    ) -> CaptionReading | None:
-        """The rank an upright suited tile's index numeral names (`rank_from_texts`), reading its bands
-        also turned over when `both_ways_up`; `margin` as in `index_bands`."""
-        texts = [text for _, text in self.index_reads(tile_bgr, settings, margin)]
-        if both_ways_up:
-            turned = np.ascontiguousarray(tile_bgr[::-1, ::-1])
-            texts += [text for _, text in self.index_reads(turned, settings, margin)]
-        return rank_from_texts(texts, rank_shares, settings)
-
     def read(self, tile_bgr: np.ndarray, classifier_guess: str) -> CaptionReading | None:
         return reading_from_texts(self.texts(tile_bgr), classifier_guess, self.settings)
