@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from datasets.classes import BACK, CLASS_ID, is_flower
+from tileset.classes import BACK, CLASS_ID, is_flower
 from scoring.hand import Hand, HandError, Meld, WinContext
 from scoring.tiles import Tile
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.classes import CLASS_ID, FACE_NAMES
+from tileset.classes import CLASS_ID, FACE_NAMES
 from scoring.hand import Hand
 from vision.detections import Detections
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from datasets.classes import NAMES_ZH
+from tileset.classes import NAMES_ZH
 
 SUIT_COLOURS = {"m": "#b3261e", "p": "#1a4fa0", "s": "#1e7a34", "wind": "#222222", "f": "#7b3fa0", "back": "#6d4c41"}
 DRAGON_COLOURS = {"C": "#b3261e", "F": "#1e7a34", "P": "#1a4fa0"}

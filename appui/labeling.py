@@ -13,8 +13,8 @@ import cv2
 import numpy as np
 import streamlit as st
 
-from datasets.classes import BACK_ID, CLASS_NAMES, NAMES_ZH
-from datasets.labelfiles import (
+from tileset.classes import BACK_ID, CLASS_NAMES, NAMES_ZH
+from tileset.labelfiles import (
     LabelBox,
     LabelFileError,
     Photo,

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from datasets.classes import CLASS_NAMES
+from tileset.classes import CLASS_NAMES
 from scoring.hand import HandError, WinContext
 from scoring.tiles import Tile
 

@@ -1,6 +1,6 @@
 """Save a corrected photo for training: the image and its YOLO labels, written atomically.
 
-Layout (ultralytics, as `datasets.labelfiles` and the labeling page read it): `DIR/images/NAME.jpg`,
+Layout (ultralytics, as `tileset.labelfiles` and the labeling page read it): `DIR/images/NAME.jpg`,
 `DIR/labels/NAME.txt` and `DIR/labels/NAME.meta.json` (origin human, reviewed: a person checked
 the tiles before saving; one confidence per box, 1.0 for the boxes the person corrected).
 Each file is written to a temporary file in the same folder, fsynced and `os.replace`d over the
@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.labelfiles import atomic_write_bytes
+from tileset.labelfiles import atomic_write_bytes
 
 from .correction import Reading
 
@@ -32,7 +32,7 @@ def photo_name(image_bytes: bytes) -> str:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Atomic write (datasets.labelfiles) that keeps the previous version as NAME.bak."""
+    """Atomic write (tileset.labelfiles) that keeps the previous version as NAME.bak."""
     if path.exists():
         shutil.copy2(path, path.with_name(path.name + ".bak"))
     atomic_write_bytes(path, data)

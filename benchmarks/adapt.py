@@ -29,8 +29,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from datasets.classes import CLASS_ID
-from datasets.labelfiles import LabelBox, Photo, list_photos, read_labels
+from tileset.classes import CLASS_ID
+from tileset.labelfiles import LabelBox, Photo, list_photos, read_labels
 from vision.settings import MODELS_DIR
 
 DEFAULT_ART = REPO.parent / "shared" / "datasets" / "art"

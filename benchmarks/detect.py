@@ -39,9 +39,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from datasets.classes import CLASS_ID  # noqa: E402
+from tileset.classes import CLASS_ID  # noqa: E402
 from vision.detections import Detections  # noqa: E402
 from vision.evaluate import (  # noqa: E402
+from tileset.labelfiles import IMAGE_SUFFIXES
     Evaluation, dataset_images, label_path_for, match_tiles, read_truth, restrict_to_classes,
 )
 
@@ -49,7 +50,6 @@ PEER_PACKAGE = "mahjong-detector==0.0.6"
 PEER_DIR = Path(tempfile.gettempdir()) / "mcr_bench_peer"
 PEER_NAMES = {"chun": "C", "haku": "P", "hatsu": "F", "nan": "S", "pe": "N", "sha": "W", "tou": "E"}
 RIICHI_CLASSES = set(range(34))
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
 
 def load_peer() -> "tuple[Callable[[Path], Detections] | None, str]":

@@ -21,7 +21,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from datasets.classes import CLASS_ID
+from tileset.classes import CLASS_ID
 from datasets.scene import plan_scene
 from scoring.generate import random_hand
 from vision.detections import Detections

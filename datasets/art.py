@@ -1,6 +1,6 @@
 """Tile artwork for synthetic scenes: every art set of `shared/datasets/art/` by its mapping.tsv.
 
-An `ArtSet` maps canonical class names (`datasets.classes`) to face images
+An `ArtSet` maps canonical class names (`tileset.classes`) to face images
 (RGBA, `FACE_SIZE`).  Faces drawn as glyphs on a transparent background (KDE,
 GL-MahjongTile, FluffyStuff) are marked `panel=False`: the renderer composites
 them onto a face colour (ivory, white, cream).  GNOME smooth faces come with
@@ -24,7 +24,7 @@ from typing import Callable, Iterable
 import cv2
 import numpy as np
 
-from datasets.classes import BACK, CLASS_ID, FACE_NAMES, FLOWER_NAMES
+from tileset.classes import BACK, CLASS_ID, FACE_NAMES, FLOWER_NAMES
 
 FACE_SIZE = (120, 168)  # width, height of stored face images
 ART_SETS: tuple[str, ...] = (

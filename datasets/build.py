@@ -5,7 +5,7 @@
 
 Writes `OUT/images/{train,val}`, `OUT/labels/{train,val}` (copies: ultralytics
 writes `.cache` files beside the labels, and nothing trains from /work/shared),
-`OUT/data.yaml` (absolute path, names from `datasets.classes`) and
+`OUT/data.yaml` (absolute path, names from `tileset.classes`) and
 `OUT/build.json` (the summary and which sessions went where).
 
 Real photos are re-split so that no capture session spans train and val:
@@ -50,13 +50,13 @@ from typing import Iterable, Sequence
 import cv2
 import numpy as np
 
-from datasets.classes import CLASS_NAMES
+from tileset.classes import CLASS_NAMES
+from tileset.labelfiles import IMAGE_SUFFIXES
 
 SPLITS = ("train", "val", "test")
 AUGMENTED_SPLITS = frozenset({"train"})  # Roboflow augmented only its train split
 MIXED_GROUPS = frozenset({"fbid_n", "hand_NNN", "other"})  # groups of unrelated photos: one session per photo
 SPLIT_KEYED_GROUPS = frozenset({"hand_NNN"})  # the same hand_NNN name is a different photo in each split
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
 
 class BuildError(ValueError):
@@ -337,7 +337,7 @@ def write_squeezed_copies(out: Path, items: Sequence[Item], fraction: float, see
 
 def data_yaml(out: Path, splits: Iterable[str]) -> str:
     lines = [
-        "# made by python -m datasets.build; class names from datasets.classes",
+        "# made by python -m datasets.build; class names from tileset.classes",
         f"path: {out.resolve()}",
         *(f"{s}: images/{s}" for s in splits),
         f"nc: {len(CLASS_NAMES)}",

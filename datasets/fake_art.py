@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.classes import BACK, CLASS_ID, FACE_NAMES, FLOWER_NAMES
+from tileset.classes import BACK, CLASS_ID, FACE_NAMES, FLOWER_NAMES
 
 FAKE_SIZE = (112, 160)  # width, height of the fake PNGs
 FAKE_BACK_COLOUR = (120, 120, 120)  # BGR, a grey back: far from every face colour

@@ -7,7 +7,7 @@
     python -m datasets.label config
 
 Labels go to `PHOTOS_DIR/labels/NAME.txt` (YOLO, canonical class ids), confidences to
-`labels/NAME.meta.json`; see `datasets.labelfiles` for the layout and the atomic writes.
+`labels/NAME.meta.json`; see `tileset.labelfiles` for the layout and the atomic writes.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Protocol
 
 import numpy as np
 
-from datasets.labelfiles import (
+from tileset.labelfiles import (
     LabelBox,
     LabelFileError,
     LabelMeta,

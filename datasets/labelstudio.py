@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from datasets.classes import CLASS_ID, CLASS_NAMES, NAMES_ZH
-from datasets.labelfiles import (
+from tileset.classes import CLASS_ID, CLASS_NAMES, NAMES_ZH
+from tileset.labelfiles import (
     LabelBox,
     LabelFileError,
     LabelMeta,

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from datasets.art import FACE_SIZE, ArtSet
-from datasets.classes import BACK
+from tileset.classes import BACK
 from datasets.scene import PlacedTile, ScenePlan, TableTile, plan_layout
 from scoring.hand import Hand
 

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from datasets.art import FACE_SIZE, ArtSet
-from datasets.classes import FLOWER_NAMES
+from tileset.classes import FLOWER_NAMES
 from datasets.drawn import drawn_faces, paste_over, text_rgba
 from datasets.render import Colour, panel_colour
 from scoring.tiles import SUITS, WIND_NAMES

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from datasets.classes import BACK, FLOWER_NAMES
+from tileset.classes import BACK, FLOWER_NAMES
 from scoring.hand import Hand, MeldKind
 
 GROUP_HAND = "hand"

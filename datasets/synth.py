@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator, Sequence
 import cv2
 
 from datasets.art import ART_SETS, ArtError, ArtSet, load_art
-from datasets.classes import CLASS_ID, FLOWER_NAMES
+from tileset.classes import CLASS_ID, FLOWER_NAMES
 from datasets.render import render_scene
 from datasets.restyle import restyle
 from datasets.scene import PlacedTile, SceneVariation, plan_layout, plan_scene

@@ -135,7 +135,7 @@ else
   $PY - "$REAL" "$DATASET" "${SYNTH_DIRS[@]}" <<'EOF'
 import csv, hashlib, sys, yaml
 from pathlib import Path
-from datasets.classes import CLASS_NAMES
+from tileset.classes import CLASS_NAMES
 real, out, synth = Path(sys.argv[1]), Path(sys.argv[2]), [Path(p) for p in sys.argv[3:]]
 out.mkdir(parents=True, exist_ok=True)
 lists = {"train": [], "val": []}

@@ -15,8 +15,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.classes import FACE_NAMES
-from datasets.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos
+from tileset.classes import FACE_NAMES
+from tileset.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos
 
 WIDTH, HEIGHT = 224, 96
 TILE_W, TILE_H = 28, 40

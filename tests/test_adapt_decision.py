@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from datasets.labelfiles import Photo
+from tileset.labelfiles import Photo
 from vision.adapt import (
     AdaptError,
     ReadMetrics,

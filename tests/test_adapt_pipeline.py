@@ -130,7 +130,7 @@ def test_real_fine_tuning_one_short_epoch(tmp_path: Path) -> None:
     """Train a tiny classifier on artwork A, then adapt it to artwork B with ultralytics for one epoch."""
     import yaml
 
-    from datasets.classes import CLASS_NAMES
+    from tileset.classes import CLASS_NAMES
     from vision.export import export_checkpoint
     from vision.train import _ultralytics_environment, prepare_classifier_data
 

@@ -5,7 +5,7 @@ import pytest
 
 from appui.correction import CorrectionError, Reading
 from appui.saving import atomic_write, photo_name, save_for_training
-from datasets.classes import CLASS_ID
+from tileset.classes import CLASS_ID
 from scoring.hand import HandError, MeldKind, WinContext
 from scoring.notation import parse_hand
 
@@ -156,7 +156,7 @@ def test_issues_point_at_the_tiles_they_name():
 
 
 def test_saved_photos_open_in_the_labeling_workflow(tmp_path):
-    from datasets.labelfiles import list_photos
+    from tileset.labelfiles import list_photos
 
     reading = Reading.from_tiles(READ).with_face(0, "4m")
     save_for_training(np.full((400, 1200, 3), 90, np.uint8), reading, tmp_path, "p1", model="demo")

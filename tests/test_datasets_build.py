@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from datasets.build import main
-from datasets.classes import CLASS_NAMES
+from tileset.classes import CLASS_NAMES
 
 
 def _write_real(root: Path) -> Path:

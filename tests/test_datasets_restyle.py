@@ -12,7 +12,7 @@ import pytest
 
 import datasets.restyle as restyle_module
 from datasets.art import FACE_SIZE, ArtSet, load_art
-from datasets.classes import FACE_NAMES, FLOWER_NAMES
+from tileset.classes import FACE_NAMES, FLOWER_NAMES
 from datasets.fake_art import write_fake_art
 from datasets.restyle import restyle
 from datasets.synth import main, make_scene

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from datasets.classes import BACK, CLASS_ID, FLOWER_NAMES
+from tileset.classes import BACK, CLASS_ID, FLOWER_NAMES
 from datasets.scene import GROUP_FLOWERS, GROUP_HAND, GROUP_WIN, PlacedTile, plan_layout, plan_scene
 from scoring.hand import Hand
 from scoring.notation import parse_hand

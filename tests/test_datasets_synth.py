@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from datasets.art import ArtError, load_art
-from datasets.classes import BACK, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES
+from tileset.classes import BACK, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES
 from datasets.fake_art import FAKE_BACK_COLOUR, class_colour, write_fake_art
 from datasets.render import render_scene
 from datasets.synth import main, make_scene

@@ -12,9 +12,9 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.classes import BACK_ID, CLASS_ID
+from tileset.classes import BACK_ID, CLASS_ID
 from datasets.label import detections_to_labels, prelabel_folder
-from datasets.labelfiles import (
+from tileset.labelfiles import (
     LabelBox,
     LabelFileError,
     LabelMeta,
@@ -95,7 +95,7 @@ def test_killed_writer_process_leaves_previous_file_intact(tmp_path: Path) -> No
     before = path.read_bytes()
     script = textwrap.dedent(f"""
         import os, signal
-        import datasets.labelfiles as lf
+        import tileset.labelfiles as lf
         real_fsync = os.fsync
         def die_after_partial_write(fd):
             os.kill(os.getpid(), signal.SIGKILL)  # data written to the temp file, not yet replaced

@@ -12,9 +12,9 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.classes import CLASS_NAMES
+from tileset.classes import CLASS_NAMES
 from datasets.label import main as label_main
-from datasets.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos
+from tileset.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos
 from datasets.labelstudio import labeling_config
 
 

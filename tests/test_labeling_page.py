@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from datasets.classes import BACK_ID, CLASS_ID
-from datasets.labelfiles import (
+from tileset.classes import BACK_ID, CLASS_ID
+from tileset.labelfiles import (
     LabelBox,
     LabelMeta,
     PhotoLabels,

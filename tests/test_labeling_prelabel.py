@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from adapt_world import colour_reader, constant_tile_finder, write_photos
 
 from datasets.label import main as label_main
-from datasets.labelfiles import list_photos, read_labels
+from tileset.labelfiles import list_photos, read_labels
 
 
 def models_reading(root: Path, artwork: str) -> Path:

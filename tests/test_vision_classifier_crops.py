@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.classes import BACK_ID, CLASS_NAMES, FACE_NAMES
+from tileset.classes import BACK_ID, CLASS_NAMES, FACE_NAMES
 from vision.train import prepare_classifier_data, turn_image
 
 

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch
+from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch
 from vision.detector import (
     ModelLoadError,
     TileDetector,

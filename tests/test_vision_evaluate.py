@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.classes import BACK_ID, CLASS_ID
+from tileset.classes import BACK_ID, CLASS_ID
 from vision.detections import Detections
 from vision.evaluate import (
     Evaluation,

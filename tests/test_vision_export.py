@@ -34,7 +34,7 @@ def test_an_ensemble_of_classifiers_is_one_onnx_that_averages_its_members(tmp_pa
     import numpy as np
     import onnxruntime as ort
 
-    from datasets.classes import FACE_NAMES
+    from tileset.classes import FACE_NAMES
     from tests import vision_fake_models as fakes
     from vision.export import ExportError, merge_classifiers
 

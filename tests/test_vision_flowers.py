@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.classes import CLASS_ID, FACE_NAMES
+from tileset.classes import CLASS_ID, FACE_NAMES
 from vision.flowers import (
     FLOWER_WORDS,
     LEFT,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from datasets.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES
+from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES
 from datasets.scene import PlacedTile, plan_scene
 from scoring.generate import random_hand
 from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext

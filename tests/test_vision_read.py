@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from datasets.classes import CLASS_ID
+from tileset.classes import CLASS_ID
 from datasets.scene import plan_scene
 from scoring import score
 from scoring.generate import random_hand

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.classes import CLASS_NAMES
+from tileset.classes import CLASS_NAMES
 from vision.detector import TileDetector
 from vision.evaluate import Evaluation, LabeledTiles, dataset_images, match_tiles, read_truth
 from vision.settings import MODELS_DIR

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.classes import CLASS_ID, CLASS_NAMES, FACE_NAMES
+from tileset.classes import CLASS_ID, CLASS_NAMES, FACE_NAMES
 
 pytest.importorskip("ultralytics")
 pytest.importorskip("onnx")

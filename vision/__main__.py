@@ -30,7 +30,7 @@ def build_detect_parser() -> argparse.ArgumentParser:
 
 def detect_main(argv: list[str]) -> int:
     args = build_detect_parser().parse_args(argv)
-    from datasets.classes import ClassTableMismatch
+    from tileset.classes import ClassTableMismatch
     from vision.detector import ImageError, ModelLoadError, TileDetector
 
     try:

@@ -2,7 +2,7 @@
 
     python -m vision.adapt LABELED_DIR [--base-data DIR] [--epochs N] [--device cpu]
 
-LABELED_DIR is a labeled folder (`datasets.labelfiles`: photos plus `labels/NAME.txt`, e.g. after
+LABELED_DIR is a labeled folder (`tileset.labelfiles`: photos plus `labels/NAME.txt`, e.g. after
 `python -m datasets.label prelabel` and a review in the app).  Steps, each reported as it runs:
 
 1. Hold back a share of the labeled photos (seeded); the rest is for training.
@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from datasets.classes import CLASS_NAMES
-from datasets.labelfiles import LabelFileError, Photo, list_photos, read_labels
+from tileset.classes import CLASS_NAMES
+from tileset.labelfiles import LabelFileError, Photo, list_photos, read_labels
 from vision.registry import Registry, RegistryError, utc_now
 from vision.settings import MODELS_DIR, AdaptSettings, DetectorSettings
 
@@ -298,7 +298,7 @@ def checkpoint_for(version_dir: Path, onnx_name: str) -> Path:
 
 
 def write_card(folder: Path, card: dict[str, Any]) -> None:
-    from datasets.labelfiles import atomic_write_text
+    from tileset.labelfiles import atomic_write_text
 
     atomic_write_text(folder / "card.json", json.dumps(card, indent=1) + "\n")
     old, new = card["parent_metrics"], card["metrics"]

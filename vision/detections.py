@@ -1,7 +1,7 @@
 """Detections: one frozen object of parallel arrays, the data between vision stages.
 
 Boxes are `xyxy` in pixels of the original image (after EXIF orientation);
-`class_id` indexes `datasets.classes.CLASS_NAMES`; `runner_up` is each tile's
+`class_id` indexes `tileset.classes.CLASS_NAMES`; `runner_up` is each tile's
 second most likely class (-1 when there is none: a back, a one-model detector).
 Filtering returns a new object.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from datasets.classes import CLASS_NAMES
+from tileset.classes import CLASS_NAMES
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ Two ONNX models from `models/` (names fixed, see `DetectorSettings`):
 * `classifier.onnx`: a YOLO classifier for the 42 faces, run on crops cut
   (`vision.crops`) from the full-resolution photo.
 
-A single 43-class YOLO detector named like `datasets.classes.CLASS_NAMES` is
+A single 43-class YOLO detector named like `tileset.classes.CLASS_NAMES` is
 accepted as well, with no classifier.  Class names, input sizes and versions
 come from the ONNX metadata that ultralytics writes; names are checked against
 the canonical table on load (`ClassTableMismatch` when they differ).
@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from datasets.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES, ClassTableMismatch, check_names
+from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES, ClassTableMismatch, check_names
 from scoring.tiles import SUITS, TILE_NAMES, Tile
 from vision.crops import cut_tiles, cut_upright, margin_share
 from vision.detections import Detections

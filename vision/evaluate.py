@@ -35,11 +35,11 @@ from typing import Any, Iterable
 import numpy as np
 import yaml
 
-from datasets.classes import BACK_ID, CLASS_NAMES
+from tileset.classes import BACK_ID, CLASS_NAMES
 from vision.detections import Detections
 from vision.detector import box_iou
+from tileset.labelfiles import IMAGE_SUFFIXES
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 MATCH_IOU = 0.5
 STRETCHED_BEYOND = 4.0  # a real tile, upright (0.75) or on its side (1.33), seen from any usable angle is well inside
 
@@ -333,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: "list[str] | None" = None) -> int:
     from dataclasses import replace
 
-    from datasets.classes import ClassTableMismatch
+    from tileset.classes import ClassTableMismatch
     from vision.detector import ModelLoadError, TileDetector
     from vision.settings import DetectorSettings, with_overrides
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from datasets.classes import CLASS_ID
+from tileset.classes import CLASS_ID
 from scoring.hand import Hand, HandError
 
 from .detections import Detections

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from datasets.classes import ClassTableMismatch
+from tileset.classes import ClassTableMismatch
 from vision.detector import ModelLoadError, TileDetector, _imgsz_of, _names_of, _session, read_metadata
 from vision.settings import DetectorSettings
 

@@ -22,7 +22,7 @@ from itertools import combinations
 
 import numpy as np
 
-from datasets.classes import BACK, BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES
+from tileset.classes import BACK, BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES
 from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.tiles import TILE_NAMES, Tile
 

@@ -92,7 +92,7 @@ class Registry:
         return self.path_of(self.active_name())
 
     def activate(self, name: str) -> ModelVersion:
-        from datasets.labelfiles import atomic_write_text
+        from tileset.labelfiles import atomic_write_text
 
         version = self.get(name)
         atomic_write_text(self.root / ACTIVE_FILE, name + "\n")

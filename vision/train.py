@@ -31,11 +31,11 @@ import cv2
 import numpy as np
 import yaml
 
-from datasets.classes import BACK_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch, check_names
+from tileset.classes import BACK_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch, check_names
 from vision.crops import crop_geometry, cut_tile
 from vision.evaluate import label_path_for, read_truth
+from tileset.labelfiles import IMAGE_SUFFIXES
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 DETECTOR_NAMES = {0: "tile", 1: "back"}
 DETECTOR_MODEL = "yolo11n.yaml"
 CLASSIFIER_MODEL = "yolo11n-cls.yaml"

@@ -3,7 +3,7 @@
 A labeled folder is either flat (`DIR/NAME.jpg`, labels in `DIR/labels/`) or in the
 ultralytics layout (`DIR/images/NAME.jpg`, labels in `DIR/labels/`).  Per photo:
 
-- `labels/NAME.txt`        YOLO boxes, canonical class ids (`datasets.classes`), normalized cx cy w h.
+- `labels/NAME.txt`        YOLO boxes, canonical class ids (`tileset.classes`), normalized cx cy w h.
 - `labels/NAME.meta.json`  what made the labels (`origin`: prelabel | human | import), the model,
                            one confidence per box (review order: least sure first), `reviewed`.
 - `labels/.history/NAME.<n>.txt`  every previous version of the label file, oldest first.
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from datasets.classes import CLASS_NAMES
+from tileset.classes import CLASS_NAMES
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 HISTORY_DIR = ".history"
