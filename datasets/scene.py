@@ -217,6 +217,26 @@ def layout_table(hand: Hand, rng: random.Random, var: SceneVariation, aspect: fl
     return tiles
 
 
+def calibration_group(row: int) -> str:
+    """The group of the tiles of calibration row `row` (1 = farthest from the camera)."""
+    return f"row{row}"
+
+
+def layout_calibration(rows: Sequence[Sequence[str]], rng: random.Random, var: SceneVariation,
+                       aspect: float) -> list[TableTile]:
+    """The calibration layout (`tileset.calibration`) on the table plane: `rows` far to near, each
+    left to right from about x = 0, the nearest row's near edge at y = 0."""
+    untidy = var.tile_angle_deg.draw(rng)
+    tiles: list[TableTile] = []
+    near = 0.0
+    for number in range(len(rows), 0, -1):
+        placed, _ = _row([(name, False) for name in rows[number - 1]], calibration_group(number),
+                         rng.uniform(-0.4, 0.4), near, aspect, rng, var, untidy)
+        tiles += placed
+        near -= aspect + var.rows_gap.draw(rng) * aspect
+    return tiles
+
+
 # --- the camera ------------------------------------------------------------------
 
 
@@ -299,6 +319,21 @@ def plan_layout(hand: Hand, rng: random.Random, width: int, height: int, **varia
     aspect = var.aspect.draw(rng)
     thickness = var.thickness.draw(rng)
     table = layout_table(hand, rng, var, aspect)
+    camera = make_camera(table, rng, width, height, var, thickness)
+    placed = tuple(place(t, camera.homography) for t in table)
+    return ScenePlan(width, height, aspect, thickness, tuple(table), camera, placed)
+
+
+def plan_calibration(rows: Sequence[Sequence[str]], rng: random.Random, width: int, height: int,
+                     **variation: Any) -> ScenePlan:
+    """The plan of one calibration photo: `rows` of tile names (far to near) laid out as in
+    calibration-layout.md, seen by the same camera as the hand scenes."""
+    if width < 32 or height < 32:
+        raise ValueError(f"image size {width}x{height} is too small for a scene")
+    var = _variation(variation)
+    aspect = var.aspect.draw(rng)
+    thickness = var.thickness.draw(rng)
+    table = layout_calibration(rows, rng, var, aspect)
     camera = make_camera(table, rng, width, height, var, thickness)
     placed = tuple(place(t, camera.homography) for t in table)
     return ScenePlan(width, height, aspect, thickness, tuple(table), camera, placed)

@@ -26,14 +26,16 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import cv2
+import numpy as np
 
 from datasets.art import ART_SETS, ArtError, ArtSet, load_art
 from tileset.classes import CLASS_ID, FLOWER_NAMES
-from datasets.render import render_scene
+from datasets.render import compose, draw_style, render_scene
 from datasets.restyle import restyle
-from datasets.scene import PlacedTile, SceneVariation, plan_layout, plan_scene
+from datasets.scene import PlacedTile, SceneVariation, plan_calibration, plan_layout, plan_scene
 from scoring.hand import Hand
 from scoring.notation import format_hand, parse_hand
+from tileset.calibration import LayoutSpecError, calibration_rows, parse_bonus
 
 __all__ = ["plan_scene", "plan_layout", "render_scene", "PlacedTile", "SceneVariation", "make_scene", "main"]
 
@@ -60,9 +62,10 @@ class Scene:
     image: Any  # BGR uint8
     jpeg_quality: int
     art: str
-    hand: Hand
+    hand: Hand | None  # None: a calibration photo (`rows` says what it shows)
     expected_total: int | None
     tiles: tuple[PlacedTile, ...]
+    rows: tuple[tuple[str, ...], ...] = ()
 
     @property
     def width(self) -> int:
@@ -76,6 +79,10 @@ class Scene:
         return [yolo_line(t, self.width, self.height) for t in self.tiles]
 
     def truth(self) -> dict[str, Any]:
+        if self.hand is None:
+            return {"image": f"images/{self.name}.jpg", "width": self.width, "height": self.height, "art": self.art,
+                    "layout": "calibration", "rows": [list(row) for row in self.rows],
+                    "tiles": [t.to_json() for t in self.tiles]}
         return {
             "image": f"images/{self.name}.jpg",
             "width": self.width,
@@ -163,6 +170,25 @@ def make_scene(index: int, seed: int, sets: Sequence[ArtSet],
     return Scene(f"{seed + index:08d}_{art_name}", image, quality, art_name, hand, total, tuple(tiles))
 
 
+def make_calibration_scene(index: int, seed: int, sets: Sequence[ArtSet], bonus: tuple[str, ...] | None = None,
+                           back_share: float = 0.0) -> Scene:
+    """Calibration photo number `index` (`tileset.calibration`): one of each face of a set in rows,
+    drawn from Random(seed + index) with the camera, table, light and noise of the hand scenes.
+    A set without flower art leaves row 5 out; `back_share` of the photos add a back to row 4."""
+    rng = random.Random(seed + index)
+    art = sets[rng.randrange(len(sets))]
+    if bonus is None and not all(f in art.faces for f in FLOWER_NAMES):
+        bonus = ()
+    rows = calibration_rows(bonus, back=rng.random() < back_share)
+    width, height = image_size(rng)
+    plan = plan_calibration(rows, rng, width, height)
+    style = draw_style(art, rng)
+    nrng = np.random.default_rng(rng.getrandbits(63))
+    image = compose(plan, art, style, rng, nrng)
+    quality = rng.randint(*JPEG_QUALITY)
+    return Scene(f"{seed + index:08d}_{art.name}_calibration", image, quality, art.name, None, None, plan.tiles, rows)
+
+
 def write_scene(scene: Scene, out: Path) -> None:
     ok, jpeg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])
     if not ok:
@@ -177,15 +203,22 @@ def write_scene(scene: Scene, out: Path) -> None:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(art_root: str, only: list[str], hold_out: list[str], seed: int, out: str, restyle_share: float) -> None:
+def _init_worker(art_root: str, only: list[str], hold_out: list[str], seed: int, out: str, restyle_share: float,
+                 layout: str = "hand", bonus: tuple[str, ...] | None = None, back_share: float = 0.0) -> None:
     cv2.setNumThreads(1)
     _WORKER.update(
         sets=load_art(art_root, only=only, hold_out=hold_out), seed=seed, out=Path(out),
         source=_hand_source(), scorer=_scorer(), restyle_share=restyle_share,
+        layout=layout, bonus=bonus, back_share=back_share,
     )
 
 
 def _work(index: int) -> str:
+    if _WORKER.get("layout") == "calibration":
+        scene = make_calibration_scene(index, _WORKER["seed"], _WORKER["sets"], _WORKER["bonus"],
+                                       _WORKER["back_share"])
+        write_scene(scene, _WORKER["out"])
+        return scene.art
     scene = make_scene(index, _WORKER["seed"], _WORKER["sets"], _WORKER["source"], _WORKER["scorer"],
                        _WORKER["restyle_share"])
     write_scene(scene, _WORKER["out"])
@@ -193,7 +226,8 @@ def _work(index: int) -> str:
 
 
 def _run(indices: range, args: argparse.Namespace) -> Iterator[str]:
-    init = (str(args.art), args.only, args.hold_out, args.seed, str(args.out), args.restyle)
+    init = (str(args.art), args.only, args.hold_out, args.seed, str(args.out), args.restyle,
+            args.layout, parse_bonus(args.bonus), args.back)
     if args.workers <= 1:
         _init_worker(*init)
         cv2.setNumThreads(0)
@@ -221,6 +255,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="share of scenes drawn with a restyled variant of their art set: other flowers and white "
                         "dragons, suits and honours drawn anew, corner indices (datasets.restyle; default 0)")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    p.add_argument("--layout", choices=("hand", "calibration"), default="hand",
+                   help="hand: finished hands (photo-layout.md, default); calibration: one of each face in rows "
+                        "(calibration-layout.md), truth JSON without a hand")
+    p.add_argument("--bonus", default=None, metavar="LIST",
+                   help="calibration row 5: the bonus tiles the set has (f1,f2,f3,f4), or none (default: all eight "
+                        "when the art has them)")
+    p.add_argument("--back", type=float, default=0.0, metavar="SHARE",
+                   help="calibration: share of photos with a back at the end of row 4 (default 0)")
     return p
 
 
@@ -229,8 +271,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.n < 1 or args.workers < 1:
         print("error: --n and --workers must be at least 1", file=sys.stderr)
         return 2
-    if not 0.0 <= args.restyle <= 1.0:
-        print("error: --restyle is a share between 0 and 1", file=sys.stderr)
+    if not 0.0 <= args.restyle <= 1.0 or not 0.0 <= args.back <= 1.0:
+        print("error: --restyle and --back are shares between 0 and 1", file=sys.stderr)
+        return 2
+    try:
+        parse_bonus(args.bonus)
+    except LayoutSpecError as error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
     try:
         sets = load_art(args.art, only=args.only, hold_out=args.hold_out)
@@ -242,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     scorer = _scorer()
     if scorer is None:
         print("warning: scoring.scorer is not available; expected_total will be null", file=sys.stderr)
-    print(f"rendering {args.n} scenes from art sets {', '.join(s.name for s in sets)} with {args.workers} worker(s)", flush=True)
+    print(f"rendering {args.n} {'calibration ' if args.layout == 'calibration' else ''}scenes from art sets {', '.join(s.name for s in sets)} with {args.workers} worker(s)", flush=True)
     start = time.perf_counter()
     per_set: dict[str, int] = {}
     step = max(1, min(500, args.n // 20))
