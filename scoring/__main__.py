@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterable
 from dataclasses import replace
@@ -34,6 +35,26 @@ EXIT_BAD_INPUT = 2
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader went away (`... | head -1`): stop quietly, as other command-line tools do.
+        _silence_stdout()
+        return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at devnull so Python's final flush at exit does not raise again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (tests): nothing left to flush
+        pass
+    finally:
+        os.close(devnull)
+
+
+def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.jsonl:
         if args.notation:
@@ -46,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         return _run_human(text, args)
     except HandError as exc:
         _fail(str(exc))
+    except (ValueError, RecursionError) as exc:  # a parser gap must still be one line, not a traceback
+        _fail(f"cannot read this hand: {type(exc).__name__}: {str(exc)[:200]}")
 
 
 # --- --jsonl ---------------------------------------------------------------------------------
@@ -95,7 +118,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--self-drawn", action="store_true", help="won by drawing the tile (default: on a discard)")
     p.add_argument("--seat-wind", choices=list("ESWN"), help="the winner's seat wind (default E)")
     p.add_argument("--prevalent-wind", choices=list("ESWN"), help="the prevalent (round) wind (default E)")
-    p.add_argument("--flowers", type=int, choices=range(9), metavar="N", help="flower and season tiles, 0-8")
+    p.add_argument("--flowers", type=_flower_count, metavar="N", help="flower and season tiles, 0-8")
     p.add_argument("--discarder", choices=list("ESWN"), help="seat of the player who discarded the winning tile")
     for flag, text in (
         ("--last-tile", "the winning tile is the last of its kind (和绝张)"),
@@ -105,6 +128,13 @@ def _parser() -> argparse.ArgumentParser:
     ):
         p.add_argument(flag, action="store_true", help=text)
     return p
+
+
+def _flower_count(text: str) -> int:
+    """0..8 in ASCII digits: int() alone takes '٣' as 3."""
+    if len(text) != 1 or text not in "012345678":
+        raise argparse.ArgumentTypeError(f"flowers must be a number 0 to 8, not {text[:20]!r}")
+    return int(text)
 
 
 def _fail(message: str) -> NoReturn:

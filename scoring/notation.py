@@ -31,6 +31,7 @@ _FLAG_WORDS = {
     "kong-replacement": "kong_replacement",
     "robbing-kong": "robbing_kong",
 }
+_FLOWER_COUNT = re.compile(r"[0-8]")
 _TOKEN = re.compile(r"\[[^\]]*\]|\([^)]*\)|\+\s*\S+|[^\s\[\(+]+")
 
 
@@ -136,8 +137,8 @@ def _setting(ctx: WinContext, token: str) -> WinContext:
             raise HandError(f"{key} wind must be one of E S W N, not {value!r}")
         return replace(ctx, **{f"{key}_wind" if key == "seat" else "prevalent_wind": Tile.parse(value)})
     if key == "flowers":
-        if not value.isdigit():
-            raise HandError(f"flowers must be a number 0 to 8, not {value!r}")
+        if not _FLOWER_COUNT.fullmatch(value):  # ASCII digits only: str.isdigit takes '²' and '٣' too
+            raise HandError(f"flowers must be a number 0 to 8, not {value[:20]!r}")
         return replace(ctx, flowers=int(value))
     raise HandError(f"unknown setting {token!r}: use seat=, prevalent= or flowers=")
 
