@@ -140,7 +140,7 @@ def test_waits_mode() -> None:
         (["123m456p789s11s"], "no winning tile"),
         ([], "give a hand"),
         (["123m456p789sEE45s +3s", "--discarder", "E"], "--discarder"),
-        (["123m456p789sEE45s +3s", "--flowers", "9"], "--flowers: invalid choice"),
+        (["123m456p789sEE45s +3s", "--flowers", "9"], "--flowers: flowers must be a number 0 to 8"),
         (["--jsonl", "123m"], "give no notation"),
     ],
 )
