@@ -8,13 +8,16 @@
 pixels of the original image (after EXIF orientation), or
 {"image", "error"} when the file cannot be read; the run goes on.  Exit status
 0 when every image was read, 1 when some were not, 2 when the models cannot
-be loaded.
+be loaded.  Output is ASCII JSON: a file name that is not valid UTF-8 comes out
+escapes and all (json.loads + os.fsencode give its bytes back), whatever the
+terminal's encoding; a reader that stops early (`| head -1`) ends the run quietly.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -49,8 +52,26 @@ def detect_main(argv: list[str]) -> int:
             line, failures = {"image": image, "error": "out of memory while reading the image"}, failures + 1
         except Exception as error:  # one odd file must not end the run for the others
             line, failures = {"image": image, "error": f"internal error: {type(error).__name__}: {error}"}, failures + 1
-        print(json.dumps(line, ensure_ascii=False), flush=True)
+        if not _emit(line):
+            return 0
     return 1 if failures else 0
+
+
+def _emit(line: dict) -> bool:
+    """Print one JSON line; False when the reader has gone away (a closed pipe)."""
+    try:
+        # ASCII: a name that is not UTF-8 (surrogate escapes) cannot fail under a strict encoding.
+        print(json.dumps(line, ensure_ascii=True), flush=True)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())  # the final flush at exit must not raise again
+        except (OSError, ValueError):
+            pass
+        finally:
+            os.close(devnull)
+        return False
+    return True
 
 
 def main(argv: "list[str] | None" = None) -> int:

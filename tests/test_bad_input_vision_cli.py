@@ -1,0 +1,48 @@
+"""`python -m vision detect` batches: a file name that is not UTF-8 does not end the batch."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+import vision.__main__ as cli
+from vision.detections import Detections
+
+
+class _ReadsFilesOnly:
+    """Stands in for the models: reads each file, finds no tiles."""
+
+    def detect_file(self, source: str) -> tuple[Detections, tuple[int, int]]:
+        from vision.detector import ImageError
+
+        try:
+            size = len(Path(source).read_bytes())
+        except OSError as error:
+            raise ImageError(f"cannot read: {error.strerror}") from None
+        return Detections.empty(), (size, 1)
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses file names that are not UTF-8")
+def test_a_name_that_is_not_utf8_does_not_end_the_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision.detector import TileDetector
+
+    monkeypatch.setattr(TileDetector, "load", classmethod(lambda cls, *a, **k: _ReadsFilesOnly()))
+    odd = os.path.join(os.fsencode(tmp_path), b"h\xffnd.jpg")
+    with open(odd, "wb") as handle:
+        handle.write(b"12345")
+    later = tmp_path / "later.jpg"
+    later.write_bytes(b"123")
+    raw = io.BytesIO()
+    strict = io.TextIOWrapper(raw, encoding="utf-8", errors="strict", write_through=True)
+    monkeypatch.setattr(sys, "stdout", strict)
+    code = cli.main(["detect", os.fsdecode(odd), str(later)])
+    strict.flush()
+    lines = [json.loads(line) for line in raw.getvalue().decode("ascii").splitlines()]
+    assert code == 0
+    assert [os.fsencode(line["image"]) for line in lines] == [odd, os.fsencode(later)], "the name survives"
+    assert [line["width"] for line in lines] == [5, 3], "the file after the odd name was read too"
