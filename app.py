@@ -1,13 +1,16 @@
-"""MCR camera scorer: the Streamlit app.  Run with `streamlit run app.py`.
+"""MCR camera scorer: the Streamlit app.  Run with `bash scripts/app.sh` (or `--lan` for phones).
 
-Thin on purpose: page set-up, the language switch and the navigation.  The pages live in
-`appui/` (their logic in the packages), the cached models in `appui/models.py`.
+Thin on purpose: page set-up, the language switch, LAN mode's access code and the navigation.
+The pages live in `appui/` (their logic in the packages), the cached models in `appui/models.py`.
 """
 
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
+from appui.access import gate, lan_mode
 from appui.i18n import LANG_KEY, t
 from appui.navigation import page_specs
 
@@ -24,4 +27,15 @@ pages = [
     st.Page(spec.script, title=t(spec.title_key), icon=spec.icon, url_path=spec.url_path, default=i == 0)
     for i, spec in enumerate(page_specs())
 ]
+if not gate():  # LAN mode: no page before the access code; the URL's page opens once it is entered
+    st.navigation(pages, position="hidden")
+    st.stop()
+if lan_mode():
+    from appui.lan import LAN_URL_ENV, qr_png
+
+    url = os.environ.get(LAN_URL_ENV)
+    if url:
+        with st.sidebar:
+            st.image(qr_png(url), caption=url, width=160)
+            st.caption(t("lan_scan"))
 st.navigation(pages).run()

@@ -153,6 +153,22 @@ _LABELS: dict[str, tuple[str, str]] = {
     "live_tiles": ("Tiles in view: {n}", "画面中 {n} 张牌"),
     "readings": ("{n} readings/s", "每秒识别 {n} 次"),
     "webrtc_missing": ("The live page needs streamlit-webrtc: {msg}", "实时页面需要 streamlit-webrtc: {msg}"),
+    # LAN mode (appui.access, appui.lan)
+    "access_title": ("Enter the access code", "请输入访问码"),
+    "access_intro": ("The code is shown where the app was started (the laptop's terminal).",
+                     "访问码显示在启动本程序的终端上。"),
+    "access_code": ("Access code", "访问码"),
+    "access_enter": ("Enter", "进入"),
+    "access_wrong": ("That is not the code.", "访问码不对。"),
+    "access_too_soon": ("Too many wrong codes.", "错误次数过多。"),
+    "access_wait": ("Try again in {s} s.", "请 {s} 秒后再试。"),
+    "access_no_code": ("LAN mode needs an access code: start the app with scripts/app.sh --lan.",
+                       "局域网模式需要访问码: 请用 scripts/app.sh --lan 启动。"),
+    "access_again": ("Access code again, to change this for everyone", "再次输入访问码 (此操作影响所有人)"),
+    "lan_scan": ("Open on a phone: scan, accept the certificate once, enter the code.",
+                 "用手机扫码打开, 接受一次证书, 输入访问码。"),
+    "data_root": ("Data folder", "数据文件夹"),
+    "outside_root": ("Choose a folder inside the data folder {root}: {msg}", "请选择数据文件夹 {root} 中的文件夹: {msg}"),
 }
 
 

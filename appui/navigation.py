@@ -23,9 +23,9 @@ def labeling_available() -> bool:
 
 
 def page_specs() -> list[PageSpec]:
-    pages = [
-        PageSpec("appui/pages/manual.py", "page_manual", ":material/calculate:", "manual"),
+    pages = [  # the first is the start page: at the table a player takes a photo
         PageSpec("appui/pages/photo.py", "page_photo", ":material/photo_camera:", "photo"),
+        PageSpec("appui/pages/manual.py", "page_manual", ":material/calculate:", "manual"),
         PageSpec("appui/pages/live.py", "page_live", ":material/videocam:", "live"),
     ]
     if labeling_available():

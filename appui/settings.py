@@ -35,6 +35,11 @@ class AppSettings:
     live_detect_every: int = 3
     # live page: frames are shrunk so the longest side is at most this before detection, pixels
     live_max_side: int = 640
+    # LAN mode's access code: wrong tries allowed before each further try must wait
+    access_free_tries: int = 3
+    # ... the first wait, doubled after every further wrong try, up to access_max_delay_s
+    access_first_delay_s: float = 2.0
+    access_max_delay_s: float = 120.0
 
 
 DEFAULT_APP_SETTINGS = AppSettings()

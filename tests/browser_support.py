@@ -118,3 +118,58 @@ def wait_for_app(page, timeout_ms: int = 60_000) -> None:  # type: ignore[no-unt
         timeout=timeout_ms,
     )
     page.wait_for_timeout(300)
+
+
+def listening_addresses(port: int) -> set[str]:
+    """The local addresses with a TCP socket listening on `port` (`ss -ltn`)."""
+    out = subprocess.run(["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True, check=True).stdout
+    found = set()
+    for line in out.splitlines():
+        local = line.split()[3]
+        found.add(local.rsplit(":", 1)[0].strip("[]"))
+    return found
+
+
+@contextlib.contextmanager
+def streamlit_process(
+    command: list[str], env: dict[str, str], https: bool, start_s: float = SERVER_START_S
+) -> Iterator[tuple[int, str]]:
+    """Start the app the way a user does, on a free port: `command` [] is plain `streamlit run app.py`
+    (the repository's config), ["lan"] is `python -m appui.lan serve`.  Yields (port, terminal output
+    so far); only loopback is ever contacted."""
+    import ssl
+
+    port = free_port()
+    log_path = Path(tempfile.gettempdir()) / f"mcr-app-{port}.log"
+    log = open(log_path, "w")
+    if command == ["lan"]:
+        argv = [sys.executable, "-m", "appui.lan", "serve", "--port", str(port)]
+    else:
+        argv = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), *command]
+    process = subprocess.Popen(argv, cwd=REPO, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
+    scheme = "https" if https else "http"
+    context = ssl._create_unverified_context() if https else None  # the LAN certificate is self-signed
+    try:
+        deadline = time.monotonic() + start_s
+        while True:
+            try:
+                with urllib.request.urlopen(f"{scheme}://127.0.0.1:{port}/_stcore/health", timeout=2,
+                                            context=context) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                tail = log_path.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"the app did not start (exit code {process.poll()}):\n{tail}")
+            time.sleep(0.5)
+        log.flush()
+        yield port, log_path.read_text(errors="replace")
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+        log_path.unlink(missing_ok=True)

@@ -86,7 +86,7 @@ def test_manual_page_scores_a_typed_hand(browser):
     with streamlit_server({}) as url:
         chromium = launch(browser)
         page = chromium.new_page(viewport={"width": 1300, "height": 2300})
-        page.goto(url)
+        page.goto(f"{url}/manual")
         wait_for_app(page, TIMEOUT_MS)
         page.get_by_role("textbox", name="Or type the hand in notation").fill(text)
         page.keyboard.press("Enter")

@@ -1,4 +1,4 @@
-"""Streamlit AppTest of the manual scorer page (app.py opens on it)."""
+"""Streamlit AppTest of the manual scorer page."""
 
 from pathlib import Path
 
@@ -16,6 +16,7 @@ TIMEOUT = 60
 
 def start() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page("appui/pages/manual.py").run()  # the app opens on the photo page
     assert not at.exception, at.exception
     return at
 

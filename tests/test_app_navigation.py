@@ -5,9 +5,9 @@ import importlib.util
 from appui.navigation import PAGES_DIR, page_specs
 
 
-def test_every_page_script_exists_and_manual_comes_first():
+def test_every_page_script_exists_and_the_photo_page_comes_first():
     specs = page_specs()
-    assert specs[0].url_path == "manual"
+    assert specs[0].url_path == "photo"
     root = PAGES_DIR.parent.parent
     assert all((root / spec.script).is_file() for spec in specs)
     assert len({spec.url_path for spec in specs}) == len(specs)

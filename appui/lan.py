@@ -1,0 +1,250 @@
+"""LAN mode: serve the app over HTTPS to the phones on the network (`bash scripts/app.sh --lan`).
+
+A phone browser opens its camera only on a secure page, so LAN mode serves HTTPS with a
+self-signed certificate made on first run (kept under the data root, reused while it still
+names this computer's addresses), listens on every interface, and prints the URL, a QR code of
+it and the access code every browser session must enter (`appui.access`).
+
+    python -m appui.lan serve [--port 8501] [STREAMLIT ARGS...]   # what scripts/app.sh --lan runs
+    python -m appui.lan addresses                                 # the LAN addresses the certificate names
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import functools
+import ipaddress
+import os
+import socket
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .access import ACCESS_CODE_ENV, LAN_ENV, new_code
+from .dataroot import data_root
+
+LAN_URL_ENV = "MCR_LAN_URL"
+CERT_DAYS = 825  # the longest a browser accepts for a server certificate
+RENEW_BEFORE_DAYS = 30
+DEFAULT_PORT = 8501
+LOOPBACK_NAMES = ("127.0.0.1", "localhost")
+
+
+def lan_addresses() -> tuple[str, ...]:
+    """This computer's IPv4 addresses other than loopback, the default route's first (no packet is sent)."""
+    found: list[str] = []
+    try:  # the address the default route leaves from: a UDP "connect" sends nothing
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.254.254.254", 1))
+            found.append(probe.getsockname()[0])
+    except OSError:
+        pass
+    try:
+        import psutil
+
+        for addresses in psutil.net_if_addrs().values():
+            found.extend(a.address for a in addresses if a.family == socket.AF_INET)
+    except ImportError:
+        try:
+            found.extend(info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET))
+        except OSError:
+            pass
+    return tuple(dict.fromkeys(a for a in found if _is_lan(a)))
+
+
+def _is_lan(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return not (ip.is_loopback or ip.is_unspecified or ip.is_link_local or ip.is_multicast)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    cert_path: Path
+    key_path: Path
+    hosts: tuple[str, ...]  # the names and addresses in its subject alternative names
+    created: bool  # made now (the phone accepts it once more) or reused
+
+
+def certificate_hosts(cert_path: Path) -> tuple[tuple[str, ...], dt.datetime]:
+    """The DNS names and IP addresses a certificate names, and when it expires (UTC)."""
+    from cryptography import x509
+
+    cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    hosts = [*san.get_values_for_type(x509.DNSName), *(str(ip) for ip in san.get_values_for_type(x509.IPAddress))]
+    return tuple(hosts), cert.not_valid_after_utc
+
+
+def ensure_certificate(folder: Path, addresses: Iterable[str], now: dt.datetime | None = None) -> Certificate:
+    """The certificate in `folder`, reused if it names every address and is not about to expire; else a new one."""
+    now = now or dt.datetime.now(dt.timezone.utc)
+    hosts = tuple(dict.fromkeys([*LOOPBACK_NAMES, *addresses]))
+    cert_path, key_path = folder / "lan-cert.pem", folder / "lan-key.pem"
+    if cert_path.is_file() and key_path.is_file():
+        try:
+            named, expires = certificate_hosts(cert_path)
+        except Exception:  # unreadable or not ours: make a new one
+            named, expires = (), now
+        if set(hosts) <= set(named) and expires - now > dt.timedelta(days=RENEW_BEFORE_DAYS):
+            return Certificate(cert_path, key_path, named, created=False)
+    _write_certificate(cert_path, key_path, hosts, now)
+    return Certificate(cert_path, key_path, hosts, created=True)
+
+
+def _write_certificate(cert_path: Path, key_path: Path, hosts: Sequence[str], now: dt.datetime) -> None:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "MCR scorer on this computer")])
+    alt_names: list[x509.GeneralName] = []
+    for host in hosts:
+        try:
+            alt_names.append(x509.IPAddress(ipaddress.ip_address(host)))
+        except ValueError:
+            alt_names.append(x509.DNSName(host))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=CERT_DAYS))
+        .add_extension(x509.SubjectAlternativeName(alt_names), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path.parent.mkdir(parents=True, exist_ok=True)
+    key_bytes = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    _write_private(key_path, key_bytes)
+    _write_private(cert_path, cert.public_bytes(serialization.Encoding.PEM), mode=0o644)
+
+
+def _write_private(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Write atomically, readable by the owner only (the key)."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def qr_text(text: str) -> str:
+    """A QR code of `text` drawn with block characters, for the terminal."""
+    import io
+
+    import qrcode
+
+    qr = qrcode.QRCode(border=2)
+    qr.add_data(text)
+    out = io.StringIO()
+    qr.print_ascii(out=out, invert=True)
+    return out.getvalue()
+
+
+@functools.lru_cache(maxsize=8)
+def qr_png(text: str, box_size: int = 8) -> bytes:
+    """A QR code of `text` as a PNG (the app's sidebar shows it)."""
+    import io
+
+    import qrcode
+
+    qr = qrcode.QRCode(border=2, box_size=box_size)
+    qr.add_data(text)
+    out = io.BytesIO()
+    qr.make_image().save(out)
+    return out.getvalue()
+
+
+def lan_url(address: str, port: int) -> str:
+    return f"https://{address}:{port}"
+
+
+@dataclass(frozen=True)
+class LanPlan:
+    """Everything `serve` starts Streamlit with."""
+
+    url: str
+    code: str
+    code_generated: bool
+    certificate: Certificate
+    streamlit_args: tuple[str, ...]
+    env: dict[str, str]
+
+
+def plan(port: int, extra_args: Sequence[str] = (), environ: dict[str, str] | None = None) -> LanPlan:
+    environ = dict(os.environ if environ is None else environ)
+    addresses = lan_addresses()
+    certificate = ensure_certificate(data_root(environ) / "lan", addresses)
+    shown = addresses[0] if addresses else "127.0.0.1"
+    url = lan_url(shown, port)
+    code = environ.get(ACCESS_CODE_ENV, "").strip()
+    generated = not code
+    code = code or new_code()
+    args = (
+        "--server.address", "0.0.0.0",
+        "--server.port", str(port),
+        "--server.sslCertFile", str(certificate.cert_path),
+        "--server.sslKeyFile", str(certificate.key_path),
+        # the URL printed and trusted as an origin; Streamlit then never asks the internet for an address
+        "--browser.serverAddress", shown,
+        *extra_args,
+    )
+    env = {**environ, LAN_ENV: "1", ACCESS_CODE_ENV: code, LAN_URL_ENV: url}
+    return LanPlan(url, code, generated, certificate, args, env)
+
+
+def announce(lan: LanPlan) -> str:
+    """What the terminal shows: the URL, its QR code, the access code."""
+    lines = [
+        "",
+        "  MCR scorer on your network (HTTPS). On the phone, scan this or open the URL:",
+        "",
+        qr_text(lan.url),
+        f"  URL:          {lan.url}",
+        f"  Access code:  {lan.code}" + ("   (new every start; set MCR_ACCESS_CODE to keep one)" if lan.code_generated else ""),
+        f"  Certificate:  {lan.certificate.cert_path}" + (" (new: the phone asks once to accept it)" if lan.certificate.created else ""),
+        "  The browser warns about the self-signed certificate: accept it once (Advanced > Proceed).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m appui.lan", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="make or reuse the certificate, print URL, QR and code, start Streamlit")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument("--dry-run", action="store_true", help="print what would be started, start nothing")
+    sub.add_parser("addresses", help="print this computer's LAN addresses")
+    args, rest = parser.parse_known_args(argv)
+    if args.command == "addresses":
+        print("\n".join(lan_addresses()) or "no LAN address found")
+        return 0
+    lan = plan(args.port, rest)
+    print(announce(lan), flush=True)
+    command = [sys.executable, "-m", "streamlit", "run", str(Path(__file__).resolve().parent.parent / "app.py"),
+               *lan.streamlit_args]
+    if args.dry_run:
+        print(" ".join(command))
+        return 0
+    os.chdir(Path(__file__).resolve().parent.parent)  # .streamlit/config.toml is read from here
+    os.execve(sys.executable, command, lan.env)
+    return 0  # not reached
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,184 @@
+"""LAN mode: the access code (right, wrong, slower after wrong tries), the data root's refusals,
+the certificate and QR code, and that LAN mode listens beyond loopback (tests talk to loopback only)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from appui.access import AccessGuard, new_code
+from appui.dataroot import OutsideDataRoot, data_root, resolve_inside, subfolders
+from appui.lan import certificate_hosts, ensure_certificate, plan, qr_png, qr_text
+from appui.settings import AppSettings
+from browser_support import listening_addresses, streamlit_process
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_right_code_is_granted_and_a_wrong_one_refused():
+    guard = AccessGuard("482913", clock=Clock())
+    assert not guard.attempt("482914").granted
+    assert not guard.attempt("").granted
+    assert guard.attempt(" 482913 ").granted  # a pasted space does not matter
+
+
+def test_wrong_tries_slow_further_tries_down_doubling():
+    clock = Clock()
+    settings = AppSettings(access_free_tries=3, access_first_delay_s=2.0, access_max_delay_s=30.0)
+    guard = AccessGuard("482913", settings, clock)
+    waits = [guard.attempt("000000").wait_s for _ in range(3)]
+    assert waits == [0.0, 0.0, 2.0]  # the third wrong try starts the waiting
+    refused = guard.attempt("482913")  # even the right code is not looked at while waiting
+    assert not refused.granted and not refused.checked and refused.wait_s == pytest.approx(2.0)
+    delays = []
+    for _ in range(5):
+        clock.now += 1000
+        delays.append(guard.attempt("000000").wait_s)
+    assert delays == [4.0, 8.0, 16.0, 30.0, 30.0]
+    clock.now += 29
+    assert not guard.attempt("482913").checked
+    clock.now += 2
+    assert guard.attempt("482913").granted
+    assert guard.attempt("000000").wait_s == 0.0  # the right code reset the count
+
+
+def test_generated_codes_are_six_digits_and_differ():
+    codes = {new_code() for _ in range(50)}
+    assert all(len(c) == 6 and c.isdigit() for c in codes) and len(codes) > 40
+
+
+def lan_app(monkeypatch, code: str = "482913") -> AppTest:
+    monkeypatch.setenv("MCR_LAN", "1")
+    monkeypatch.setenv("MCR_ACCESS_CODE", code)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def enter(at: AppTest, code: str) -> AppTest:
+    at.text_input(key="access.code").input(code)
+    (submit,) = [b for b in at.button if b.label == "Enter"]
+    submit.click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_lan_mode_shows_no_page_before_the_code(monkeypatch):
+    at = lan_app(monkeypatch, code="731640")
+    assert [t.value for t in at.title] == ["Enter the access code"]
+    assert not [u for u in at.get("file_uploader")]
+    enter(at, "111111")
+    assert any("not the code" in e.value for e in at.error), [e.value for e in at.error]
+    assert not at.get("file_uploader")
+    enter(at, "731640")
+    assert [t.value for t in at.title] == ["Score a photo"]  # the start page, now open
+    assert at.get("file_uploader")
+
+
+def test_without_lan_mode_there_is_no_code(monkeypatch):
+    monkeypatch.delenv("MCR_LAN", raising=False)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert [t.value for t in at.title] == ["Score a photo"]
+
+
+def test_lan_mode_without_a_code_stays_closed(monkeypatch):
+    monkeypatch.setenv("MCR_LAN", "1")
+    monkeypatch.delenv("MCR_ACCESS_CODE", raising=False)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert any("needs an access code" in e.value for e in at.error)
+    assert not at.get("file_uploader")
+
+
+# ---- the data root
+
+
+def test_paths_inside_the_root_are_taken_relative_to_it(tmp_path):
+    root = tmp_path / "data"
+    root.mkdir()
+    assert resolve_inside(root, "labeled") == root.resolve() / "labeled"
+    assert resolve_inside(root, "a/../b") == root.resolve() / "b"
+    assert resolve_inside(root, str(root / "x")) == root.resolve() / "x"
+    assert resolve_inside(root, ".") == root.resolve()
+
+
+@pytest.mark.parametrize("bad", ["..", "../elsewhere", "/etc", "labeled/../../x", "~", ""])
+def test_paths_outside_the_root_are_refused(tmp_path, bad):
+    root = tmp_path / "data"
+    root.mkdir()
+    with pytest.raises(OutsideDataRoot):
+        resolve_inside(root, bad)
+
+
+def test_a_symlink_out_of_the_root_is_refused_and_not_offered(tmp_path):
+    root = tmp_path / "data"
+    (root / "mine").mkdir(parents=True)
+    (tmp_path / "secret").mkdir()
+    os.symlink(tmp_path / "secret", root / "link")
+    with pytest.raises(OutsideDataRoot):
+        resolve_inside(root, "link/labels")
+    assert subfolders(root) == ["mine"]
+
+
+def test_data_root_comes_from_mcr_data_or_the_home(tmp_path):
+    assert data_root({"MCR_DATA": str(tmp_path)}) == tmp_path.resolve()
+    assert data_root({}) == (Path.home() / ".mcr-scorer").resolve()
+
+
+# ---- certificate and QR code
+
+
+def test_certificate_names_the_lan_addresses_and_is_reused(tmp_path):
+    first = ensure_certificate(tmp_path, ["192.168.1.20"])
+    assert first.created
+    hosts, expires = certificate_hosts(first.cert_path)
+    assert {"127.0.0.1", "localhost", "192.168.1.20"} <= set(hosts)
+    assert oct(first.key_path.stat().st_mode & 0o777) == "0o600"
+    again = ensure_certificate(tmp_path, ["192.168.1.20"])
+    assert not again.created and again.cert_path.read_bytes() == first.cert_path.read_bytes()
+    moved = ensure_certificate(tmp_path, ["10.0.0.5"])  # another network: a certificate naming it
+    assert moved.created and "10.0.0.5" in certificate_hosts(moved.cert_path)[0]
+    late = ensure_certificate(tmp_path, ["10.0.0.5"], now=expires.replace(tzinfo=dt.timezone.utc) - dt.timedelta(days=1))
+    assert late.created  # about to expire: renewed
+
+
+def test_qr_code_for_terminal_and_sidebar_reads_back_as_the_url():
+    import cv2
+    import numpy as np
+
+    url = "https://192.168.1.20:8501"
+    text = qr_text(url)
+    assert len(text.splitlines()) > 10 and "█" in text and "▄" in text
+    image = cv2.imdecode(np.frombuffer(qr_png(url), np.uint8), cv2.IMREAD_GRAYSCALE)
+    decoded, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
+    assert decoded == url
+
+
+def test_lan_plan_generates_a_code_or_keeps_the_users(tmp_path):
+    generated = plan(8600, (), {"MCR_DATA": str(tmp_path)})
+    assert generated.code_generated and generated.env["MCR_ACCESS_CODE"] == generated.code
+    assert generated.env["MCR_LAN"] == "1" and generated.url.startswith("https://")
+    mine = plan(8600, (), {"MCR_DATA": str(tmp_path), "MCR_ACCESS_CODE": "tea-time"})
+    assert mine.code == "tea-time" and not mine.code_generated
+    assert (tmp_path / "lan" / "lan-cert.pem").is_file()
+
+
+@pytest.mark.slow
+def test_lan_mode_listens_beyond_loopback_over_https(tmp_path):
+    env = {"MCR_DATA": str(tmp_path), "MCR_ACCESS_CODE": "482913"}
+    with streamlit_process(["lan"], env, https=True) as (port, terminal):
+        addresses = listening_addresses(port)
+    assert addresses & {"0.0.0.0", "*", "::"}, addresses
+    assert f"Access code:  482913" in terminal and "https://" in terminal
+    assert "█" in terminal  # the QR code
