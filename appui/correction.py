@@ -2,12 +2,13 @@
 
 A `Reading` is a frozen tuple of `ReadTile`s (class, box, confidence, group).  Every edit returns
 a new `Reading`; `to_hand` builds the hand straight from the groups the user sees, so a tile moved
-to another group stays there (re-running the layout on the boxes would undo that).
+to another group stays there (re-running the layout on the boxes would undo that).  Each tile
+remembers its index in the reader's result (`source`), so the reader's issues, which name tiles by
+that index, still point at the right tiles after tiles are removed or added.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from tileset.classes import BACK, CLASS_ID, is_flower
 from scoring.hand import Hand, HandError, Meld, WinContext
 from scoring.tiles import Tile
+from vision.issues import ReaderIssue
 
 HAND, WIN, FLOWERS, UNPLACED = "hand", "win", "flowers", "unplaced"
 MELD_GROUPS = ("meld0", "meld1", "meld2", "meld3")
@@ -28,15 +30,17 @@ class ReadTile:
     conf: float
     group: str
     edited: bool = False
+    source: int | None = None  # index in the reader's result; None for a tile the user added
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> "ReadTile":
+    def from_json(data: Mapping[str, Any], source: int | None = None) -> "ReadTile":
         group = str(data.get("group") or UNPLACED)
         return ReadTile(
             cls=str(data["cls"]),
             xyxy=tuple(float(v) for v in data["xyxy"]),  # type: ignore[arg-type]
             conf=float(data.get("conf", 1.0)),
             group=group if group in GROUPS else UNPLACED,
+            source=source,
         )
 
 
@@ -50,7 +54,8 @@ class Reading:
 
     @staticmethod
     def from_tiles(tiles: Iterable[Mapping[str, Any]]) -> "Reading":
-        return Reading(tuple(ReadTile.from_json(t) for t in tiles))
+        """The reader's tiles (`ReadResult.tiles`), each remembering its index there."""
+        return Reading(tuple(ReadTile.from_json(t, source=i) for i, t in enumerate(tiles)))
 
     @property
     def edits(self) -> int:
@@ -169,17 +174,10 @@ class Reading:
             melds, tuple(Tile.parse(c) for c in standing), Tile.parse(wins[0]), replace(context, flowers=flowers)
         ).validate()
 
-    def tiles_named_in(self, issue: str) -> list[int]:
-        """Indices of the tiles an issue points at: the reader names tiles by their centre, '(x, y)'."""
-        found: list[int] = []
-        for match in _POINT.finditer(issue):
-            x, y = float(match.group(1)), float(match.group(2))
-            hits = [i for i, t in enumerate(self.tiles) if t.xyxy[0] <= x <= t.xyxy[2] and t.xyxy[1] <= y <= t.xyxy[3]]
-            if hits:
-                best = min(hits, key=lambda i: _distance_to_centre(self.tiles[i].xyxy, x, y))
-                if best not in found:
-                    found.append(best)
-        return found
+    def tiles_named_in(self, issue: ReaderIssue) -> list[int]:
+        """Indices (in this reading) of the tiles an issue names and that are still here, in the issue's order."""
+        here = {t.source: i for i, t in enumerate(self.tiles) if t.source is not None}
+        return [here[source] for source in dict.fromkeys(issue.tiles) if source in here]
 
     def yolo_lines(self, width: int, height: int) -> list[str]:
         """The tiles as YOLO label lines: class id and normalized centre and size, boxes clipped to the image."""
@@ -196,13 +194,6 @@ class Reading:
             line = f"{CLASS_ID[t.cls]} {cx:.6f} {cy:.6f} {(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}"
             out.append((line, 1.0 if t.edited else t.conf))
         return out
-
-
-_POINT = re.compile(r"\((\d+(?:\.\d+)?), (\d+(?:\.\d+)?)\)")
-
-
-def _distance_to_centre(box: tuple[float, float, float, float], x: float, y: float) -> float:
-    return ((box[0] + box[2]) / 2 - x) ** 2 + ((box[1] + box[3]) / 2 - y) ** 2
 
 
 def _meld(number: int, classes: list[str]) -> Meld:

@@ -139,7 +139,7 @@ class LiveLoop:
         except Exception as exc:  # the video must keep running; the page shows the error
             return _Reading(error=f"{type(exc).__name__}: {exc}")
         tiles = tuple({**t, "xyxy": [v / scale for v in t["xyxy"]]} for t in result.tiles)
-        return _Reading(tiles, tuple(result.issues))
+        return _Reading(tiles, tuple(map(str, result.issues)))
 
     def snapshot(self) -> LiveSnapshot:
         with self._lock:

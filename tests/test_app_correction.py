@@ -8,6 +8,7 @@ from appui.saving import atomic_write, photo_name, save_for_training
 from tileset.classes import CLASS_ID
 from scoring.hand import HandError, MeldKind, WinContext
 from scoring.notation import parse_hand
+from vision.issues import IssueCode, issue
 
 
 def tiles_of(groups: dict[str, list[str]]) -> list[dict]:
@@ -146,13 +147,17 @@ def test_atomic_write_leaves_the_old_file_when_the_write_fails(tmp_path, monkeyp
     assert not list(tmp_path.glob("*.tmp"))
 
 
-def test_issues_point_at_the_tiles_they_name():
+def test_issues_point_at_the_tiles_they_name_even_after_edits():
     reading = Reading.from_tiles(READ)
-    first = READ[0]["xyxy"]  # 1m at x 10..50, y 200..256
-    issue = f"low confidence (0.31) for the 1m at ({(first[0] + first[2]) / 2:.0f}, {(first[1] + first[3]) / 2:.0f})"
-    assert reading.tiles_named_in(issue) == [0]
-    assert reading.tiles_named_in("the tile count does not make a hand") == []
-    assert reading.tiles_named_in("a tile at (5000, 5000) nowhere") == []
+    low = issue(IssueCode.LOW_CONFIDENCE, (0,), name="1m", x=30.0, y=228.0, conf=0.31)
+    touching = issue(IssueCode.SETS_TOUCH, (2, 1, 2), shown="1m 2m 3m", after="back 5p 5p back")
+    assert reading.tiles_named_in(low) == [0]
+    assert reading.tiles_named_in(touching) == [2, 1]  # the issue's order, each tile once
+    assert reading.tiles_named_in(issue(IssueCode.TILE_COUNT, melds=2, expected=7, held=6)) == []
+    assert reading.tiles_named_in(issue(IssueCode.LOW_CONFIDENCE, (len(READ),), name="E", x=0, y=0, conf=0.1)) == []
+    edited = reading.without(0).with_added("5s", "hand").with_face(1, "4m")
+    assert edited.tiles_named_in(low) == []  # removed
+    assert edited.tiles_named_in(touching) == [1, 0]  # moved up by one, still the 3m and the (now) 4m
 
 
 def test_saved_photos_open_in_the_labeling_workflow(tmp_path):

@@ -18,6 +18,7 @@ from scoring.notation import parse_hand
 from scoring.tiles import Tile
 from vision.detections import Detections
 from vision.evaluate_read import hand_key
+from vision.issues import IssueCode, ReaderIssue, messages
 from vision.layout import merge_duplicates, read_hand, read_layout, segment_sets, sets_between_apart, type_group
 from vision.read import DEFAULT_CONTEXT, read_detections
 from vision.rows import estimate_row_angle, tile_extent
@@ -32,6 +33,14 @@ def detections_of(tiles: list[PlacedTile], conf: float = 0.95) -> Detections:
 
 
 def read(dets: Detections, context: WinContext = DEFAULT_CONTEXT) -> tuple[Hand | None, list[str], dict[int, str]]:
+    """The hand, the issues as sentences and the groups; `read_typed` keeps the issues typed."""
+    hand, issues, groups = read_typed(dets, context)
+    return hand, messages(issues), groups
+
+
+def read_typed(
+    dets: Detections, context: WinContext = DEFAULT_CONTEXT
+) -> tuple[Hand | None, list[ReaderIssue], dict[int, str]]:
     merged, issues = merge_duplicates(dets, S)
     reading = read_hand(merged, context, S)
     return reading.hand, issues + list(reading.issues), reading.layout.groups()
@@ -185,7 +194,7 @@ def test_type_group_sets(names: tuple[str, ...], expected: Meld) -> None:
 )
 def test_type_group_reports_what_is_not_a_set(names: tuple[str, ...], words: str) -> None:
     result = type_group(names)
-    assert isinstance(result, str) and words in result
+    assert isinstance(result, ReaderIssue) and words in result.message() and not result.tiles
 
 
 def test_segment_sets_cuts_at_the_widest_gaps_into_valid_sets() -> None:
@@ -209,7 +218,8 @@ def test_duplicate_boxes_merge_and_disagreements_are_reported() -> None:
     )
     merged, issues = merge_duplicates(dets, S)
     assert merged.class_names == ["5m", "E"]
-    assert len(issues) == 1 and "kept E (0.80) over S (0.70)" in issues[0]
+    assert len(issues) == 1 and "kept E (0.80) over S (0.70)" in issues[0].message()
+    assert issues[0].code is IssueCode.DUPLICATE_READING and issues[0].tiles == (1,)  # the E kept, as merged
 
 
 # --- what the reader must not guess -----------------------------------------------------------
@@ -220,10 +230,13 @@ def test_no_winning_gap_is_reported_not_guessed() -> None:
         rng = random.Random(seed)
         hand = random_hand(rng)
         tiles = plan_scene(hand, rng, *SIZE, win_gap=0.0, row_gap=0.0)
-        got, issues, groups = read(detections_of(tiles))
+        got, typed, groups = read_typed(detections_of(tiles))
+        issues = messages(typed)
         assert got is None
         assert any("could not tell the winning tile" in i and hand.win_tile.name in i for i in issues), issues
         assert "win" not in groups.values()
+        (no_gap,) = [i for i in typed if i.code is IssueCode.WIN_NOT_SET_APART]
+        assert [tiles[k].cls for k in no_gap.tiles] == [hand.win_tile.name]
 
 
 def test_low_confidence_tile_is_reported_but_read() -> None:
@@ -233,9 +246,14 @@ def test_low_confidence_tile_is_reported_but_read() -> None:
     dets = detections_of(tiles)
     conf = dets.confidence.copy()
     conf[0] = 0.3
-    got, issues, _ = read(Detections(dets.xyxy, conf, dets.class_id), hand.context)
+    got, typed, _ = read_typed(Detections(dets.xyxy, conf, dets.class_id), hand.context)
+    issues = messages(typed)
     assert got is not None and hand_key(got) == hand_key(hand)
     assert [i for i in issues if "low confidence" in i] == [f"low confidence (0.30) for the {tiles[0].cls} at " + issues[0].split(" at ")[1]]
+    (low,) = [i for i in typed if i.code is IssueCode.LOW_CONFIDENCE]
+    x1, y1, x2, y2 = tiles[0].xyxy
+    assert low.tiles == (0,) and low.params["name"] == tiles[0].cls and low.params["conf"] == pytest.approx(0.3)
+    assert (low.params["x"], low.params["y"]) == pytest.approx(((x1 + x2) / 2, (y1 + y2) / 2))
 
 
 @pytest.mark.parametrize("false_class, conf", [("N", 0.06), ("back", 0.9)])
@@ -250,10 +268,12 @@ def test_a_doubtful_false_detection_is_left_out_and_named(false_class: str, conf
         x0, y0, x1, y1 = dets.xyxy[standing[len(standing) // 2]]
         fake = np.float32([[x0, y0 + 0.6 * (y1 - y0), x1, y1 + 0.6 * (y1 - y0)]])  # half over the row, below it
         with_false = Detections(np.r_[dets.xyxy, fake], np.r_[dets.confidence, [conf]], np.r_[dets.class_id, [CLASS_ID[false_class]]])
-        got, issues, groups = read(with_false, hand.context)
+        got, typed, groups = read_typed(with_false, hand.context)
+        issues = messages(typed)
         assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
         assert any(i.startswith(f"left out the {false_class} at") for i in issues), issues
         assert len(tiles) not in groups  # the false tile is in no group
+        assert [i.tiles for i in typed if i.code is IssueCode.LEFT_OUT] == [(len(tiles),)]
 
 
 def test_a_false_box_is_left_out_rather_than_read_as_a_second_copy_of_a_flower() -> None:

@@ -19,6 +19,7 @@ from vision import evaluate_read, read
 from vision.detections import Detections
 from vision.detector import ImageError
 from vision.evaluate_read import hand_key
+from vision.issues import IssueCode
 from vision.read import read_detections
 from vision.settings import MODELS_DIR
 
@@ -55,14 +56,28 @@ def test_a_complete_count_that_is_not_a_winning_hand_is_reported_not_scored() ->
     boxes = [[40.0 * i + (30 if i == 13 else 0), 500, 40.0 * i + 38 + (30 if i == 13 else 0), 552] for i in range(14)]
     result = read_detections(Detections.from_lists(boxes, [0.9] * 14, [CLASS_ID[n] for n in names]))
     assert result.hand is not None and result.score is None
-    assert any(i.startswith("not scored:") for i in result.issues)
+    assert any(i.code is IssueCode.NOT_SCORED and i.message().startswith("not scored:") for i in result.issues)
     assert result.to_json("x")["score"] is None
 
 
 def test_empty_photo_gives_null_hand_and_a_reason() -> None:
     out = read_detections(Detections.empty()).to_json("empty.jpg")
     assert out["hand"] is None and out["score"] is None and out["tiles"] == []
-    assert out["issues"]
+    assert out["issues"] == ["no tiles were found in the photo"]
+
+
+def test_issues_name_tiles_by_their_index_in_the_result_and_print_as_sentences() -> None:
+    hand = parse_hand("[123m] [EEE] 456p789s1s +1s")
+    dets = scene_detections(hand, 1)
+    conf = dets.confidence.copy()
+    conf[5] = 0.3
+    result = read_detections(Detections(dets.xyxy, conf, dets.class_id))
+    (low,) = [i for i in result.issues if i.code is IssueCode.LOW_CONFIDENCE]
+    assert result.tiles[low.tiles[0]]["conf"] == pytest.approx(0.3)
+    assert result.tiles[low.tiles[0]]["cls"] == low.params["name"]
+    out = result.to_json("x")
+    assert out["issues"] == [i.message() for i in result.issues] == [str(i) for i in result.issues]
+    assert all(isinstance(i, str) for i in out["issues"])
 
 
 class FakeDetector:

@@ -96,7 +96,7 @@ def judge(scene: Scene, result: ReadResult) -> Outcome:
             cause = "winning tile"
         else:
             cause = "layout"
-    return Outcome(scene.name, exact, score_right, cause, result.issues, detail)
+    return Outcome(scene.name, exact, score_right, cause, tuple(map(str, result.issues)), detail)
 
 
 def _difference(laid: Counter[str], seen: Counter[str]) -> str:

@@ -27,6 +27,7 @@ from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.tiles import TILE_NAMES, Tile
 
 from .detections import Detections
+from .issues import IssueCode, ReaderIssue, issue
 from .rows import (
     GapModel,
     Row,
@@ -62,56 +63,67 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     return (inter / union if union > 0 else 0.0, inter / smaller if smaller > 0 else 0.0)
 
 
-def _centre(box: np.ndarray) -> str:
-    return f"({(box[0] + box[2]) / 2:.0f}, {(box[1] + box[3]) / 2:.0f})"
+def _centre(box: np.ndarray) -> dict[str, float]:
+    """The centre of an xyxy box as issue parameters."""
+    return {"x": float(box[0] + box[2]) / 2, "y": float(box[1] + box[3]) / 2}
 
 
-def merge_duplicates(dets: Detections, settings: LayoutSettings) -> tuple[Detections, list[str]]:
-    """One box per tile: the most confident of boxes that overlap as one tile; disagreements reported."""
+def _seen(dets: Detections, i: int) -> dict[str, object]:
+    """Tile `i` as issues quote it: its class, where it lies and how sure the reading was."""
+    return {"name": CLASS_NAMES[dets.class_id[i]], **_centre(dets.xyxy[i]), "conf": float(dets.confidence[i])}
+
+
+def merge_duplicates(dets: Detections, settings: LayoutSettings) -> tuple[Detections, list[ReaderIssue]]:
+    """One box per tile: the most confident of boxes that overlap as one tile; disagreements reported.
+
+    The issues name the kept tile by its index in the merged detections.
+    """
     order = np.argsort(-dets.confidence, kind="stable")
     kept: list[int] = []
-    issues: list[str] = []
+    found: list[tuple[int, dict[str, object]]] = []
     for i in order:
         for k in kept:
             iou, contained = _overlap(dets.xyxy[i], dets.xyxy[k])
             if iou > settings.duplicate_iou or contained > settings.duplicate_containment:
                 if dets.class_id[i] != dets.class_id[k]:
-                    issues.append(
-                        f"two readings of one tile at {_centre(dets.xyxy[k])}: kept "
-                        f"{CLASS_NAMES[dets.class_id[k]]} ({dets.confidence[k]:.2f}) over "
-                        f"{CLASS_NAMES[dets.class_id[i]]} ({dets.confidence[i]:.2f})"
-                    )
+                    found.append((k, {
+                        **_centre(dets.xyxy[k]),
+                        "kept": CLASS_NAMES[dets.class_id[k]], "kept_conf": float(dets.confidence[k]),
+                        "dropped": CLASS_NAMES[dets.class_id[i]], "dropped_conf": float(dets.confidence[i]),
+                    }))
                 break
         else:
             kept.append(int(i))
+    position = {k: n for n, k in enumerate(sorted(kept))}
+    issues = [issue(IssueCode.DUPLICATE_READING, (position[k],), **params) for k, params in found]
     return dets[np.array(sorted(kept), dtype=np.int64)], issues
 
 
 # --- 3. meld typing ------------------------------------------------------------------
 
 
-def type_group(names: tuple[str, ...]) -> Meld | str:
-    """The set a meld-row group shows, or a sentence saying why it is not one."""
+def type_group(names: tuple[str, ...]) -> Meld | ReaderIssue:
+    """The set a meld-row group shows, or an issue saying why it is not one (its tiles left for the caller)."""
     shown = " ".join(names)
     faces = [n for n in names if n != BACK]
     if len(faces) < len(names):
         if len(names) != 4:
-            return f"the group {shown} holds a face-down tile but is not a concealed kong of four"
+            return issue(IssueCode.GROUP_BACK_NOT_KONG, shown=shown)
         if not faces:
-            return "a concealed kong shows only backs: its tile cannot be read"
+            return issue(IssueCode.KONG_ONLY_BACKS)
         if len(set(faces)) != 1 or faces[0] not in TILE_NAMES:
-            return f"the concealed kong {shown} shows different faces"
+            return issue(IssueCode.KONG_FACES_DIFFER, shown=shown)
         return Meld.kong(Tile.parse(faces[0]), concealed=True)
     if any(n not in TILE_NAMES for n in names):
-        return f"the group {shown} holds a tile that is not part of a set"
+        return issue(IssueCode.GROUP_NOT_SUIT_OR_HONOR, shown=shown)
     tiles = tuple(Tile.parse(n) for n in names)
     kind = MeldKind.KONG if len(tiles) == 4 else MeldKind.PUNG if len(set(tiles)) == 1 else MeldKind.CHOW
     if len(tiles) not in (3, 4):
-        return f"the group {shown} has {len(tiles)} tiles: a set has 3 (chow, pung) or 4 (kong)"
+        return issue(IssueCode.GROUP_SIZE, shown=shown, size=len(tiles))
     try:
         return Meld(kind, tiles).validate()
     except HandError:
-        return f"the group {shown} is not a chow, pung or kong"
+        return issue(IssueCode.GROUP_NOT_SET, shown=shown)
 
 
 def segment_sets(names: tuple[str, ...], gaps: tuple[float, ...], sets: int | None = None) -> list[int] | None:
@@ -166,7 +178,7 @@ class Layout:
     flowers: tuple[TileObs, ...]
     stray: tuple[TileObs, ...]  # tiles in no row the spec knows
     angle_deg: float  # row direction in the image
-    issues: tuple[str, ...]
+    issues: tuple[ReaderIssue, ...]
 
     def groups(self) -> dict[int, str]:
         """Group name per detection index (stray tiles are absent)."""
@@ -179,22 +191,21 @@ class Layout:
         return out
 
 
+def _where(t: TileObs) -> dict[str, object]:
+    """A tile of a row as issues quote it: its class and where it lies."""
+    return {"name": t.name, "x": t.x, "y": t.y}
+
+
 def _read_standing(
     row: Row, model: GapModel, settings: LayoutSettings
-) -> tuple[tuple[TileObs, ...], TileObs | None, list[str]]:
+) -> tuple[tuple[TileObs, ...], TileObs | None, list[ReaderIssue]]:
     tiles = row.tiles
-    issues = [
-        f"a face-down tile ({t.label}) lies in the standing hand; if it is a white dragon (P), correct it"
-        for t in tiles if t.name == BACK
-    ]
+    issues = [issue(IssueCode.BACK_IN_STANDING, (t.index,), **_where(t)) for t in tiles if t.name == BACK]
     if len(tiles) < 2:
-        return tiles, None, issues + ["the standing row holds fewer than two tiles: no winning tile can be set apart"]
+        return tiles, None, issues + [issue(IssueCode.STANDING_TOO_SHORT, (t.index for t in tiles))]
     if model.gaps(row)[-1] > settings.win_gap:
         return tiles[:-1], tiles[-1], issues
-    issues.append(
-        "could not tell the winning tile: no gap sets a tile apart at the right end of the standing row "
-        f"(the last tile there is {tiles[-1].label}); pick the winning tile"
-    )
+    issues.append(issue(IssueCode.WIN_NOT_SET_APART, (tiles[-1].index,), **_where(tiles[-1])))
     return tiles, None, issues
 
 
@@ -229,7 +240,7 @@ def sets_between_apart(
 
 def _read_melds(
     row: Row, model: GapModel, settings: LayoutSettings, sets: int | None
-) -> tuple[list[MeldRead], tuple[TileObs, ...], list[str]]:
+) -> tuple[list[MeldRead], tuple[TileObs, ...], list[ReaderIssue]]:
     """The meld row as sets and the tiles lying apart beside them.
 
     The row is cut at gaps into valid sets when that is possible, else by gaps alone.  When the
@@ -254,30 +265,31 @@ def _read_melds(
     issues = [note for r in reads if (note := _concealed_kong_note(r)) is not None]
     for k, (a, b) in enumerate(bounds):
         shown = " ".join(names[a:b])
+        indices = [t.index for t in row.tiles[a:b]]
         if max(gaps[a:b - 1]) > settings.set_inner_gap:
-            issues.append(f"a wide gap inside the set {shown}; read as one set")
+            issues.append(issue(IssueCode.WIDE_GAP_IN_SET, indices, shown=shown))
         if k + 1 < len(bounds) and gaps[b - 1] <= settings.group_gap:
-            after = " ".join(names[slice(*bounds[k + 1])])
-            issues.append(f"the sets {shown} and {after} touch with no gap between them; read as two sets")
+            after = slice(*bounds[k + 1])
+            issues.append(issue(IssueCode.SETS_TOUCH, indices + [t.index for t in row.tiles[after]],
+                                shown=shown, after=" ".join(names[after])))
     return reads, apart, issues
 
 
-def _concealed_kong_note(read: MeldRead) -> str | None:
+def _concealed_kong_note(read: MeldRead) -> ReaderIssue | None:
     """A concealed kong not shown the usual way (outer two face down) may hide a false `back`: say so."""
     names = [t.name for t in read.tiles]
     if read.meld is None or not read.meld.concealed or (names[0] == names[3] == BACK and BACK not in names[1:3]):
         return None
-    return (f"the concealed kong {' '.join(names)} does not show the usual two outer backs; "
-            "check that it is not a pung with a stray tile")
+    return issue(IssueCode.UNUSUAL_CONCEALED_KONG, (t.index for t in read.tiles), shown=" ".join(names))
 
 
-def _melds_by_gaps(row: Row, model: GapModel, settings: LayoutSettings) -> tuple[list[MeldRead], list[str]]:
+def _melds_by_gaps(row: Row, model: GapModel, settings: LayoutSettings) -> tuple[list[MeldRead], list[ReaderIssue]]:
     reads: list[MeldRead] = []
-    issues: list[str] = []
+    issues: list[ReaderIssue] = []
     for group in split_groups(row, settings.group_gap, model):
         typed = type_group(tuple(t.name for t in group))
         reads.append(MeldRead(group, typed if isinstance(typed, Meld) else None))
-        note = typed if isinstance(typed, str) else _concealed_kong_note(reads[-1])
+        note = typed.with_tiles(t.index for t in group) if isinstance(typed, ReaderIssue) else _concealed_kong_note(reads[-1])
         if note is not None:
             issues.append(note)
     return reads, issues
@@ -287,13 +299,14 @@ def _copies_allowed(name: str, settings: LayoutSettings) -> int:
     return 1 if name in FLOWER_NAMES else settings.max_copies
 
 
-def _copies_issues(tiles: list[TileObs], settings: LayoutSettings) -> list[str]:
+def _copies_issues(tiles: list[TileObs], settings: LayoutSettings) -> list[ReaderIssue]:
     counts = Counter(t.name for t in tiles if t.name != BACK)
     issues = []
     for name, n in sorted(counts.items()):
         limit = _copies_allowed(name, settings)
         if n > limit:
-            issues.append(f"{name} is seen {n} times; a set has only {limit} of it")
+            copies = sorted(t.index for t in tiles if t.name == name)
+            issues.append(issue(IssueCode.TOO_MANY_COPIES, copies, name=name, seen=n, limit=limit))
     return issues
 
 
@@ -307,11 +320,11 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
     """Rows, groups, winning tile and flowers of deduplicated detections."""
     names = dets.class_names
     issues = [
-        f"low confidence ({dets.confidence[i]:.2f}) for the {names[i]} at {_centre(dets.xyxy[i])}"
+        issue(IssueCode.LOW_CONFIDENCE, (i,), **_seen(dets, i))
         for i in range(len(dets)) if dets.confidence[i] < settings.low_confidence
     ]
     if len(dets) == 0:
-        return Layout((), None, (), (), (), 0.0, tuple(issues + ["no tiles were found in the photo"]))
+        return Layout((), None, (), (), (), 0.0, tuple(issues + [issue(IssueCode.NO_TILES)]))
     is_flower = np.array([n in FLOWER_NAMES for n in names])
     flower_idx = np.flatnonzero(is_flower)
     rest = np.flatnonzero(~is_flower)
@@ -320,14 +333,14 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
         for i, c in zip(flower_idx, dets.centers[flower_idx])
     )
     if len(rest) == 0:
-        return Layout((), None, (), flowers, (), 0.0, tuple(issues + ["only flowers and seasons were found: no hand"]))
+        return Layout((), None, (), flowers, (), 0.0, tuple(issues + [issue(IssueCode.ONLY_FLOWERS, flower_idx)]))
 
     found = find_rows(rest, [names[i] for i in rest], dets.confidence[rest], dets.xyxy[rest], settings)
     angle_deg = float(np.degrees(found.angle))
     if abs(angle_deg) > settings.max_row_angle_deg:
-        issues.append(f"the rows run at {angle_deg:.0f} degrees; the layout should be photographed square to its rows")
+        issues.append(issue(IssueCode.ROWS_TILTED, angle_deg=angle_deg))
     if len(rest) >= settings.steep_min_tiles and steep_share(dets.xyxy[rest], settings) > settings.steep_max_share:
-        issues.append("most tiles line up from top to bottom: turn the photo so that the rows run left to right")
+        issues.append(issue(IssueCode.ROWS_UPRIGHT))
     rows = found.rows
     model = fit_gap_model(rows[-2:], found.angle, settings)
     standing, win, more = _read_standing(rows[-1], model, settings)
@@ -340,7 +353,7 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
         issues += more
     stray = tuple(t for r in rows[:-2] for t in r.tiles) + beside
     if len(melds) > 4:
-        issues.append(f"the meld row shows {len(melds)} groups; a hand has at most 4 sets")
+        issues.append(issue(IssueCode.TOO_MANY_GROUPS, (t.index for m in melds for t in m.tiles), groups=len(melds)))
     all_tiles = list(standing) + ([win] if win else []) + [t for m in melds for t in m.tiles] + list(flowers) + list(stray)
     issues += _copies_issues(all_tiles, settings)
     return Layout(standing, win, tuple(melds), flowers, stray, angle_deg, tuple(issues))
@@ -355,7 +368,7 @@ class HandReading:
 
     layout: Layout
     hand: Hand | None
-    issues: tuple[str, ...]
+    issues: tuple[ReaderIssue, ...]
     left_out: tuple[int, ...] = ()  # detection indices read as false detections
     second_readings: tuple[int, ...] = ()  # detection indices read as another class (runner-up or deduced)
     detections: Detections = field(default_factory=Detections.empty)  # as read: second readings applied
@@ -409,11 +422,6 @@ def _least_sure_first(dets: Detections) -> list[int]:
     return [int(i) for i in np.argsort(dets.confidence, kind="stable")]
 
 
-def _tile_at(dets: Detections, i: int) -> str:
-    """Tile `i` as the notes name it: its class, where it lies and how sure the reading was."""
-    return f"the {CLASS_NAMES[dets.class_id[i]]} at {_centre(dets.xyxy[i])} ({dets.confidence[i]:.2f})"
-
-
 def second_reading(dets: Detections, i: int) -> int:
     """The class tile `i` could be instead: its runner-up; for a back, a blank white dragon; -1 for none."""
     if dets.class_id[i] == BACK_ID:
@@ -448,12 +456,12 @@ def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -
         if hand is None:
             continue
         wins = _is_winning(hand)
-        so = "so the tiles make a winning hand" if wins else "so the tiles make a hand, though not a winning one"
-        notes = [f"read {_tile_at(dets, i)} as {CLASS_NAMES[second_reading(dets, i)]}, its second reading: {so}"
+        notes = [issue(IssueCode.SECOND_READING, (i,), **_seen(dets, i),
+                       read_as=CLASS_NAMES[second_reading(dets, i)], wins=wins)
                  for i in repair.second_readings]
         if repair.left_out:
-            names = ", ".join(_tile_at(dets, i) for i in repair.left_out)
-            notes.append(f"left out {names} as a doubtful detection: without it the tiles make a complete hand")
+            seen = tuple(tuple(_seen(dets, i).values()) for i in repair.left_out)
+            notes.append(issue(IssueCode.LEFT_OUT, repair.left_out, seen=seen))
         reading = HandReading(
             layout, hand, (*notes, *layout.issues, *more), repair.left_out, repair.second_readings, changed
         )
@@ -482,7 +490,7 @@ def _deduced_reading(dets: Detections, context: WinContext, settings: LayoutSett
                 continue
             layout, hand, more = _hand_of(read_layout(changed, settings), context)
             if hand is not None and _is_winning(hand):
-                note = f"read {_tile_at(dets, i)} as {CLASS_NAMES[cls]}: the only tile face there that makes the hand win; check it"
+                note = issue(IssueCode.DEDUCED, (i,), **_seen(dets, i), read_as=CLASS_NAMES[cls])
                 found.append(HandReading(layout, hand, (note, *layout.issues, *more), (), (i,), changed))
                 if len(found) > 1:
                     break
@@ -497,7 +505,7 @@ def _is_winning(hand: Hand) -> bool:
     return is_winning(hand)
 
 
-def _hand_of(layout: Layout, context: WinContext) -> tuple[Layout, Hand | None, list[str]]:
+def _hand_of(layout: Layout, context: WinContext) -> tuple[Layout, Hand | None, list[ReaderIssue]]:
     """The hand of a layout, with the face-up tiles lying apart from its rows counted as flowers.
 
     A finished hand shows nothing but its two rows and the flowers, so once the rows make a
@@ -510,18 +518,15 @@ def _hand_of(layout: Layout, context: WinContext) -> tuple[Layout, Hand | None, 
         counted = replace(layout, flowers=layout.flowers + faces, stray=tuple(t for t in layout.stray if t.name == BACK))
         counted_hand, more = layout_to_hand(counted, context)
         if counted_hand is not None:
-            note = (f"{len(faces)} tile(s) lying apart from the standing and meld rows, read as "
-                    f"{' '.join(t.name for t in faces)}, were counted as flowers and seasons: a finished hand "
-                    "shows nothing else; correct any that is not a flower")
+            note = issue(IssueCode.STRAY_AS_FLOWERS, (t.index for t in faces), names=tuple(t.name for t in faces))
             return counted, counted_hand, [note, *_stray_issues(counted), *more]
     return layout, hand, [*_stray_issues(layout), *issues]
 
 
-def _stray_issues(layout: Layout) -> list[str]:
+def _stray_issues(layout: Layout) -> list[ReaderIssue]:
     if not layout.stray:
         return []
-    return [f"{len(layout.stray)} tile(s) lie apart from the standing and meld rows and were not used: "
-            + " ".join(t.name for t in layout.stray)]
+    return [issue(IssueCode.STRAY_UNUSED, (t.index for t in layout.stray), names=tuple(t.name for t in layout.stray))]
 
 
 def _reindexed(layout: Layout, keep: np.ndarray) -> Layout:
@@ -537,31 +542,29 @@ def _reindexed(layout: Layout, keep: np.ndarray) -> Layout:
         melds=tuple(MeldRead(tiles(m.tiles), m.meld) for m in layout.melds),
         flowers=tiles(layout.flowers),
         stray=tiles(layout.stray),
+        issues=tuple(i.with_tiles(int(keep[t]) for t in i.tiles) for i in layout.issues),
     )
 
 
-def layout_to_hand(layout: Layout, context: WinContext) -> tuple[Hand | None, list[str]]:
+def layout_to_hand(layout: Layout, context: WinContext) -> tuple[Hand | None, list[ReaderIssue]]:
     """The hand the layout shows (flowers counted from the photo), or None and the reasons."""
-    issues: list[str] = []
     if not layout.standing and layout.win is None:
         return None, []  # nothing laid out: the layout's issues say so
     if layout.win is None:
-        return None, ["no hand: the winning tile is not known"]
+        return None, [issue(IssueCode.NO_WIN_TILE)]
     if any(m.meld is None for m in layout.melds):
-        return None, ["no hand: a group in the meld row is not a set"]
+        not_sets = (t.index for m in layout.melds if m.meld is None for t in m.tiles)
+        return None, [issue(IssueCode.MELD_NOT_SET, not_sets)]
     face_down = [t for t in (*layout.standing, layout.win) if t.name not in TILE_NAMES]
     if face_down:
-        return None, ["no hand: the standing row holds tiles that are not faces: " + " ".join(t.name for t in face_down)]
+        return None, [issue(IssueCode.STANDING_NOT_FACES, (t.index for t in face_down),
+                            names=tuple(t.name for t in face_down))]
     melds = tuple(m.meld for m in layout.melds if m.meld is not None)
     expected = 13 - 3 * len(melds)
     if len(melds) > 4 or len(layout.standing) != expected:
-        issues.append(
-            f"the tile count does not make a hand: with {len(melds)} meld(s) the standing row should hold "
-            f"{expected} tiles plus the winning tile, but it holds {len(layout.standing)} plus the winning tile"
-        )
-        return None, issues
+        return None, [issue(IssueCode.TILE_COUNT, melds=len(melds), expected=expected, held=len(layout.standing))]
     if len(layout.flowers) > 8:
-        return None, [f"{len(layout.flowers)} flowers and seasons were read; a set has 8"]
+        return None, [issue(IssueCode.TOO_MANY_FLOWERS, (t.index for t in layout.flowers), flowers=len(layout.flowers))]
     hand = Hand(
         melds,
         tuple(Tile.parse(t.name) for t in layout.standing),
@@ -569,6 +572,6 @@ def layout_to_hand(layout: Layout, context: WinContext) -> tuple[Hand | None, li
         replace(context, flowers=len(layout.flowers)),
     )
     try:
-        return hand.validate(), issues
+        return hand.validate(), []
     except HandError as exc:
-        return None, [f"no hand: {exc}"]
+        return None, [issue(IssueCode.INVALID_HAND, reason=str(exc))]

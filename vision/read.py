@@ -26,6 +26,7 @@ from scoring.hand import Hand, HandError, WinContext
 from scoring.tiles import Tile
 
 from .detections import Detections
+from .issues import IssueCode, ReaderIssue, issue, messages
 from .layout import Layout, merge_duplicates, read_hand
 from .settings import DEFAULT_SETTINGS, DetectorSettings, LayoutSettings, Settings
 
@@ -42,11 +43,14 @@ class Detector(Protocol):
 
 @dataclass(frozen=True)
 class ReadResult:
-    """One photo read: every tile with its group, the hand (or None), the issues and the score."""
+    """One photo read: every tile with its group, the hand (or None), the issues and the score.
+
+    The issues name tiles by their index in `tiles` (`ReaderIssue.tiles`).
+    """
 
     tiles: tuple[dict[str, Any], ...]  # {"cls", "xyxy", "conf", "group"}; group None for an unplaced tile
     hand: Hand | None
-    issues: tuple[str, ...]
+    issues: tuple[ReaderIssue, ...]
     score: ScoreResult | None
     detections: Detections = field(repr=False, default_factory=Detections.empty)  # deduplicated
     layout: Layout | None = field(repr=False, default=None)
@@ -57,12 +61,12 @@ class ReadResult:
             "image": image,
             "tiles": list(self.tiles),
             "hand": self.hand.to_json() if self.hand is not None else None,
-            "issues": list(self.issues),
+            "issues": messages(self.issues),
             "score": self.score.to_json() if self.score is not None else None,
         }
 
 
-def score_hand(hand: Hand) -> tuple[ScoreResult | None, list[str]]:
+def score_hand(hand: Hand) -> tuple[ScoreResult | None, list[ReaderIssue]]:
     """The score of a read hand, or None with the reason (a hand that is not a winning shape)."""
     from scoring.scorer import (
         score,  # the scorer is large; load it when a hand is scored
@@ -71,7 +75,7 @@ def score_hand(hand: Hand) -> tuple[ScoreResult | None, list[str]]:
     try:
         return score(hand), []
     except HandError as exc:  # NotWinningHand is a HandError
-        return None, [f"not scored: {exc}"]
+        return None, [issue(IssueCode.NOT_SCORED, reason=str(exc))]
 
 
 def read_detections(

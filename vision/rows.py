@@ -43,11 +43,6 @@ class TileObs:
     def short_side(self) -> float:
         return min(self.length, self.height)
 
-    @property
-    def label(self) -> str:
-        """How issues name this tile for a person: its class and where it lies."""
-        return f"{self.name} at ({self.x:.0f}, {self.y:.0f})"
-
 
 @dataclass(frozen=True)
 class Row:
