@@ -19,8 +19,9 @@ from scoring.tiles import Tile
 from vision.detections import Detections
 from vision.evaluate_read import hand_key
 from vision.issues import IssueCode, ReaderIssue, messages
-from vision.layout import merge_duplicates, read_hand, read_layout, segment_sets, sets_between_apart, type_group
-from vision.read import DEFAULT_CONTEXT, read_detections
+from vision.layout import merge_duplicates, read_layout, segment_sets, sets_between_apart, type_group
+from vision.repair import read_hand
+from vision.read import DEFAULT_CONTEXT, is_winning, read_detections
 from vision.rows import estimate_row_angle, tile_extent
 from vision.settings import LayoutSettings
 
@@ -42,7 +43,7 @@ def read_typed(
     dets: Detections, context: WinContext = DEFAULT_CONTEXT
 ) -> tuple[Hand | None, list[ReaderIssue], dict[int, str]]:
     merged, issues = merge_duplicates(dets, S)
-    reading = read_hand(merged, context, S)
+    reading = read_hand(merged, context, S, is_winning)
     return reading.hand, issues + list(reading.issues), reading.layout.groups()
 
 
@@ -335,6 +336,25 @@ def _misread(dets: Detections, i: int, read_as: str, runner_up: str, confidence:
     classes, runner_ups, conf = dets.class_id.copy(), dets.runner_up.copy(), dets.confidence.copy()
     classes[i], runner_ups[i], conf[i] = CLASS_ID[read_as], CLASS_ID[runner_up], confidence
     return Detections(dets.xyxy, conf, classes, runner_ups)
+
+
+def test_the_repair_search_asks_the_win_check_it_is_given() -> None:
+    """The win check is injected: a check that never says yes leaves no reading taken as winning."""
+    rng = random.Random(0)
+    hand = random_hand(rng, shape="standard")
+    tiles = plan_scene(hand, rng, *SIZE)
+    i, wrong = _misread_standing_tile(hand, tiles)
+    misread, _ = merge_duplicates(_misread(detections_of(tiles), i, wrong, tiles[i].cls, 0.6), S)
+    asked: list[Hand] = []
+
+    def never(h: Hand) -> bool:
+        asked.append(h)
+        return False
+
+    reading = read_hand(misread, hand.context, S, never)
+    assert asked and reading.hand is not None and Tile.parse(wrong) in reading.hand.concealed  # as read
+    assert not any(n.code is IssueCode.SECOND_READING and n.params["wins"] for n in reading.issues)
+    assert hand_key(read_hand(misread, hand.context, S, is_winning).hand) == hand_key(hand)  # the scorer's check
 
 
 def test_a_misread_tile_is_read_as_its_second_reading_when_that_makes_the_hand_win() -> None:

@@ -9,20 +9,20 @@ Stages, each testable alone with plain data between them:
    gap is the winning tile; the row above it holds the melds, split at gaps and
    typed (`type_group`); tiles apart from these two rows are kept as `stray`.
 4. `layout_to_hand`: the `Hand`, or None with the reason in the issues;
-   `read_hand` counts face-up stray tiles as flowers once the rows make a hand.
+   `hand_of` counts face-up stray tiles as flowers once the rows make a hand.
 
-Everything uncertain goes into `issues`; nothing is guessed silently.
+When that hand does not win, `vision.repair.read_hand` tries reading doubtful tiles again.
+Everything uncertain goes into `issues` (`vision.issues.ReaderIssue`); nothing is guessed silently.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
-from itertools import combinations
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from tileset.classes import BACK, BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES
+from tileset.classes import BACK, CLASS_NAMES, FLOWER_NAMES
 from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.tiles import TILE_NAMES, Tile
 
@@ -68,7 +68,7 @@ def _centre(box: np.ndarray) -> dict[str, float]:
     return {"x": float(box[0] + box[2]) / 2, "y": float(box[1] + box[3]) / 2}
 
 
-def _seen(dets: Detections, i: int) -> dict[str, object]:
+def tile_seen(dets: Detections, i: int) -> dict[str, object]:
     """Tile `i` as issues quote it: its class, where it lies and how sure the reading was."""
     return {"name": CLASS_NAMES[dets.class_id[i]], **_centre(dets.xyxy[i]), "conf": float(dets.confidence[i])}
 
@@ -295,7 +295,7 @@ def _melds_by_gaps(row: Row, model: GapModel, settings: LayoutSettings) -> tuple
     return reads, issues
 
 
-def _copies_allowed(name: str, settings: LayoutSettings) -> int:
+def copies_allowed(name: str, settings: LayoutSettings) -> int:
     return 1 if name in FLOWER_NAMES else settings.max_copies
 
 
@@ -303,24 +303,18 @@ def _copies_issues(tiles: list[TileObs], settings: LayoutSettings) -> list[Reade
     counts = Counter(t.name for t in tiles if t.name != BACK)
     issues = []
     for name, n in sorted(counts.items()):
-        limit = _copies_allowed(name, settings)
+        limit = copies_allowed(name, settings)
         if n > limit:
             copies = sorted(t.index for t in tiles if t.name == name)
             issues.append(issue(IssueCode.TOO_MANY_COPIES, copies, name=name, seen=n, limit=limit))
     return issues
 
 
-def _too_many(dets: Detections, read_as: list[int], settings: LayoutSettings) -> bool:
-    """Whether a class some tiles were read again as is now seen more often than a set holds it."""
-    counts = Counter(dets.class_names)
-    return any(counts[CLASS_NAMES[c]] > _copies_allowed(CLASS_NAMES[c], settings) for c in read_as if c != BACK_ID)
-
-
 def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
     """Rows, groups, winning tile and flowers of deduplicated detections."""
     names = dets.class_names
     issues = [
-        issue(IssueCode.LOW_CONFIDENCE, (i,), **_seen(dets, i))
+        issue(IssueCode.LOW_CONFIDENCE, (i,), **tile_seen(dets, i))
         for i in range(len(dets)) if dets.confidence[i] < settings.low_confidence
     ]
     if len(dets) == 0:
@@ -362,150 +356,7 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
 # --- 4. the hand ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class HandReading:
-    """The layout, the hand it makes (or None), what was unsure, and the doubtful tiles left out."""
-
-    layout: Layout
-    hand: Hand | None
-    issues: tuple[ReaderIssue, ...]
-    left_out: tuple[int, ...] = ()  # detection indices read as false detections
-    second_readings: tuple[int, ...] = ()  # detection indices read as another class (runner-up or deduced)
-    detections: Detections = field(default_factory=Detections.empty)  # as read: second readings applied
-
-
-@dataclass(frozen=True)
-class Repair:
-    """One way to read doubtful tiles differently: some read as their second class, some left out."""
-
-    second_readings: tuple[int, ...] = ()
-    left_out: tuple[int, ...] = ()
-
-
-def repairs(dets: Detections, settings: LayoutSettings, win_known: bool) -> list[Repair]:
-    """What to try, in order, when the tiles as read make no winning hand.
-
-    First, a flower or season read more than once (a set has one of each): all its copies but the
-    surest read as their second readings (a tile face) at once.  Then second readings
-    (`second_reading`) for tiles below `second_reading_confidence`, the least sure first, then
-    backs; when the winning tile was not set apart, only for faces read as flowers (no face makes
-    up for a missing gap, but a winning tile read as a flower leaves one).  Left out may be tiles
-    below `doubtful_confidence`, the least sure first, then backs (a stray back is never part of a
-    hand).  One tile read again, one left out, then pairs of each (`max_left_out_trials`).
-    """
-    order = _least_sure_first(dets)
-
-    def below(threshold: float) -> list[int]:  # ascending confidence: backs above it come last
-        return [i for i in order if dets.confidence[i] < threshold or dets.class_id[i] == BACK_ID]
-
-    doubtful = below(settings.doubtful_confidence)[: settings.doubtful_candidates]
-    is_flower = [name in FLOWER_NAMES for name in dets.class_names]
-    rereadable = [i for i in below(settings.second_reading_confidence)
-                  if second_reading(dets, i) >= 0 and (win_known or is_flower[i])]
-    second = rereadable[: settings.second_reading_candidates]
-    copies: dict[int, list[int]] = {}
-    for i in reversed(order):  # surest first
-        if is_flower[i]:
-            copies.setdefault(int(dets.class_id[i]), []).append(i)
-    extra_flowers = [tuple(sorted(found[1:])) for found in copies.values() if len(found) > 1]
-    pairs = settings.max_left_out_trials
-    return (
-        [Repair(second_readings=extra) for extra in extra_flowers if all(second_reading(dets, i) >= 0 for i in extra)]
-        + [Repair(second_readings=(i,)) for i in second]
-        + [Repair(left_out=(i,)) for i in doubtful]
-        + [Repair(second_readings=p) for p in list(combinations(second, 2))[:pairs]]
-        + [Repair(left_out=p) for p in list(combinations(doubtful, 2))[:pairs]]
-    )
-
-
-def _least_sure_first(dets: Detections) -> list[int]:
-    return [int(i) for i in np.argsort(dets.confidence, kind="stable")]
-
-
-def second_reading(dets: Detections, i: int) -> int:
-    """The class tile `i` could be instead: its runner-up; for a back, a blank white dragon; -1 for none."""
-    if dets.class_id[i] == BACK_ID:
-        return CLASS_ID["P"]  # many sets leave the white dragon blank, and a blank face passes for a back
-    return int(dets.runner_up[i])
-
-
-def read_hand(dets: Detections, context: WinContext, settings: LayoutSettings) -> HandReading:
-    """Layout and hand of deduplicated detections.
-
-    When the tiles as read make no winning hand, doubtful tiles are read as their second most
-    likely class or left out (`repairs`), in turn; the first reading that makes a winning hand
-    is taken, and the issues name what was changed, so that the user can check it; a reading that
-    makes a tile seen more often than a set holds it (a fifth 5m, a second plum) is not.  Then a face
-    read with low confidence may be read as the one tile face that makes the hand win
-    (`_deduced_reading`).  When none does, the tiles as read are kept (or, when they make no
-    hand at all, the first change that makes one), and the scorer says why the hand does not win.
-    """
-    layout, hand, more = _hand_of(read_layout(dets, settings), context)
-    first = HandReading(layout, hand, layout.issues + tuple(more), detections=dets)
-    if hand is not None and _is_winning(hand):
-        return first
-    fallback = first if hand is not None else None
-    for repair in repairs(dets, settings, win_known=layout.win is not None):
-        changed = dets
-        for i in repair.second_readings:
-            changed = changed.with_class(i, second_reading(dets, i))
-        keep = np.array([i for i in range(len(dets)) if i not in repair.left_out], dtype=np.int64)
-        if _too_many(changed[keep], [second_reading(dets, i) for i in repair.second_readings], settings):
-            continue  # a fifth 5m, or a flower seen twice, is a misreading too
-        layout, hand, more = _hand_of(_reindexed(read_layout(changed[keep], settings), keep), context)
-        if hand is None:
-            continue
-        wins = _is_winning(hand)
-        notes = [issue(IssueCode.SECOND_READING, (i,), **_seen(dets, i),
-                       read_as=CLASS_NAMES[second_reading(dets, i)], wins=wins)
-                 for i in repair.second_readings]
-        if repair.left_out:
-            seen = tuple(tuple(_seen(dets, i).values()) for i in repair.left_out)
-            notes.append(issue(IssueCode.LEFT_OUT, repair.left_out, seen=seen))
-        reading = HandReading(
-            layout, hand, (*notes, *layout.issues, *more), repair.left_out, repair.second_readings, changed
-        )
-        if wins:
-            return reading
-        fallback = fallback or reading
-    if first.layout.win is not None:
-        deduced = _deduced_reading(dets, context, settings)
-        if deduced is not None:
-            return deduced
-    return fallback or first
-
-
-def _deduced_reading(dets: Detections, context: WinContext, settings: LayoutSettings) -> HandReading | None:
-    """A face the classifier could not read (an artwork it does not know), read as the one tile face
-    that makes the hand win, when exactly one does: a laid-out hand is a winning one."""
-    unsure = [i for i in _least_sure_first(dets)
-              if dets.confidence[i] < settings.deduce_confidence and dets.class_id[i] != BACK_ID]
-    for i in unsure[: settings.deduce_candidates]:
-        found: list[HandReading] = []
-        for cls in range(len(TILE_NAMES)):
-            if cls == dets.class_id[i]:
-                continue
-            changed = dets.with_class(i, cls)
-            if _too_many(changed, [cls], settings):
-                continue
-            layout, hand, more = _hand_of(read_layout(changed, settings), context)
-            if hand is not None and _is_winning(hand):
-                note = issue(IssueCode.DEDUCED, (i,), **_seen(dets, i), read_as=CLASS_NAMES[cls])
-                found.append(HandReading(layout, hand, (note, *layout.issues, *more), (), (i,), changed))
-                if len(found) > 1:
-                    break
-        if len(found) == 1:
-            return found[0]
-    return None
-
-
-def _is_winning(hand: Hand) -> bool:
-    from scoring.scorer import is_winning  # the scorer is large; load it when a hand is read
-
-    return is_winning(hand)
-
-
-def _hand_of(layout: Layout, context: WinContext) -> tuple[Layout, Hand | None, list[ReaderIssue]]:
+def hand_of(layout: Layout, context: WinContext) -> tuple[Layout, Hand | None, list[ReaderIssue]]:
     """The hand of a layout, with the face-up tiles lying apart from its rows counted as flowers.
 
     A finished hand shows nothing but its two rows and the flowers, so once the rows make a
@@ -527,23 +378,6 @@ def _stray_issues(layout: Layout) -> list[ReaderIssue]:
     if not layout.stray:
         return []
     return [issue(IssueCode.STRAY_UNUSED, (t.index for t in layout.stray), names=tuple(t.name for t in layout.stray))]
-
-
-def _reindexed(layout: Layout, keep: np.ndarray) -> Layout:
-    """A layout read from `dets[keep]` with its tile indices pointing into `dets` again."""
-
-    def tiles(seq: tuple[TileObs, ...]) -> tuple[TileObs, ...]:
-        return tuple(replace(t, index=int(keep[t.index])) for t in seq)
-
-    return replace(
-        layout,
-        standing=tiles(layout.standing),
-        win=tiles((layout.win,))[0] if layout.win is not None else None,
-        melds=tuple(MeldRead(tiles(m.tiles), m.meld) for m in layout.melds),
-        flowers=tiles(layout.flowers),
-        stray=tiles(layout.stray),
-        issues=tuple(i.with_tiles(int(keep[t]) for t in i.tiles) for i in layout.issues),
-    )
 
 
 def layout_to_hand(layout: Layout, context: WinContext) -> tuple[Hand | None, list[ReaderIssue]]:

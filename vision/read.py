@@ -27,7 +27,8 @@ from scoring.tiles import Tile
 
 from .detections import Detections
 from .issues import IssueCode, ReaderIssue, issue, messages
-from .layout import Layout, merge_duplicates, read_hand
+from .layout import Layout, merge_duplicates
+from .repair import read_hand
 from .settings import DEFAULT_SETTINGS, DetectorSettings, LayoutSettings, Settings
 
 if TYPE_CHECKING:
@@ -66,6 +67,13 @@ class ReadResult:
         }
 
 
+def is_winning(hand: Hand) -> bool:
+    """The scorer's win check, given to the repair search."""
+    from scoring.scorer import is_winning as scorer_is_winning  # the scorer is large; load it when a hand is read
+
+    return scorer_is_winning(hand)
+
+
 def score_hand(hand: Hand) -> tuple[ScoreResult | None, list[ReaderIssue]]:
     """The score of a read hand, or None with the reason (a hand that is not a winning shape)."""
     from scoring.scorer import (
@@ -86,7 +94,7 @@ def read_detections(
 ) -> ReadResult:
     """Deduplicate, lay out, build the hand and score it.  `context.flowers` is replaced by the flowers read."""
     merged, issues = merge_duplicates(dets, settings)
-    reading = read_hand(merged, context, settings)
+    reading = read_hand(merged, context, settings, is_winning)
     layout, hand = reading.layout, reading.hand
     issues += reading.issues
     result = None
