@@ -14,13 +14,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tileset.classes import BACK, CLASS_ID, is_flower
+from tileset.groups import FLOWERS, GROUPS, HAND, MELD_GROUPS, UNPLACED, WIN
 from scoring.hand import Hand, HandError, Meld, WinContext
 from scoring.tiles import Tile
 from vision.issues import ReaderIssue
+from vision.layout import build_hand, type_group
 
-HAND, WIN, FLOWERS, UNPLACED = "hand", "win", "flowers", "unplaced"
-MELD_GROUPS = ("meld0", "meld1", "meld2", "meld3")
-GROUPS: tuple[str, ...] = (HAND, WIN, *MELD_GROUPS, FLOWERS, UNPLACED)  # unplaced: left out of the hand
 
 
 @dataclass(frozen=True)
@@ -126,13 +125,17 @@ class Reading:
                 members[group] = sorted(idx, key=lambda i: self.tiles[i].xyxy[0])
         return members
 
-    def melds_and_standing(self) -> tuple[tuple[Meld, ...], tuple[Tile, ...]]:
-        """The melds, and every standing tile with the winning-tile group included (for waits)."""
-        members = self.group_members()
-        melds = tuple(
+    def _melds(self, members: dict[str, list[int]]) -> tuple[Meld, ...]:
+        """The set each meld group shows (flowers in it aside), or HandError naming the first that is none."""
+        return tuple(
             _meld(n + 1, [self.tiles[i].cls for i in members[g] if not is_flower(self.tiles[i].cls)])
             for n, g in enumerate(g for g in MELD_GROUPS if g in members)
         )
+
+    def melds_and_standing(self) -> tuple[tuple[Meld, ...], tuple[Tile, ...]]:
+        """The melds, and every standing tile with the winning-tile group included (for waits)."""
+        members = self.group_members()
+        melds = self._melds(members)
         standing = [
             self.tiles[i].cls for g in (HAND, WIN) for i in members.get(g, []) if not is_flower(self.tiles[i].cls)
         ]
@@ -155,11 +158,7 @@ class Reading:
         `context.flowers` is replaced by `flower_count`.
         """
         members = self.group_members()
-        flowers = self.flower_count
-        melds = tuple(
-            _meld(n + 1, [self.tiles[i].cls for i in members[g] if not is_flower(self.tiles[i].cls)])
-            for n, g in enumerate(g for g in MELD_GROUPS if g in members)
-        )
+        melds = self._melds(members)
         standing = [self.tiles[i].cls for i in members.get(HAND, []) if not is_flower(self.tiles[i].cls)]
         wins = [self.tiles[i].cls for i in members.get(WIN, []) if not is_flower(self.tiles[i].cls)]
         if BACK in standing:
@@ -170,9 +169,7 @@ class Reading:
             raise HandError(f"{len(wins)} tiles are marked as the winning tile; mark exactly one")
         if BACK in wins:
             raise HandError("the winning tile is face down")
-        return Hand(
-            melds, tuple(Tile.parse(c) for c in standing), Tile.parse(wins[0]), replace(context, flowers=flowers)
-        ).validate()
+        return build_hand(melds, standing, wins[0], self.flower_count, context)
 
     def tiles_named_in(self, issue: ReaderIssue) -> list[int]:
         """Indices (in this reading) of the tiles an issue names and that are still here, in the issue's order."""
@@ -197,24 +194,8 @@ class Reading:
 
 
 def _meld(number: int, classes: list[str]) -> Meld:
-    faces = [c for c in classes if c != BACK]
-    backs = len(classes) - len(faces)
-    label = " ".join(classes)
-    try:
-        tiles = tuple(sorted(Tile.parse(c) for c in faces))
-    except ValueError:
-        raise HandError(f"meld {number} ({label}) holds a tile that is not a suit or honor tile") from None
-    if backs:
-        if len(classes) == 4 and tiles and len(set(tiles)) == 1:
-            return Meld.kong(tiles[0], concealed=True)
-        raise HandError(
-            f"meld {number} ({label}): a group with face-down tiles must be a concealed kong "
-            "(4 tiles, the face-up ones alike)"
-        )
-    if len(tiles) == 4 and len(set(tiles)) == 1:
-        return Meld.kong(tiles[0])
-    if len(tiles) == 3 and len(set(tiles)) == 1:
-        return Meld.pung(tiles[0])
-    if len(tiles) == 3 and tiles[0].next_in_suit(1) == tiles[1] and tiles[0].next_in_suit(2) == tiles[2]:
-        return Meld.chow(tiles[0])
-    raise HandError(f"meld {number} ({label}) is not a chow, pung or kong")
+    """The set meld group `number` (from 1) shows, typed as the reader types it, or HandError saying why not."""
+    typed = type_group(tuple(classes))
+    if isinstance(typed, ReaderIssue):
+        raise HandError(f"meld {number}: {typed.message()}")
+    return typed

@@ -25,15 +25,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from tileset.classes import BACK, FLOWER_NAMES
+from tileset.groups import FLOWERS as GROUP_FLOWERS
+from tileset.groups import HAND as GROUP_HAND
+from tileset.groups import WIN as GROUP_WIN
+from tileset.groups import meld_group
 from scoring.hand import Hand, MeldKind
-
-GROUP_HAND = "hand"
-GROUP_WIN = "win"
-GROUP_FLOWERS = "flowers"
-
-
-def meld_group(index: int) -> str:
-    return f"meld{index}"
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ def test_change_face_move_group_mark_win_add_remove():
     ("edit", "message"),
     [
         (lambda r: r.with_group(r.group_members()["win"][0], "hand"), "no winning tile"),
-        (lambda r: r.with_face(0, "5m"), r"meld 1 \(5m 2m 3m\) is not a chow, pung or kong"),
+        (lambda r: r.with_face(0, "5m"), r"meld 1: the group 5m 2m 3m is not a chow, pung or kong"),
         (lambda r: r.with_face(3, "6p"), "concealed kong"),
         (lambda r: r.with_added("back", "hand"), "face-down tile lies in the standing hand"),
     ],

@@ -209,7 +209,7 @@ def test_moving_a_tile_to_another_group_rescores(scene):
     group = at.selectbox(key="photo.edit_group").value
     at.selectbox(key="photo.edit_group").set_value("hand").run()
     at.button(key="photo.apply").click().run()
-    assert any("not a chow, pung or kong" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert any("has 2 tiles: a set has 3 (chow, pung) or 4 (kong)" in w.value for w in at.warning), [w.value for w in at.warning]
     assert not [m for m in at.metric if m.label == "Total"]
     at.selectbox(key="photo.edit_group").set_value(group).run()
     at.button(key="photo.apply").click().run()

@@ -18,11 +18,13 @@ Everything uncertain goes into `issues` (`vision.issues.ReaderIssue`); nothing i
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from tileset.classes import BACK, CLASS_NAMES, FLOWER_NAMES
+from tileset.groups import FLOWERS, HAND, WIN, meld_group
 from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.tiles import TILE_NAMES, Tile
 
@@ -38,15 +40,6 @@ from .rows import (
     steep_share,
 )
 from .settings import LayoutSettings
-
-HAND_GROUP = "hand"
-WIN_GROUP = "win"
-FLOWER_GROUP = "flowers"
-
-
-def meld_group(k: int) -> str:
-    return f"meld{k}"
-
 
 # --- 1. duplicates -----------------------------------------------------------------
 
@@ -182,12 +175,12 @@ class Layout:
 
     def groups(self) -> dict[int, str]:
         """Group name per detection index (stray tiles are absent)."""
-        out = {t.index: HAND_GROUP for t in self.standing}
+        out = {t.index: HAND for t in self.standing}
         if self.win is not None:
-            out[self.win.index] = WIN_GROUP
+            out[self.win.index] = WIN
         for k, m in enumerate(self.melds):
             out.update({t.index: meld_group(k) for t in m.tiles})
-        out.update({t.index: FLOWER_GROUP for t in self.flowers})
+        out.update({t.index: FLOWERS for t in self.flowers})
         return out
 
 
@@ -399,13 +392,17 @@ def layout_to_hand(layout: Layout, context: WinContext) -> tuple[Hand | None, li
         return None, [issue(IssueCode.TILE_COUNT, melds=len(melds), expected=expected, held=len(layout.standing))]
     if len(layout.flowers) > 8:
         return None, [issue(IssueCode.TOO_MANY_FLOWERS, (t.index for t in layout.flowers), flowers=len(layout.flowers))]
-    hand = Hand(
-        melds,
-        tuple(Tile.parse(t.name) for t in layout.standing),
-        Tile.parse(layout.win.name),
-        replace(context, flowers=len(layout.flowers)),
-    )
     try:
-        return hand.validate(), []
+        return build_hand(melds, [t.name for t in layout.standing], layout.win.name, len(layout.flowers), context), []
     except HandError as exc:
         return None, [issue(IssueCode.INVALID_HAND, reason=str(exc))]
+
+
+def build_hand(
+    melds: Sequence[Meld], standing: Sequence[str], win: str, flowers: int, context: WinContext
+) -> Hand:
+    """The hand of typed melds (`type_group`) and the standing and winning tiles' names, with `flowers`
+    replacing `context.flowers`; HandError (in player terms) when they make no hand."""
+    return Hand(
+        tuple(melds), tuple(Tile.parse(n) for n in standing), Tile.parse(win), replace(context, flowers=flowers)
+    ).validate()
