@@ -26,10 +26,10 @@ from tileset.labelfiles import (
     LabelBox,
     LabelFileError,
     LabelMeta,
+    Photo,
     PhotoLabels,
     atomic_write_text,
     list_photos,
-    read_meta,
     review_order,
 )
 from vision.detections import Detections
@@ -64,7 +64,8 @@ def detections_to_labels(detections: Detections, width: int, height: int, model:
 def prelabel_folder(folder: Path, detector: Detector, model: str, *, overwrite_reviewed: bool = False,
                     progress: Callable[[str], None] = lambda line: None,
                     read_image: Callable[[Path], np.ndarray] | None = None) -> PrelabelReport:
-    """Label every photo with the detector; photos a person reviewed are kept unless asked.
+    """Label every photo with the detector; labels a person made, edited, imported or reviewed
+    are kept unless asked (so are label files that cannot be read, or whose metadata is missing).
 
     Each save keeps the previous label file in `labels/.history/`, so even an overwrite of a
     reviewed photo can be undone.
@@ -76,9 +77,9 @@ def prelabel_folder(folder: Path, detector: Detector, model: str, *, overwrite_r
     labeled = skipped = boxes = 0
     failed = []
     for number, photo in enumerate(photos, start=1):
-        if read_meta(photo.meta_path).reviewed and not overwrite_reviewed:
+        if not overwrite_reviewed and (why := _kept_because(photo)):
             skipped += 1
-            progress(f"[{number}/{len(photos)}] {photo.image.name}: reviewed by a person, kept")
+            progress(f"[{number}/{len(photos)}] {photo.image.name}: {why}, kept")
             continue
         try:
             image = read_image(photo.image)
@@ -94,6 +95,19 @@ def prelabel_folder(folder: Path, detector: Detector, model: str, *, overwrite_r
         progress(f"[{number}/{len(photos)}] {photo.image.name}: {len(labels.boxes)} boxes, "
                  f"least sure {labels.meta.least_confidence:.2f}")
     return PrelabelReport(labeled, skipped, tuple(failed), boxes)
+
+
+def _kept_because(photo: Photo) -> str:
+    """Why pre-labeling must leave this photo's labels alone ("" when it may replace them)."""
+    if not photo.label_path.exists():
+        return ""
+    try:
+        labels = photo.load()
+    except LabelFileError as error:
+        return f"label file unreadable ({error})"
+    if labels.meta.reviewed:
+        return "reviewed by a person"
+    return "labels made or edited by a person" if labels.made_by_person else ""
 
 
 def image_errors() -> tuple[type[BaseException], ...]:
@@ -128,10 +142,19 @@ def command_prelabel(args: argparse.Namespace) -> int:
 
 
 def command_order(args: argparse.Namespace) -> int:
+    """One line per photo, least sure first; a photo with broken label files says so on stderr."""
     for photo in review_order(list_photos(args.photos)):
-        meta = read_meta(photo.meta_path)
+        try:
+            labels, problems = photo.load_checked()
+        except LabelFileError as error:
+            print(f"warning: {error}", file=sys.stderr)
+            print(f"-\tunreadable\t{photo.image.name}")
+            continue
+        for problem in problems:
+            print(f"warning: {problem}", file=sys.stderr)
+        meta = labels.meta
         state = "reviewed" if meta.reviewed else meta.origin if photo.label_path.exists() else "unlabeled"
-        print(f"{meta.least_confidence:.3f}\t{state}\t{photo.image.name}")
+        print(f"{labels.least_confidence:.3f}\t{state}\t{photo.image.name}")
     return 0
 
 
@@ -156,6 +179,8 @@ def command_import(args: argparse.Namespace) -> int:
     for name in report.unmatched:
         print(f"warning: no photo in {args.photos} for {name!r}", file=sys.stderr)
     print(f"{report.photos} photos, {report.boxes} boxes imported into {args.photos}/labels")
+    if not report.photos:
+        print(f"nothing imported: {report.why_nothing()}", file=sys.stderr)
     return 0 if report.photos else 1
 
 
@@ -175,7 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
     prelabel.add_argument("photos", type=Path, metavar="PHOTOS_DIR")
     prelabel.add_argument("--model", type=Path, help="models folder (default: the version in use)")
     prelabel.add_argument("--overwrite-reviewed", action="store_true",
-                          help="also re-label photos a person reviewed (their labels stay in labels/.history/)")
+                          help="also re-label photos a person reviewed, edited or imported "
+                               "(their labels stay in labels/.history/)")
     prelabel.set_defaults(run=command_prelabel)
 
     order = sub.add_parser("order", help="list photos in review order: least sure first")

@@ -9,6 +9,7 @@ with any other config is read correctly too.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -113,6 +114,25 @@ class ImportReport:
     boxes: int
     unmatched: tuple[str, ...]
     warnings: tuple[str, ...]
+    tasks: int = 0  # tasks (JSON) or label files (YOLO) in the export
+    without_annotations: int = 0  # tasks with predictions only, or every annotation cancelled
+
+    def why_nothing(self) -> str:
+        """Why an import brought no photo in, in words a user can act on ("" when some came in)."""
+        if self.photos:
+            return ""
+        if not self.tasks:
+            return "the export holds no tasks"
+        reasons = []
+        if self.without_annotations:
+            reasons.append(f"{self.without_annotations} of {self.tasks} tasks have no submitted annotation "
+                           "(predictions alone are not imported: open each task in Label Studio and press "
+                           "Submit or Update, then export again)")
+        if self.unmatched:
+            reasons.append(f"{len(self.unmatched)} match no photo of the folder by file name")
+        if self.warnings and not reasons:
+            reasons.append("every task was skipped (see the warnings)")
+        return "; ".join(reasons) or "no task held any box"
 
 
 def match_photo(name: str, photos: dict[str, Photo]) -> Photo | None:
@@ -125,44 +145,86 @@ def match_photo(name: str, photos: dict[str, Photo]) -> Photo | None:
     return None
 
 
-def result_to_box(result: dict[str, Any], warnings: list[str], where: str) -> LabelBox | None:
-    if result.get("type") not in ("rectanglelabels", None) or "rectanglelabels" not in result.get("value", result):
+def _number(value: Any) -> float | None:
+    """A finite number (Label Studio writes numbers; a hand-edited export may not)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def result_to_box(result: Any, warnings: list[str], where: str) -> LabelBox | None:
+    if not isinstance(result, dict):
+        warnings.append(f"{where}: skipped a result that is not an object ({type(result).__name__})")
         return None
     value = result.get("value", result)
-    names = value["rectanglelabels"]
-    if len(names) != 1 or names[0] not in CLASS_ID:
-        warnings.append(f"{where}: skipped a box labeled {names!r} (not one of our class names)")
+    if result.get("type") not in ("rectanglelabels", None) or not isinstance(value, dict) \
+            or "rectanglelabels" not in value:
         return None
-    x, y, w, h = (float(value[k]) / 100 for k in ("x", "y", "width", "height"))
-    if abs(float(value.get("rotation", 0) or 0)) > 1e-9:
+    names = value["rectanglelabels"]
+    if not isinstance(names, list) or len(names) != 1 or not isinstance(names[0], str) or names[0] not in CLASS_ID:
+        warnings.append(f"{where}: skipped a box labeled {str(names)[:60]!r} (not one of our class names)")
+        return None
+    corners = [_number(value.get(k)) for k in ("x", "y", "width", "height")]
+    if any(c is None for c in corners):
+        shown = {k: value.get(k) for k in ("x", "y", "width", "height")}
+        warnings.append(f"{where}: skipped a {names[0]} box whose x, y, width, height are not all numbers: "
+                        f"{str(shown)[:80]}")
+        return None
+    x, y, w, h = (c / 100 for c in corners)  # type: ignore[operator]
+    rotation = _number(value.get("rotation", 0) or 0)
+    if rotation is None or abs(rotation) > 1e-9:
         warnings.append(f"{where}: a rotated box was read without its rotation")
-    return LabelBox(CLASS_ID[names[0]], x + w / 2, y + h / 2, w, h)
+    try:
+        return LabelBox(CLASS_ID[names[0]], x + w / 2, y + h / 2, w, h)
+    except LabelFileError as error:
+        warnings.append(f"{where}: skipped a {names[0]} box: {error}")
+        return None
 
 
-def chosen_annotation(task: dict[str, Any]) -> list[dict[str, Any]] | None:
+def chosen_annotation(task: dict[str, Any]) -> list[Any] | None:
     """The newest annotation that was not cancelled (Label Studio lists them oldest first)."""
-    annotations = [a for a in task.get("annotations", []) if not a.get("was_cancelled")]
+    listed = task.get("annotations", [])
+    annotations = [a for a in listed if isinstance(a, dict) and not a.get("was_cancelled")] \
+        if isinstance(listed, list) else []
     if not annotations:
         return None
-    return max(annotations, key=lambda a: str(a.get("updated_at") or a.get("created_at") or ""))["result"]
+    result = max(annotations, key=lambda a: str(a.get("updated_at") or a.get("created_at") or "")).get("result")
+    return result if isinstance(result, list) else None
 
 
-def json_export_boxes(tasks: Iterable[dict[str, Any]], photos: dict[str, Photo], warnings: list[str],
-                      unmatched: list[str]) -> dict[str, tuple[Photo, list[LabelBox]]]:
+def json_export_boxes(tasks: Iterable[Any], photos: dict[str, Photo], warnings: list[str],
+                      unmatched: list[str]) -> tuple[dict[str, tuple[Photo, list[LabelBox]]], int]:
+    """Boxes per photo, and how many tasks had no annotation to take them from."""
     found: dict[str, tuple[Photo, list[LabelBox]]] = {}
-    for task in tasks:
-        data = task.get("data", {})
+    without_annotations = 0
+    for number, task in enumerate(tasks, start=1):
+        if not isinstance(task, dict):
+            warnings.append(f"task {number}: not a Label Studio task ({type(task).__name__}), skipped")
+            continue
+        data = task.get("data") if isinstance(task.get("data"), dict) else {}
         image_name = str(data.get("mcr_photo") or data.get("image") or task.get("image") or "")
         photo = match_photo(image_name, photos)
         if photo is None:
-            unmatched.append(image_name)
+            unmatched.append(image_name or f"task {number} (no image)")
             continue
         results = task["label"] if "label" in task else chosen_annotation(task)  # JSON-MIN has "label"
-        if results is None:
+        if not isinstance(results, list):
+            without_annotations += 1
             continue
         boxes = [b for r in results if (b := result_to_box(r, warnings, photo.name)) is not None]
         found[photo.name] = (photo, boxes)
-    return found
+    return found, without_annotations
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise LabelFileError(f"cannot read {path}: {error}") from None
 
 
 def yolo_export_boxes(export: Path, photos: dict[str, Photo], warnings: list[str],
@@ -170,7 +232,7 @@ def yolo_export_boxes(export: Path, photos: dict[str, Photo], warnings: list[str
     classes_file = export / "classes.txt"
     if not classes_file.is_file():
         raise LabelFileError(f"{export} has no classes.txt: not a Label Studio YOLO export")
-    names = [line.strip() for line in classes_file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    names = [line.strip() for line in _read_text(classes_file).splitlines() if line.strip()]
     unknown = [n for n in names if n not in CLASS_ID]
     if unknown:
         warnings.append(f"classes.txt names not in our class table are skipped: {unknown}")
@@ -185,14 +247,14 @@ def yolo_export_boxes(export: Path, photos: dict[str, Photo], warnings: list[str
             unmatched.append(label_file.name)
             continue
         boxes = []
-        for line in label_file.read_text(encoding="utf-8").splitlines():
+        for line in _read_text(label_file).splitlines():
             parts = line.split()
             if not parts:
                 continue
             try:
                 export_id = int(parts[0])
             except ValueError:
-                raise LabelFileError(f"{label_file}: bad line {line!r}") from None
+                raise LabelFileError(f"{label_file}: bad line {line[:80]!r}") from None
             if export_id not in to_canonical:
                 warnings.append(f"{label_file.name}: skipped class {export_id} (not in our table)")
                 continue
@@ -208,20 +270,24 @@ def import_export(export: Path, folder: Path) -> ImportReport:
     photos = {p.name: p for p in list_photos(folder)}
     warnings: list[str] = []
     unmatched: list[str] = []
+    without_annotations = 0
     if export.is_dir():
         found = yolo_export_boxes(export, photos, warnings, unmatched)
+        tasks_seen = len(found) + len(unmatched)
     elif export.is_file():
         try:
-            tasks = json.loads(export.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise LabelFileError(f"cannot read {export} as JSON: {error}") from None
+            tasks = json.loads(_read_text(export))
+        except (ValueError, RecursionError) as error:
+            raise LabelFileError(f"cannot read {export} as JSON: {str(error)[:200]}") from None
         if isinstance(tasks, dict):
             tasks = [tasks]
         if not isinstance(tasks, list):
-            raise LabelFileError(f"{export}: expected a list of Label Studio tasks")
-        found = json_export_boxes(tasks, photos, warnings, unmatched)
+            raise LabelFileError(f"{export}: expected a list of Label Studio tasks, not a {type(tasks).__name__}")
+        found, without_annotations = json_export_boxes(tasks, photos, warnings, unmatched)
+        tasks_seen = len(tasks)
     else:
         raise LabelFileError(f"{export} does not exist")
     for photo, boxes in found.values():
         photo.save(PhotoLabels(tuple(boxes), LabelMeta(origin="import", reviewed=True)))
-    return ImportReport(len(found), sum(len(b) for _, b in found.values()), tuple(unmatched), tuple(warnings))
+    return ImportReport(len(found), sum(len(b) for _, b in found.values()), tuple(unmatched), tuple(warnings),
+                        tasks_seen, without_annotations)

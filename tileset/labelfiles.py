@@ -5,20 +5,31 @@ ultralytics layout (`DIR/images/NAME.jpg`, labels in `DIR/labels/`).  Per photo:
 
 - `labels/NAME.txt`        YOLO boxes, canonical class ids (`tileset.classes`), normalized cx cy w h.
 - `labels/NAME.meta.json`  what made the labels (`origin`: prelabel | human | import), the model,
-                           one confidence per box (review order: least sure first), `reviewed`.
+                           one confidence per box (review order: least sure first), `reviewed`
+                           (a person said "looks right"), `labels_sha1` (the label file it describes).
 - `labels/.history/NAME.<n>.txt`  every previous version of the label file, oldest first.
+- `labels/.locks/NAME.lock`  held while a save runs, so two programs saving one photo take turns.
 
 Every write goes to a temporary file in the same folder, is fsynced, then `os.replace`d over the
-target, so a crash at any point leaves either the old or the new file, never a torn one.
+target, so a crash at any point leaves either the old or the new file, never a torn one.  The label
+file is written before its metadata; metadata whose `labels_sha1` does not match the label file
+(a save cut short in between, or an edit outside the app) is read as a person's unreviewed labels
+with unknown confidences, so `prelabel` never replaces them.  Temporary files of a killed writer
+are removed by the next save or folder listing.
+
+Two photos whose names differ only in the extension (`hand.jpg`, `hand.png`) would share one label
+file (ultralytics too maps `images/NAME.*` to `labels/NAME.txt`): a folder holding them is refused.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,7 +38,11 @@ from tileset.classes import CLASS_NAMES
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 HISTORY_DIR = ".history"
+LOCKS_DIR = ".locks"
 ORIGINS = ("prelabel", "human", "import")
+UNKNOWN_CONFIDENCE = 0.0  # a box whose confidence was lost is shown and ordered as the least sure
+LOCK_TIMEOUT_S = 30.0  # another program saving the same photo for longer than this is an error
+STALE_TEMP_AGE_S = 60.0  # a temporary file this old, of no live writer we know of, is a killed save's
 
 
 class LabelFileError(ValueError):
@@ -87,6 +102,7 @@ class LabelMeta:
     reviewed: bool = False
     model: str = ""
     confidences: tuple[float, ...] = ()
+    labels_sha1: str = ""  # of the label file this metadata was written with ("" in older files)
 
     def __post_init__(self) -> None:
         if self.origin not in ORIGINS:
@@ -98,17 +114,45 @@ class LabelMeta:
         return min(self.confidences, default=1.0)
 
     def to_json(self) -> dict[str, Any]:
-        return {"origin": self.origin, "reviewed": self.reviewed, "model": self.model,
+        data = {"origin": self.origin, "reviewed": self.reviewed, "model": self.model,
                 "confidences": [round(c, 6) for c in self.confidences]}
+        if self.labels_sha1:
+            data["labels_sha1"] = self.labels_sha1
+        return data
 
     @staticmethod
-    def from_json(data: dict[str, Any]) -> LabelMeta:
-        return LabelMeta(
-            origin=str(data.get("origin", "human")),
-            reviewed=bool(data.get("reviewed", False)),
-            model=str(data.get("model", "")),
-            confidences=tuple(float(c) for c in data.get("confidences", ())),
-        )
+    def from_json(data: Any) -> LabelMeta:
+        """Strict: every field of the type it must have, or a LabelFileError saying which is wrong."""
+        if not isinstance(data, dict):
+            raise LabelFileError(f"expected a JSON object, not {_shown(data)}")
+        origin = data.get("origin", "human")
+        if origin not in ORIGINS:
+            raise LabelFileError(f'"origin" must be one of {", ".join(ORIGINS)}, not {_shown(origin)}')
+        reviewed = data.get("reviewed", False)
+        if not isinstance(reviewed, bool):
+            raise LabelFileError(f'"reviewed" must be true or false, not {_shown(reviewed)}')
+        model = data.get("model", "")
+        if not isinstance(model, str):
+            raise LabelFileError(f'"model" must be text, not {_shown(model)}')
+        sha1 = data.get("labels_sha1", "")
+        if not isinstance(sha1, str):
+            raise LabelFileError(f'"labels_sha1" must be text, not {_shown(sha1)}')
+        return LabelMeta(origin, reviewed, model, _confidences(data.get("confidences", [])), sha1)
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if isinstance(value, (str, int, float, bool, type(None))) \
+        else f"a {type(value).__name__}"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _confidences(value: Any) -> tuple[float, ...]:
+    if not isinstance(value, list):
+        raise LabelFileError(f'"confidences" must be a list of numbers 0 to 1, not {_shown(value)}')
+    for number, item in enumerate(value, start=1):
+        if isinstance(item, bool) or not isinstance(item, (int, float)) or not 0 <= item <= 1:
+            raise LabelFileError(f'"confidences" item {number} must be a number 0 to 1, not {_shown(item)}')
+    return tuple(float(c) for c in value)
 
 
 @dataclass(frozen=True)
@@ -119,30 +163,57 @@ class PhotoLabels:
     meta: LabelMeta = field(default_factory=LabelMeta)
 
     def confidences(self) -> tuple[float, ...]:
-        """One confidence per box (1.0 where none was kept)."""
+        """One confidence per box: as kept; 1.0 for a person's boxes kept without any; else unknown (0.0)."""
         kept = self.meta.confidences
-        return kept if len(kept) == len(self.boxes) else (1.0,) * len(self.boxes)
+        if len(kept) == len(self.boxes):
+            return kept
+        sure = not kept and self.meta.origin != "prelabel"
+        return (1.0 if sure else UNKNOWN_CONFIDENCE,) * len(self.boxes)
+
+    @property
+    def least_confidence(self) -> float:
+        """The review key: the least sure box (1.0 for none)."""
+        return min(self.confidences(), default=1.0)
 
     def _edited(self, boxes: tuple[LabelBox, ...], confidences: tuple[float, ...]) -> PhotoLabels:
-        """A person's edit: the file becomes reviewed, edited boxes count as sure (1.0)."""
-        return PhotoLabels(boxes, replace(self.meta, origin="human", reviewed=True, confidences=confidences))
+        """A person's edit: edited boxes count as sure (1.0); the photo waits for "looks right" again."""
+        return PhotoLabels(boxes, replace(self.meta, origin="human", reviewed=False, confidences=confidences))
 
     def with_class(self, index: int, class_id: int) -> PhotoLabels:
+        return self.with_classes((index,), class_id)
+
+    def with_classes(self, indices: Iterable[int], class_id: int) -> PhotoLabels:
+        """Every box of `indices` given one face (e.g. a row of flowers)."""
         boxes, confidences = list(self.boxes), list(self.confidences())
-        boxes[index] = boxes[index].with_class(class_id)
-        confidences[index] = 1.0
+        for index in set(indices):
+            boxes[index] = boxes[index].with_class(class_id)
+            confidences[index] = 1.0
         return self._edited(tuple(boxes), tuple(confidences))
 
     def without(self, index: int) -> PhotoLabels:
-        keep = [i for i in range(len(self.boxes)) if i != index]
+        return self.without_all((index,))
+
+    def without_all(self, indices: Iterable[int]) -> PhotoLabels:
+        drop = set(indices)
+        keep = [i for i in range(len(self.boxes)) if i not in drop]
         confidences = self.confidences()
         return self._edited(tuple(self.boxes[i] for i in keep), tuple(confidences[i] for i in keep))
+
+    def below(self, threshold: float) -> tuple[int, ...]:
+        """Indices of the boxes less sure than `threshold`."""
+        return tuple(i for i, c in enumerate(self.confidences()) if c < threshold)
 
     def with_added(self, box: LabelBox) -> PhotoLabels:
         return self._edited(self.boxes + (box,), self.confidences() + (1.0,))
 
     def marked_reviewed(self) -> PhotoLabels:
-        return self._edited(self.boxes, self.confidences())
+        """The explicit "looks right": the only way a photo becomes reviewed."""
+        return PhotoLabels(self.boxes, replace(self.meta, reviewed=True, confidences=self.confidences()))
+
+    @property
+    def made_by_person(self) -> bool:
+        """Boxes a person made, edited, imported or checked: pre-labeling must not replace them."""
+        return self.meta.reviewed or self.meta.origin != "prelabel"
 
 
 def parse_label_text(text: str, source: str = "label file") -> tuple[LabelBox, ...]:
@@ -189,7 +260,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write `data` to `path` so that readers see the old or the new content, never a mix."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # The writer's pid in the name lets a later save tell a killed writer's leftover from a live one's.
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as tmp:
             tmp.write(data)
@@ -215,15 +287,64 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def remove_stale_temp_files(folder: Path, now: float | None = None) -> list[Path]:
+    """Delete the `.NAME.<pid>.<random>.tmp` files a killed writer left; returns what was removed.
+
+    A file is stale when its writer's process is gone, or (no pid in its name, or a pid another
+    process may have reused) when it is older than STALE_TEMP_AGE_S.
+    """
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        candidates = [p for p in Path(folder).iterdir() if p.name.startswith(".") and p.name.endswith(".tmp")]
+    except OSError:
+        return removed
+    for candidate in candidates:
+        try:
+            age = now - candidate.stat().st_mtime
+        except OSError:
+            continue
+        pid = _writer_pid(candidate.name)
+        if (pid is not None and not _process_alive(pid)) or age > STALE_TEMP_AGE_S:
+            try:
+                candidate.unlink()
+                removed.append(candidate)
+            except OSError:
+                pass
+    return removed
+
+
+def _writer_pid(name: str) -> int | None:
+    parts = name[: -len(".tmp")].rsplit(".", 2)
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # someone else's process, or a platform without signals: assume it lives
+    return True
+
+
 def history_paths(label_path: Path) -> list[Path]:
     """Previous versions of a label file, oldest first."""
-    folder = label_path.parent / HISTORY_DIR
-    stem = label_path.stem
+    folder = Path(label_path).parent / HISTORY_DIR
+    stem = Path(label_path).stem
     found = []
-    for candidate in folder.glob(f"{stem}.*.txt"):
-        number = candidate.name[len(stem) + 1 : -len(".txt")]
-        if number.isdigit():
-            found.append((int(number), candidate))
+    try:
+        names = [p.name for p in folder.iterdir()]
+    except OSError:
+        return []
+    for name in names:  # not glob: a photo name may hold glob characters ('[1]')
+        if name.startswith(stem + ".") and name.endswith(".txt"):
+            number = name[len(stem) + 1 : -len(".txt")]
+            if number.isdigit():
+                found.append((int(number), folder / name))
     return [p for _, p in sorted(found)]
 
 
@@ -232,13 +353,17 @@ def write_labels(label_path: Path, boxes: Iterable[LabelBox], keep_history: bool
     label_path = Path(label_path)
     text = format_label_text(boxes)
     if keep_history and label_path.exists():
-        previous = label_path.read_text(encoding="utf-8")
+        previous = label_path.read_bytes().decode("utf-8", "replace")
         if previous == text:
             return
         existing = history_paths(label_path)
         next_number = int(existing[-1].name[len(label_path.stem) + 1 : -4]) + 1 if existing else 1
         atomic_write_text(label_path.parent / HISTORY_DIR / f"{label_path.stem}.{next_number}.txt", previous)
     atomic_write_text(label_path, text)
+
+
+def text_sha1(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -260,27 +385,104 @@ class Photo:
     def meta_path(self) -> Path:
         return self.labels_dir / f"{self.name}.meta.json"
 
+    @property
+    def lock_path(self) -> Path:
+        return self.labels_dir / LOCKS_DIR / f"{self.name}.lock"
+
     def load(self) -> PhotoLabels:
-        return PhotoLabels(read_labels(self.label_path), read_meta(self.meta_path))
+        """The boxes and their metadata; bad metadata is read as unreviewed, confidences unknown.
+
+        A label file that cannot be read raises LabelFileError; `load_checked` also says what
+        was wrong with the metadata.
+        """
+        return self.load_checked()[0]
+
+    def load_checked(self) -> tuple[PhotoLabels, tuple[str, ...]]:
+        """The labels as `load` gives them, and one line per problem found in the metadata."""
+        try:
+            text = self.label_path.read_bytes().decode("utf-8")
+        except FileNotFoundError:
+            text = None
+        except (OSError, UnicodeDecodeError) as error:
+            raise LabelFileError(f"cannot read {self.label_path}: {error}") from None
+        boxes = parse_label_text(text, str(self.label_path)) if text is not None else ()
+        unknown = (UNKNOWN_CONFIDENCE,) * len(boxes)
+        try:
+            meta = read_meta(self.meta_path)
+        except LabelFileError as error:
+            problem = f"{error}; read as a person's labels, not reviewed, confidences unknown"
+            return PhotoLabels(boxes, LabelMeta("human", False, "", unknown)), (problem,)
+        if text is not None and meta.labels_sha1 and meta.labels_sha1 != text_sha1(text):
+            problem = (f"{self.label_path.name} changed after {self.meta_path.name} was written (a save cut short, "
+                       "or an edit outside this program): read as a person's labels, not reviewed")
+            return PhotoLabels(boxes, LabelMeta("human", False, meta.model, unknown)), (problem,)
+        if meta.confidences and len(meta.confidences) != len(boxes):
+            problem = (f"{self.meta_path.name} has {len(meta.confidences)} confidences for {len(boxes)} boxes: "
+                       "confidences unknown")
+            return PhotoLabels(boxes, replace(meta, confidences=unknown)), (problem,)
+        return PhotoLabels(boxes, meta), ()
+
+    def lock(self) -> Any:
+        """The lock every save of this photo holds (context manager); LabelFileError after LOCK_TIMEOUT_S."""
+        from filelock import FileLock
+
+        self.lock_path.parent.mkdir(parents=True, exist_ok=True)
+        return _TimedLock(FileLock(self.lock_path, timeout=LOCK_TIMEOUT_S), self)
 
     def save(self, labels: PhotoLabels) -> None:
-        """Boxes first, then metadata: a crash in between leaves valid boxes with stale confidences."""
+        """Boxes first, then metadata naming them (`labels_sha1`); another save of the photo waits its turn."""
+        with self.lock():
+            self._save_locked(labels)
+
+    def update(self, change: Callable[[PhotoLabels], PhotoLabels]) -> PhotoLabels:
+        """Load, change and save in one turn of the lock: a concurrent save is never overwritten unseen."""
+        with self.lock():
+            changed = change(self.load())
+            self._save_locked(changed)
+        return changed
+
+    def _save_locked(self, labels: PhotoLabels) -> None:
         if labels.meta.confidences and len(labels.meta.confidences) != len(labels.boxes):
             raise LabelFileError(f"{self.name}: {len(labels.boxes)} boxes but {len(labels.meta.confidences)} confidences")
+        for folder in (self.labels_dir, self.labels_dir / HISTORY_DIR):
+            remove_stale_temp_files(folder)
         write_labels(self.label_path, labels.boxes)
-        atomic_write_text(self.meta_path, json.dumps(labels.meta.to_json(), indent=1) + "\n")
+        meta = replace(labels.meta, labels_sha1=text_sha1(format_label_text(labels.boxes)))
+        atomic_write_text(self.meta_path, json.dumps(meta.to_json(), indent=1) + "\n")
+
+
+class _TimedLock:
+    """A FileLock whose timeout is a LabelFileError naming the photo."""
+
+    def __init__(self, lock: Any, photo: Photo) -> None:
+        self._lock, self._photo = lock, photo
+
+    def __enter__(self) -> _TimedLock:
+        from filelock import Timeout
+
+        try:
+            self._lock.acquire()
+        except Timeout:
+            raise LabelFileError(f"the labels of {self._photo.image.name} are being saved by another program "
+                                 f"(lock {self._photo.lock_path} held for {LOCK_TIMEOUT_S:.0f} s); try again") from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
 
 
 def read_meta(path: Path) -> LabelMeta:
+    """A meta.json file, strictly; a missing file is LabelMeta(); anything wrong is a LabelFileError."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_bytes().decode("utf-8"))
     except FileNotFoundError:
         return LabelMeta()
-    except (OSError, ValueError) as error:
-        raise LabelFileError(f"cannot read {path}: {error}") from None
-    if not isinstance(data, dict):
-        raise LabelFileError(f"{path}: expected a JSON object")
-    return LabelMeta.from_json(data)
+    except (OSError, ValueError, RecursionError) as error:
+        raise LabelFileError(f"cannot read {path}: {str(error)[:200]}") from None
+    try:
+        return LabelMeta.from_json(data)
+    except LabelFileError as error:
+        raise LabelFileError(f"{path}: {error}") from None
 
 
 def images_dir(folder: Path) -> Path:
@@ -290,7 +492,10 @@ def images_dir(folder: Path) -> Path:
 
 
 def list_photos(folder: Path) -> list[Photo]:
-    """The photos of a labeled folder, sorted by name; a clear error when there are none."""
+    """The photos of a labeled folder, sorted by name; a clear error when there are none.
+
+    Two photos with one name but different extensions are refused: they would share a label file.
+    """
     folder = Path(folder)
     if not folder.is_dir():
         raise LabelFileError(f"{folder} is not a folder")
@@ -298,14 +503,30 @@ def list_photos(folder: Path) -> list[Photo]:
     images = sorted(p for p in source.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
     if not images:
         raise LabelFileError(f"no photos ({', '.join(IMAGE_SUFFIXES)}) in {source}")
-    return [Photo(image, folder / "labels") for image in images]
+    by_stem: dict[str, Path] = {}
+    for image in images:
+        if (other := by_stem.setdefault(image.stem, image)) is not image:
+            raise LabelFileError(
+                f"{other.name} and {image.name} in {source} would share one label file "
+                f"(labels/{image.stem}.txt; training reads labels by name without the extension): "
+                "rename one of them")
+    labels_dir = folder / "labels"
+    for leftovers in (labels_dir, labels_dir / HISTORY_DIR):
+        remove_stale_temp_files(leftovers)
+    return [Photo(image, labels_dir) for image in images]
 
 
 def review_order(photos: Sequence[Photo]) -> list[Photo]:
-    """Photos to look at first: not yet reviewed before reviewed, then least sure box first, then name."""
+    """Photos to look at first: not yet reviewed before reviewed, then least sure box first, then name.
+
+    A photo whose label files cannot be read comes first of all, so its problem is seen.
+    """
 
     def key(photo: Photo) -> tuple[bool, float, str]:
-        meta = read_meta(photo.meta_path)
-        return (meta.reviewed, meta.least_confidence, photo.name)
+        try:
+            labels = photo.load()
+        except LabelFileError:
+            return (False, -1.0, photo.name)
+        return (labels.meta.reviewed, labels.least_confidence, photo.name)
 
     return sorted(photos, key=key)
