@@ -3,8 +3,9 @@
 Layout (ultralytics, as `tileset.labelfiles` and the labeling page read it): `DIR/images/NAME.jpg`,
 `DIR/labels/NAME.txt` and `DIR/labels/NAME.meta.json` (origin human, reviewed: a person checked
 the tiles before saving; one confidence per box, 1.0 for the boxes the person corrected).
-Each file is written to a temporary file in the same folder, fsynced and `os.replace`d over the
-target; a file it replaces is kept as `NAME.<ext>.bak` first.
+The labels are written by `tileset.labelfiles` (the one label writer: atomic, locked, the previous
+version kept in `labels/.history/`); the image is written atomically, a JPEG it replaces kept as
+`NAME.jpg.bak` first.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tileset.labelfiles import atomic_write_bytes
+from tileset.labelfiles import LabelFileError, LabelMeta, Photo, PhotoLabels, atomic_write_bytes, parse_label_text
 
 from .correction import Reading
 
@@ -47,14 +48,20 @@ def save_for_training(
         raise SaveError("the image could not be encoded as JPEG")
     height, width = image_bgr.shape[:2]
     image_path = folder / "images" / f"{name}.jpg"
-    label_path = folder / "labels" / f"{name}.txt"
-    labeled = reading.labeled(width, height)
-    text = "".join(line + "\n" for line, _ in labeled)
-    meta = {"origin": "human", "reviewed": True, "model": model, "confidences": [round(c, 6) for _, c in labeled]}
+    photo = Photo(image_path, folder / "labels")
+    boxes, confidences = [], []
+    for line, confidence in reading.labeled(width, height):
+        try:
+            boxes.extend(parse_label_text(line))
+        except LabelFileError:
+            continue  # a box under a millionth of the photo, rounded to nothing: no tile to learn from
+        confidences.append(confidence)
+    labels = PhotoLabels(tuple(boxes), LabelMeta("human", True, model, tuple(confidences)))
     try:
         atomic_write(image_path, encoded.tobytes())
-        atomic_write(label_path, text.encode())
-        atomic_write(label_path.with_name(f"{name}.meta.json"), (json.dumps(meta, indent=1) + "\n").encode())
+        photo.save(labels)
     except OSError as exc:
         raise SaveError(f"could not write to {folder}: {exc.strerror or exc}") from exc
-    return image_path, label_path
+    except LabelFileError as exc:
+        raise SaveError(str(exc)) from exc
+    return image_path, photo.label_path

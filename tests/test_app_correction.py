@@ -5,6 +5,7 @@ import pytest
 
 from appui.correction import CorrectionError, Reading
 from appui.saving import atomic_write, photo_name, save_for_training
+from tileset.labelfiles import history_paths, read_meta
 from tileset.classes import CLASS_ID
 from scoring.hand import HandError, MeldKind, WinContext
 from scoring.notation import parse_hand
@@ -123,12 +124,13 @@ def test_save_for_training_writes_image_and_labels_and_keeps_a_backup(tmp_path):
     img_path, lbl_path = save_for_training(image, reading, tmp_path, name)
     assert img_path == tmp_path / "images" / f"{name}.jpg" and img_path.stat().st_size > 0
     lines = lbl_path.read_text().splitlines()
-    assert len(lines) == len(READ)
+    assert len(lines) == len(READ) and read_meta(lbl_path.with_name(f"{name}.meta.json")).reviewed
     assert lines[0].split()[0] == str(CLASS_ID["1m"])
 
     corrected = reading.with_face(0, "4m")
     save_for_training(image, corrected, tmp_path, name)
-    assert lbl_path.with_name(lbl_path.name + ".bak").read_text().splitlines() == lines
+    (previous,) = history_paths(lbl_path)  # the one label writer keeps the previous version
+    assert [line.split()[0] for line in previous.read_text().splitlines()] == [line.split()[0] for line in lines]
     assert lbl_path.read_text().splitlines()[0].split()[0] == str(CLASS_ID["4m"])
     assert not list(tmp_path.rglob("*.tmp"))
 
