@@ -27,6 +27,7 @@ def page_specs() -> list[PageSpec]:
         PageSpec("appui/pages/photo.py", "page_photo", ":material/photo_camera:", "photo"),
         PageSpec("appui/pages/manual.py", "page_manual", ":material/calculate:", "manual"),
         PageSpec("appui/pages/live.py", "page_live", ":material/videocam:", "live"),
+        PageSpec("appui/pages/match.py", "page_match", ":material/scoreboard:", "match"),
     ]
     if labeling_available():
         pages.append(PageSpec("appui/pages/labeling.py", "page_label", ":material/label:", "label"))

@@ -1,0 +1,412 @@
+"""The Match page: keep a whole match at the table, deal by deal (the logic is in `ledger`).
+
+Every run reads the match from the database, so two browser sessions on one match see the same
+ledger; a deal another session recorded first is refused with the reason, nothing is lost.
+"Score in the manual scorer / a photo" puts the deal's winds, the winner's seat and the
+discarder into that page's win-context form; back here, one click adds the hand scored there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ledger.exchange import ledger_from_json, ledger_to_csv, ledger_to_json
+from ledger.match import Deal, Ledger, LedgerError, Match, draw, false_win, win
+from ledger.rules import DEALS_PER_MATCH, SeatRule, prevalent_wind, round_index
+from ledger.store import LedgerStore, default_url
+from scoring.hand import Hand, HandError, WinContext
+from scoring.notation import format_hand, parse_hand
+
+from .i18n import lang
+from .widgets import WIND_ZH
+
+PREFIX = "match."
+MATCH_ID = PREFIX + "id"
+MESSAGE = PREFIX + "message"
+NOTATION = PREFIX + "notation"
+SOURCE = PREFIX + "source"
+PENDING = PREFIX + "pending"  # the deal sent to another page for scoring (widget state does not survive a page switch)
+# the other pages' session keys (appui.manual / appui.photo; read, not imported: the photo page loads the models)
+MANUAL_PREFIX, PHOTO_PREFIX = "manual.", "photo."
+MANUAL_DRAFT, PHOTO_READ = "manual.draft", "photo.photo"
+FLAG_NAMES = ("last_tile", "last_of_wall", "kong_replacement", "robbing_kong")
+
+_LABELS: dict[str, tuple[str, str]] = {
+    "title": ("Match", "对局记分"),
+    "intro": ("A whole match at one table: 16 deals, the dealer never stays, seats change between rounds.",
+              "一局比赛：16 盘，庄家不连庄，每圈结束后轮转换位。"),
+    "choose": ("Match", "对局"),
+    "no_match": ("No match yet: start one below.", "还没有对局：在下面开始一局。"),
+    "new": ("Start a new match", "开始新对局"),
+    "place": ("Player starting {wind}", "起始{wind}位选手"),
+    "seat_rule": ("Seat changes between rounds", "圈间换位"),
+    "rule_official": ("MCR competition rule", "竞赛规程轮转"),
+    "rule_none": ("None", "不换位"),
+    "table": ("Table", "桌号"),
+    "round": ("Tournament round", "轮次"),
+    "name": ("Match name", "对局名称"),
+    "start": ("Start the match", "开始对局"),
+    "import": ("Import a match (JSON)", "导入对局 (JSON)"),
+    "imported": ("Imported as match {id}.", "已导入为对局 {id}。"),
+    "deal_header": ("Deal {n} of 16 · {round} round · dealer {dealer}", "第 {n}/16 盘 · {round}风圈 · 庄家 {dealer}"),
+    "finished": ("The match is over: 16 deals.", "本局结束：16 盘已完成。"),
+    "player": ("Player", "选手"),
+    "seat_wind": ("Seat wind", "门风"),
+    "seats": ("Seats", "门风"),
+    "total": ("Total", "累计"),
+    "record": ("Record deal {n}", "记录第 {n} 盘"),
+    "deal_no": ("Deal", "盘"),
+    "replacing": ("Deal {n} is recorded: this replaces it and recomputes everything after it.",
+                  "第 {n} 盘已记录：将替换并重算其后各盘。"),
+    "draw": ("Draw (荒牌)", "荒牌"),
+    "false_win": ("False win (诈和)", "诈和"),
+    "offender": ("Who declared it", "诈和者"),
+    "winner": ("Winner", "和牌者"),
+    "won_by": ("Won by", "和牌方式"),
+    "discard": ("Discard", "点和"),
+    "self_drawn": ("Self-drawn", "自摸"),
+    "discarder": ("Discarder", "点炮者"),
+    "hand_from": ("The hand", "和牌"),
+    "src_notation": ("Type it", "输入记号"),
+    "src_manual": ("From the manual scorer", "来自手动算番"),
+    "src_photo": ("From the photo", "来自拍照算番"),
+    "notation": ("Hand notation (winds and self-drawn come from the ledger)", "牌型记号（风位与自摸由记分表决定）"),
+    "no_hand_there": ("No complete hand on that page yet.", "该页还没有完整的和牌。"),
+    "scores": ("{hand}: {fan} fan · {winner} {seat}", "{hand}：{fan} 番 · {winner} {seat}"),
+    "add_win": ("Add the win", "记录和牌"),
+    "to_manual": ("Score in the manual scorer", "去手动算番"),
+    "to_photo": ("Score a photo", "去拍照算番"),
+    "undo": ("Undo the last deal", "撤销最后一盘"),
+    "deals": ("Deals", "各盘记录"),
+    "chart": ("Running totals", "累计得分走势"),
+    "standings": ("Standings so far", "当前排名"),
+    "final": ("Final standings", "最终排名"),
+    "rank": ("Rank", "名次"),
+    "points": ("Points", "得分"),
+    "table_points": ("Table points", "标准分"),
+    "csv": ("Download CSV", "下载 CSV"),
+    "json": ("Download JSON", "下载 JSON"),
+    "win": ("win", "和牌"),
+    "result_draw": ("draw", "荒牌"),
+    "result_false_win": ("false win", "诈和"),
+    "result": ("Result", "结果"),
+    "fan": ("Fan", "番"),
+    "prevalent": ("Round", "圈风"),
+    "dealer": ("Dealer", "庄家"),
+    "db_error": ("The match database cannot be opened: {msg}", "无法打开对局数据库：{msg}"),
+}
+
+
+def tr(key: str, **values: Any) -> str:
+    en, zh = _LABELS[key]
+    text = zh if lang() == "zh" else en
+    return text.format(**values) if values else text
+
+
+def wind_name(w: str) -> str:
+    return f"{w} {WIND_ZH[w]}"
+
+
+@st.cache_resource(show_spinner=False)
+def _store(url: str) -> LedgerStore:
+    return LedgerStore(url)
+
+
+def store() -> LedgerStore:
+    """The process's store for the current database URL (one engine shared by every session)."""
+    return _store(default_url())
+
+
+# --- pure helpers (tests reach them without a browser) ---------------------------
+
+
+def deal_table(ledger: Ledger) -> list[dict[str, Any]]:
+    """One row per deal: number, round wind, dealer, result, fan, each player's points and running total."""
+    players = ledger.match.players
+    rows = []
+    for row in ledger.rows:
+        d = row.deal
+        result = {"win": tr("win"), "draw": tr("result_draw"), "false_win": tr("result_false_win")}[d.result.value]
+        if d.winner:
+            result += f" {d.winner}" + (f" ← {d.discarder}" if d.discarder else f" ({tr('self_drawn')})")
+        if d.offender:
+            result += f" {d.offender}"
+        line: dict[str, Any] = {tr("deal_no"): d.number, tr("prevalent"): row.prevalent_wind, tr("dealer"): row.dealer,
+                                tr("result"): result, tr("fan"): d.total}
+        line[tr("seats")] = " ".join(row.seat_winds)  # each player's seat wind, in the player columns' order
+        for i, p in enumerate(players):
+            line[p] = row.points[i]
+        for i, p in enumerate(players):
+            line[f"{p} Σ"] = row.totals[i]
+        rows.append(line)
+    return rows
+
+
+def chart_data(ledger: Ledger) -> dict[str, list[int]]:
+    """Running totals per player, from 0 before the first deal (a column per player for st.line_chart)."""
+    players = ledger.match.players
+    return {p: [0] + [row.totals[i] for row in ledger.rows] for i, p in enumerate(players)}
+
+
+def standings_table(ledger: Ledger) -> list[dict[str, Any]]:
+    return [{tr("rank"): s.rank, tr("player"): s.player, tr("points"): s.points, tr("table_points"): s.table_points}
+            for s in ledger.standings()]
+
+
+def context_from_page(prefix: str, flowers: int) -> WinContext:
+    """The flags the other page's form holds (last tile, ...); winds and self-drawn are the ledger's."""
+    state = st.session_state
+    return WinContext(flowers=flowers, **{name: bool(state.get(prefix + name)) for name in FLAG_NAMES})
+
+
+def hand_from_pages(source: str) -> Hand | None:
+    """The hand built on the manual scorer or the photo page in this session, None when there is none."""
+    state = st.session_state
+    try:
+        if source == "manual" and state.get(MANUAL_DRAFT) is not None:
+            flowers = int(state.get(MANUAL_PREFIX + "flowers") or 0)
+            return state[MANUAL_DRAFT].to_hand(context_from_page(MANUAL_PREFIX, flowers))
+        if source == "photo" and state.get(PHOTO_READ) is not None:
+            reading = state[PHOTO_READ].reading
+            return reading.to_hand(context_from_page(PHOTO_PREFIX, int(reading.flower_count)))
+    except (HandError, AttributeError, TypeError, ValueError):
+        return None
+    return None
+
+
+def carry_to_page(prefix: str, ledger: Ledger, number: int, winner: str, discarder: str | None) -> None:
+    """Put the deal's winds, the winner's seat and the discarder's seat into another page's context form."""
+    match = ledger.match
+    state = st.session_state
+    state[prefix + "seat"] = match.seat_of(winner, number)
+    state[prefix + "prevalent"] = prevalent_wind(number)
+    state[prefix + "won_by"] = "discard" if discarder else "self_drawn"
+    if discarder:
+        state[prefix + "discarder"] = match.seat_of(discarder, number)
+
+
+# --- the page -------------------------------------------------------------------
+
+
+def _flash(text: str | None) -> None:
+    st.session_state[MESSAGE] = text
+
+
+def _record(match_id: int, deal: Deal, replace: bool) -> None:
+    try:
+        if replace:
+            store().replace_deal(match_id, deal)
+        else:
+            store().add_deal(match_id, deal)
+    except LedgerError as exc:
+        _flash(str(exc))
+    else:
+        _flash(None)
+
+
+def _on_start() -> None:
+    state = st.session_state
+    try:
+        match = Match(
+            tuple(state.get(f"{PREFIX}name_{w}", "") for w in "ESWN"),  # type: ignore[arg-type]
+            SeatRule(state.get(PREFIX + "rule", SeatRule.OFFICIAL.value)),
+            name=state.get(PREFIX + "match_name", ""), table=state.get(PREFIX + "table", ""),
+            round_label=state.get(PREFIX + "round", ""),
+        ).validate()
+        state[MATCH_ID] = store().create_match(match)
+        _flash(None)
+    except LedgerError as exc:
+        _flash(str(exc))
+
+
+def _on_import() -> None:
+    upload = st.session_state.get(PREFIX + "import")
+    if upload is None:
+        return
+    try:
+        st.session_state[MATCH_ID] = store().import_ledger(ledger_from_json(upload.getvalue()))
+        _flash(None)
+    except LedgerError as exc:
+        _flash(str(exc))
+
+
+def _new_match_form(open_it: bool) -> None:
+    with st.expander(tr("new"), expanded=open_it):
+        with st.form(PREFIX + "new_form"):
+            for w in "ESWN":
+                st.text_input(tr("place", wind=wind_name(w)), key=f"{PREFIX}name_{w}")
+            st.radio(tr("seat_rule"), [r.value for r in SeatRule], horizontal=True, key=PREFIX + "rule",
+                     format_func=lambda v: tr(f"rule_{v}"))
+            c1, c2, c3 = st.columns(3)
+            c1.text_input(tr("table"), key=PREFIX + "table")
+            c2.text_input(tr("round"), key=PREFIX + "round")
+            c3.text_input(tr("name"), key=PREFIX + "match_name")
+            st.form_submit_button(tr("start"), type="primary", on_click=_on_start)
+        if st.file_uploader(tr("import"), type=["json"], key=PREFIX + "import") is not None:
+            st.button(tr("import"), key=PREFIX + "import_go", on_click=_on_import)
+
+
+def _pick_match() -> int | None:
+    summaries = store().list_matches()
+    if not summaries:
+        return None
+    ids = [s.id for s in summaries]
+    labels = {s.id: f"#{s.id} " + (s.match.name or " · ".join(s.match.players))
+              + (f" · {tr('table')} {s.match.table}" if s.match.table else "") + f" · {s.deals}/16" for s in summaries}
+    if st.session_state.get(MATCH_ID) not in ids:
+        st.session_state[MATCH_ID] = ids[-1]
+    return st.selectbox(tr("choose"), ids, key=MATCH_ID, format_func=labels.get)
+
+
+def _current_deal(ledger: Ledger) -> None:
+    n = ledger.next_deal
+    if n is None:
+        st.success(tr("finished"))
+        return
+    match = ledger.match
+    wind = prevalent_wind(n)
+    st.subheader(tr("deal_header", n=n, round=wind_name(wind) if lang() == "en" else WIND_ZH[wind], dealer=match.dealer(n)))
+    winds = match.seat_winds(n)
+    st.dataframe(
+        [{tr("player"): p, tr("seat_wind"): wind_name(winds[i]), tr("total"): ledger.totals[i]}
+         for i, p in enumerate(match.players)],
+        hide_index=True, width="stretch",
+    )
+
+
+def _record_panel(match_id: int, ledger: Ledger) -> None:
+    match = ledger.match
+    recorded = len(ledger.rows)
+    choices = list(range(1, min(recorded + 1, DEALS_PER_MATCH) + 1))
+    default = ledger.next_deal or recorded
+    key = PREFIX + "deal_no"
+    if st.session_state.get(key) not in choices or st.session_state.get(PREFIX + "seen_deals") != recorded:
+        st.session_state[key] = default  # follow the match when a deal was added here or elsewhere
+    st.session_state[PREFIX + "seen_deals"] = recorded
+    pending = st.session_state.pop(PENDING, None)
+    if pending and pending["match"] == match_id and pending["number"] in choices:
+        for name in ("winner", "won_by", "discarder", "source"):
+            st.session_state[PREFIX + name] = pending[name]
+        st.session_state[key] = pending["number"]
+    number = st.selectbox(tr("deal_no"), choices, key=key)
+    replace = number <= recorded
+    st.subheader(tr("record", n=number))
+    if replace:
+        st.info(tr("replacing", n=number))
+    c1, c2 = st.columns(2)
+    c1.button(tr("draw"), key=PREFIX + "draw", width="stretch", on_click=_record,
+              args=(match_id, draw(number), replace))
+    offender = c2.selectbox(tr("offender"), match.players, key=PREFIX + "offender")
+    c2.button(tr("false_win"), key=PREFIX + "false_win", width="stretch", on_click=_record,
+              args=(match_id, false_win(match, number, offender), replace))
+
+    winner = st.selectbox(tr("winner"), match.players, key=PREFIX + "winner")
+    st.session_state.setdefault(PREFIX + "won_by", "discard")
+    won_by = st.segmented_control(tr("won_by"), ["discard", "self_drawn"], required=True, key=PREFIX + "won_by",
+                                  format_func=tr)
+    discarder = None
+    if won_by == "discard":
+        others = [p for p in match.players if p != winner]
+        if st.session_state.get(PREFIX + "discarder") not in others:
+            st.session_state[PREFIX + "discarder"] = others[0]
+        discarder = st.selectbox(tr("discarder"), others, key=PREFIX + "discarder")
+    c1, c2 = st.columns(2)
+    for column, source, prefix in ((c1, "manual", MANUAL_PREFIX), (c2, "photo", PHOTO_PREFIX)):
+        if column.button(tr(f"to_{source}"), key=f"{PREFIX}to_{source}", width="stretch"):
+            carry_to_page(prefix, ledger, number, winner, discarder)
+            st.session_state[PENDING] = {"match": match_id, "number": number, "winner": winner, "won_by": won_by,
+                                         "discarder": discarder, "source": source}
+            st.switch_page(f"appui/pages/{source}.py")
+    st.session_state.setdefault(SOURCE, "notation")
+    source = st.segmented_control(tr("hand_from"), ["notation", "manual", "photo"], required=True, key=SOURCE,
+                                  format_func=lambda s: tr(f"src_{s}"))
+    hand: Hand | None = None
+    if source == "notation":
+        text = st.text_input(tr("notation"), key=NOTATION, placeholder="[EEE] [123p] 456p 789p 1s +1s")
+        if text.strip():
+            try:
+                hand = parse_hand(text)
+            except HandError as exc:
+                st.warning(str(exc))
+    else:
+        hand = hand_from_pages(source)
+        if hand is None:
+            st.caption(tr("no_hand_there"))
+    deal = None
+    if hand is not None:
+        try:
+            deal = win(match, number, winner, discarder=discarder, hand=hand)
+        except LedgerError as exc:
+            st.warning(str(exc))
+        else:
+            seat = wind_name(match.seat_of(winner, number))
+            st.caption(tr("scores", hand=format_hand(Hand.from_json(deal.hand)), fan=deal.total, winner=winner, seat=seat))
+    st.button(tr("add_win"), key=PREFIX + "add_win", type="primary", disabled=deal is None,
+              width="stretch", on_click=_on_add_win, args=(match_id, deal, replace))
+    if recorded:
+        st.button(tr("undo"), key=PREFIX + "undo", on_click=_on_undo, args=(match_id,))
+
+
+def _on_add_win(match_id: int, deal: Deal | None, replace: bool) -> None:
+    if deal is None:
+        return
+    _record(match_id, deal, replace)
+    if st.session_state.get(MESSAGE) is None:
+        st.session_state[NOTATION] = ""
+
+
+def _on_undo(match_id: int) -> None:
+    try:
+        store().undo_last(match_id)
+        _flash(None)
+    except LedgerError as exc:
+        _flash(str(exc))
+
+
+def _sheet(ledger: Ledger, match_id: int) -> None:
+    if not ledger.rows:
+        return
+    st.subheader(tr("deals"))
+    st.dataframe(deal_table(ledger), hide_index=True, width="stretch")
+    st.subheader(tr("chart"))
+    st.line_chart(chart_data(ledger), x_label=tr("deal_no"), y_label=tr("points"))
+    st.subheader(tr("final") if ledger.finished else tr("standings"))
+    st.dataframe(standings_table(ledger), hide_index=True, width="stretch")
+    import json
+
+    c1, c2 = st.columns(2)
+    c1.download_button(tr("csv"), ledger_to_csv(ledger), file_name=f"match-{match_id}.csv", mime="text/csv",
+                       key=PREFIX + "csv", width="stretch")
+    c2.download_button(tr("json"), json.dumps(ledger_to_json(ledger), ensure_ascii=False, indent=1),
+                       file_name=f"match-{match_id}.json", mime="application/json", key=PREFIX + "json",
+                       width="stretch")
+
+
+def render() -> None:
+    st.title(tr("title"))
+    st.caption(tr("intro"))
+    try:
+        store()
+    except LedgerError as exc:
+        st.error(tr("db_error", msg=str(exc)))
+        return
+    match_id = _pick_match()
+    _new_match_form(open_it=match_id is None)
+    if st.session_state.get(MESSAGE):
+        st.error(st.session_state[MESSAGE])
+    if match_id is None:
+        st.info(tr("no_match"))
+        return
+    try:
+        ledger = store().ledger(match_id)
+    except LedgerError as exc:
+        st.error(str(exc))
+        return
+    _current_deal(ledger)
+    _record_panel(match_id, ledger)
+    _sheet(ledger, match_id)
+
+
+__all__ = ["render", "deal_table", "chart_data", "standings_table", "carry_to_page", "hand_from_pages", "round_index"]

@@ -1,0 +1,3 @@
+from appui import match
+
+match.render()

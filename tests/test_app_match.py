@@ -1,0 +1,149 @@
+"""Streamlit AppTest of the Match page: start, score deals, restart, two sessions, the manual scorer round trip."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sqlalchemy")
+
+import streamlit as st  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from ledger.store import LedgerStore  # noqa: E402
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+TIMEOUT = 60
+EAST_PUNG = "[EEE] [123p] 456p 789p 1s +1s"
+
+
+@pytest.fixture(autouse=True)
+def data_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("MCR_DATA", str(tmp_path))
+    monkeypatch.delenv("MCR_DATABASE_URL", raising=False)
+    st.cache_resource.clear()
+    yield tmp_path
+    st.cache_resource.clear()
+
+
+def open_page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page("appui/pages/match.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def start_match(at: AppTest, names=("Ann", "Bob", "Cat", "Dan")) -> AppTest:
+    for wind, name in zip("ESWN", names):
+        at.text_input(key=f"match.name_{wind}").input(name)
+    (start,) = [b for b in at.button if b.label == "Start the match"]
+    return ok(start.click().run())
+
+
+def add_win(at: AppTest, winner: str, notation: str, discarder: str | None) -> AppTest:
+    at.selectbox(key="match.winner").select(winner).run()
+    at.button_group(key="match.won_by").set_value("discard" if discarder else "self_drawn").run()
+    if discarder:
+        at.selectbox(key="match.discarder").select(discarder).run()
+    at.text_input(key="match.notation").input(notation).run()
+    return ok(at.button(key="match.add_win").click().run())
+
+
+def totals(at: AppTest) -> dict[str, int]:
+    return {row["Player"]: row["Total"] for row in at.dataframe[0].value.to_dict("records")}
+
+
+def header(at: AppTest) -> str:
+    return at.subheader[0].value
+
+
+def test_a_match_scored_deal_by_deal_with_totals_chart_and_standings():
+    at = start_match(open_page())
+    assert header(at) == "Deal 1 of 16 · E 东 round · dealer Ann"
+    assert [row["Seat wind"] for row in at.dataframe[0].value.to_dict("records")] == ["E 东", "S 南", "W 西", "N 北"]
+    at = add_win(at, "Ann", EAST_PUNG, "Cat")  # Ann dealer, East pung is her seat and the round's wind: 22
+    assert totals(at) == {"Ann": 46, "Bob": -8, "Cat": -30, "Dan": -8}
+    assert header(at) == "Deal 2 of 16 · E 东 round · dealer Bob"
+    ok(at.button(key="match.draw").click().run())
+    at = add_win(at, "Bob", EAST_PUNG, None)  # Bob seat N in deal 3: 21 self-drawn, 29 from each
+    at.selectbox(key="match.offender").select("Dan").run()
+    ok(at.button(key="match.false_win").click().run())
+    assert totals(at) == {"Ann": 27, "Bob": 89, "Cat": -49, "Dan": -67}
+    deals = at.dataframe[1].value.to_dict("records")
+    assert [d["Result"] for d in deals] == ["win Ann ← Cat", "draw", "win Bob (Self-drawn)", "false win Dan"]
+    assert [d["Fan"] for d in deals][::2] == [22, 21]
+    assert deals[3]["Seats"] == "S W N E" and deals[3]["Dan"] == -30 and deals[3]["Dan Σ"] == -67
+    assert len(at.get("vega_lite_chart")) == 1
+    standings = at.dataframe[2].value.to_dict("records")
+    assert [(s["Player"], s["Table points"]) for s in standings] == [("Bob", 4), ("Ann", 2), ("Cat", 1), ("Dan", 0)]
+    assert [b.label for b in at.get("download_button")] == ["Download CSV", "Download JSON"]
+    # the app restarted (new process state: caches cleared, a fresh session) shows the same ledger
+    st.cache_resource.clear()
+    again = open_page()
+    assert header(again) == "Deal 5 of 16 · S 南 round · dealer Bob"  # South round: Ann and Bob swapped places
+    assert totals(again) == {"Ann": 27, "Bob": 89, "Cat": -49, "Dan": -67}
+    # undo the last deal, then edit deal 2 (a draw) into a false win by Bob: the totals after it follow
+    ok(again.button(key="match.undo").click().run())
+    again.selectbox(key="match.deal_no").select(2).run()
+    assert any("Deal 2 is recorded" in i.value for i in again.info)
+    again.selectbox(key="match.offender").select("Bob").run()
+    ok(again.button(key="match.false_win").click().run())
+    assert totals(again) == {"Ann": 27, "Bob": 49, "Cat": -49, "Dan": -27}
+
+
+def test_two_sessions_share_the_match_and_lose_nothing():
+    first = start_match(open_page())
+    second = open_page()
+    assert header(second) == "Deal 1 of 16 · E 东 round · dealer Ann"
+    ok(first.button(key="match.draw").click().run())
+    # the second session still shows deal 1: its click is refused with the reason, nothing is overwritten
+    second.button(key="match.draw").click().run()
+    assert any("deal 1 is already recorded" in e.value for e in second.error)
+    assert header(second) == "Deal 2 of 16 · E 东 round · dealer Bob"
+    second.selectbox(key="match.offender").select("Cat").run()
+    ok(second.button(key="match.false_win").click().run())
+    first.run()
+    assert totals(first) == {"Ann": 10, "Bob": 10, "Cat": -30, "Dan": 10}
+    with LedgerStore() as store:
+        assert [d.result.value for d in store.deals(1)] == ["draw", "false_win"]
+
+
+def test_score_in_the_manual_scorer_then_add_with_one_click():
+    at = start_match(open_page())
+    ok(at.button(key="match.draw").click().run())  # deal 2: Bob is dealer; Cat sits South
+    at.selectbox(key="match.winner").select("Cat").run()
+    at.selectbox(key="match.discarder").select("Ann").run()
+    at.button(key="match.to_manual").click().run()
+    assert not at.exception, at.exception
+    state = at.session_state
+    assert (state["manual.seat"], state["manual.prevalent"], state["manual.won_by"], state["manual.discarder"]) == (
+        "S", "E", "discard", "N")
+    # on the manual page the context form shows the deal's winds; the hand is entered there
+    at.switch_page("appui/pages/manual.py").run()
+    assert at.selectbox(key="manual.seat").value == "S" and at.selectbox(key="manual.discarder").value == "N"
+    at.text_input(key="manual.notation").input(EAST_PUNG).run()
+    at.button(key="manual.load").click().run()
+    at.switch_page("appui/pages/match.py").run()
+    assert at.button_group(key="match.source").value == "manual"
+    assert any("20 fan" in c.value for c in at.caption)  # Cat seat S, round E: 16+2+1+1
+    ok(at.button(key="match.add_win").click().run())
+    assert totals(at) == {"Ann": -28, "Bob": -8, "Cat": 44, "Dan": -8}
+
+
+def test_bad_names_are_refused_with_the_reason():
+    at = start_match_expecting_error(open_page(), ("Ann", "Ann", "Cat", "Dan"))
+    assert any("different names" in e.value for e in at.error)
+
+
+def start_match_expecting_error(at: AppTest, names) -> AppTest:
+    for wind, name in zip("ESWN", names):
+        at.text_input(key=f"match.name_{wind}").input(name)
+    (start,) = [b for b in at.button if b.label == "Start the match"]
+    return start.click().run()
