@@ -7,5 +7,7 @@ cd "$(dirname "$0")/.."
 .venv/bin/python -m pip install -q -e '.[dev,train]'
 # ultralytics' dataset check wants a TTF font on disk even with plots off.
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || { apt-get update -qq && apt-get install -y -qq fonts-dejavu-core; } || echo "font install failed"
+# the ledger's storage tests start a throwaway PostgreSQL server with Debian's initdb/pg_ctl.
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq postgresql; } || echo "postgresql install failed: the PostgreSQL storage tests will be skipped"
 if [ -f scripts/install_browser.sh ]; then bash scripts/install_browser.sh || echo "browser install failed: browser tests will be skipped"; fi
 exec .venv/bin/python -m pytest "$@"
