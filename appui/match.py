@@ -16,6 +16,7 @@ from ledger.exchange import ledger_from_json, ledger_to_csv, ledger_to_json
 from ledger.match import Deal, Ledger, LedgerError, Match, draw, false_win, win
 from ledger.rules import DEALS_PER_MATCH, SeatRule, prevalent_wind, round_index
 from ledger.store import LedgerStore, default_url
+from ledger.tournament import tournament
 from scoring.hand import Hand, HandError, WinContext
 from scoring.notation import format_hand, parse_hand
 
@@ -95,6 +96,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "fan": ("Fan", "番"),
     "prevalent": ("Round", "圈风"),
     "dealer": ("Dealer", "庄家"),
+    "tournament": ("Tournament: every match in this database", "赛事：本数据库中的所有对局"),
+    "matches_played": ("Matches", "局数"),
     "db_error": ("The match database cannot be opened: {msg}", "无法打开对局数据库：{msg}"),
 }
 
@@ -384,6 +387,25 @@ def _sheet(ledger: Ledger, match_id: int) -> None:
                        width="stretch")
 
 
+def _tournament() -> None:
+    ledgers = store().ledgers()
+    if len(ledgers) < 2:
+        return
+    view = tournament(ledgers)
+    with st.expander(tr("tournament")):
+        st.dataframe(
+            [{tr("round"): m.round_label, tr("table"): m.table, "#": m.match_id, tr("deal_no"): m.deals,
+              tr("table_points"): " · ".join(f"{s.player} {s.table_points:g}" for s in m.standings)}
+             for m in view.matches],
+            hide_index=True, width="stretch",
+        )
+        st.dataframe(
+            [{tr("player"): p.player, tr("matches_played"): p.matches, tr("table_points"): p.table_points,
+              tr("points"): p.points} for p in view.players],
+            hide_index=True, width="stretch",
+        )
+
+
 def render() -> None:
     st.title(tr("title"))
     st.caption(tr("intro"))
@@ -407,6 +429,7 @@ def render() -> None:
     _current_deal(ledger)
     _record_panel(match_id, ledger)
     _sheet(ledger, match_id)
+    _tournament()
 
 
 __all__ = ["render", "deal_table", "chart_data", "standings_table", "carry_to_page", "hand_from_pages", "round_index"]

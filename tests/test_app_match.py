@@ -147,3 +147,21 @@ def start_match_expecting_error(at: AppTest, names) -> AppTest:
         at.text_input(key=f"match.name_{wind}").input(name)
     (start,) = [b for b in at.button if b.label == "Start the match"]
     return start.click().run()
+
+
+def test_tournament_view_sums_table_points_over_tables():
+    from ledger.match import Match, draw, false_win
+
+    with LedgerStore() as store:
+        for table in ("1", "2"):
+            match_id = store.create_match(Match(("Ann", "Bob", "Cat", "Dan"), table=table, round_label="1"))
+            store.add_deal(match_id, draw(1))
+            store.add_deal(match_id, false_win(store.match(match_id), 2, "Dan"))
+    at = ok(open_page())
+    assert any(e.label.startswith("Tournament") for e in at.expander)
+    players = at.dataframe[-1].value.to_dict("records")
+    # each table: Dan last (0), the other three tied at +10 share (4+2+1)/3
+    assert [(p["Player"], p["Matches"], round(p["Table points"], 3)) for p in players] == [
+        ("Ann", 2, 4.667), ("Bob", 2, 4.667), ("Cat", 2, 4.667), ("Dan", 2, 0.0)]
+    tables = at.dataframe[-2].value.to_dict("records")
+    assert [(t["Table"], t["Deal"]) for t in tables] == [("1", 2), ("2", 2)]
