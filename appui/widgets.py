@@ -55,12 +55,7 @@ def context_form(prefix: str, facts: HandFacts, *, flowers_read: int | None = No
         if not self_drawn:
             others = [w for w in WIND_NAMES if w != seat]
             discarder = st.selectbox(t("discarder"), others, format_func=wind_label, key=f"{prefix}discarder")
-    blocked = impossible_flags(
-        facts,
-        self_drawn=self_drawn,
-        kong_replacement=bool(state.get(f"{prefix}kong_replacement")),
-        robbing_kong=bool(state.get(f"{prefix}robbing_kong")),
-    )
+    blocked = impossible_flags(facts, self_drawn=self_drawn)
     flags: dict[str, bool] = {}
     with c3:
         for name in ("last_tile", "last_of_wall", "kong_replacement", "robbing_kong"):

@@ -1,16 +1,13 @@
 """Seeded random LEGAL winning hands, for tests, differential checks and synthetic photos.
 
 Every hand returned passes `Hand.validate()` (at most 4 copies of a tile, counting
-melds, the standing tiles and the winning tile) and has a consistent win context:
-
-- kong_replacement only when self-drawn and the hand has a kong;
-- robbing_kong only on a discard, when the winning tile appears nowhere else in the hand,
-  and never together with last_of_wall (a robbed kong is not the last discard);
-- last_tile only when the standing tiles hold no other copy of the winning tile, and always
-  when the melds show the other three copies (then it can only be the last one);
-- last_of_wall never with robbing_kong (a robbed kong is not the last discard); with
-  kong_replacement it is allowed (the replacement drawn was the wall's last tile), as the
-  reference calculator scores it.
+melds, the standing tiles and the winning tile) and has a win context the scorer's flag
+rules allow (`scoring.winflags`: kong_replacement only self-drawn with a kong, robbing_kong
+only on a discard of a tile the hand holds no other copy of, last_tile only when the standing
+tiles hold no other copy and always when the melds show the other three).  The generator
+also never sets last_of_wall with robbing_kong (a robbed kong is not the last discard; the
+scorer would score both); with kong_replacement it is allowed (the replacement drawn was the
+wall's last tile), as the reference calculator scores it.
 
 `random_hand(rng)` mixes all shapes (four sets and a pair with chows, pungs, melded and
 concealed kongs; seven pairs; thirteen orphans; lesser / greater honors and knitted tiles;
@@ -27,8 +24,9 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import accumulate
 
-from .hand import Hand, Meld, MeldKind, WinContext
+from .hand import Hand, Meld, WinContext
 from .tiles import ALL_TILES, DRAGONS, WINDS, Tile
+from .winflags import TileFacts, ruled_out
 
 SHAPES = ("standard", "seven_pairs", "thirteen_orphans", "honors_knitted", "knitted_straight")
 _SHAPE_WEIGHTS = (70, 10, 5, 7, 8)
@@ -240,9 +238,7 @@ def _context(
     rng: random.Random, melds: tuple[Meld, ...], standing: tuple[Tile, ...], win: Tile, forced: Mapping[str, object]
 ) -> WinContext | None:
     """A random context consistent with the tiles, honouring `forced` values (None when impossible)."""
-    in_melds = sum(t == win for m in melds for t in m.tiles)
-    in_standing = win in standing
-    has_kong = any(m.kind is MeldKind.KONG for m in melds)
+    facts = TileFacts.of(melds, standing, win)
 
     def pick(name: str, allowed: bool, chance: float) -> bool | None:
         if name in forced:
@@ -251,15 +247,16 @@ def _context(
         return allowed and rng.random() < chance
 
     self_drawn = bool(forced.get("self_drawn", rng.random() < 0.5))
-    kong_replacement = pick("kong_replacement", self_drawn and has_kong, 0.3)
-    robbing_kong = pick("robbing_kong", not self_drawn and in_melds == 0 and not in_standing, 0.2)
+    blocked = ruled_out(facts, self_drawn)  # the scorer's rules (scoring.winflags)
+    kong_replacement = pick("kong_replacement", "kong_replacement" not in blocked, 0.3)
+    robbing_kong = pick("robbing_kong", "robbing_kong" not in blocked, 0.2)
     if kong_replacement is None or robbing_kong is None:
         return None
-    last_of_wall = pick("last_of_wall", not robbing_kong, 0.1)
-    last_tile = pick("last_tile", not in_standing, 0.25)
+    last_of_wall = pick("last_of_wall", not robbing_kong, 0.1)  # a choice of the generator's, not a rule
+    last_tile = pick("last_tile", "last_tile" not in blocked, 0.25)
     if last_of_wall is None or last_tile is None:
         return None
-    if in_melds == 3:  # the other three copies are on the table: this is the last one
+    if facts.meld_copies_of_win == 3:  # the other three copies are on the table: this is the last one
         if forced.get("last_tile") is False:
             return None
         last_tile = True

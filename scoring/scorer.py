@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from .codes import CODE_OF_INDEX, SIZE, TILE_OF_CODE, code
+from .codes import CODE_OF_INDEX, SIZE, code
 from .combinations import taken_by_larger
 from .detectors import (
     COMBINATION,
@@ -34,6 +34,7 @@ from .divide import CHOW, KONG, PUNG, Block, block_tiles, decompositions
 from .fans import CHICKEN_HAND_ID, FAN, FANS, FLOWER_FAN_ID, MINIMUM_POINTS, Fan
 from .hand import Hand, HandError, Meld, MeldKind
 from .notation import format_hand
+from .winflags import TileFacts, consistent
 
 PURE_TRIPLE_CHOW, TRIPLE_PUNG = 23, 32
 
@@ -132,37 +133,14 @@ def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
         for c in block_tiles(b):
             counts[c] += 1
     in_melds = counts[win] - standing[win]  # copies of the winning tile in the declared melds
-    ctx = hand.context
-    warnings: list[str] = []
-    tile = TILE_OF_CODE[win]  # for the messages
-
-    last_tile = ctx.last_tile
-    if last_tile and standing[win] != 1:
-        warnings.append(f"last-tile ignored: the standing hand holds another {tile}, so {tile} was not the last of its kind")
-        last_tile = False
-    if in_melds == 3:
-        last_tile = True  # the other three are in the melds: the winning tile is necessarily the last one
-
-    kong_replacement = ctx.kong_replacement
-    if kong_replacement and not ctx.self_drawn:
-        warnings.append("kong-replacement ignored: a replacement tile after a kong is self-drawn, but the hand was won on a discard")
-        kong_replacement = False
-    elif kong_replacement and not any(b.kind == KONG for b in fixed):
-        warnings.append("kong-replacement ignored: the hand has no kong to draw a replacement tile for")
-        kong_replacement = False
-
-    robbing_kong = ctx.robbing_kong
-    if robbing_kong and ctx.self_drawn:
-        warnings.append("robbing-kong ignored: robbing a kong is a win on another player's tile, not self-drawn")
-        robbing_kong = False
-    elif robbing_kong and (in_melds or standing[win] != 1):
-        warnings.append(f"robbing-kong ignored: the hand holds another {tile}, so no one else could add {tile} to a kong")
-        robbing_kong = False
+    flag_facts = TileFacts(any(b.kind == KONG for b in fixed), hand.win_tile, standing[win] - 1, in_melds)
+    ctx, dropped = consistent(hand.context, flag_facts)
+    warnings = [r.warning() for r in dropped]
 
     facts = HandFacts(
         fixed, standing, counts, win,
-        self_drawn=ctx.self_drawn, last_tile=last_tile, last_of_wall=ctx.last_of_wall,
-        kong_replacement=kong_replacement, robbing_kong=robbing_kong,
+        self_drawn=ctx.self_drawn, last_tile=ctx.last_tile, last_of_wall=ctx.last_of_wall,
+        kong_replacement=ctx.kong_replacement, robbing_kong=ctx.robbing_kong,
         seat=code(ctx.seat_wind), prevalent=code(ctx.prevalent_wind), flowers=ctx.flowers,
     )
     return facts, warnings

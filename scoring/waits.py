@@ -2,9 +2,10 @@
 
 `waits(melds, concealed13, context)` tries every tile of which a copy is left (the melds and
 the standing tiles hold fewer than four) and keeps those that make a winning hand, scored
-both ways: won on a discard and self-drawn.  The context is adjusted to each way so that
-no contradiction is scored: a discard win drops kong_replacement (and robbing_kong for a
-tile the hand holds), a self-drawn win drops robbing_kong, and last_tile is dropped for a
+both ways: won on a discard and self-drawn.  The context is adjusted to each way and tile by
+the one set of flag rules (`scoring.winflags.consistent`), so that no contradiction is scored:
+a discard win drops kong_replacement (and robbing_kong for a tile the hand holds), a self-drawn
+win drops robbing_kong (and kong_replacement without a kong), and last_tile is dropped for a
 tile the standing hand already holds.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass, replace
 from .hand import Hand, HandError, Meld, WinContext
 from .scorer import NotWinningHand, ScoreResult, score
 from .tiles import ALL_TILES, Tile
+from .winflags import TileFacts, consistent
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,28 +47,18 @@ def waits(melds: Iterable[Meld], concealed13: Iterable[Tile], context: WinContex
     for tile in ALL_TILES:
         if held[tile.index] >= 4:
             continue
-        on_discard = _score_or_none(melds, concealed, tile, _discard_context(context, tile, concealed, held))
+        facts = TileFacts.of(melds, concealed, tile)
+        on_discard = _score_or_none(melds, concealed, tile, _way(context, facts, self_drawn=False))
         if on_discard is None:
             continue
-        drawn = _score_or_none(melds, concealed, tile, _self_drawn_context(context, tile, concealed))
+        drawn = _score_or_none(melds, concealed, tile, _way(context, facts, self_drawn=True))
         out.append(Wait(tile, on_discard, drawn))
     return out
 
 
-def _discard_context(context: WinContext, tile: Tile, concealed: tuple[Tile, ...], held: list[int]) -> WinContext:
-    return replace(
-        context,
-        self_drawn=False,
-        kong_replacement=False,
-        robbing_kong=context.robbing_kong and held[tile.index] == 0,
-        last_tile=context.last_tile and tile not in concealed,
-    )
-
-
-def _self_drawn_context(context: WinContext, tile: Tile, concealed: tuple[Tile, ...]) -> WinContext:
-    return replace(
-        context, self_drawn=True, robbing_kong=False, last_tile=context.last_tile and tile not in concealed
-    )
+def _way(context: WinContext, facts: TileFacts, self_drawn: bool) -> WinContext:
+    """`context` won this way, with the flags the tiles and the way rule out cleared."""
+    return consistent(replace(context, self_drawn=self_drawn), facts)[0]
 
 
 def _score_or_none(melds: tuple[Meld, ...], concealed: tuple[Tile, ...], tile: Tile, context: WinContext) -> ScoreResult | None:

@@ -1,5 +1,7 @@
 """Win-context options the tiles rule out (appui.winctx): which, and the reason shown on hover."""
 
+from dataclasses import replace
+
 import pytest
 
 from appui.i18n import LANGUAGES, label_keys, t
@@ -12,8 +14,8 @@ NO_KONG = HandFacts.of([Meld.pung(T("E"))], [T("1m"), T("2m")], T("9s"))
 WITH_KONG = HandFacts.of([Meld.kong(T("E"))], [T("1m"), T("2m")], T("9s"))
 
 
-def reasons(facts, self_drawn=False, kong_replacement=False, robbing_kong=False):
-    got = impossible_flags(facts, self_drawn=self_drawn, kong_replacement=kong_replacement, robbing_kong=robbing_kong)
+def reasons(facts, self_drawn=False):
+    got = impossible_flags(facts, self_drawn=self_drawn)
     return {name: reason.key for name, reason in got.items()}
 
 
@@ -39,9 +41,26 @@ def test_last_tile_is_ruled_out_by_a_copy_in_the_standing_hand_only():
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_reason_has_a_label_with_its_fields(language):
     facts = HandFacts.of([], [T("9s")], T("9s"))
-    found = impossible_flags(facts, self_drawn=False, kong_replacement=False, robbing_kong=False)
+    found = impossible_flags(facts, self_drawn=False)
     assert {"kong_replacement", "robbing_kong", "last_tile"} <= set(found)
     for name in ("robbing_kong", "last_tile"):
         assert "9s" in t(found[name].key, language, **found[name].params())
     assert t(found["kong_replacement"].key, language)
     assert all(t(key, language) for key in label_keys() if "{" not in t(key, "en"))
+
+
+def test_the_app_rules_out_exactly_what_the_scorer_ignores():
+    """One set of rules: a flag the app leaves enabled is scored, one it disables is dropped with a warning."""
+    from scoring.generate import random_hands
+    from scoring.scorer import score
+
+    for hand in random_hands(7, 150):
+        held = [t for t in hand.concealed]
+        facts = HandFacts.of(hand.melds, held, hand.win_tile)
+        for self_drawn in (False, True):
+            blocked = impossible_flags(facts, self_drawn=self_drawn)
+            for flag in ("last_tile", "kong_replacement", "robbing_kong"):
+                others = {f: False for f in ("last_tile", "last_of_wall", "kong_replacement", "robbing_kong")}
+                context = replace(hand.context, self_drawn=self_drawn, **{**others, flag: True})
+                warned = [w for w in score(replace(hand, context=context)).warnings if "ignored" in w]
+                assert bool(warned) == (flag in blocked), (hand, self_drawn, flag, warned)
