@@ -1,19 +1,24 @@
 """Label photos: walk a folder least-sure first, fix faces, delete/add boxes, mark backs; saves as it goes.
 
-Every change is written at once (atomically, the previous label file kept in `labels/.history/`),
-so closing the browser never loses more than the click in flight.  The "Model in use" panel
-lists the model versions and switches between them (`vision.registry`).
+Every change is written at once (atomically, under the photo's lock, the previous label file kept
+in `labels/.history/`), so closing the browser never loses more than the click in flight, and
+"Undo" walks back through that history.  A photo is reviewed only when "Looks right" is pressed
+after its last edit.  Boxes are numbered in reading order (rows top to bottom, left to right);
+several can be picked at once and fixed, deleted or given a row of faces in one action.  The
+"Model in use" panel lists the model versions and switches between them (`vision.registry`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
 import numpy as np
 import streamlit as st
 
-from tileset.classes import BACK_ID, CLASS_NAMES, NAMES_ZH
+from appui.i18n import t
+from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, NAMES_ZH
 from tileset.labelfiles import (
     LabelBox,
     LabelFileError,
@@ -31,11 +36,25 @@ BOX_KEY = PREFIX + "box"
 CLASS_KEY = PREFIX + "class"
 ADD_KEYS = tuple(PREFIX + k for k in ("x1", "y1", "x2", "y2"))
 ADD_CLASS_KEY = PREFIX + "add_class"
+ROW_KEY = PREFIX + "row"  # faces of the picked boxes, left to right ("f1 f2 s3", "梅兰菊", "east south")
+BELOW_KEY = PREFIX + "below"  # "delete every box less sure than this"
 MESSAGE_KEY = PREFIX + "message"
 VERSION_KEY = PREFIX + "version"
 MODELS_ROOT_KEY = PREFIX + "models_root"  # tests point the model panel at a temporary folder
 DISPLAY_MAX_WIDTH = 1280
 LOW_CONFIDENCE = 0.5  # boxes below this are drawn in red: look at them first
+DEFAULT_BELOW = 0.3
+
+SUIT_WORDS = {"m": "characters wan", "p": "dots circles pin", "s": "bamboo sou"}
+NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+NAMES_EN = {
+    **{f"{r}{s}": f"{NUMBER_WORDS[r - 1]} of {SUIT_WORDS[s]}" for s in "mps" for r in range(1, 10)},
+    "E": "east wind", "S": "south wind", "W": "west wind", "N": "north wind",
+    "C": "red dragon", "F": "green dragon", "P": "white dragon",
+    "f1": "plum flower", "f2": "orchid flower", "f3": "chrysanthemum flower", "f4": "bamboo flower",
+    "s1": "spring season", "s2": "summer season", "s3": "autumn season", "s4": "winter season",
+    "back": "tile back",
+}
 
 SURE_COLOUR = (60, 180, 75)  # BGR
 UNSURE_COLOUR = (40, 40, 230)
@@ -43,21 +62,71 @@ SELECTED_COLOUR = (0, 200, 255)
 
 
 def class_label(class_id: int) -> str:
+    """Code, Chinese and English name: the face picker finds a face by any of them ("summer", "夏", "s2")."""
     name = CLASS_NAMES[class_id]
-    return f"{name} {NAMES_ZH[name]}"
+    return f"{name} {NAMES_ZH[name]} {NAMES_EN[name]}"
 
 
-def draw_boxes(image_bgr: np.ndarray, labels: PhotoLabels, selected: int | None) -> np.ndarray:
-    """The photo with every box numbered and named; unsure boxes red, the selected one highlighted."""
+def parse_faces(text: str) -> list[int]:
+    """Class ids of a row of faces typed as codes, Chinese names or English words, e.g. "f1 f2 s3",
+    "梅兰菊竹", "spring summer"; LabelFileError naming what is not a face."""
+    by_word = {name.lower(): i for i, name in enumerate(CLASS_NAMES)}
+    by_word |= {NAMES_ZH[name]: i for i, name in enumerate(CLASS_NAMES)}
+    by_word |= {NAMES_EN[name].split()[0]: i for i, name in enumerate(CLASS_NAMES)
+                if not name[0].isdigit() and name not in ("f4",)}  # "bamboo" is a suit; the flower is f4
+    faces = []
+    for word in text.replace(",", " ").split():
+        word = word.lower()
+        if word in by_word:
+            faces.append(by_word[word])
+        elif all(ch in by_word for ch in word):  # Chinese names written together: 梅兰菊竹
+            faces.extend(by_word[ch] for ch in word)
+        else:
+            raise LabelFileError(f"{word!r} is not a face: use codes (1m, E, f1, s2), Chinese (梅, 春) or "
+                                 "English (plum, spring, east)")
+    return faces
+
+
+def reading_order(boxes: tuple[LabelBox, ...]) -> list[int]:
+    """Box indices in reading order: rows top to bottom (a row: centres within half a box height),
+    left to right in each row."""
+    if not boxes:
+        return []
+    heights = sorted(b.h for b in boxes)
+    tolerance = heights[len(heights) // 2] / 2
+    order = sorted(range(len(boxes)), key=lambda i: boxes[i].cy)
+    rows: list[list[int]] = []
+    for i in order:
+        if rows and abs(boxes[i].cy - boxes[rows[-1][0]].cy) <= tolerance:
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+    return [i for row in rows for i in sorted(row, key=lambda j: boxes[j].cx)]
+
+
+def box_numbers(labels: PhotoLabels) -> dict[int, int]:
+    """Box index -> the number shown for it (1, 2, ... in reading order)."""
+    return {index: number for number, index in enumerate(reading_order(labels.boxes), start=1)}
+
+
+def draw_boxes(image_bgr: np.ndarray, labels: PhotoLabels, selected: "list[int] | int | None") -> np.ndarray:
+    """The photo with every box numbered in reading order; unsure boxes red, the picked ones highlighted.
+
+    Only the number is written on the photo (the face is in the list beside it), inside the box's top
+    edge, so labels of a dense row do not overlap.
+    """
+    picked = set(selected if isinstance(selected, list) else [] if selected is None else [selected])
     canvas = image_bgr.copy()
     height, width = canvas.shape[:2]
     thickness = max(1, round(max(width, height) / 600))
+    numbers = box_numbers(labels)
     for index, (box, conf) in enumerate(zip(labels.boxes, labels.confidences())):
         x1, y1, x2, y2 = (round(v) for v in box.xyxy(width, height))
-        colour = SELECTED_COLOUR if index == selected else UNSURE_COLOUR if conf < LOW_CONFIDENCE else SURE_COLOUR
-        cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness * (2 if index == selected else 1))
-        cv2.putText(canvas, f"{index} {box.class_name}", (x1, max(y1 - 4, 12)), cv2.FONT_HERSHEY_SIMPLEX,
-                    0.4 * thickness, colour, thickness, cv2.LINE_AA)
+        colour = SELECTED_COLOUR if index in picked else UNSURE_COLOUR if conf < LOW_CONFIDENCE else SURE_COLOUR
+        cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness * (2 if index in picked else 1))
+        scale = max(0.3, min(0.5 * thickness, (x2 - x1) / 40))
+        cv2.putText(canvas, str(numbers[index]), (x1 + thickness + 1, y1 + round(22 * scale) + thickness),
+                    cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thickness, cv2.LINE_AA)
     return canvas
 
 
@@ -79,70 +148,147 @@ def _current(photos: list[Photo]) -> Photo:
     return photos[index]
 
 
-def _save(photo: Photo, labels: PhotoLabels, message: str) -> None:
+def _say(kind: str, text: str) -> None:
+    st.session_state[MESSAGE_KEY] = (kind, text)
+
+
+def _change(photo: Photo, change: Callable[[PhotoLabels], PhotoLabels], message: str | Callable[[], str]) -> None:
+    """Load, change and save the photo's labels in one turn of its lock; the outcome as a message."""
     try:
-        photo.save(labels)
-    except (LabelFileError, OSError) as error:
-        st.session_state[MESSAGE_KEY] = ("error", f"not saved: {error}")
+        photo.update(change)
+    except (LabelFileError, OSError, IndexError) as error:
+        _say("error", t("lbl_not_saved", msg=error))
         return
-    st.session_state[MESSAGE_KEY] = ("success", f"{message} — saved {photo.label_path.name}")
+    _say("success", t("lbl_saved", what=message if isinstance(message, str) else message(),
+                      file=photo.label_path.name))
 
 
-def _selected_box(photo: Photo) -> tuple[PhotoLabels, int] | None:
-    """The photo's labels and the index of the box picked on the page, or None when no box is picked."""
-    labels = photo.load()
-    index = st.session_state.get(BOX_KEY)
-    if index is None or index >= len(labels.boxes):
-        return None
-    return labels, index
+def _picked() -> list[int]:
+    value = st.session_state.get(BOX_KEY)
+    return [int(v) for v in value] if isinstance(value, list) else [] if value is None else [int(value)]
+
+
+def _picked_or_say() -> list[int]:
+    picked = _picked()
+    if not picked:
+        _say("warning", t("lbl_pick_first"))
+    return picked
+
+
+def _numbers_text(photo: Photo, picked: list[int]) -> str:
+    try:
+        numbers = box_numbers(photo.load())
+    except LabelFileError:
+        numbers = {}
+    return ", ".join(str(numbers.get(i, i)) for i in sorted(picked, key=lambda i: numbers.get(i, i)))
 
 
 def _on_set_class(photo: Photo) -> None:
-    selected, class_id = _selected_box(photo), st.session_state.get(CLASS_KEY)
-    if selected is None or class_id is None:
+    class_id = st.session_state.get(CLASS_KEY)
+    if not (picked := _picked_or_say()):
         return
-    labels, index = selected
-    _save(photo, labels.with_class(index, class_id), f"box {index} is now {CLASS_NAMES[class_id]}")
+    if class_id is None:
+        _say("warning", t("lbl_pick_face"))
+        return
+    _change(photo, lambda labels: labels.with_classes(picked, class_id),
+            t("lbl_now", boxes=_numbers_text(photo, picked), face=CLASS_NAMES[class_id]))
 
 
 def _on_mark_back(photo: Photo) -> None:
-    if (selected := _selected_box(photo)) is None:
+    if not (picked := _picked_or_say()):
         return
-    labels, index = selected
-    _save(photo, labels.with_class(index, BACK_ID), f"box {index} is now a tile back")
+    _change(photo, lambda labels: labels.with_classes(picked, BACK_ID),
+            t("lbl_now", boxes=_numbers_text(photo, picked), face=CLASS_NAMES[BACK_ID]))
 
 
 def _on_delete(photo: Photo) -> None:
-    if (selected := _selected_box(photo)) is None:
+    if not (picked := _picked_or_say()):
         return
-    labels, index = selected
-    _save(photo, labels.without(index), f"box {index} deleted")
-    st.session_state[BOX_KEY] = None
+    numbers = _numbers_text(photo, picked)
+    _change(photo, lambda labels: labels.without_all(picked), t("lbl_deleted", boxes=numbers))
+    st.session_state[BOX_KEY] = []
+
+
+def _on_delete_below(photo: Photo) -> None:
+    threshold = float(st.session_state.get(BELOW_KEY) or 0)
+    deleted: list[int] = []
+
+    def change(labels: PhotoLabels) -> PhotoLabels:
+        deleted[:] = labels.below(threshold)
+        return labels.without_all(deleted)
+
+    _change(photo, change, lambda: t("lbl_deleted_below", n=len(deleted), conf=threshold))
+    st.session_state[BOX_KEY] = []
+
+
+def _on_set_row(photo: Photo) -> None:
+    if not (picked := _picked_or_say()):
+        return
+    try:
+        faces = parse_faces(str(st.session_state.get(ROW_KEY) or ""))
+    except LabelFileError as error:
+        _say("error", str(error))
+        return
+    if len(faces) != len(picked):
+        _say("warning", t("lbl_row_count", faces=len(faces), boxes=len(picked)))
+        return
+
+    def change(labels: PhotoLabels) -> PhotoLabels:
+        left_to_right = sorted(picked, key=lambda i: labels.boxes[i].cx)
+        for index, class_id in zip(left_to_right, faces):
+            labels = labels.with_classes((index,), class_id)
+        return labels
+
+    _change(photo, change, t("lbl_now", boxes=_numbers_text(photo, picked),
+                             face=" ".join(CLASS_NAMES[f] for f in faces)))
 
 
 def _on_add(photo: Photo, width: int, height: int) -> None:
     corners = [float(st.session_state.get(key) or 0) for key in ADD_KEYS]
     class_id = st.session_state.get(ADD_CLASS_KEY)
     if class_id is None:
+        _say("warning", t("lbl_pick_face"))
         return
     x1, y1, x2, y2 = max(corners[0], 0), max(corners[1], 0), min(corners[2], width), min(corners[3], height)
     try:
         box = LabelBox.from_xyxy(class_id, (x1, y1, x2, y2), width, height)
     except LabelFileError as error:
-        st.session_state[MESSAGE_KEY] = ("error", f"box not added: {error}")
+        _say("error", t("lbl_not_added", msg=error))
         return
-    _save(photo, photo.load().with_added(box), f"added a {CLASS_NAMES[class_id]} box")
+    _change(photo, lambda labels: labels.with_added(box), t("lbl_added", face=CLASS_NAMES[class_id]))
+
+
+def _on_undo(photo: Photo) -> None:
+    try:
+        photo.undo()
+    except (LabelFileError, OSError) as error:
+        _say("warning", str(error))
+        return
+    _say("success", t("lbl_undone", file=photo.label_path.name))
+    st.session_state[BOX_KEY] = []
+
+
+def _forget_picks() -> None:
+    """A new photo starts with nothing picked: no box, no face (the last face must not carry over)."""
+    st.session_state[BOX_KEY] = []
+    st.session_state[CLASS_KEY] = None
+    st.session_state[ROW_KEY] = ""
 
 
 def _on_reviewed(photo: Photo, count: int) -> None:
-    _save(photo, photo.load().marked_reviewed(), f"{photo.image.name} marked reviewed")
+    try:
+        photo.update(lambda labels: labels.marked_reviewed())
+    except (LabelFileError, OSError) as error:
+        _say("error", t("lbl_not_saved", msg=error))
+        return
+    _say("success", t("lbl_reviewed", name=photo.image.name))
     st.session_state[INDEX_KEY] = min(int(st.session_state.get(INDEX_KEY, 0)) + 1, count - 1)
-    st.session_state[BOX_KEY] = None
+    _forget_picks()
 
 
 def _on_step(step: int, count: int) -> None:
     st.session_state[INDEX_KEY] = min(max(int(st.session_state.get(INDEX_KEY, 0)) + step, 0), count - 1)
-    st.session_state[BOX_KEY] = None
+    _forget_picks()
 
 
 def _show_message() -> None:
@@ -153,29 +299,44 @@ def _show_message() -> None:
 
 def _box_editor(photo: Photo, labels: PhotoLabels) -> None:
     confidences = labels.confidences()
-    options = list(range(len(labels.boxes)))
-    st.selectbox("Box", options, key=BOX_KEY, index=None, placeholder="pick a box by its number",
-                 format_func=lambda i: f"{i}: {class_label(labels.boxes[i].class_id)} ({confidences[i]:.2f})")
+    numbers = box_numbers(labels)
+    options = reading_order(labels.boxes)
+    if any(i not in options for i in _picked()):
+        st.session_state[BOX_KEY] = [i for i in _picked() if i in options]
+    st.multiselect(t("lbl_boxes"), options, key=BOX_KEY, placeholder=t("lbl_boxes_hint"),
+                   format_func=lambda i: f"{numbers[i]}: {CLASS_NAMES[labels.boxes[i].class_id]} "
+                                         f"{NAMES_ZH[CLASS_NAMES[labels.boxes[i].class_id]]} ({confidences[i]:.2f})")
     left, mid, right = st.columns(3)
     with left:
-        st.selectbox("Correct face", list(range(len(CLASS_NAMES))), key=CLASS_KEY, index=None,
-                     format_func=class_label, placeholder="pick the right face")
-        st.button("Set face", on_click=_on_set_class, args=(photo,), key=PREFIX + "set")
+        st.selectbox(t("lbl_face"), list(range(len(CLASS_NAMES))), key=CLASS_KEY, index=None,
+                     format_func=class_label, placeholder=t("lbl_face_hint"))
+        st.button(t("lbl_set_face"), on_click=_on_set_class, args=(photo,), key=PREFIX + "set")
     with mid:
-        st.button("Mark as tile back", on_click=_on_mark_back, args=(photo,), key=PREFIX + "back")
+        st.text_input(t("lbl_row"), key=ROW_KEY, placeholder="f1 f2 s3 / 梅兰菊 / spring summer")
+        st.button(t("lbl_set_row"), on_click=_on_set_row, args=(photo,), key=PREFIX + "setrow")
     with right:
-        st.button("Delete box", on_click=_on_delete, args=(photo,), key=PREFIX + "delete")
+        st.button(t("lbl_back"), on_click=_on_mark_back, args=(photo,), key=PREFIX + "back")
+        st.button(t("lbl_delete"), on_click=_on_delete, args=(photo,), key=PREFIX + "delete")
+    low, undo = st.columns([2, 1])
+    with low:
+        st.number_input(t("lbl_below"), min_value=0.0, max_value=1.0, step=0.05, value=DEFAULT_BELOW, key=BELOW_KEY)
+        below = len(labels.below(float(st.session_state.get(BELOW_KEY) or 0)))
+        st.button(t("lbl_delete_below", n=below), on_click=_on_delete_below, args=(photo,), key=PREFIX + "delbelow",
+                  disabled=not below)
+    with undo:
+        st.button(t("lbl_undo"), on_click=_on_undo, args=(photo,), key=PREFIX + "undo")
 
 
 def _box_adder(photo: Photo, width: int, height: int) -> None:
-    with st.expander("Add a box (pixel corners)"):
-        columns = st.columns(4)
-        for column, key, label, limit in zip(columns, ADD_KEYS, ("x1", "y1", "x2", "y2"), (width, height) * 2):
-            with column:
-                st.number_input(label, min_value=0, max_value=int(limit), step=1, key=key)
-        st.selectbox("Face", list(range(len(CLASS_NAMES))), key=ADD_CLASS_KEY, index=None,
-                     format_func=class_label, placeholder="face of the new box")
-        st.button("Add box", on_click=_on_add, args=(photo, width, height), key=PREFIX + "add")
+    with st.expander(t("lbl_add_title")):
+        with st.form(PREFIX + "add_form", border=False):  # typing a corner does not rerun the page
+            columns = st.columns(4)
+            for column, key, label, limit in zip(columns, ADD_KEYS, ("x1", "y1", "x2", "y2"), (width, height) * 2):
+                with column:
+                    st.number_input(label, min_value=0, max_value=int(limit), step=1, key=key)
+            st.selectbox(t("lbl_face"), list(range(len(CLASS_NAMES))), key=ADD_CLASS_KEY, index=None,
+                         format_func=class_label, placeholder=t("lbl_face_hint"))
+            st.form_submit_button(t("lbl_add"), on_click=_on_add, args=(photo, width, height), key=PREFIX + "add")
 
 
 def _on_use_version(root: Path) -> None:
@@ -222,9 +383,8 @@ def render_model_versions(models_root: Path | None = None) -> None:
 
 
 def render() -> None:
-    st.header("Label photos")
-    st.caption("Pre-label a folder first: `python -m datasets.label prelabel FOLDER`. "
-               "Photos come least sure first; every change is saved at once.")
+    st.header(t("page_label"))
+    st.caption(t("lbl_intro"))
     folder_text = st.text_input("Photo folder", key=FOLDER_KEY, placeholder="/path/to/photos")
     render_model_versions()
     _show_message()
@@ -233,38 +393,52 @@ def render() -> None:
     folder = Path(folder_text).expanduser()
     try:
         photos = _photos(folder)
-    except LabelFileError as error:
+    except (LabelFileError, OSError) as error:
         st.error(str(error))
         return
     photo = _current(photos)
+    index = int(st.session_state[INDEX_KEY])
+    st.subheader(f"{index + 1} / {len(photos)}: {photo.image.name}")
+    # Navigation first: a photo whose files cannot be read must not block the rest of the folder.
+    nav = st.columns(3)
+    with nav[0]:
+        st.button(t("lbl_previous"), on_click=_on_step, args=(-1, len(photos)), key=PREFIX + "prev")
+    with nav[1]:
+        st.button(t("lbl_looks_right"), on_click=_on_reviewed, args=(photo, len(photos)),
+                  key=PREFIX + "reviewed", type="primary")
+    with nav[2]:
+        st.button(t("lbl_next"), on_click=_on_step, args=(1, len(photos)), key=PREFIX + "next")
+    _all_done(photos)
     try:
-        labels = photo.load()
+        labels, problems = photo.load_checked()
     except LabelFileError as error:
-        st.error(f"{photo.image.name}: {error}")
+        st.error(t("lbl_unreadable", name=photo.image.name, msg=error))
         return
+    for problem in problems:
+        st.warning(problem)
     from vision.detector import ImageError, load_image
 
     try:
         image = load_image(photo.image)  # EXIF-oriented, as the labels are
-    except ImageError as error:
+    except (ImageError, OSError) as error:
         st.error(f"{photo.image.name}: {error}")
         return
     height, width = image.shape[:2]
-    index = int(st.session_state[INDEX_KEY])
-    state = "reviewed" if labels.meta.reviewed else "not reviewed yet"
-    st.subheader(f"{index + 1} / {len(photos)}: {photo.image.name}")
-    st.write(f"{len(labels.boxes)} boxes, {state}, least sure {labels.meta.least_confidence:.2f}")
+    state = t("lbl_state_reviewed") if labels.meta.reviewed else t("lbl_state_open")
+    st.write(t("lbl_status", n=len(labels.boxes), state=state, conf=f"{labels.least_confidence:.2f}"))
 
-    nav = st.columns(3)
-    with nav[0]:
-        st.button("◀ Previous", on_click=_on_step, args=(-1, len(photos)), key=PREFIX + "prev")
-    with nav[1]:
-        st.button("Looks right: mark reviewed ▶", on_click=_on_reviewed, args=(photo, len(photos)),
-                  key=PREFIX + "reviewed", type="primary")
-    with nav[2]:
-        st.button("Next ▶", on_click=_on_step, args=(1, len(photos)), key=PREFIX + "next")
-
-    drawn = draw_boxes(image, labels, st.session_state.get(BOX_KEY))
+    drawn = draw_boxes(image, labels, _picked())
     st.image(cv2.cvtColor(drawn, cv2.COLOR_BGR2RGB), width=min(width, DISPLAY_MAX_WIDTH))
     _box_editor(photo, labels)
     _box_adder(photo, width, height)
+
+
+def _all_done(photos: list[Photo]) -> None:
+    """Say so when every photo of the folder has been checked."""
+    for photo in photos:
+        try:
+            if not photo.load().meta.reviewed:
+                return
+        except LabelFileError:
+            return
+    st.success(t("lbl_all_done", n=len(photos)))

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from tileset.classes import BACK_ID, CLASS_ID
 from tileset.labelfiles import (
     LabelBox,
+    LabelFileError,
     LabelMeta,
     PhotoLabels,
     history_paths,
@@ -64,23 +65,23 @@ def test_walks_least_sure_first_and_saves_each_edit(folder: Path, tmp_path: Path
     assert "unsure.jpg" in at.subheader[0].value, "the photo with the least sure box comes first"
     before = labels_of(folder, "unsure")
 
-    at.selectbox(key="label.box").set_value(1).run()
+    at.multiselect(key="label.box").set_value([1]).run()
     at.selectbox(key="label.class").set_value(CLASS_ID["5p"]).run()
     at.button(key="label.set").click().run()
     assert labels_of(folder, "unsure").boxes[1].class_id == CLASS_ID["5p"]
 
-    at.selectbox(key="label.box").set_value(2).run()
+    at.multiselect(key="label.box").set_value([2]).run()
     at.button(key="label.back").click().run()
     assert labels_of(folder, "unsure").boxes[2].class_id == BACK_ID
 
-    at.selectbox(key="label.box").set_value(0).run()
+    at.multiselect(key="label.box").set_value([0]).run()
     at.button(key="label.delete").click().run()
     after_delete = labels_of(folder, "unsure")
     assert [b.class_id for b in after_delete.boxes] == [CLASS_ID["5p"], BACK_ID]
 
     for key, value in zip(("label.x1", "label.y1", "label.x2", "label.y2"), (200, 20, 240, 80)):
         at.number_input(key=key).set_value(value)
-    at.selectbox(key="label.add_class").set_value(CLASS_ID["E"]).run()
+    at.selectbox(key="label.add_class").set_value(CLASS_ID["E"])
     at.button(key="label.add").click().run()
     final = labels_of(folder, "unsure")
     assert not at.exception, at.exception
@@ -125,3 +126,79 @@ def test_unreadable_photo_is_a_message_not_a_crash(tmp_path: Path) -> None:
     (photos / "broken.jpg").write_bytes(b"not a jpeg")
     at = open_page(photos, tmp_path / "models")
     assert "broken.jpg" in at.error[0].value
+
+
+def test_a_corrupt_label_file_does_not_block_the_folder(folder: Path, tmp_path: Path) -> None:
+    photo = next(p for p in list_photos(folder) if p.name == "unsure")
+    photo.label_path.write_text("this is not a label file\n")
+    at = open_page(folder, tmp_path / "models")
+    assert "unsure.jpg" in at.subheader[0].value and "unsure.txt" in at.error[0].value
+    at.button(key="label.next").click().run()
+    assert "sure.jpg" in at.subheader[0].value and "unsure" not in at.subheader[0].value
+    assert not at.exception and not at.error
+
+
+def test_bad_meta_is_a_warning_not_a_crash(folder: Path, tmp_path: Path) -> None:
+    photo = next(p for p in list_photos(folder) if p.name == "sure")
+    photo.meta_path.write_text('{"confidences": ["x"], "reviewed": "false"}')
+    at = open_page(folder, tmp_path / "models")
+    assert "sure.jpg" in at.subheader[0].value and "unsure" not in at.subheader[0].value, "looked at first"
+    assert '"reviewed" must be true or false, not "false"' in at.warning[0].value
+    assert not at.exception, at.exception
+
+
+def test_bulk_fixes_undo_and_reviewed_only_by_looks_right(folder: Path, tmp_path: Path) -> None:
+    at = open_page(folder, tmp_path / "models")  # "unsure": confidences 0.95, 0.30, 0.90
+    at.button(key="label.delete").click().run()
+    assert "Pick a box first" in at.warning[0].value, "delete with nothing picked says so"
+
+    at.number_input(key="label.below").set_value(0.5).run()
+    at.button(key="label.delbelow").click().run()
+    assert [b.class_id for b in labels_of(folder, "unsure").boxes] == [CLASS_ID["1m"], CLASS_ID["3m"]]
+    assert "1 boxes below 0.50 deleted" in at.success[0].value
+
+    at.multiselect(key="label.box").set_value([1, 0]).run()
+    at.text_input(key="label.row").input("春 summer").run()
+    at.button(key="label.setrow").click().run()
+    assert [b.class_id for b in labels_of(folder, "unsure").boxes] == [CLASS_ID["s1"], CLASS_ID["s2"]]
+
+    at.button(key="label.undo").click().run()
+    assert [b.class_id for b in labels_of(folder, "unsure").boxes] == [CLASS_ID["1m"], CLASS_ID["3m"]]
+    assert not labels_of(folder, "unsure").meta.reviewed
+
+    at.selectbox(key="label.class").set_value(CLASS_ID["9s"]).run()
+    at.button(key="label.reviewed").click().run()
+    assert labels_of(folder, "unsure").meta.reviewed
+    assert at.selectbox(key="label.class").value is None, "the last face does not carry over to the next photo"
+    assert not at.multiselect(key="label.box").value
+    at.button(key="label.reviewed").click().run()
+    assert any("All 2 photos are reviewed" in s.value for s in at.success)
+    assert not at.exception, at.exception
+
+
+def test_face_picker_finds_faces_by_english_and_chinese_names() -> None:
+    from appui.labeling import class_label, parse_faces
+
+    assert "summer" in class_label(CLASS_ID["s2"]) and "夏" in class_label(CLASS_ID["s2"])
+    assert parse_faces("f1 兰 chrysanthemum 竹 s1") == [CLASS_ID[n] for n in ("f1", "f2", "f3", "f4", "s1")]
+    assert parse_faces("梅兰菊竹") == [CLASS_ID[n] for n in ("f1", "f2", "f3", "f4")]
+    with pytest.raises(LabelFileError, match="'dragon' is not a face"):
+        parse_faces("dragon")
+
+
+def test_boxes_are_numbered_in_reading_order() -> None:
+    from appui.labeling import reading_order
+
+    boxes = (LabelBox(0, 0.7, 0.21, 0.1, 0.2), LabelBox(0, 0.2, 0.6, 0.1, 0.2), LabelBox(0, 0.3, 0.19, 0.1, 0.2))
+    assert reading_order(boxes) == [2, 0, 1], "top row left to right, then the next row"
+
+
+def test_page_is_translated_in_chinese(folder: Path, tmp_path: Path) -> None:
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.session_state["label.models_root"] = str(tmp_path / "models")
+    at.session_state["lang"] = "zh"
+    at.run()
+    at.text_input(key="label.folder").input(str(folder)).run()
+    assert at.header[0].value == "标注照片"
+    assert at.button(key="label.reviewed").label.startswith("看过了")
+    assert not at.exception, at.exception

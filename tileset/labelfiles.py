@@ -446,9 +446,60 @@ class Photo:
             raise LabelFileError(f"{self.name}: {len(labels.boxes)} boxes but {len(labels.meta.confidences)} confidences")
         for folder in (self.labels_dir, self.labels_dir / HISTORY_DIR):
             remove_stale_temp_files(folder)
-        write_labels(self.label_path, labels.boxes)
-        meta = replace(labels.meta, labels_sha1=text_sha1(format_label_text(labels.boxes)))
+        text = format_label_text(labels.boxes)
+        self._keep_previous(text)
+        atomic_write_text(self.label_path, text)
+        meta = replace(labels.meta, labels_sha1=text_sha1(text))
         atomic_write_text(self.meta_path, json.dumps(meta.to_json(), indent=1) + "\n")
+
+    def _keep_previous(self, text: str) -> None:
+        """The label file about to be replaced (and its metadata) as the next `.history/NAME.<n>.*`."""
+        try:
+            previous = self.label_path.read_bytes().decode("utf-8", "replace")
+        except FileNotFoundError:
+            return
+        if previous == text:
+            return
+        existing = history_paths(self.label_path)
+        number = int(existing[-1].name[len(self.name) + 1 : -4]) + 1 if existing else 1
+        folder = self.labels_dir / HISTORY_DIR
+        if self.meta_path.exists():  # first, so a history label file always finds its metadata
+            atomic_write_bytes(folder / f"{self.name}.{number}.meta.json", self.meta_path.read_bytes())
+        atomic_write_text(folder / f"{self.name}.{number}.txt", previous)
+
+    def undo(self) -> PhotoLabels:
+        """Put back the previous version from the history (LabelFileError when there is none).
+
+        The version undone is not lost: it moves to `.history/NAME.undone.<n>.txt` (and `.meta.json`).
+        The photo is not reviewed after an undo.
+        """
+        with self.lock():
+            existing = history_paths(self.label_path)
+            if not existing:
+                raise LabelFileError(f"{self.image.name}: nothing to undo")
+            last = existing[-1]
+            last_meta = last.with_name(last.name[: -len(".txt")] + ".meta.json")
+            boxes = parse_label_text(last.read_bytes().decode("utf-8", "replace"), str(last))
+            try:
+                meta = read_meta(last_meta) if last_meta.exists() else LabelMeta()
+            except LabelFileError:
+                meta = LabelMeta()
+            if len(meta.confidences) != len(boxes):
+                meta = replace(meta, origin="human", confidences=(UNKNOWN_CONFIDENCE,) * len(boxes))
+            folder = self.labels_dir / HISTORY_DIR
+            undone = sum(1 for p in folder.iterdir()
+                         if p.name.startswith(f"{self.name}.undone.") and p.name.endswith(".txt")) + 1
+            if self.label_path.exists():
+                os.replace(self.label_path, folder / f"{self.name}.undone.{undone}.txt")
+            if self.meta_path.exists():
+                os.replace(self.meta_path, folder / f"{self.name}.undone.{undone}.meta.json")
+            restored = PhotoLabels(boxes, replace(meta, reviewed=False))
+            atomic_write_text(self.label_path, format_label_text(boxes))
+            atomic_write_text(self.meta_path, json.dumps(replace(restored.meta, labels_sha1=text_sha1(
+                format_label_text(boxes))).to_json(), indent=1) + "\n")
+            last.unlink()
+            last_meta.unlink(missing_ok=True)
+        return restored
 
 
 class _TimedLock:
