@@ -14,6 +14,7 @@ import pytest
 from tileset.classes import BACK_ID, CLASS_ID
 from vision.detections import Detections
 from vision.evaluate import (
+    DatasetError,
     Evaluation,
     LabeledTiles,
     dataset_images,
@@ -102,6 +103,9 @@ def test_read_truth_and_dataset_folder(tmp_path):
     np.testing.assert_allclose(a.xyxy, [[90, 40, 110, 60], [40, 20, 60, 30]])
     assert a.class_id.tolist() == [C["5p"], BACK_ID]
     assert len(read_truth(images[1], 10, 10).xyxy) == 0  # no label file: no tiles
+    (tmp_path / "labels" / "b.txt").write_text(f"{C['5p']} 0.5 0.5 0.1\n")
+    with pytest.raises(DatasetError, match=r"b\.txt line 1: expected 'class cx cy w h'"):
+        read_truth(images[1], 10, 10)  # read by tileset.labelfiles: a broken line is named, not skipped
 
 
 def test_yaml_dataset_split(tmp_path):

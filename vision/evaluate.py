@@ -38,7 +38,7 @@ import yaml
 from tileset.classes import BACK_ID, CLASS_NAMES
 from vision.detections import Detections
 from vision.detector import box_iou
-from tileset.labelfiles import IMAGE_SUFFIXES
+from tileset.labelfiles import IMAGE_SUFFIXES, LabelFileError, read_labels
 
 MATCH_IOU = 0.5
 STRETCHED_BEYOND = 4.0  # a real tile, upright (0.75) or on its side (1.33), seen from any usable angle is well inside
@@ -229,15 +229,14 @@ def dataset_images(dataset: Path, split: str) -> list[Path]:
 
 
 def read_truth(image: Path, width: int, height: int) -> LabeledTiles:
-    """YOLO labels of `image` in pixels (an image without a label file has no tiles)."""
-    label = label_path_for(image)
-    rows = []
-    if label.is_file():
-        rows = [line.split()[:5] for line in label.read_text().splitlines() if len(line.split()) >= 5]
-    arr = np.asarray(rows, np.float32).reshape(-1, 5)
-    cx, cy, w, h = arr[:, 1] * width, arr[:, 2] * height, arr[:, 3] * width, arr[:, 4] * height
-    xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
-    return LabeledTiles(xyxy.astype(np.float32), arr[:, 0].astype(np.int64))
+    """YOLO labels of `image` in pixels (an image without a label file has no tiles), read by
+    `tileset.labelfiles.read_labels`; DatasetError naming the file and line of a broken one."""
+    try:
+        boxes = read_labels(label_path_for(image))
+    except LabelFileError as error:
+        raise DatasetError(str(error)) from None
+    xyxy = np.asarray([b.xyxy(width, height) for b in boxes], np.float32).reshape(-1, 4)
+    return LabeledTiles(xyxy, np.asarray([b.class_id for b in boxes], np.int64))
 
 
 def is_stretched(truth: LabeledTiles, beyond: float = STRETCHED_BEYOND) -> bool:
@@ -251,8 +250,7 @@ def is_stretched(truth: LabeledTiles, beyond: float = STRETCHED_BEYOND) -> bool:
 
 def has_back_labels(images: Iterable[Path]) -> bool:
     for image in images:
-        label = label_path_for(image)
-        if label.is_file() and any(line.split()[:1] == [str(BACK_ID)] for line in label.read_text().splitlines()):
+        if (read_truth(image, 1, 1).class_id == BACK_ID).any():
             return True
     return False
 
@@ -355,7 +353,11 @@ def main(argv: "list[str] | None" = None) -> int:
     except (DatasetError, ModelLoadError, ClassTableMismatch) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    result = evaluate(detector, images, keep_backs=True if args.keep_backs else None, progress=True)
+    try:
+        result = evaluate(detector, images, keep_backs=True if args.keep_backs else None, progress=True)
+    except DatasetError as error:  # a broken label file
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     summary = {"dataset": str(args.dataset), "split": args.split, **result.summary(),
                "models": detector.model_info.to_json()}
     print(json.dumps(summary, ensure_ascii=False) if args.json else format_summary(summary))

@@ -154,6 +154,23 @@ class AdaptSettings:
 
 
 @dataclass(frozen=True)
+class CalibrateSettings:
+    """Learning a set from photos of its calibration layout (`vision.calibrate`, `vision.fewshot`)."""
+
+    views: int = 48  # augmented copies of each photo whose crops make the prototypes
+    check_views: int = 12  # ... and further copies (other seeds) that choose the blend
+    sideways_share: float = 0.3  # of the copies, turned by 90 degrees (tiles lying sideways in a meld)
+    min_scale: float = 0.35  # copies are shrunk down to this: hand photos show smaller tiles than the layout
+    max_turn_deg: float = 15.0
+    max_tilt: float = 0.15  # perspective: the far edge narrowed by up to this share of the width
+    match_iou: float = 0.5  # a finder box on a copy takes the place of the tile it overlaps this much
+    scales: tuple[float, ...] = (5.0, 10.0, 20.0, 40.0, 80.0)  # weights of the prototype cosines tried in the logits
+    keeps: tuple[float, ...] = (1.0, 0.5, 0.25)  # ... and of the classifier's log-probabilities
+    base_crops_images: int = 40  # base val photos whose labeled tiles check the blend crop by crop
+    base_check_images: int = 30  # ... and that both versions read whole before promotion
+
+
+@dataclass(frozen=True)
 class Settings:
     detector: DetectorSettings = field(default_factory=DetectorSettings)
     layout: LayoutSettings = field(default_factory=LayoutSettings)

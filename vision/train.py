@@ -34,6 +34,7 @@ import yaml
 from tileset.classes import BACK_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch, check_names
 from vision.crops import crop_geometry, cut_tile
 from vision.evaluate import label_path_for, read_truth
+from tileset import labelfiles
 from tileset.labelfiles import IMAGE_SUFFIXES
 
 DETECTOR_NAMES = {0: "tile", 1: "back"}
@@ -94,12 +95,13 @@ def read_yolo_yaml(data_yaml: Path) -> YoloSplits:
 
 
 def read_labels(label: Path) -> np.ndarray:
-    """(N, 5) float array class cx cy w h (normalised); empty when the file is missing or empty."""
-    if not label.is_file():
-        return np.zeros((0, 5), np.float32)
-    rows = [line.split() for line in label.read_text().splitlines() if line.strip()]
-    rows = [r[:5] for r in rows if len(r) >= 5]
-    return np.asarray(rows, np.float32).reshape(-1, 5)
+    """(N, 5) float array class cx cy w h (normalised), read by `tileset.labelfiles.read_labels`;
+    empty when the file is missing or empty, TrainError naming the file and line of a broken one."""
+    try:
+        boxes = labelfiles.read_labels(label)
+    except labelfiles.LabelFileError as error:
+        raise TrainError(str(error)) from None
+    return np.asarray([(b.class_id, b.cx, b.cy, b.w, b.h) for b in boxes], np.float32).reshape(-1, 5)
 
 
 def _fingerprint(data_yaml: Path, **options: object) -> str:
