@@ -1,7 +1,9 @@
-"""python -m vision {detect,read} ...
+"""python -m vision {detect,read,calibrate} ...
 
     python -m vision detect [--model DIR] IMAGE...   one JSON line per image: tiles found
     python -m vision read IMAGE... [flags]            one JSON line per image: tiles, hand, score
+    python -m vision calibrate PHOTO... [--models DIR] [--bonus LIST]
+                                                      learn a tile set from a photo of its calibration layout
 
 `detect` prints, per image in order,
 {"image", "width", "height", "tiles": [{"cls", "xyxy", "conf"}]} with boxes in
@@ -82,6 +84,10 @@ def main(argv: "list[str] | None" = None) -> int:
     command, rest = argv[0], argv[1:]
     if command == "detect":
         return detect_main(rest)
+    if command == "calibrate":
+        from vision.calibrate import main as calibrate_main  # learning a set; imported only when asked for
+
+        return int(calibrate_main(rest) or 0)
     if command == "read":
         from vision.read import main as read_main  # the layout stage; imported only when asked for
 

@@ -316,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dataset", type=Path, help="data YAML, folder with data.yaml, or folder with images/")
     parser.add_argument("--split", default="val", help="split of a YAML dataset (default val)")
-    parser.add_argument("--models", type=Path, default=None, help="models folder (default: the model version in use)")
+    parser.add_argument("--models", type=Path, default=None, help="models folder: its version in use is read (default: the repository's models/)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--keep-backs", action="store_true", help="count backs found even without back labels")
     parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default from settings)")
@@ -349,7 +349,10 @@ def main(argv: "list[str] | None" = None) -> int:
         settings = replace(settings, nms_iou=args.nms_iou)
     try:
         images = dataset_images(args.dataset, args.split)[: args.limit]
-        detector = TileDetector.load(args.models, settings)  # None: the model version in use
+        from vision.registry import active_dir
+
+        # the version in use of DIR (its ACTIVE pointer), as every --models DIR command reads it
+        detector = TileDetector.load(active_dir(args.models) if args.models else None, settings)
     except (DatasetError, ModelLoadError, ClassTableMismatch) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -1,6 +1,6 @@
 """How well photos are read into hands, over scenes with known truth.
 
-    python -m vision.evaluate_read SCENES_DIR [--model DIR] [--perfect]
+    python -m vision.evaluate_read SCENES_DIR [--models DIR] [--perfect]
     python -m vision.evaluate_read --generate 1000 [--seed 0]
 
 SCENES_DIR holds `truth/NAME.json` (from `python -m datasets.synth`) beside
@@ -197,7 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--perfect", action="store_true", help="use the truth boxes as detections (no model)")
     p.add_argument("--box-noise", type=float, default=0.0, metavar="F",
                    help="with truth boxes: move each box edge by up to F x the tile size (detector-like error)")
-    p.add_argument("--model", type=Path, default=None, help="models folder (default: the shipped models/)")
+    p.add_argument("--models", "--model", dest="model", type=Path, default=None,
+                   help="models folder: its version in use is read (default: the repository's models/)")
     p.add_argument("--no-score", action="store_true", help="skip scoring (layout only)")
     p.add_argument("--show", type=int, default=20, help="failures to list (default 20)")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
@@ -244,7 +245,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .read import detect_file, load_detector
 
         try:
-            detector = load_detector(args.model, detector_settings)
+            from .registry import active_dir
+
+            detector = load_detector(active_dir(args.model) if args.model else None, detector_settings)
         except Exception as exc:  # noqa: BLE001 - one clear line instead of a traceback
             print(f"cannot load the tile detector: {exc}", file=sys.stderr)
             return 2

@@ -7,6 +7,8 @@ Layout under the models folder (`vision.settings.MODELS_DIR` unless given):
                                     (only the retrained ones differ) and its `card.json` / `card.md`.
 - `ACTIVE`                          the name of the version in use (absent: `shipped`).
 - `versions/activations.log`        every switch, oldest first, so `back` can undo the last one.
+- `versions/.lock`                  held (fcntl) while a version is made or switched to: two calibrate or
+                                    adapt runs at once get distinct folders and leave one clear `ACTIVE`.
 
 `TileDetector.load(active_dir())` loads whichever version is in use.
 """
@@ -14,9 +16,13 @@ Layout under the models folder (`vision.settings.MODELS_DIR` unless given):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import re
 import sys
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +35,7 @@ ACTIVE_FILE = "ACTIVE"
 VERSIONS_DIR = "versions"
 ACTIVATIONS_LOG = "activations.log"
 CARD_JSON = "card.json"
+LOCK_FILE = ".lock"
 VERSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -55,9 +62,40 @@ class ModelVersion:
         return text
 
 
+_HELD: dict[str, int] = {}  # lock file -> how deeply this process holds it (the lock is re-entrant)
+_HELD_GUARD = threading.Lock()
+
+
 class Registry:
     def __init__(self, models_root: Path = MODELS_DIR) -> None:
         self.root = Path(models_root)
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the registry's lock (an exclusive `fcntl.flock`, waited for) while changing it."""
+        import fcntl
+
+        self.versions_dir.mkdir(parents=True, exist_ok=True)
+        key = str((self.versions_dir / LOCK_FILE).resolve())
+        with _HELD_GUARD:
+            depth = _HELD.get(key, 0)
+            _HELD[key] = depth + 1
+        if depth:
+            try:
+                yield
+            finally:
+                with _HELD_GUARD:
+                    _HELD[key] -= 1
+            return
+        handle = os.open(key, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            yield
+        finally:
+            with _HELD_GUARD:
+                _HELD[key] -= 1
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            os.close(handle)
 
     @property
     def versions_dir(self) -> Path:
@@ -70,7 +108,7 @@ class Registry:
         """The shipped version first, then adapted ones by name (names start with their date)."""
         found = [ModelVersion(SHIPPED, self.root, read_card(self.root))]
         if self.versions_dir.is_dir():
-            for folder in sorted(p for p in self.versions_dir.iterdir() if p.is_dir()):
+            for folder in sorted(p for p in self.versions_dir.iterdir() if p.is_dir() and VERSION_NAME.match(p.name)):
                 found.append(ModelVersion(folder.name, folder, read_card(folder)))
         return found
 
@@ -94,11 +132,11 @@ class Registry:
     def activate(self, name: str) -> ModelVersion:
         from tileset.labelfiles import atomic_write_text
 
-        version = self.get(name)
-        atomic_write_text(self.root / ACTIVE_FILE, name + "\n")
-        self.versions_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.versions_dir / ACTIVATIONS_LOG, "a", encoding="utf-8") as log:
-            log.write(f"{utc_now()} {name}\n")
+        with self.locked():
+            version = self.get(name)
+            atomic_write_text(self.root / ACTIVE_FILE, name + "\n")
+            with open(self.versions_dir / ACTIVATIONS_LOG, "a", encoding="utf-8") as log:
+                log.write(f"{utc_now()} {name}\n")
         return version
 
     def activations(self) -> list[str]:
@@ -109,14 +147,15 @@ class Registry:
 
     def back(self) -> ModelVersion:
         """Switch to the version that was in use before the current one (the shipped one at the start)."""
-        current = self.active_name()
-        history = [name for name in self.activations() if self.path_of(name).is_dir()]
-        while history and history[-1] == current:
-            history.pop()
-        previous = history[-1] if history else SHIPPED
-        if previous == current:
-            raise RegistryError(f"{current!r} is the first version: there is nothing to go back to")
-        return self.activate(previous)
+        with self.locked():
+            current = self.active_name()
+            history = [name for name in self.activations() if self.path_of(name).is_dir()]
+            while history and history[-1] == current:
+                history.pop()
+            previous = history[-1] if history else SHIPPED
+            if previous == current:
+                raise RegistryError(f"{current!r} is the first version: there is nothing to go back to")
+            return self.activate(previous)
 
     def new_version_dir(self, label: str) -> Path:
         """A fresh, empty folder for a version named `<UTC date-time>-<label>`."""
@@ -124,12 +163,13 @@ class Registry:
         name = f"{stamp}-{label}" if label else stamp
         if not VERSION_NAME.match(name):
             raise RegistryError(f"version name {name!r}: use letters, digits, '.', '_' and '-'")
-        path = self.versions_dir / name
-        suffix = 1
-        while path.exists():
-            suffix += 1
-            path = self.versions_dir / f"{name}-{suffix}"
-        path.mkdir(parents=True)
+        with self.locked():
+            path = self.versions_dir / name
+            suffix = 1
+            while path.exists():
+                suffix += 1
+                path = self.versions_dir / f"{name}-{suffix}"
+            path.mkdir(parents=True)
         return path
 
 

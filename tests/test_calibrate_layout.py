@@ -1,0 +1,105 @@
+"""Reading the calibration layout: every tile named by its row and place, or a problem that says where."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from datasets.scene import plan_calibration
+from tileset.calibration import calibration_rows, parse_bonus, LayoutSpecError
+from tileset.classes import CLASS_ID
+from vision.calibrate import read_layout
+from vision.detections import Detections
+
+
+def planned(seed: int, rows=None, **variation) -> tuple[list[str], np.ndarray]:
+    """Names and boxes of a calibration layout as the scene planner places it (camera tilt, turn)."""
+    plan = plan_calibration(rows or calibration_rows(), random.Random(seed), 1600, 1200, **variation)
+    return [t.cls for t in plan.tiles], np.array([t.xyxy for t in plan.tiles], np.float32)
+
+
+def detections(names: list[str], boxes: np.ndarray) -> Detections:
+    return Detections.from_lists(boxes, [0.9] * len(names), [CLASS_ID[n] for n in names])
+
+
+def without(names: list[str], boxes: np.ndarray, drop: str) -> tuple[list[str], np.ndarray]:
+    keep = [i for i, n in enumerate(names) if n != drop]
+    return [names[i] for i in keep], boxes[keep]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_tile_is_named_by_its_place_under_any_camera(seed):
+    names, boxes = planned(seed)
+    reading = read_layout(detections(names, boxes))
+    assert reading.ok, reading.problems
+    assert len(reading.tiles) == 42
+    assert reading.read_accuracy == 1.0
+    by_place = {(t.row, t.place): t.expected for t in reading.tiles}
+    assert by_place[(1, 1)] == "1m" and by_place[(2, 9)] == "9p" and by_place[(4, 5)] == "C"
+    assert by_place[(5, 8)] == "s4"
+
+
+def test_names_come_from_places_not_from_readings():
+    names, boxes = planned(3)
+    misread = ["1m" if n == "4m" else n for n in names]  # the models read 4m as 1m
+    reading = read_layout(detections(misread, boxes))
+    assert reading.ok
+    tile = next(t for t in reading.tiles if (t.row, t.place) == (1, 4))
+    assert (tile.expected, tile.read_as) == ("4m", "1m")
+    assert reading.misread == ["row 1 place 4: 4m read as 1m"]
+
+
+def test_a_missing_tile_is_named_by_row_and_place():
+    names, boxes = planned(5)
+    reading = read_layout(detections(*without(names, boxes, "6s")))
+    assert not reading.ok
+    assert any("row 3" in p and "place 6 (6s) missing" in p for p in reading.problems), reading.problems
+
+
+def test_an_extra_tile_is_named_by_row_and_place():
+    names, boxes = planned(6, row_gap=0.3)
+    k = names.index("4p")
+    shift = (boxes[k, 2] - boxes[k, 0]) * 0.5
+    moved = boxes.copy()
+    for i, n in enumerate(names):  # make room: 5p..9p move right by a tile and a half
+        if n.endswith("p") and int(n[0]) >= 5:
+            moved[i, [0, 2]] += 3 * shift
+    extra = moved[k].copy()
+    extra[[0, 2]] += 2.6 * shift
+    reading = read_layout(detections(names + ["3p"], np.vstack([moved, extra])))
+    assert not reading.ok
+    assert any("row 2" in p and "extra" in p and "place 5" in p for p in reading.problems), reading.problems
+
+
+def test_a_missing_row_is_named():
+    names, boxes = planned(7)
+    for face in [f"{r}p" for r in range(1, 10)]:
+        names, boxes = without(names, boxes, face)
+    reading = read_layout(detections(names, boxes))
+    assert not reading.ok
+    assert any(p.startswith("row 2 (dots) missing") for p in reading.problems), reading.problems
+
+
+def test_row_5_is_optional_and_a_back_may_end_row_4():
+    names, boxes = planned(8, rows=calibration_rows((), back=True))
+    reading = read_layout(detections(names, boxes))
+    assert reading.ok, reading.problems
+    assert len(reading.tiles) == 35
+    assert reading.tiles[-1].expected == "back" and (reading.tiles[-1].row, reading.tiles[-1].place) == (4, 8)
+
+
+def test_four_bonus_tiles():
+    bonus = parse_bonus("f1,f2,f3,f4")
+    names, boxes = planned(9, rows=calibration_rows(bonus))
+    assert read_layout(detections(names, boxes), bonus).ok
+    reading = read_layout(detections(names, boxes))  # all eight expected: four missing
+    assert not reading.ok and sum("row 5" in p and "missing" in p for p in reading.problems) == 4
+
+
+def test_bad_bonus_lists_are_refused():
+    with pytest.raises(LayoutSpecError, match="x9"):
+        parse_bonus("f1,x9")
+    assert parse_bonus("none") == () and parse_bonus(None) is None
+    assert parse_bonus("s2,f1") == ("f1", "s2")

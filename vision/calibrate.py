@@ -1,0 +1,710 @@
+"""Learn a club's tile set from one photo of its calibration layout: no labeling.
+
+    python -m vision calibrate PHOTO... [--models DIR] [--bonus LIST] [--base-val DATA]
+
+The photo shows one tile of each face in rows (`shared/spec/calibration-layout.md`,
+`tileset.calibration`). Steps, each reported on stderr:
+
+1. Find the tiles with the version in use of DIR, group them into rows (`vision.rows`) and name
+   each by its row and place. A row or tile missing or extra: an error naming the row and place,
+   exit status 1, nothing written.
+2. Cut crops of every tile from augmented copies of the photo (smaller, turned up to 15 degrees,
+   tilted, sideways, other light, glare, blur, noise, JPEG), boxed by the tile finder on each
+   copy and cut exactly as the runtime cuts them (`vision.crops`).
+3. Few-shot head (`vision.fewshot`): each face's prototype is the mean pooled feature of its
+   crops; the blend with the classifier (temperature and share) is chosen on further copies,
+   never worse crop by crop on the base val data than the classifier alone.
+4. Write a version of DIR (`vision.registry`): the classifier with the head inside, its card
+   (photos, command, figures before and after). It becomes the version in use only when it reads
+   the calibration photos exactly and reads the base val photos no worse than the version in use.
+
+Prints one JSON line last on stdout: {"version", "promoted", "seconds", "before", "after", "issues"}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from tileset.calibration import LayoutSpecError, calibration_rows, parse_bonus
+from tileset.classes import BACK, BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES
+from vision.detections import Detections
+from vision.registry import Registry, RegistryError, utc_now
+from vision.settings import MODELS_DIR, REPO_ROOT, CalibrateSettings, DetectorSettings, LayoutSettings
+
+DEFAULT = CalibrateSettings()
+ROW_TITLES = {1: "characters", 2: "dots", 3: "bamboo", 4: "winds and dragons", 5: "flowers and seasons"}
+DEFAULT_BASE_VAL = REPO_ROOT.parent / "shared" / "datasets" / "real" / "chinese-v4"
+BASE_CLASSIFIER = "classifier_base.onnx"  # a calibrated version keeps the classifier it was made from
+PHOTOS_DIR = "photos"
+
+
+class CalibrationError(RuntimeError):
+    """Input calibration cannot work with, said plainly (no traceback)."""
+
+
+class LayoutProblem(CalibrationError):
+    """A photo that does not show the calibration layout: which rows and places are wrong."""
+
+    def __init__(self, photo: str, problems: Sequence[str]) -> None:
+        self.photo, self.problems = photo, tuple(problems)
+        super().__init__(f"{photo}: " + "; ".join(problems))
+
+
+# ---------------------------------------------------------------- reading the layout
+
+
+@dataclass(frozen=True)
+class LaidTile:
+    """One tile of the layout: where it lies, what it is by its place, what the models read."""
+
+    row: int  # 1 = farthest from the camera
+    place: int  # 1 = leftmost
+    expected: str
+    read_as: str
+    confidence: float
+    xyxy: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class LayoutReading:
+    tiles: tuple[LaidTile, ...]
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def read_accuracy(self) -> float:
+        return sum(t.read_as == t.expected for t in self.tiles) / len(self.tiles) if self.tiles else 0.0
+
+    @property
+    def misread(self) -> list[str]:
+        return [f"row {t.row} place {t.place}: {t.expected} read as {t.read_as}" for t in self.tiles
+                if t.read_as != t.expected]
+
+
+def _row_title(number: int) -> str:
+    return f"row {number} ({ROW_TITLES.get(number, 'extra')})"
+
+
+def _align_rows(found: Sequence[Sequence[str]], expected: Sequence[Sequence[str]]) -> list[tuple[int, int]]:
+    """Pairs (found row, expected row), in order, that share the most tiles read as faces of that row."""
+    n, m = len(found), len(expected)
+    score = np.zeros((n + 1, m + 1))
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            shared = sum(name in expected[j - 1] for name in found[i - 1]) + 0.01  # a pair beats a skip
+            score[i, j] = max(score[i - 1, j - 1] + shared, score[i - 1, j], score[i, j - 1])
+    pairs, i, j = [], n, m
+    while i and j:
+        shared = sum(name in expected[j - 1] for name in found[i - 1]) + 0.01
+        if np.isclose(score[i, j], score[i - 1, j - 1] + shared):
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif score[i, j] == score[i - 1, j]:
+            i -= 1
+        else:
+            j -= 1
+    return pairs[::-1]
+
+
+def _align_places(read: Sequence[str], expected: Sequence[str]) -> list[tuple[int, int]]:
+    """Pairs (found tile, place), in order: the most tiles read as their place's face, then the most pairs."""
+    n, m = len(read), len(expected)
+    score = np.zeros((n + 1, m + 1))
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            score[i, j] = max(score[i - 1, j - 1] + (read[i - 1] == expected[j - 1]) + 0.001,
+                              score[i - 1, j], score[i, j - 1])
+    pairs, i, j = [], n, m
+    while i and j:
+        if np.isclose(score[i, j], score[i - 1, j - 1] + (read[i - 1] == expected[j - 1]) + 0.001):
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif score[i, j] == score[i - 1, j]:
+            i -= 1
+        else:
+            j -= 1
+    return pairs[::-1]
+
+
+def read_layout(dets: Detections, bonus: "tuple[str, ...] | None" = None,
+                settings: LayoutSettings = LayoutSettings()) -> LayoutReading:
+    """Name every tile of a calibration photo by its row and place; `problems` say what does not fit.
+
+    `bonus`: row 5 as `tileset.calibration.parse_bonus` gives it (None: all eight flowers and seasons,
+    or no row 5 at all). Row 4 may end with one back.
+    """
+    from vision.layout import merge_duplicates
+    from vision.rows import find_rows
+
+    dets, _ = merge_duplicates(dets, settings)
+    if len(dets) == 0:
+        return LayoutReading((), ("no tiles found",))
+    names = dets.class_names
+    layout = find_rows(np.arange(len(dets)), names, dets.confidence, dets.xyxy, settings)
+    found = [list(row.tiles) for row in layout.rows]
+    full = list(calibration_rows(bonus))
+    if bonus is None:  # a set without flowers and seasons leaves row 5 out
+        short = _named(dets, found, full[:4])
+        if short.ok:
+            return short
+    return _named(dets, found, full)
+
+
+def _named(dets: Detections, found: list[list[Any]], expected: list[tuple[str, ...]]) -> LayoutReading:
+    """The found rows (far to near, tiles left to right) named as the `expected` rows."""
+    problems: list[str] = []
+    pairs = _align_rows([[t.name for t in row] for row in found], expected)
+    paired_found = {i for i, _ in pairs}
+    paired_expected = {j for _, j in pairs}
+    for j, row in enumerate(expected):
+        if j not in paired_expected:
+            problems.append(f"{_row_title(j + 1)} missing: {' '.join(row)} not found as a row")
+    for i, row in enumerate(found):
+        if i not in paired_found:
+            before = max((j + 1 for fi, j in pairs if fi < i), default=0)
+            where = f"after row {before}" if before else "before row 1"
+            shown = " ".join(t.name for t in row)
+            problems.append(f"an extra row of {len(row)} tile(s) {where} (read as {shown}, from "
+                            f"({row[0].x:.0f}, {row[0].y:.0f}))")
+    tiles: list[LaidTile] = []
+    for i, j in pairs:
+        row, names_expected, number = found[i], list(expected[j]), j + 1
+        if number == 4 and len(row) == len(names_expected) + 1 and row[-1].name == BACK:
+            names_expected.append(BACK)  # the optional back at the end of row 4
+        read = [t.name for t in row]
+        if len(row) != len(names_expected):
+            placed = _align_places(read, names_expected)
+            got = {p for _, p in placed}
+            used = {k for k, _ in placed}
+            for place, name in enumerate(names_expected, start=1):
+                if place - 1 not in got:
+                    problems.append(f"{_row_title(number)} has {len(row)} tiles, {len(names_expected)} expected: "
+                                    f"place {place} ({name}) missing")
+            for k, tile in enumerate(row):
+                if k not in used:
+                    problems.append(f"{_row_title(number)} has {len(row)} tiles, {len(names_expected)} expected: "
+                                    f"the tile at place {k + 1} (read as {tile.name}, at ({tile.x:.0f}, "
+                                    f"{tile.y:.0f})) is extra")
+            continue
+        for place, (tile, name) in enumerate(zip(row, names_expected), start=1):
+            box = tuple(float(v) for v in dets.xyxy[tile.index])
+            tiles.append(LaidTile(number, place, name, tile.name, float(tile.conf), box))  # type: ignore[arg-type]
+    return LayoutReading(tuple(tiles), tuple(problems))
+
+
+# ---------------------------------------------------------------- augmented copies
+
+
+def _corners(boxes: np.ndarray) -> np.ndarray:
+    x1, y1, x2, y2 = (boxes[:, i] for i in range(4))
+    return np.stack([np.stack([x1, y1], 1), np.stack([x2, y1], 1), np.stack([x2, y2], 1), np.stack([x1, y2], 1)], 1)
+
+
+def _warp_boxes(boxes: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """Axis-aligned boxes of the boxes' corners moved by a 3x3 homography."""
+    pts = _corners(boxes).reshape(-1, 2)
+    moved = np.c_[pts, np.ones(len(pts))] @ matrix.T
+    moved = (moved[:, :2] / moved[:, 2:3]).reshape(-1, 4, 2)
+    return np.concatenate([moved.min(axis=1), moved.max(axis=1)], axis=1).astype(np.float32)
+
+
+def augmented_copy(image: np.ndarray, boxes: np.ndarray, rng: random.Random,
+                   settings: CalibrateSettings = DEFAULT) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The photo seen otherwise (size, turn, tilt, sideways, light, glare, blur, noise, JPEG), where
+    its tiles' boxes went, and whether its tiles' crops come out upside down (the photo turned
+    clockwise: the runtime turns sideways crops clockwise once more)."""
+    h, w = image.shape[:2]
+    scale = rng.uniform(settings.min_scale, 1.0)
+    out_w, out_h = max(32, round(w * scale)), max(32, round(h * scale))
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    tilt = rng.uniform(0, settings.max_tilt) * w
+    jitter = [[rng.uniform(-0.03, 0.03) * w, rng.uniform(-0.03, 0.03) * h] for _ in range(4)]
+    dst = np.float32([[tilt, 0], [w - tilt, 0], [w, h], [0, h]]) + np.float32(jitter)
+    matrix = cv2.getPerspectiveTransform(src, dst)
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(-settings.max_turn_deg, settings.max_turn_deg), 1.0)
+    matrix = np.vstack([turn, [0, 0, 1]]) @ matrix
+    matrix = np.diag([scale, scale, 1.0]) @ matrix
+    picture = cv2.warpPerspective(image, matrix, (out_w, out_h), flags=cv2.INTER_AREA if scale < 0.7 else cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_REPLICATE)
+    moved = _warp_boxes(boxes, matrix)
+    upside_down = False
+    if rng.random() < settings.sideways_share:  # the whole photo on its side: every tile lies sideways
+        clockwise = upside_down = rng.random() < 0.5
+        picture = np.ascontiguousarray(np.rot90(picture, -1 if clockwise else 1))
+        x1, y1, x2, y2 = (moved[:, i].copy() for i in range(4))
+        if clockwise:
+            moved = np.stack([out_h - y2, x1, out_h - y1, x2], axis=1)
+        else:
+            moved = np.stack([y1, out_w - x2, y2, out_w - x1], axis=1)
+    ph, pw = picture.shape[:2]
+    light = np.float32(rng.uniform(0.55, 1.25)) * np.float32([rng.uniform(0.85, 1.15) for _ in range(3)])
+    ramp = np.linspace(rng.uniform(0.75, 1.0), rng.uniform(1.0, 1.25), pw if rng.random() < 0.5 else ph, dtype=np.float32)
+    ramp = ramp[None, :, None] if len(ramp) == pw else ramp[:, None, None]
+    picture = picture.astype(np.float32) * light * ramp
+    if rng.random() < 0.35 and len(moved):  # glare on one tile
+        x1, y1, x2, y2 = moved[rng.randrange(len(moved))]
+        cx, cy = rng.uniform(x1, x2), rng.uniform(y1, y2)
+        radius = max(4.0, (x2 - x1) * rng.uniform(0.5, 1.5))
+        yy, xx = np.ogrid[:ph, :pw]
+        spot = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * radius ** 2)).astype(np.float32)
+        picture += spot[..., None] * rng.uniform(60, 200)
+    picture = np.clip(picture, 0, 255).astype(np.uint8)
+    if rng.random() < 0.5:
+        sigma = rng.uniform(0.4, 1.6)
+        picture = cv2.GaussianBlur(picture, (0, 0), sigma)
+    if rng.random() < 0.6:
+        noise = np.random.default_rng(rng.getrandbits(32)).normal(0, rng.uniform(2, 9), picture.shape)
+        picture = np.clip(picture + noise, 0, 255).astype(np.uint8)
+    ok, jpeg = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(35, 95)])
+    picture = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else picture
+    return picture, moved.astype(np.float32), upside_down
+
+
+def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, labels: np.ndarray,
+                  rng: random.Random, settings: CalibrateSettings = DEFAULT) -> tuple[np.ndarray, np.ndarray]:
+    """Classifier crops of one copy, cut as the runtime cuts them: from the finder's box where it found
+    the tile, else from the moved box with a little jitter. Returns (crops, labels)."""
+    from vision.crops import cut_tiles
+    from vision.detector import box_iou
+
+    found, _, classes = detector.find_tiles(picture)
+    found = found[detector._is_face(classes)] if len(found) else found
+    use = boxes.copy()
+    if len(found):
+        iou = box_iou(boxes, found)
+        best = iou.argmax(axis=1)
+        hit = iou[np.arange(len(boxes)), best] >= settings.match_iou
+        use[hit] = found[best[hit]]
+    for k in range(len(use)):
+        if not len(found) or not hit[k]:
+            x1, y1, x2, y2 = use[k]
+            bw, bh = x2 - x1, y2 - y1
+            use[k] = [x1 + rng.uniform(-0.04, 0.04) * bw, y1 + rng.uniform(-0.04, 0.04) * bh,
+                      x2 + rng.uniform(-0.04, 0.04) * bw, y2 + rng.uniform(-0.04, 0.04) * bh]
+    crops = cut_tiles(picture, use, detector.model_info.classifier_imgsz, detector.settings)
+    return crops, labels
+
+
+# ---------------------------------------------------------------- embeddings and the blend
+
+
+class Embedder:
+    """The classifier's probabilities and pooled features (`vision.fewshot.with_features`), by onnxruntime."""
+
+    def __init__(self, classifier_onnx: Path, threads: int) -> None:
+        import onnxruntime as ort
+
+        from vision.detector import read_metadata
+        from vision.fewshot import with_features
+
+        graph, self.members = with_features(classifier_onnx)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+        meta = read_metadata(self.session)
+        names = meta["names"]
+        self.names = [str(names[i]) for i in sorted(names)] if isinstance(names, dict) else list(names)
+        self.to_canonical = np.array([CLASS_ID[n] for n in self.names], np.int64)
+        self.input = self.session.get_inputs()[0].name
+        self.fixed_batch = isinstance(self.session.get_inputs()[0].shape[0], int)
+
+    def __call__(self, crops: np.ndarray, batch: int = 64) -> tuple[np.ndarray, np.ndarray]:
+        from vision.detector import to_network_input
+
+        probs, feats = [], []
+        step = 1 if self.fixed_batch else batch
+        for start in range(0, len(crops), step):
+            p, f = self.session.run(None, {self.input: to_network_input(crops[start:start + step])})
+            probs.append(p)
+            feats.append(f)
+        return np.concatenate(probs), np.concatenate(feats)
+
+    def column_of(self, canonical_ids: np.ndarray) -> np.ndarray:
+        """Classifier columns of canonical face ids."""
+        lookup = {int(c): k for k, c in enumerate(self.to_canonical)}
+        return np.array([lookup[int(c)] for c in canonical_ids], np.int64)
+
+
+@dataclass(frozen=True)
+class BlendChoice:
+    scale: float
+    keep: float
+    check_accuracy: float  # held-out copies of the calibration photo, crop by crop
+    base_accuracy: float  # base val crops
+    classifier_check_accuracy: float  # the same two without the head
+    classifier_base_accuracy: float
+
+
+def choose_blend(prototypes: np.ndarray, members: int, check: tuple[np.ndarray, np.ndarray, np.ndarray],
+                 base: "tuple[np.ndarray, np.ndarray, np.ndarray] | None",
+                 settings: CalibrateSettings = DEFAULT) -> BlendChoice:
+    """The (scale, keep) that reads the held-out copies best, among those that read the base crops no
+    worse than the classifier alone; ties: the surer right readings (mean log-probability of the true
+    face over both). `check`, `base`: (probs, features, true classifier columns)."""
+    from vision.fewshot import EPS, FewShotHead
+
+    def figures(head: FewShotHead, data: "tuple[np.ndarray, np.ndarray, np.ndarray] | None") -> tuple[float, float]:
+        if data is None or len(data[2]) == 0:
+            return 1.0, 0.0
+        probs, feats, truth = data
+        out = head.blend(probs, feats)
+        return float(np.mean(out.argmax(axis=1) == truth)), float(np.mean(np.log(out[np.arange(len(truth)), truth] + EPS)))
+
+    plain = FewShotHead(prototypes, members, 0.0, 1.0)
+    (check_plain, _), (base_plain, _) = figures(plain, check), figures(plain, base)
+    best: "tuple[tuple[float, float], float, float, float, float] | None" = None
+    for scale in (0.0, *settings.scales):
+        for keep in settings.keeps:
+            head = FewShotHead(prototypes, members, scale, keep)
+            (got_check, check_ll), (got_base, base_ll) = figures(head, check), figures(head, base)
+            if got_base < base_plain:
+                continue
+            key = (got_check, check_ll + base_ll)
+            if best is None or key > best[0]:
+                best = (key, scale, keep, got_check, got_base)
+    assert best is not None  # scale 0, keep 1 is the classifier itself
+    _, scale, keep, got_check, got_base = best
+    return BlendChoice(scale, keep, got_check, got_base, check_plain, base_plain)
+
+
+def base_crops(embedder: Embedder, images: Sequence[Path], imgsz: int, settings: DetectorSettings,
+               ) -> "tuple[np.ndarray, np.ndarray, np.ndarray] | None":
+    """(probs, features, classifier columns) of the labeled faces of base val photos."""
+    from vision.crops import cut_tiles
+    from vision.detector import decode_image
+    from vision.evaluate import read_truth
+
+    crops, labels = [], []
+    for image in images:
+        try:
+            decoded = decode_image(image, settings, reduce_to=settings.decode_long_side)
+        except ValueError:
+            continue
+        width, height = decoded.original_wh
+        truth = read_truth(image, width, height)
+        faces = (truth.class_id >= 0) & (truth.class_id < len(FACE_NAMES))
+        if not faces.any():
+            continue
+        sx, sy = decoded.scale_xy
+        boxes = truth.xyxy[faces] / np.float32([sx, sy, sx, sy])
+        crops.append(cut_tiles(decoded.bgr, boxes, imgsz, settings))
+        labels.append(truth.class_id[faces])
+    if not crops:
+        return None
+    probs, feats = embedder(np.concatenate(crops))
+    return probs, feats, embedder.column_of(np.concatenate(labels))
+
+
+# ---------------------------------------------------------------- the pipeline
+
+
+@dataclass(frozen=True)
+class CalibrationResult:
+    version: str
+    promoted: bool
+    reason: str
+    seconds: float
+    before: dict[str, Any]
+    after: dict[str, Any]
+    issues: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": self.version, "promoted": self.promoted, "seconds": round(self.seconds, 1),
+                "before": self.before, "after": self.after, "issues": list(self.issues), "reason": self.reason}
+
+
+def read_photo(detector: Any, photo: Path, bonus: "tuple[str, ...] | None",
+               layout: LayoutSettings = LayoutSettings()) -> tuple[np.ndarray, LayoutReading]:
+    """The photo's pixels (decoded as the runtime decodes it) and its layout read by `detector`."""
+    from vision.detector import decode_image
+
+    decoded = decode_image(photo, detector.settings, reduce_to=detector.settings.decode_long_side)
+    return decoded.bgr, read_layout(detector.detect(decoded.bgr), bonus, layout)
+
+
+def _classifier_source(parent_dir: Path, settings: DetectorSettings) -> Path:
+    base = parent_dir / BASE_CLASSIFIER
+    return base if base.is_file() else parent_dir / settings.classifier_file
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: "tuple[str, ...] | None" = None,
+              base_val: "Path | None" = DEFAULT_BASE_VAL, settings: CalibrateSettings = DEFAULT,
+              detector_settings: DetectorSettings = DetectorSettings(), name: str = "calibrated", seed: int = 0,
+              command: str = "", log: Callable[[str], None] = print,
+              progress: "Callable[[float, str], None] | None" = None) -> CalibrationResult:
+    """Learn the set shown in `photos` (see the module doc); raises LayoutProblem before writing anything
+    when a photo does not show the layout."""
+    from vision.detector import TileDetector
+    from vision.evaluate import dataset_images, evaluate
+    from vision.fewshot import PROTOTYPES_FILE, FewShotHead, bake, prototypes_from
+
+    started = time.monotonic()
+
+    def step(share: float, text: str) -> None:
+        first, _, rest = text.partition("\n")
+        log(f"{first} ({time.monotonic() - started:.0f} s)" + (f"\n{rest}" if rest else ""))
+        if progress is not None:
+            progress(share, text)
+
+    if not photos:
+        raise CalibrationError("no photo given")
+    registry = Registry(models_root)
+    parent = registry.active_name()
+    parent_dir = registry.active_dir()
+    detector = TileDetector.load(parent_dir, detector_settings)
+    if detector.model_info.classifier_imgsz is None:
+        raise CalibrationError(f"{parent} has no face classifier (a single 43-class detector): nothing to calibrate")
+    pictures: list[tuple[np.ndarray, LayoutReading]] = []
+    for photo in photos:
+        picture, reading = read_photo(detector, Path(photo), bonus)
+        if not reading.ok:
+            raise LayoutProblem(str(photo), reading.problems)
+        pictures.append((picture, reading))
+    before = [r for _, r in pictures]
+    before_accuracy = float(np.mean([r.read_accuracy for r in before]))
+    step(0.1, f"[calibrate 1/5] {len(photos)} photo(s), {sum(len(r.tiles) for r in before)} tiles in place; "
+              f"version in use ({parent}) reads {before_accuracy:.2%} of them right"
+              + "".join(f"\n  {line}" for r in before for line in r.misread))
+
+    embedder = Embedder(_classifier_source(parent_dir, detector_settings), detector_settings.intra_op_threads)
+    rng = random.Random(seed)
+    train_crops, train_labels, train_ways, check_crops, check_labels = [], [], [], [], []
+    total = len(pictures) * (settings.views + settings.check_views)
+    done = 0
+    for picture, reading in pictures:
+        faces = [t for t in reading.tiles if t.expected != BACK]
+        boxes = np.array([t.xyxy for t in faces], np.float32)
+        labels = np.array([CLASS_ID[t.expected] for t in faces], np.int64)
+        train_crops.append(crops_of_copy(detector, picture, boxes, labels, rng, settings)[0])  # the photo itself
+        train_labels.append(labels)
+        train_ways.append(np.zeros(len(labels), np.int64))
+        for k in range(settings.views + settings.check_views):
+            copy, moved, upside_down = augmented_copy(picture, boxes, rng, settings)
+            crops, _ = crops_of_copy(detector, copy, moved, labels, rng, settings)
+            if k < settings.views:
+                train_crops.append(crops)
+                train_labels.append(labels)
+                train_ways.append(np.full(len(labels), int(upside_down), np.int64))
+            else:
+                check_crops.append(crops)
+                check_labels.append(labels)
+            done += 1
+            if done % 10 == 0:
+                step(0.1 + 0.4 * done / total, f"  {done}/{total} augmented copies cut")
+    train_x, train_y, train_w = np.concatenate(train_crops), np.concatenate(train_labels), np.concatenate(train_ways)
+    # every crop turned over too: the other way up of a tile lying sideways
+    train_x = np.concatenate([train_x, np.ascontiguousarray(train_x[:, ::-1, ::-1])])
+    train_y, train_w = np.concatenate([train_y, train_y]), np.concatenate([train_w, 1 - train_w])
+    check_x, check_y = np.concatenate(check_crops), np.concatenate(check_labels)
+    step(0.5, f"[calibrate 2/5] {len(train_x)} crops to learn from, {len(check_x)} to choose the blend with")
+
+    train_probs, train_feats = embedder(train_x)
+    check_probs, check_feats = embedder(check_x)
+    columns = embedder.column_of(train_y)
+    prototypes = prototypes_from(train_feats, columns, train_w, len(embedder.names), embedder.members)
+    base_images: list[Path] = []
+    issues: list[str] = []
+    if base_val is not None and Path(base_val).exists():
+        base_images = dataset_images(Path(base_val), "val")
+    elif base_val is not None:
+        issues.append(f"no base val data at {base_val}: the base check was skipped")
+    base = base_crops(embedder, base_images[: settings.base_crops_images], detector.model_info.classifier_imgsz,
+                      detector_settings) if base_images else None
+    choice = choose_blend(prototypes, embedder.members, (check_probs, check_feats, embedder.column_of(check_y)),
+                          base, settings)
+    step(0.65, f"[calibrate 3/5] few-shot head: scale {choice.scale:g}, keep {choice.keep:g}; held-out copies "
+               f"{choice.classifier_check_accuracy:.2%} -> {choice.check_accuracy:.2%}, base val crops "
+               f"{choice.classifier_base_accuracy:.2%} -> {choice.base_accuracy:.2%}")
+    head = FewShotHead(prototypes, embedder.members, choice.scale, choice.keep)
+
+    version_dir = registry.new_version_dir(name)
+    try:
+        for model_file in sorted(parent_dir.glob("*.onnx")) + sorted(parent_dir.glob("*.pt")):
+            if model_file.name not in (BASE_CLASSIFIER, detector_settings.classifier_file):
+                shutil.copy2(model_file, version_dir / model_file.name)
+        source = _classifier_source(parent_dir, detector_settings)
+        shutil.copy2(source, version_dir / BASE_CLASSIFIER)
+        bake(source, head, version_dir / detector_settings.classifier_file)
+        head.save(version_dir / PROTOTYPES_FILE)
+        (version_dir / PHOTOS_DIR).mkdir()
+        for index, photo in enumerate(photos):
+            shutil.copy2(photo, version_dir / PHOTOS_DIR / f"{index + 1:02d}_{Path(photo).name}")
+        new_detector = TileDetector.load(version_dir, detector_settings)
+        after = [read_photo(new_detector, Path(photo), bonus)[1] for photo in photos]
+        after_exact = all(r.ok and r.read_accuracy == 1.0 for r in after)
+        after_accuracy = float(np.mean([r.read_accuracy for r in after]))
+        step(0.8, f"[calibrate 4/5] the new version reads the calibration photo(s) {after_accuracy:.2%} right"
+                  + "".join(f"\n  {line}" for r in after for line in r.misread + list(r.problems)))
+        base_old = base_new = None
+        checked = base_images[: settings.base_check_images]
+        if checked:
+            base_old = cached_base_figures(registry, parent_dir, checked, detector_settings,
+                                           lambda: evaluate(detector, checked).summary())
+            base_new = evaluate(new_detector, checked).summary()
+            step(0.95, f"  base val ({len(checked)} photos of {base_val}): read accuracy "
+                       f"{base_old['read_accuracy']:.2%} -> {base_new['read_accuracy']:.2%}, "
+                       f"precision {base_old['precision']:.2%} -> {base_new['precision']:.2%}")
+        if not after_exact:
+            promote, reason = False, "it does not read the calibration photo(s) exactly"
+        elif base_old is not None and base_new is not None and (
+                base_new["read_accuracy"] < base_old["read_accuracy"] or base_new["precision"] < base_old["precision"]):
+            promote, reason = False, "it reads the base val photos worse than the version in use"
+        else:
+            promote, reason = True, "it reads the calibration photo(s) exactly and the base val photos no worse"
+        seconds = time.monotonic() - started
+        before_json = {"read_accuracy": round(before_accuracy, 6)}
+        after_json = {"read_accuracy": round(after_accuracy, 6)}
+        if base_old is not None and base_new is not None:
+            before_json["base_read_accuracy"] = round(base_old["read_accuracy"], 6)
+            after_json["base_read_accuracy"] = round(base_new["read_accuracy"], 6)
+        card = {
+            "name": version_dir.name, "kind": "calibration", "created": utc_now(), "parent": parent,
+            "command": command, "seconds": round(seconds, 1), "promoted": promote, "reason": reason,
+            "photos": [{"path": str(Path(p).resolve()), "sha256": _sha256(Path(p))} for p in photos],
+            "bonus": list(bonus) if bonus is not None else None,
+            "evaluated_on": f"{len(photos)} calibration photo(s)",
+            "metrics": after_json, "parent_metrics": before_json,
+            "misread_before": [line for r in before for line in r.misread],
+            "misread_after": [line for r in after for line in r.misread],
+            "head": {"scale": choice.scale, "keep": choice.keep, "check_accuracy": choice.check_accuracy,
+                     "classifier_check_accuracy": choice.classifier_check_accuracy,
+                     "base_crop_accuracy": choice.base_accuracy,
+                     "classifier_base_crop_accuracy": choice.classifier_base_accuracy,
+                     "train_crops": int(len(train_x)), "check_crops": int(len(check_x))},
+            "base_val": {"data": str(base_val) if base_images else None, "photos": len(checked),
+                         "before": base_old, "after": base_new},
+            "settings": asdict(settings), "issues": issues,
+        }
+        write_card(version_dir, card)
+    except BaseException:
+        shutil.rmtree(version_dir, ignore_errors=True)  # a half-made version is never listed
+        raise
+    if promote:
+        registry.activate(version_dir.name)
+    step(1.0, f"[calibrate 5/5] {'promoted' if promote else 'not promoted'}: {reason}; version {version_dir.name} "
+              f"({time.monotonic() - started:.0f} s)")
+    return CalibrationResult(version_dir.name, promote, reason, seconds, before_json, after_json, tuple(issues))
+
+
+def cached_base_figures(registry: Registry, parent_dir: Path, images: Sequence[Path], settings: DetectorSettings,
+                        compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The version in use's figures on the base val photos, computed once per version, photos and settings
+    (kept in versions/.cache/): every calibration from it needs them."""
+    from tileset.labelfiles import atomic_write_text
+
+    stamp = [(f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in sorted(parent_dir.glob("*.onnx"))]
+    key = hashlib.sha256(json.dumps([str(parent_dir.resolve()), stamp, [str(i) for i in images], asdict(settings)],
+                                    default=str).encode()).hexdigest()[:20]
+    path = registry.versions_dir / ".cache" / f"base-{key}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    figures = compute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(figures, default=str))
+    return figures
+
+
+def write_card(folder: Path, card: dict[str, Any]) -> None:
+    from tileset.labelfiles import atomic_write_text
+
+    atomic_write_text(folder / "card.json", json.dumps(card, indent=1, ensure_ascii=False) + "\n")
+    before, after, head = card["parent_metrics"], card["metrics"], card["head"]
+    lines = [
+        f"# Model version {card['name']} (calibration)",
+        "",
+        f"Calibrated from `{card['parent']}` on {card['created']} with:",
+        "",
+        f"    {card['command']}",
+        "",
+        "- Photos: " + ", ".join(f"`{p['path']}` (sha256 {p['sha256']})" for p in card["photos"]),
+        f"- Calibration photo(s) read right: before {before['read_accuracy']:.2%}, after {after['read_accuracy']:.2%}",
+    ]
+    if "base_read_accuracy" in before:
+        lines.append(f"- Base val ({card['base_val']['photos']} photos of `{card['base_val']['data']}`) read accuracy: "
+                     f"before {before['base_read_accuracy']:.2%}, after {after['base_read_accuracy']:.2%}")
+    lines += [
+        f"- Few-shot head: scale {head['scale']:g}, keep {head['keep']:g} ({head['train_crops']} crops; held-out "
+        f"copies {head['classifier_check_accuracy']:.2%} -> {head['check_accuracy']:.2%})",
+        f"- Promoted: {'yes' if card['promoted'] else 'no'} — {card['reason']}",
+        f"- Time: {card['seconds']:.0f} s",
+        "",
+    ]
+    if card["misread_before"]:
+        lines += ["Misread before:", "", *[f"- {line}" for line in card["misread_before"]], ""]
+    atomic_write_text(folder / "card.md", "\n".join(lines))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m vision calibrate", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("photos", nargs="+", type=Path, metavar="PHOTO", help="photos of the calibration layout")
+    parser.add_argument("--models", type=Path, default=MODELS_DIR, help="models folder (default: %(default)s)")
+    parser.add_argument("--bonus", default=None, metavar="LIST",
+                        help="the bonus tiles of row 5 when the set has only some (e.g. f1,f2,f3,f4), or none")
+    parser.add_argument("--base-val", type=Path, default=DEFAULT_BASE_VAL,
+                        help="labeled dataset whose val photos the new version must read no worse (default: "
+                             "%(default)s; skipped when absent)")
+    parser.add_argument("--views", type=int, default=DEFAULT.views, help="augmented copies per photo to learn from")
+    parser.add_argument("--name", default="calibrated", help="label in the new version's name")
+    parser.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    args = build_parser().parse_args(argv)
+    command = "python -m vision calibrate " + " ".join(sys.argv[2:] if argv is None else argv)
+    try:
+        bonus = parse_bonus(args.bonus)
+    except LayoutSpecError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.views < 1:
+        print("error: --views must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        result = calibrate(args.photos, models_root=args.models, bonus=bonus, base_val=args.base_val,
+                           settings=replace(DEFAULT, views=args.views), name=args.name, seed=args.seed,
+                           command=command, log=lambda line: print(line, file=sys.stderr, flush=True))
+    except LayoutProblem as error:
+        print(f"error: {error.photo} does not show the calibration layout; nothing was written:", file=sys.stderr)
+        for problem in error.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 1
+    except (CalibrationError, RegistryError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:
+        if type(error).__name__ in ("ModelLoadError", "ClassTableMismatch", "ImageError", "DatasetError",
+                                    "FewShotError"):
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        raise
+    print(json.dumps(result.to_json(), ensure_ascii=False), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

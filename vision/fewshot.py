@@ -1,0 +1,189 @@
+"""A few-shot head for the face classifier: one set's own faces, learned from its calibration photo.
+
+The face classifier (a YOLO classify model, or an ensemble of them averaged inside one ONNX graph)
+ends in global pooling, a linear layer and a softmax. The pooled features of a crop say what it
+looks like; the mean features of a face's crops from the calibration photo (its *prototype*) say
+what that face looks like in this set. The head reads a crop as
+
+    p = softmax(keep * log(p_classifier) + scale * cosine(features, prototypes))
+
+a product of the two experts: where they agree the reading stays as sure as the classifier's, so
+the runtime's confidence thresholds keep their meaning. Each ensemble member's features are
+normalised on their own and the cosines averaged over the members; a face has one prototype per
+way up (upright, upside down: a tile lying sideways is turned upright either way) and its cosine is
+the larger. A face with no prototype (a set without flowers) has cosine 0.
+
+The head is written into the classifier's ONNX graph (`bake`): a calibrated version's
+`classifier.onnx` is a drop-in classifier, so the runtime (`vision.detector`) reads it like any
+other, with no code of its own. `onnx` is needed to edit graphs (calibration), never to run them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+FEATURES_OUTPUT = "features"  # the extra output of `with_features`: (N, members x D), each member's part L2-normalised
+PROTOTYPES_FILE = "prototypes.npz"
+EPS = 1e-6  # keeps log(p) finite
+
+
+class FewShotError(RuntimeError):
+    """A classifier graph the head cannot be attached to, said plainly."""
+
+
+@dataclass(frozen=True)
+class FewShotHead:
+    """Class prototypes (ways up, classes, members x D; rows of absent classes are zero) and the blend."""
+
+    prototypes: np.ndarray  # float32 (K, C, F): per member, the normalised mean of normalised features
+    members: int  # ensemble members whose features are concatenated
+    scale: float  # weight of the cosines in the logits
+    keep: float  # weight of the classifier's log-probabilities in the logits
+
+    def cosines(self, features: np.ndarray) -> np.ndarray:
+        """(N, C) cosine of each crop with each face's nearer prototype, averaged over the ensemble members."""
+        feats = np.asarray(features, np.float32)
+        return np.max(np.stack([feats @ p.T for p in self.prototypes]), axis=0) / self.members
+
+    def blend(self, probs: np.ndarray, features: np.ndarray) -> np.ndarray:
+        """The head's class probabilities for crops read as `probs` with these `features`."""
+        logits = self.keep * np.log(np.asarray(probs, np.float32) + EPS) + self.scale * self.cosines(features)
+        logits -= logits.max(axis=1, keepdims=True)
+        out = np.exp(logits)
+        return out / out.sum(axis=1, keepdims=True)
+
+    def save(self, path: Path) -> None:
+        np.savez(path, prototypes=self.prototypes, members=self.members, scale=self.scale, keep=self.keep)
+
+    @staticmethod
+    def load(path: Path) -> "FewShotHead":
+        data = np.load(path)
+        return FewShotHead(data["prototypes"].astype(np.float32), int(data["members"]), float(data["scale"]),
+                           float(data["keep"]))
+
+
+def prototypes_from(features: np.ndarray, labels: np.ndarray, ways: np.ndarray, classes: int,
+                    members: int) -> np.ndarray:
+    """(ways, classes, F) prototypes: for each way up (0 upright, 1 upside down) and class, each member's
+    part of the mean feature of its crops, normalised."""
+    features = np.asarray(features, np.float32)
+    count = int(np.max(ways)) + 1 if len(ways) else 1
+    out = np.zeros((count, classes, features.shape[1]), np.float32)
+    width = features.shape[1] // members
+    for way in range(count):
+        for cls in np.unique(labels[ways == way]):
+            mean = features[(labels == cls) & (ways == way)].mean(axis=0)
+            for m in range(members):
+                part = mean[m * width:(m + 1) * width]
+                out[way, cls, m * width:(m + 1) * width] = part / max(float(np.linalg.norm(part)), 1e-9)
+    return out
+
+
+# ---------------------------------------------------------------- graph editing
+
+
+def _onnx() -> Any:
+    try:
+        import onnx
+    except ImportError:
+        raise FewShotError("editing the classifier graph needs the onnx package (pip install onnx)") from None
+    return onnx
+
+
+def _pooled_outputs(graph: Any) -> list[str]:
+    """The pooled-feature tensors of the graph: the inputs of the classify heads' Gemm layers."""
+    producers = {out: node for node in graph.node for out in node.output}
+    pooled = []
+    for node in graph.node:
+        if node.op_type == "Gemm" and node.input[0] in producers and producers[node.input[0]].op_type == "Flatten":
+            pooled.append(node.input[0])
+    if not pooled:
+        raise FewShotError("no pooled features (Flatten -> Gemm) in the classifier graph")
+    return pooled
+
+
+def _opset(model: Any) -> int:
+    return max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=18)
+
+
+def _reduce(model: Any, op: str, source: str, target: str, keepdims: int) -> Any:
+    """`op` over axis 1: the axes are an input from opset 18 on, an attribute before."""
+    helper = _onnx().helper
+    if _opset(model) < 18:
+        return helper.make_node(op, [source], [target], keepdims=keepdims, axes=[1])
+    return helper.make_node(op, [source, "fewshot_axis1"], [target], keepdims=keepdims)
+
+
+def _add_features(model: Any) -> tuple[Any, int]:
+    """Nodes that L2-normalise each member's pooled features and concatenate them as FEATURES_OUTPUT."""
+    onnx = _onnx()
+    helper = onnx.helper
+    graph = model.graph
+    pooled = _pooled_outputs(graph)
+    parts = []
+    for k, name in enumerate(pooled):
+        norm, safe, unit = f"fewshot_norm{k}", f"fewshot_safe{k}", f"fewshot_unit{k}"
+        graph.node.append(_reduce(model, "ReduceL2", name, norm, keepdims=1))
+        graph.node.append(helper.make_node("Max", [norm, "fewshot_eps"], [safe]))
+        graph.node.append(helper.make_node("Div", [name, safe], [unit]))
+        parts.append(unit)
+    graph.initializer.append(onnx.numpy_helper.from_array(np.array([1], np.int64), "fewshot_axis1"))
+    graph.initializer.append(onnx.numpy_helper.from_array(np.array(1e-9, np.float32), "fewshot_eps"))
+    graph.node.append(helper.make_node("Concat", parts, [FEATURES_OUTPUT], axis=1))
+    return model, len(pooled)
+
+
+def with_features(classifier_onnx: Path) -> tuple[bytes, int]:
+    """The classifier graph with a second output FEATURES_OUTPUT (its first output unchanged), and the
+    number of ensemble members: for computing embeddings with onnxruntime."""
+    onnx = _onnx()
+    model, members = _add_features(onnx.load(str(classifier_onnx)))
+    graph = model.graph
+    graph.output.append(onnx.helper.make_tensor_value_info(FEATURES_OUTPUT, onnx.TensorProto.FLOAT, ["batch", None]))
+    return model.SerializeToString(), members
+
+
+def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path) -> None:
+    """Write `classifier_onnx` with `head` inside: its one output is the head's blended probabilities,
+    under the same name and shape, with the same metadata (class names, input size)."""
+    onnx = _onnx()
+    helper = onnx.helper
+    model, members = _add_features(onnx.load(str(classifier_onnx)))
+    if members != head.members:
+        raise FewShotError(f"the head was made for {head.members} ensemble members, the graph has {members}")
+    graph = model.graph
+    output = graph.output[0].name
+    original = "fewshot_classifier_probs"
+    for node in graph.node:  # the classifier's own probabilities now feed the blend
+        node.output[:] = [original if o == output else o for o in node.output]
+        node.input[:] = [original if i == output else i for i in node.input]
+    init = graph.initializer
+    ways, classes, width = head.prototypes.shape
+    matrix = head.prototypes.reshape(ways * classes, width).T / head.members  # (F, K*C), way-major columns
+    init.append(onnx.numpy_helper.from_array(matrix.astype(np.float32), "fewshot_prototypes"))
+    init.append(onnx.numpy_helper.from_array(np.array([-1, ways, classes], np.int64), "fewshot_shape"))
+    init.append(onnx.numpy_helper.from_array(np.array(head.scale, np.float32), "fewshot_scale"))
+    init.append(onnx.numpy_helper.from_array(np.array(head.keep, np.float32), "fewshot_keep"))
+    init.append(onnx.numpy_helper.from_array(np.array(EPS, np.float32), "fewshot_eps_p"))
+    graph.node.extend([
+        helper.make_node("MatMul", [FEATURES_OUTPUT, "fewshot_prototypes"], ["fewshot_cos_all"]),
+        helper.make_node("Reshape", ["fewshot_cos_all", "fewshot_shape"], ["fewshot_cos_ways"]),
+        _reduce(model, "ReduceMax", "fewshot_cos_ways", "fewshot_cos", keepdims=0),
+        helper.make_node("Mul", ["fewshot_cos", "fewshot_scale"], ["fewshot_shot"]),
+        helper.make_node("Add", [original, "fewshot_eps_p"], ["fewshot_p"]),
+        helper.make_node("Log", ["fewshot_p"], ["fewshot_logp"]),
+        helper.make_node("Mul", ["fewshot_logp", "fewshot_keep"], ["fewshot_kept"]),
+        helper.make_node("Add", ["fewshot_kept", "fewshot_shot"], ["fewshot_logits"]),
+        helper.make_node("Softmax", ["fewshot_logits"], [output], axis=1),
+    ])
+    props = {p.key: p.value for p in model.metadata_props}
+    props["mcr_fewshot"] = f"prototypes of a calibration photo, scale {head.scale:g}, keep {head.keep:g}"
+    del model.metadata_props[:]
+    for key, value in props.items():
+        model.metadata_props.append(onnx.StringStringEntryProto(key=key, value=value))
+    onnx.checker.check_model(model)
+    Path(out_path).write_bytes(model.SerializeToString())
