@@ -217,3 +217,32 @@ def test_two_programs_saving_one_photo_lose_no_edit(tmp_path: Path) -> None:
     labels, problems = photo.load_checked()
     assert problems == () and len(labels.meta.confidences) == len(labels.boxes)
     assert not list((folder / "labels").rglob("*.tmp"))
+
+
+# --- Label Studio imports -------------------------------------------------------------------------
+
+
+def _task(x: object) -> dict:
+    value = {"x": x, "y": 10, "width": 5, "height": 8, "rotation": 0, "rectanglelabels": ["5m"]}
+    return {"data": {"image": "/data/upload/1/0a1b2c3d-a.jpg"},
+            "annotations": [{"result": [{"type": "rectanglelabels", "value": value}]}]}
+
+
+@pytest.mark.parametrize(("export", "code", "says"), [
+    ([1, 2, 3], 1, "task 1: not a Label Studio task (int), skipped"),
+    ([_task("left")], 0, "skipped a 5m box whose x, y, width, height are not all numbers"),
+    ([_task(None)], 0, "not all numbers"),
+    ([_task(20), {"data": "a.jpg"}], 0, "1 photos, 1 boxes imported"),
+    ([{"data": {"image": "a.jpg"}, "predictions": [{"result": []}]}], 1,
+     "1 of 1 tasks have no submitted annotation (predictions alone are not imported"),
+    ({"not": "tasks"}, 1, "nothing imported: 1 match no photo of the folder by file name"),
+    (7, 2, "expected a list of Label Studio tasks, not a int"),
+])
+def test_import_ls_of_odd_exports_says_what_it_did(tmp_path: Path, export: object, code: int, says: str,
+                                                  capsys: pytest.CaptureFixture) -> None:
+    folder = photos_folder(tmp_path / "photos")
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export))
+    assert label_main(["import-ls", str(path), str(folder)]) == code
+    out, err = capsys.readouterr()
+    assert says in out + err and "Traceback" not in err

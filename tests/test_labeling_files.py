@@ -169,3 +169,20 @@ def test_unreadable_photo_is_reported_not_raised(tmp_path: Path) -> None:
     report = prelabel_folder(tmp_path, FakeDetector([dets]), "m", read_image=read_bgr)
     assert report.labeled == 1
     assert len(report.failed) == 1 and "broken.jpg" in report.failed[0]
+
+
+def test_undo_walks_back_the_history_with_confidences_and_keeps_what_it_undid(tmp_path: Path) -> None:
+    make_photos(tmp_path, ["a"])
+    (photo,) = list_photos(tmp_path)
+    photo.save(PhotoLabels(BOXES, LabelMeta("prelabel", False, "m", (0.4, 0.9))))
+    photo.update(lambda labels: labels.with_class(0, CLASS_ID["9p"]))
+    photo.update(lambda labels: labels.without(1).marked_reviewed())
+    assert photo.undo().boxes == (BOXES[0].with_class(CLASS_ID["9p"]), BOXES[1])
+    restored = photo.undo()
+    assert restored.boxes == BOXES and restored.meta.confidences == (0.4, 0.9)
+    assert restored.meta.origin == "prelabel" and not restored.meta.reviewed
+    assert photo.load_checked() == (restored, ())
+    with pytest.raises(LabelFileError, match="nothing to undo"):
+        photo.undo()
+    undone = sorted(p.name for p in (tmp_path / "labels" / ".history").glob("a.undone.*.txt"))
+    assert undone == ["a.undone.1.txt", "a.undone.2.txt"], "nothing undone is lost"
