@@ -22,7 +22,7 @@ from .codes import (
 )
 from .combinations import COMBINATION_FANS, account_once
 from .divide import CHOW, KONG, PAIR, PUNG, Block, Decomposition
-from .fans import FAN
+from .fans import FAN, FanId
 
 Detector = Callable[["Reading"], int]
 DETECTORS: dict[int, Detector] = {}
@@ -347,58 +347,58 @@ def _suited_ranks(r: Reading) -> set[int] | None:
     return None if r.hand.has_honors else r.hand.ranks
 
 
-@detector(3, HAND)
+@detector(FanId.ALL_GREEN, HAND)
 def all_green(r: Reading) -> int:
     return r.hand.tileset <= GREEN
 
 
-@detector(8, HAND)
+@detector(FanId.ALL_TERMINALS, HAND)
 def all_terminals(r: Reading) -> int:
     return r.hand.tileset <= TERMINALS
 
 
-@detector(11, HAND)
+@detector(FanId.ALL_HONORS, HAND)
 def all_honors(r: Reading) -> int:
     return r.hand.unique[0] > 30
 
 
-@detector(18, HAND)
+@detector(FanId.ALL_TERMINALS_AND_HONORS, HAND)
 def all_terminals_and_honors(r: Reading) -> int:
     return r.hand.tileset <= TERMINALS_OR_HONORS
 
 
-@detector(22, HAND)
+@detector(FanId.FULL_FLUSH, HAND)
 def full_flush(r: Reading) -> int:
     return len(_suits(r)) == 1 and not _has_honors(r)
 
 
-@detector(49, HAND)
+@detector(FanId.HALF_FLUSH, HAND)
 def half_flush(r: Reading) -> int:
     return len(_suits(r)) == 1 and _has_honors(r)
 
 
-@detector(75, HAND)
+@detector(FanId.ONE_VOIDED_SUIT, HAND)
 def one_voided_suit(r: Reading) -> int:
     return len(_suits(r)) == 2
 
 
-@detector(76, HAND)
+@detector(FanId.NO_HONORS, HAND)
 def no_honors(r: Reading) -> int:
     return not _has_honors(r)
 
 
-@detector(51, HAND)
+@detector(FanId.ALL_TYPES, HAND)
 def all_types(r: Reading) -> int:
     u = r.hand.tileset
     return len(_suits(r)) == 3 and not u.isdisjoint(WINDS) and not u.isdisjoint(DRAGONS)
 
 
-@detector(68, HAND)
+@detector(FanId.ALL_SIMPLES, HAND)
 def all_simples(r: Reading) -> int:
     return r.hand.tileset.isdisjoint(TERMINALS_OR_HONORS)
 
 
-@detector(40, HAND)
+@detector(FanId.REVERSIBLE_TILES, HAND)
 def reversible_tiles(r: Reading) -> int:
     return r.hand.tileset <= REVERSIBLE
 
@@ -408,32 +408,32 @@ def _ranks_within(r: Reading, allowed: set[int]) -> bool:
     return ranks is not None and ranks <= allowed
 
 
-@detector(25, RANKS)
+@detector(FanId.UPPER_TILES, RANKS)
 def upper_tiles(r: Reading) -> int:
     return _ranks_within(r, {7, 8, 9})
 
 
-@detector(26, RANKS)
+@detector(FanId.MIDDLE_TILES, RANKS)
 def middle_tiles(r: Reading) -> int:
     return _ranks_within(r, {4, 5, 6})
 
 
-@detector(27, RANKS)
+@detector(FanId.LOWER_TILES, RANKS)
 def lower_tiles(r: Reading) -> int:
     return _ranks_within(r, {1, 2, 3})
 
 
-@detector(36, RANKS)
+@detector(FanId.UPPER_FOUR, RANKS)
 def upper_four(r: Reading) -> int:
     return _ranks_within(r, {6, 7, 8, 9})
 
 
-@detector(37, RANKS)
+@detector(FanId.LOWER_FOUR, RANKS)
 def lower_four(r: Reading) -> int:
     return _ranks_within(r, {1, 2, 3, 4})
 
 
-@detector(64, HAND)
+@detector(FanId.TILE_HOG, HAND)
 def tile_hog(r: Reading) -> int:
     counts = r.hand.counts
     return sum(1 for c in r.hand.unique if counts[c] == 4) - r.hand.kongs
@@ -442,12 +442,12 @@ def tile_hog(r: Reading) -> int:
 # --- shapes ---------------------------------------------------------------------------------------------
 
 
-@detector(4, SHAPE)
+@detector(FanId.NINE_GATES, SHAPE)
 def nine_gates(r: Reading) -> int:
     return r.kind == "nine_gates"
 
 
-@detector(6, SHAPE)
+@detector(FanId.SEVEN_SHIFTED_PAIRS, SHAPE)
 def seven_shifted_pairs(r: Reading) -> int:
     if r.kind != "seven_pairs":
         return 0
@@ -455,27 +455,27 @@ def seven_shifted_pairs(r: Reading) -> int:
     return len(set(pairs)) == 7 and pairs[0] < 30 and pairs[-1] - pairs[0] == 6
 
 
-@detector(7, SHAPE)
+@detector(FanId.THIRTEEN_ORPHANS, SHAPE)
 def thirteen_orphans(r: Reading) -> int:
     return r.kind == "thirteen_orphans"
 
 
-@detector(19, SHAPE)
+@detector(FanId.SEVEN_PAIRS, SHAPE)
 def seven_pairs(r: Reading) -> int:
     return r.kind == "seven_pairs"
 
 
-@detector(20, SHAPE)
+@detector(FanId.GREATER_HONORS_AND_KNITTED_TILES, SHAPE)
 def greater_honors_and_knitted_tiles(r: Reading) -> int:
     return r.kind == "honors_knitted" and sum(1 for c in r.hand.unique if c > 30) == 7
 
 
-@detector(34, SHAPE)
+@detector(FanId.LESSER_HONORS_AND_KNITTED_TILES, SHAPE)
 def lesser_honors_and_knitted_tiles(r: Reading) -> int:
     return r.kind == "honors_knitted" and sum(1 for c in r.hand.unique if c > 30) < 7
 
 
-@detector(35, SHAPE)
+@detector(FanId.KNITTED_STRAIGHT, SHAPE)
 def knitted_straight(r: Reading) -> int:
     if r.kind == "knitted_straight":
         return 1
@@ -493,7 +493,7 @@ def _five_pair_suit(r: Reading) -> int | None:
     return None
 
 
-@detector(13, SETS)
+@detector(FanId.PURE_TERMINAL_CHOWS, SETS)
 def pure_terminal_chows(r: Reading) -> int:
     suit = _five_pair_suit(r)
     if suit is None:
@@ -501,7 +501,7 @@ def pure_terminal_chows(r: Reading) -> int:
     return all(m // 10 == suit for m in r.chows) and sorted(m % 10 for m in r.chows) == [2, 2, 8, 8]
 
 
-@detector(29, SETS)
+@detector(FanId.THREE_SUITED_TERMINAL_CHOWS, SETS)
 def three_suited_terminal_chows(r: Reading) -> int:
     suit = _five_pair_suit(r)
     if suit is None:
@@ -510,73 +510,73 @@ def three_suited_terminal_chows(r: Reading) -> int:
     return sorted(r.chows) == sorted(10 * s + k for s in others for k in (2, 8))
 
 
-@detector(9, PUNGS)
+@detector(FanId.LITTLE_FOUR_WINDS, PUNGS)
 def little_four_winds(r: Reading) -> int:
     return sum(1 for t in r.pungs if t in WINDS) == 3 and r.pair in WINDS
 
 
-@detector(10, PUNGS)
+@detector(FanId.LITTLE_THREE_DRAGONS, PUNGS)
 def little_three_dragons(r: Reading) -> int:
     return sum(1 for t in r.pungs if t in DRAGONS) == 2 and r.pair in DRAGONS
 
 
-@detector(5, KONGS)
+@detector(FanId.FOUR_KONGS, KONGS)
 def four_kongs(r: Reading) -> int:
     return r.kongs == 4
 
 
-@detector(17, KONGS)
+@detector(FanId.THREE_KONGS, KONGS)
 def three_kongs(r: Reading) -> int:
     return r.kongs == 3
 
 
-@detector(53, KONGS)
+@detector(FanId.TWO_CONCEALED_KONGS, KONGS)
 def two_concealed_kongs(r: Reading) -> int:
     return r.concealed_kongs >= 2
 
 
-@detector(57, KONGS)
+@detector(FanId.TWO_MELDED_KONGS, KONGS)
 def two_melded_kongs(r: Reading) -> int:
     return r.melded_kongs >= 2
 
 
-@detector(67, KONGS)
+@detector(FanId.CONCEALED_KONG, KONGS)
 def concealed_kong(r: Reading) -> int:
     return r.concealed_kongs
 
 
-@detector(74, KONGS)
+@detector(FanId.MELDED_KONG, KONGS)
 def melded_kong(r: Reading) -> int:
     return r.melded_kongs
 
 
-@detector(12, PUNGS)
+@detector(FanId.FOUR_CONCEALED_PUNGS, PUNGS)
 def four_concealed_pungs(r: Reading) -> int:
     return r.concealed_pungs == 4
 
 
-@detector(33, PUNGS)
+@detector(FanId.THREE_CONCEALED_PUNGS, PUNGS)
 def three_concealed_pungs(r: Reading) -> int:
     return r.concealed_pungs == 3
 
 
-@detector(66, PUNGS)
+@detector(FanId.TWO_CONCEALED_PUNGS, PUNGS)
 def two_concealed_pungs(r: Reading) -> int:
     return r.concealed_pungs == 2
 
 
-@detector(48, PUNGS)
+@detector(FanId.ALL_PUNGS, PUNGS)
 def all_pungs(r: Reading) -> int:
     return len(r.pungs) == 4
 
 
-@detector(21, PUNGS)
+@detector(FanId.ALL_EVEN_PUNGS, PUNGS)
 def all_even_pungs(r: Reading) -> int:
     pair = r.pair
     return len(r.pungs) == 4 and pair is not None and all(t < 30 and t % 2 == 0 for t in (*r.pungs, pair))
 
 
-@detector(63, SETS)
+@detector(FanId.ALL_CHOWS, SETS)
 def all_chows(r: Reading) -> int:
     if r.pair is None or r.pair > 30:
         return 0
@@ -593,32 +593,32 @@ def _block_traits(b: Block) -> tuple[bool, bool]:
     return (not tiles.isdisjoint(TERMINALS_OR_HONORS), not tiles.isdisjoint(_FIVES))
 
 
-@detector(55, SETS)
+@detector(FanId.OUTSIDE_HAND, SETS)
 def outside_hand(r: Reading) -> int:
     return r.kind == "standard" and all(_block_traits(b)[0] for b in r.blocks)
 
 
-@detector(31, SETS)
+@detector(FanId.ALL_FIVES, SETS)
 def all_fives(r: Reading) -> int:
     return r.kind == "standard" and all(_block_traits(b)[1] for b in r.blocks)
 
 
-@detector(59, PUNGS)
+@detector(FanId.DRAGON_PUNG, PUNGS)
 def dragon_pung(r: Reading) -> int:
     return sum(1 for t in r.pungs if t in DRAGONS)
 
 
-@detector(60, PUNGS)
+@detector(FanId.PREVALENT_WIND, PUNGS)
 def prevalent_wind(r: Reading) -> int:
     return r.hand.prevalent in r.pungs
 
 
-@detector(61, PUNGS)
+@detector(FanId.SEAT_WIND, PUNGS)
 def seat_wind(r: Reading) -> int:
     return r.hand.seat in r.pungs
 
 
-@detector(73, PUNGS)
+@detector(FanId.PUNG_OF_TERMINALS_OR_HONORS, PUNGS)
 def pung_of_terminals_or_honors(r: Reading) -> int:
     """Terminal pungs, and wind pungs that no wind fan (圈风 门风 三风 小四喜 大四喜) has taken."""
     winds = [t for t in r.pungs if t in WINDS]
@@ -629,57 +629,57 @@ def pung_of_terminals_or_honors(r: Reading) -> int:
 # --- how the hand was won ------------------------------------------------------------------------------
 
 
-@detector(52, HAND)
+@detector(FanId.MELDED_HAND, HAND)
 def melded_hand(r: Reading) -> int:
     return r.hand.exposed_melds == 4 and not r.hand.self_drawn
 
 
-@detector(56, HAND)
+@detector(FanId.FULLY_CONCEALED_HAND, HAND)
 def fully_concealed_hand(r: Reading) -> int:
     return r.hand.exposed_melds == 0 and r.hand.self_drawn
 
 
-@detector(62, HAND)
+@detector(FanId.CONCEALED_HAND, HAND)
 def concealed_hand(r: Reading) -> int:
     return r.hand.exposed_melds == 0 and not r.hand.self_drawn
 
 
-@detector(80, HAND)
+@detector(FanId.SELF_DRAWN, HAND)
 def self_drawn(r: Reading) -> int:
     return r.hand.self_drawn
 
 
-@detector(44, SITUATION)
+@detector(FanId.LAST_TILE_DRAW, SITUATION)
 def last_tile_draw(r: Reading) -> int:
     return r.hand.self_drawn and r.hand.last_of_wall
 
 
-@detector(45, SITUATION)
+@detector(FanId.LAST_TILE_CLAIM, SITUATION)
 def last_tile_claim(r: Reading) -> int:
     return not r.hand.self_drawn and r.hand.last_of_wall
 
 
-@detector(46, SITUATION)
+@detector(FanId.OUT_WITH_REPLACEMENT_TILE, SITUATION)
 def out_with_replacement_tile(r: Reading) -> int:
     return r.hand.kong_replacement
 
 
-@detector(47, SITUATION)
+@detector(FanId.ROBBING_THE_KONG, SITUATION)
 def robbing_the_kong(r: Reading) -> int:
     return r.hand.robbing_kong
 
 
-@detector(58, SITUATION)
+@detector(FanId.LAST_TILE, SITUATION)
 def last_tile(r: Reading) -> int:
     return r.hand.last_tile
 
 
-@detector(81, HAND)
+@detector(FanId.FLOWER_TILES, HAND)
 def flower_tiles(r: Reading) -> int:
     return r.hand.flowers
 
 
-@detector(43, AFTER)
+@detector(FanId.CHICKEN_HAND, AFTER)
 def chicken_hand(r: Reading) -> int:
     return 0  # decided by the scorer once every other fan is known: it is "no fan at all"
 
@@ -725,17 +725,17 @@ def _wait_positions(r: Reading) -> tuple[bool, bool, bool]:
     return (edge, closed, single)
 
 
-@detector(77, WAIT)
+@detector(FanId.EDGE_WAIT, WAIT)
 def edge_wait(r: Reading) -> int:
     return r.wait_positions[0]
 
 
-@detector(78, WAIT)
+@detector(FanId.CLOSED_WAIT, WAIT)
 def closed_wait(r: Reading) -> int:
     return r.wait_positions[1]
 
 
-@detector(79, WAIT)
+@detector(FanId.SINGLE_WAIT, WAIT)
 def single_wait(r: Reading) -> int:
     return r.wait_positions[2]
 

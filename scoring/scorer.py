@@ -31,12 +31,12 @@ from .detectors import (
     Reading,
 )
 from .divide import CHOW, KONG, PUNG, Block, block_tiles, decompositions
-from .fans import CHICKEN_HAND_ID, FAN, FANS, FLOWER_FAN_ID, MINIMUM_POINTS, Fan
+from .fans import CHICKEN_HAND_ID, FAN, FANS, FLOWER_FAN_ID, MINIMUM_POINTS, Fan, FanId
 from .hand import Hand, HandError, Meld, MeldKind
 from .notation import format_hand
 from .winflags import TileFacts, consistent
 
-PURE_TRIPLE_CHOW, TRIPLE_PUNG = 23, 32
+PURE_TRIPLE_CHOW, TRIPLE_PUNG = FanId.PURE_TRIPLE_CHOW, FanId.TRIPLE_PUNG
 
 
 class NotWinningHand(HandError):
