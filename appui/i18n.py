@@ -196,6 +196,10 @@ _LABELS: dict[str, tuple[str, str]] = {
     "lbl_added": ("added a {face} box", "已添加 {face} 框"),
     "lbl_undone": ("last change undone ({file})", "已撤销上一次修改 ({file})"),
     "lbl_reviewed": ("{name} marked reviewed", "{name} 已标为已审核"),
+    "lbl_canvas_hint": ("Click a box to pick it (again to unpick); drag to draw a box of the face picked below.",
+                        "点击框选中 (再点取消); 拖动画出新框, 牌为下方所选。"),
+    "lbl_draw_face": ("Pick the face of the new box first (Correct face), then drag on the photo.",
+                      "请先选择新框的牌 (正确的牌), 再在照片上拖动。"),
     # LAN mode (appui.access, appui.lan)
     "access_title": ("Enter the access code", "请输入访问码"),
     "access_intro": ("The code is shown where the app was started (the laptop's terminal).",

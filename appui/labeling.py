@@ -38,6 +38,8 @@ ADD_KEYS = tuple(PREFIX + k for k in ("x1", "y1", "x2", "y2"))
 ADD_CLASS_KEY = PREFIX + "add_class"
 ROW_KEY = PREFIX + "row"  # faces of the picked boxes, left to right ("f1 f2 s3", "梅兰菊", "east south")
 BELOW_KEY = PREFIX + "below"  # "delete every box less sure than this"
+CANVAS_KEY = PREFIX + "canvas"  # the photo: a click picks a box, a drag draws one (streamlit-image-coordinates)
+DRAG_MIN_PX = 6  # a press and release closer than this (screen pixels) is a click, not a drag
 MESSAGE_KEY = PREFIX + "message"
 VERSION_KEY = PREFIX + "version"
 MODELS_ROOT_KEY = PREFIX + "models_root"  # tests point the model panel at a temporary folder
@@ -107,6 +109,38 @@ def reading_order(boxes: tuple[LabelBox, ...]) -> list[int]:
 def box_numbers(labels: PhotoLabels) -> dict[int, int]:
     """Box index -> the number shown for it (1, 2, ... in reading order)."""
     return {index: number for number, index in enumerate(reading_order(labels.boxes), start=1)}
+
+
+def box_at(labels: PhotoLabels, x: float, y: float, width: int, height: int) -> int | None:
+    """The box under the point (pixels of the photo): the smallest one holding it, or None."""
+    holding = [(box.w * box.h, index) for index, box in enumerate(labels.boxes)
+               if (c := box.xyxy(width, height))[0] <= x <= c[2] and c[1] <= y <= c[3]]
+    return min(holding)[1] if holding else None
+
+
+def canvas_action(labels: PhotoLabels, value: object, width: int, height: int) -> tuple[str, object] | None:
+    """What a click or drag on the shown photo means: ("pick", box index), ("draw", corners in photo
+    pixels) or None.  `value` is streamlit-image-coordinates' answer, in screen pixels of the photo
+    as shown (`value["width"]` wide)."""
+    if not isinstance(value, dict) or not value.get("width"):
+        return None
+    try:
+        scale = width / float(value["width"])
+        if "x1" in value:
+            x1, y1, x2, y2 = (float(value[k]) for k in ("x1", "y1", "x2", "y2"))
+        else:
+            x1 = x2 = float(value["x"])
+            y1 = y2 = float(value["y"])
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return None
+    if abs(x2 - x1) < DRAG_MIN_PX and abs(y2 - y1) < DRAG_MIN_PX:
+        index = box_at(labels, x1 * scale, y1 * scale, width, height)
+        return None if index is None else ("pick", index)
+    left, right = sorted((min(max(x1 * scale, 0.0), width), min(max(x2 * scale, 0.0), width)))
+    top, bottom = sorted((min(max(y1 * scale, 0.0), height), min(max(y2 * scale, 0.0), height)))
+    if right - left < 1 or bottom - top < 1:
+        return None
+    return ("draw", (left, top, right, bottom))
 
 
 def draw_boxes(image_bgr: np.ndarray, labels: PhotoLabels, selected: "list[int] | int | None") -> np.ndarray:
@@ -268,6 +302,47 @@ def _on_undo(photo: Photo) -> None:
     st.session_state[BOX_KEY] = []
 
 
+def _on_canvas(photo: Photo, width: int, height: int) -> None:
+    """A click on the photo picks (or unpicks) the box under it; a drag draws a box of the picked face."""
+    try:
+        labels = photo.load()
+    except LabelFileError as error:
+        _say("error", str(error))
+        return
+    action = canvas_action(labels, st.session_state.get(CANVAS_KEY), width, height)
+    if action is None:
+        return
+    kind, what = action
+    if kind == "pick":
+        picked = _picked()
+        st.session_state[BOX_KEY] = [i for i in picked if i != what] if what in picked else picked + [what]
+        return
+    class_id = st.session_state.get(CLASS_KEY)
+    if class_id is None:
+        _say("warning", t("lbl_draw_face"))
+        return
+    box = LabelBox.from_xyxy(class_id, what, width, height)
+    _change(photo, lambda current: current.with_added(box), t("lbl_added", face=CLASS_NAMES[class_id]))
+
+
+def _show_photo(photo: Photo, drawn_bgr: np.ndarray, width: int, height: int) -> None:
+    """The photo with its boxes, sent at most DISPLAY_MAX_WIDTH wide; clickable where the component is installed."""
+    shown = drawn_bgr
+    if width > DISPLAY_MAX_WIDTH:
+        shown = cv2.resize(drawn_bgr, (DISPLAY_MAX_WIDTH, round(height * DISPLAY_MAX_WIDTH / width)),
+                           interpolation=cv2.INTER_AREA)
+    rgb = cv2.cvtColor(shown, cv2.COLOR_BGR2RGB)
+    try:
+        from streamlit_image_coordinates import streamlit_image_coordinates
+    except ImportError:
+        st.image(rgb, width=min(width, DISPLAY_MAX_WIDTH))
+        return
+    st.caption(t("lbl_canvas_hint"))
+    streamlit_image_coordinates(rgb, key=CANVAS_KEY, use_column_width="always", click_and_drag=True,
+                                image_format="JPEG", jpeg_quality=85, cursor="crosshair",
+                                on_click=lambda: _on_canvas(photo, width, height))
+
+
 def _forget_picks() -> None:
     """A new photo starts with nothing picked: no box, no face (the last face must not carry over)."""
     st.session_state[BOX_KEY] = []
@@ -427,8 +502,7 @@ def render() -> None:
     state = t("lbl_state_reviewed") if labels.meta.reviewed else t("lbl_state_open")
     st.write(t("lbl_status", n=len(labels.boxes), state=state, conf=f"{labels.least_confidence:.2f}"))
 
-    drawn = draw_boxes(image, labels, _picked())
-    st.image(cv2.cvtColor(drawn, cv2.COLOR_BGR2RGB), width=min(width, DISPLAY_MAX_WIDTH))
+    _show_photo(photo, draw_boxes(image, labels, _picked()), width, height)
     _box_editor(photo, labels)
     _box_adder(photo, width, height)
 

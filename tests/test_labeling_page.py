@@ -202,3 +202,22 @@ def test_page_is_translated_in_chinese(folder: Path, tmp_path: Path) -> None:
     assert at.header[0].value == "标注照片"
     assert at.button(key="label.reviewed").label.startswith("看过了")
     assert not at.exception, at.exception
+
+
+def test_a_click_on_the_photo_picks_the_box_under_it_and_a_drag_draws_one() -> None:
+    from appui.labeling import canvas_action
+
+    labels = PhotoLabels((LabelBox.from_xyxy(CLASS_ID["1m"], (10, 10, 50, 70), W, H),
+                          LabelBox.from_xyxy(CLASS_ID["2m"], (60, 10, 100, 70), W, H),
+                          LabelBox.from_xyxy(CLASS_ID["3m"], (20, 20, 30, 30), W, H)))
+    shown_half = {"width": W / 2, "height": H / 2}  # the photo shown at half size
+    assert canvas_action(labels, shown_half | {"x1": 40, "y1": 20, "x2": 41, "y2": 21}, W, H) == ("pick", 1)
+    assert canvas_action(labels, shown_half | {"x1": 12, "y1": 12, "x2": 12, "y2": 12}, W, H) == ("pick", 2), \
+        "the smallest box under the click: a box inside another can be picked"
+    assert canvas_action(labels, shown_half | {"x1": 150, "y1": 100, "x2": 150, "y2": 100}, W, H) is None
+    assert canvas_action(labels, shown_half | {"x1": 120, "y1": 50, "x2": 100, "y2": 10}, W, H) == \
+        ("draw", (200.0, 20.0, 240.0, 100.0)), "corners in photo pixels, in order"
+    assert canvas_action(labels, shown_half | {"x1": 150, "y1": 100, "x2": 400, "y2": -5}, W, H) == \
+        ("draw", (300.0, 0.0, 400.0, 200.0)), "clipped to the photo"
+    assert canvas_action(labels, None, W, H) is None
+    assert canvas_action(labels, {"width": 0, "x": 1, "y": 1}, W, H) is None
