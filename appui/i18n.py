@@ -215,8 +215,117 @@ _LABELS: dict[str, tuple[str, str]] = {
     "lan_scan": ("Open on a phone: scan, accept the certificate once, enter the code.",
                  "用手机扫码打开, 接受一次证书, 输入访问码。"),
     "data_root": ("Data folder", "数据文件夹"),
-    "outside_root": ("Choose a folder inside the data folder {root}: {msg}", "请选择数据文件夹 {root} 中的文件夹: {msg}"),
+    "outside_root": ("Not saved: {msg}. Type a folder name; it is made inside the data folder.",
+                     "未保存: {msg}。请输入文件夹名, 它会建在数据文件夹之内。"),
+    # photo page, made for a phone (issue 19)
+    "ask_won_by": ("How was it won? Choose Discard or Self-drawn to see the total.",
+                   "怎么和的? 选择点和或自摸后显示总番。"),
+    "col_fan": ("Fan", "番种"),
+    "discarder_ask": ("Who discarded?", "谁放铳?"),
+    "discarder_for_payments": ("Choose who discarded to see the payments.", "选择放铳者后显示支付。"),
+    "reading_photo": ("Reading the tiles…", "正在识别…"),
+    "no_tiles_hint": (
+        "No tiles were found in the photo. Lay the hand out face up, take the photo from above in good light "
+        "with every tile in the frame, and try again.",
+        "照片中没有识别到牌。请将牌面朝上摆好, 在光线充足处从上方拍摄, 让所有牌都在画面内, 然后重试。",
+    ),
+    "doubts": ("Check these tiles", "请检查这些牌"),
+    "no_doubts": ("The reader is sure of every tile.", "所有牌都识别得很确定。"),
+    "tap_tile": ("Tap a tile to fix it.", "点击一张牌可以修正。"),
+    "editing": ("Fix this tile", "修正这张牌"),
+    "close": ("Close", "关闭"),
+    "photo_boxes": ("The photo with the tiles boxed", "标出牌的照片"),
+    "more_result": ("Excluded fans and payments", "不计的番种与支付"),
+    "not_winning_hint": ("These tiles do not make a winning hand.", "这些牌不能和牌。"),
+    "look_at": ("Look at the {tile}: as {face} the hand would win.", "请检查 {tile}: 若是 {face} 就能和牌。"),
+    "look_at_none": ("No single tile changed makes it win: check the tile count and the melds.",
+                     "改动任何一张牌都不能和牌: 请检查牌数和副露。"),
+    "save_root": ("Folders are inside the data folder {root}.", "文件夹位于数据文件夹 {root} 之内。"),
+    "no_camera": (
+        "No camera? Allow the camera when the browser asks. A phone opens its camera only on a secure page: "
+        "start the app with `bash scripts/app.sh --lan` and open the https address it prints. "
+        "Without a camera, use Score a photo with a picture.",
+        "没有摄像头画面? 请在浏览器询问时允许使用摄像头。手机只在安全页面上打开摄像头: "
+        "请用 `bash scripts/app.sh --lan` 启动并打开它显示的 https 地址。没有摄像头时, 可在拍照算番页上传照片。",
+    ),
+    "upload_limit": ("Photos up to 50 MB (jpg, png, webp, bmp).", "照片最大 50 MB (jpg, png, webp, bmp)。"),
+    # the reader's doubts in player words (vision.issues.IssueCode values)
+    "issue_duplicate_reading": ("One tile was read twice, as {kept} and as {dropped}: {kept} was kept. Check it.",
+                                "一张牌被识别了两次 ({kept} 和 {dropped}), 保留了 {kept}。请检查。"),
+    "issue_low_confidence": ("Not sure of this one: is it the {name}?", "不太确定: 这是 {name} 吗?"),
+    "issue_no_tiles": ("No tiles were found.", "没有识别到牌。"),
+    "issue_only_flowers": ("Only flowers and seasons were found: lay out the whole hand.",
+                           "只识别到花牌: 请摆出整手牌。"),
+    "issue_rows_tilted": ("The rows are tilted ({angle}°): take the photo square to the rows.",
+                          "牌排倾斜 ({angle}°): 请正对牌排拍摄。"),
+    "issue_rows_upright": ("The rows run top to bottom: turn the photo so they run left to right.",
+                           "牌排是竖的: 请旋转照片使牌排横向。"),
+    "issue_too_many_groups": ("The meld row shows {groups} groups, but a hand has at most 4 melds: check the gaps.",
+                              "副露排有 {groups} 组, 但最多 4 组: 请检查间隔。"),
+    "issue_too_many_copies": ("The {name} is seen {seen} times, but a set has {limit}: one of them is another tile.",
+                              "{name} 出现 {seen} 次, 但一副牌只有 {limit} 张: 其中一张是别的牌。"),
+    "issue_back_in_standing": ("A face-down tile lies in the hand: if it is a white dragon, change it.",
+                               "手牌中有一张背面朝上的牌: 如果是白板, 请修正。"),
+    "issue_standing_too_short": ("The hand row is too short: put the winning tile a little apart at its right end.",
+                                 "手牌太少: 请把和牌张放在右端并稍稍分开。"),
+    "issue_win_not_set_apart": ("Which tile won? Tap it and choose \"Make it the winning tile\".",
+                                "哪张是和牌张? 点击它并选择 \"设为和牌张\"。"),
+    "issue_wide_gap_in_set": ("A wide gap inside the meld {shown}: read as one meld.", "副露 {shown} 中间间隔较大: 按一组处理。"),
+    "issue_sets_touch": ("The melds {shown} and {after} touch: read as two melds.", "副露 {shown} 与 {after} 相连: 按两组处理。"),
+    "issue_unusual_concealed_kong": ("The concealed kong {shown} looks unusual: check it is not a pung and a stray tile.",
+                                     "暗杠 {shown} 不太寻常: 请确认不是刻子加一张散牌。"),
+    "issue_group_back_not_kong": ("The meld {shown} has a face-down tile but is not a concealed kong.",
+                                  "副露 {shown} 有背面朝上的牌, 但不是暗杠。"),
+    "issue_kong_only_backs": ("A concealed kong shows only backs: tap one and choose its face.",
+                              "暗杠只露出背面: 请点击一张并选择牌面。"),
+    "issue_kong_faces_differ": ("The kong {shown} shows different faces: check them.", "杠 {shown} 的牌面不同: 请检查。"),
+    "issue_group_not_suit_or_honor": ("The meld {shown} holds a tile that cannot be in a meld.",
+                                      "副露 {shown} 中有不能组成副露的牌。"),
+    "issue_group_size": ("The meld {shown} has {size} tiles; a meld has 3 or 4.", "副露 {shown} 有 {size} 张; 副露应为 3 或 4 张。"),
+    "issue_group_not_set": ("The meld {shown} is not a chow, pung or kong: check its tiles.",
+                            "副露 {shown} 不是顺子、刻子或杠: 请检查。"),
+    "issue_stray_unused": ("Tiles lying apart were not used: {names}.", "分开放的牌未使用: {names}。"),
+    "issue_stray_as_flowers": ("Tiles lying apart were counted as flowers: {names}. Change any that is not a flower.",
+                               "分开放的牌按花牌计: {names}。如有不是花牌的请修正。"),
+    "issue_no_win_tile": ("Which tile won? Tap it and choose \"Make it the winning tile\".",
+                          "哪张是和牌张? 点击它并选择 \"设为和牌张\"。"),
+    "issue_meld_not_set": ("A meld is not a chow, pung or kong: check its tiles.", "有一组副露不是顺子、刻子或杠: 请检查。"),
+    "issue_standing_not_faces": ("The hand holds face-down tiles: {names}.", "手牌中有背面朝上的牌: {names}。"),
+    "issue_tile_count": ("With {melds} meld(s) the hand should hold {expected} tiles and the winning tile, but {held} "
+                         "were found: add a missed tile or remove an extra one.",
+                         "有 {melds} 组副露时手牌应为 {expected} 张加和牌张, 但识别到 {held} 张: 请添加漏掉的牌或删除多余的牌。"),
+    "issue_too_many_flowers": ("{flowers} flowers and seasons were read, but a set has 8.", "识别到 {flowers} 张花牌, 但一副牌只有 8 张。"),
+    "issue_invalid_hand": ("These tiles make no hand ({reason}).", "这些牌不成牌型 ({reason})。"),
+    "issue_second_reading": ("Took the {name} for the {read_as} so the hand works: check it.",
+                             "把 {name} 识别为 {read_as} 以便成牌: 请检查。"),
+    "issue_left_out": ("Left out a doubtful extra tile ({names}): check nothing is missing.",
+                       "去掉了一张可疑的多余牌 ({names}): 请检查有无遗漏。"),
+    "issue_deduced": ("Could hardly read one tile and took it for the {read_as}, the only face that makes the hand win: "
+                      "check it.", "有一张牌难以识别, 按唯一能和牌的 {read_as} 处理: 请检查。"),
+    "issue_not_scored": ("Not scored: {reason}", "未算番: {reason}"),
 }
+
+
+_SUIT_WORDS = {"m": ("characters", "万"), "p": ("dots", "筒"), "s": ("bamboo", "条")}
+_HONOUR_WORDS = {
+    "E": "East wind", "S": "South wind", "W": "West wind", "N": "North wind",
+    "C": "red dragon", "F": "green dragon", "P": "white dragon",
+    "f1": "plum (flower)", "f2": "orchid (flower)", "f3": "chrysanthemum (flower)", "f4": "bamboo (flower)",
+    "s1": "spring (season)", "s2": "summer (season)", "s3": "autumn (season)", "s4": "winter (season)",
+    "back": "face-down tile",
+}
+
+
+def tile_words(name: str, language: str | None = None) -> str:
+    """A tile as a player names it: '5 dots 五筒', 'green dragon 发', 'plum (flower) 梅'; Chinese alone in zh."""
+    from tileset.classes import NAMES_ZH
+
+    zh = NAMES_ZH.get(name, name)
+    if (language or lang()) == "zh":
+        return zh
+    if len(name) == 2 and name[0].isdigit() and name[1] in _SUIT_WORDS:
+        return f"{name[0]} {_SUIT_WORDS[name[1]][0]} {zh}"
+    return f"{_HONOUR_WORDS.get(name, name)} {zh}"
 
 
 def lang() -> str:

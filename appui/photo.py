@@ -1,4 +1,9 @@
-"""Photo page: read a hand from one photo, correct it, score it, save it for training."""
+"""Photo page: read a hand from one photo, correct it, score it, save it for training.
+
+Made for a phone at the table: the win context is asked before the total is shown, every new
+photo starts from a context the page shows (winds remembered for the session), the hand is shown
+as tile pictures in compact rows and a tap on a tile opens its editor right under that row.
+"""
 
 from __future__ import annotations
 
@@ -17,13 +22,14 @@ from scoring.hand import HandError, WinContext
 from scoring.tiles import Tile
 
 from .correction import FLOWERS, GROUPS, HAND, MELD_GROUPS, UNPLACED, WIN, CorrectionError, Reading
+from .dataroot import OutsideDataRoot, data_root, relative_name, resolve_inside
 from .glyphs import tile_label
-from .i18n import lang, t, translator
+from .i18n import lang, t, tile_words, translator
 from .models import get_detector, model_label
 from .overlay import crop, draw_boxes, fit, group_colour
 from .saving import SaveError, photo_name, save_for_training
 from .settings import DEFAULT_APP_SETTINGS
-from .widgets import context_form, score_and_show
+from .widgets import FLAG_NAMES, context_form, fresh_context_state, show_result
 from .winctx import HandFacts
 
 PREFIX = "photo."
@@ -33,6 +39,8 @@ MESSAGE = PREFIX + "message"
 EDIT_FACE, EDIT_GROUP = PREFIX + "edit_face", PREFIX + "edit_group"
 ADD_FACE, ADD_GROUP = PREFIX + "add_face", PREFIX + "add_group"
 SAVE_DIR = PREFIX + "save_dir"
+WINDS = PREFIX + "winds"  # seat and prevalent wind, remembered for the session (not a widget key)
+CONTEXT_SEEN = PREFIX + "context_seen"  # the context as the page last showed it
 SETTINGS = DEFAULT_APP_SETTINGS
 
 
@@ -45,7 +53,7 @@ class PhotoRead:
     image_bgr: np.ndarray | None
     original: Reading
     reading: Reading
-    issues: tuple[str, ...]
+    issues: tuple[Any, ...]  # vision.issues.ReaderIssue
     error: str | None = None
     model: str = ""
 
@@ -142,6 +150,10 @@ def _add() -> None:
     _edit(lambda r: r.with_added(st.session_state[ADD_FACE], st.session_state[ADD_GROUP]))
 
 
+def _close() -> None:
+    st.session_state.pop(SELECTED, None)
+
+
 def _reset() -> None:
     photo = _current()
     if photo is not None:
@@ -157,7 +169,8 @@ def _photo_input() -> bytes | None:
     if source == "camera":
         shot = st.camera_input(t("camera"), key=PREFIX + "camera")
     else:
-        shot = st.file_uploader(t("upload"), type=["jpg", "jpeg", "png", "webp", "bmp"], key=PREFIX + "upload")
+        shot = st.file_uploader(t("upload"), type=["jpg", "jpeg", "png", "webp", "bmp"], key=PREFIX + "upload",
+                                help=t("upload_limit"))
     return shot.getvalue() if shot is not None else None
 
 
@@ -171,44 +184,106 @@ def _annotated(photo: PhotoRead) -> np.ndarray:
     return fit(image, SETTINGS.display_max_side)
 
 
+# --- the win context: asked before the total, fresh for every photo ------------------------------
+
+
+def _context_now() -> dict[str, object]:
+    state = st.session_state
+    return {name: state.get(PREFIX + name) for name in ("won_by", "discarder", "seat", "prevalent", *FLAG_NAMES)}
+
+
+def _start_context() -> None:
+    """A new photo: "Won by" asked again, no special case ticked, the session's winds kept.
+
+    The values go into the widgets' state before they are drawn, so the page shows exactly the
+    context the total uses.  A context another page put here since (the Match page's "Score a
+    photo") is kept.
+    """
+    now = _context_now()
+    seen = st.session_state.get(CONTEXT_SEEN)
+    if seen is not None and now != seen and now.get("won_by") is not None:
+        return  # set by another page for this photo: keep it
+    fresh_context_state(PREFIX, st.session_state.get(WINDS, {}))
+
+
+def _remember_context() -> None:
+    state = st.session_state
+    state[WINDS] = {"seat": state.get(PREFIX + "seat"), "prevalent": state.get(PREFIX + "prevalent")}
+    state[CONTEXT_SEEN] = _context_now()
+
+
+# --- the hand as read: tile pictures in compact rows, the editor under the tapped tile's row ----
+
+
 STRIP_ROWS: tuple[tuple[str, ...], ...] = ((HAND, WIN), MELD_GROUPS, (FLOWERS, UNPLACED))
-STRIP_MIN_COLUMNS = 12
-GAP_WIDTH = 0.35
+_ORDER = {name: i for i, name in enumerate(CLASS_NAMES)}
+
+
+def _in_order(photo: PhotoRead, group: str, indices: list[int]) -> list[int]:
+    """Standing tiles and flowers sorted as a player sorts them; melds left to right as laid."""
+    if group in (HAND, FLOWERS, UNPLACED):
+        return sorted(indices, key=lambda i: (_ORDER.get(photo.reading.tiles[i].cls, 99), i))
+    return indices
 
 
 def _strip(photo: PhotoRead) -> None:
-    """The tiles as read, one row per layout row, groups apart; a click on a tile selects it."""
+    """The tiles as read, one row per layout row, groups apart, wrapping on a narrow screen."""
     st.markdown(f"**{t('as_read')}**")
+    st.caption(t("tiles_found", n=len(photo.reading.tiles)) + " · " + t("tap_tile"))
     members = photo.reading.group_members()
-    for row in STRIP_ROWS:
+    selected = st.session_state.get(SELECTED)
+    for n, row in enumerate(STRIP_ROWS):
         groups = [(g, members[g]) for g in row if g in members]
         if not groups:
             continue
-        widths: list[float] = []
-        cells: list[tuple[str, int] | None] = []
-        for n, (group, indices) in enumerate(groups):
-            if n:
-                widths.append(GAP_WIDTH)
-                cells.append(None)
-            widths.extend([1.0] * len(indices))
-            cells.extend((group if k == 0 else "", i) for k, i in enumerate(indices))
-        widths.extend([1.0] * max(0, STRIP_MIN_COLUMNS - len(cells)))
-        for col, cell in zip(st.columns(widths, gap="small"), cells):
-            if cell is not None:
-                with col:
-                    _strip_tile(photo, *cell)
+        with st.container(horizontal=True, gap="medium", key=f"{PREFIX}row{n}"):
+            for group, indices in groups:
+                with st.container(gap=None, width="content"):
+                    st.caption(group_label(group))
+                    with st.container(horizontal=True, gap="xxsmall"):
+                        for index in _in_order(photo, group, indices):
+                            _strip_tile(photo, index)
+        if selected is not None and any(selected in indices for _, indices in groups):
+            _editor(photo, selected)
 
 
-def _strip_tile(photo: PhotoRead, caption_group: str, index: int) -> None:
+def _strip_tile(photo: PhotoRead, index: int) -> None:
     tile = photo.reading.tiles[index]
-    st.caption(group_label(caption_group) if caption_group else "\u00a0")
-    st.image(crop(photo.image_bgr, tile.xyxy, SETTINGS.crop_height), channels="BGR")
-    st.button(
-        f"{index + 1}:{tile.cls}" + ("*" if tile.edited else ""), key=f"{PREFIX}tile.{index}",
-        on_click=_select, args=(index,), type="primary" if st.session_state.get(SELECTED) == index else "secondary",
-        help=f"{tile_label(tile.cls)} · {tile.conf:.2f}",
-        icon=":material/warning:" if index in _flagged(photo) else None,
-    )
+    flagged = index in _flagged(photo)
+    with st.container(gap=None, width=SETTINGS.strip_tile_width):
+        st.image(crop(photo.image_bgr, tile.xyxy, SETTINGS.crop_height), channels="BGR", width="stretch")
+        st.button(
+            _short(tile.cls) + ("*" if tile.edited else "") + ("!" if flagged else ""), key=f"{PREFIX}tile.{index}",
+            on_click=_select, args=(index,), width="stretch",
+            type="primary" if st.session_state.get(SELECTED) == index else "secondary",
+            help=f"{tile_words(tile.cls)} · {tile.conf:.2f}",
+        )
+
+
+def _short(name: str) -> str:
+    """A tile's name on its button: the class name; a face-down tile a dash (its help says so)."""
+    return "—" if name == "back" else name
+
+
+def _editor(photo: PhotoRead, index: int) -> None:
+    """The tapped tile's face and group, right under its row."""
+    if index >= len(photo.reading.tiles):
+        return
+    tile = photo.reading.tiles[index]
+    with st.container(border=True, key=f"{PREFIX}editor"):
+        left, right = st.columns([1, 4], vertical_alignment="center")
+        left.image(crop(photo.image_bgr, tile.xyxy, SETTINGS.crop_height), channels="BGR")
+        right.markdown(f"**{t('editing')}**: {tile_words(tile.cls)}")
+        c1, c2 = st.columns(2)
+        c1.selectbox(t("face"), CLASS_NAMES, format_func=tile_label, key=EDIT_FACE)
+        c2.selectbox(t("group"), GROUPS, format_func=group_labeler(), key=EDIT_GROUP)
+        with st.container(horizontal=True, gap="small"):
+            st.button(t("apply"), key=PREFIX + "apply", on_click=_apply, type="primary")
+            st.button(t("mark_win"), key=PREFIX + "mark_win", on_click=_mark_win)
+            st.button(t("remove"), key=PREFIX + "remove", on_click=_remove)
+            st.button(t("close"), key=PREFIX + "close", on_click=_close, type="tertiary")
+        if st.session_state.get(MESSAGE):
+            st.error(st.session_state[MESSAGE])
 
 
 def _legend(reading: Reading) -> str:
@@ -225,48 +300,86 @@ def _legend(reading: Reading) -> str:
     return f"<div style='font-size:0.8em'>{''.join(items)}</div>"
 
 
-def _issues(photo: PhotoRead) -> None:
-    """The reader's issues, each with buttons for the tiles it names (a click selects the tile)."""
-    st.markdown(f"**{t('issues')}**")
-    if not photo.issues:
-        st.caption(t("no_issues"))
-        return
+# --- the reader's doubts, in player words --------------------------------------------------------
+
+
+def issue_text(issue: Any, language: str | None = None) -> str:
+    """A reader issue as a player reads it, in the page's language (the code's label, its values filled)."""
+    code = str(getattr(issue, "code", ""))
+    params = dict(getattr(issue, "params", {}) or {})
+    key = f"issue_{code}"
+    try:
+        values = _issue_values(params, language)
+        return t(key, language, **values)
+    except (KeyError, IndexError, ValueError, TypeError):
+        return str(issue)  # an issue this table does not know yet: the reader's own sentence
+
+
+def _issue_values(params: dict[str, Any], language: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = dict(params)
+    for name in ("name", "kept", "dropped", "read_as"):
+        if name in params:
+            out[name] = tile_words(str(params[name]), language)
+    if "names" in params:
+        out["names"] = ", ".join(tile_words(str(n), language) for n in params["names"])
+    if "seen" in params and params["seen"] and isinstance(params["seen"][0], (tuple, list)):
+        out["names"] = ", ".join(tile_words(str(seen[0]), language) for seen in params["seen"])
+    if "angle_deg" in params:
+        out["angle"] = f"{float(params['angle_deg']):.0f}"
+    return out
+
+
+def _open_issues(photo: PhotoRead) -> list[tuple[int, Any, list[int]]]:
+    """The issues still in doubt: (number, issue, tiles it names here).
+
+    An issue about tiles is settled once the player has corrected (or removed) each of them; an
+    issue about the hand as a whole once the player has corrected anything.
+    """
+    corrected = photo.reading.edits > 0 or len(photo.reading.tiles) != len(photo.original.tiles)
+    open_: list[tuple[int, Any, list[int]]] = []
     for n, issue in enumerate(photo.issues):
-        st.warning(issue)
-        named = photo.reading.tiles_named_in(issue)
+        named = photo.reading.tiles_named_in(issue) if getattr(issue, "tiles", ()) else []
+        if getattr(issue, "tiles", ()):
+            if not named or all(photo.reading.tiles[i].edited for i in named):
+                continue
+        elif corrected:
+            continue
+        open_.append((n, issue, named))
+    return open_
+
+
+def _issues(photo: PhotoRead) -> None:
+    """The reader's open doubts, each with buttons for the tiles it names (a tap opens the tile's editor)."""
+    open_ = _open_issues(photo)
+    if not open_:
+        st.caption(t("no_doubts"))
+        return
+    st.markdown(f"**{t('doubts')}**")
+    for n, issue, named in open_:
+        st.warning(issue_text(issue))
         if named:
-            cols = st.columns(max(len(named), 6), gap="small")
-            for col, index in zip(cols, named):
-                col.button(f"{index + 1}:{photo.reading.tiles[index].cls}", key=f"{PREFIX}issue.{n}.{index}",
-                           on_click=_select, args=(index,), type="tertiary", icon=":material/warning:")
+            with st.container(horizontal=True, gap="small"):
+                for index in named:
+                    st.button(f"{photo.reading.tiles[index].cls}", key=f"{PREFIX}issue.{n}.{index}",
+                              on_click=_select, args=(index,), type="tertiary", icon=":material/warning:")
 
 
 def _flagged(photo: PhotoRead) -> set[int]:
-    return {i for issue in photo.issues for i in photo.reading.tiles_named_in(issue)}
+    return {i for _, _, named in _open_issues(photo) for i in named}
 
 
-def _correction_panel(photo: PhotoRead) -> None:
-    st.markdown(f"**{t('correct')}**")
-    index = st.session_state.get(SELECTED)
-    if index is not None and index < len(photo.reading.tiles):
-        st.caption(f"{t('pick_tile')} #{index + 1}")
-        c1, c2 = st.columns(2)
-        c1.selectbox(t("face"), CLASS_NAMES, format_func=tile_label, key=EDIT_FACE)
-        c2.selectbox(t("group"), GROUPS, format_func=group_labeler(), key=EDIT_GROUP)
-        b1, b2, b3 = st.columns(3)
-        b1.button(t("apply"), key=PREFIX + "apply", on_click=_apply, type="primary")
-        b2.button(t("mark_win"), key=PREFIX + "mark_win", on_click=_mark_win)
-        b3.button(t("remove"), key=PREFIX + "remove", on_click=_remove)
+def _more_panel(photo: PhotoRead) -> None:
+    """Add a missed tile, undo every correction."""
     with st.expander(t("add_tile")):
         st.session_state.setdefault(ADD_GROUP, HAND)
-        c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+        c1, c2 = st.columns(2)
         c1.selectbox(t("face"), CLASS_NAMES, format_func=tile_label, key=ADD_FACE)
         c2.selectbox(t("group"), GROUPS, format_func=group_labeler(), key=ADD_GROUP)
-        c3.button(t("add"), key=PREFIX + "add", on_click=_add)
+        st.button(t("add"), key=PREFIX + "add", on_click=_add)
     if photo.reading.edits or len(photo.reading.tiles) != len(photo.original.tiles):
         st.caption(t("corrected", n=photo.reading.edits))
         st.button(t("reset"), key=PREFIX + "reset", on_click=_reset)
-    if st.session_state.get(MESSAGE):
+    if st.session_state.get(MESSAGE) and st.session_state.get(SELECTED) is None:
         st.error(st.session_state[MESSAGE])
 
 
@@ -289,12 +402,89 @@ def _facts(reading: Reading) -> HandFacts:
 _TILE_NAMES = frozenset(CLASS_NAMES[:34])
 
 
+# --- the total ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WinningHint:
+    """Changing the tile `index` to `face` would make the hand win."""
+
+    index: int
+    face: str
+
+
+def winning_hints(reading: Reading, context: WinContext, limit: int = 3) -> list[WinningHint]:
+    """The standing tiles (and the winning tile) that, read as another face, would make the hand win;
+    doubtful and corrected tiles first."""
+    try:
+        from scoring.scorer import is_winning
+    except ImportError:
+        return []
+    candidates = [i for i, tile in enumerate(reading.tiles) if tile.group in (HAND, WIN) and tile.cls in _TILE_NAMES]
+    candidates.sort(key=lambda i: (not reading.tiles[i].edited, reading.tiles[i].conf))
+    hints: list[WinningHint] = []
+    for index in candidates:
+        for face in CLASS_NAMES[:34]:
+            if face == reading.tiles[index].cls:
+                continue
+            try:
+                if is_winning(reading.with_face(index, face).to_hand(context)):
+                    hints.append(WinningHint(index, face))
+                    break
+            except (HandError, CorrectionError):
+                continue
+        if len(hints) >= limit:
+            break
+    return hints
+
+
+def _score(photo: PhotoRead, context: WinContext, discarder: str | None) -> None:
+    """One clear total with its fans; a hand that does not win says which tile to look at."""
+    try:
+        from scoring.scorer import NotWinningHand, score
+    except ImportError as exc:
+        st.error(t("scorer_missing", msg=str(exc)))
+        return
+    try:
+        hand = photo.reading.to_hand(context)
+        result = score(hand)
+    except NotWinningHand:
+        hints = winning_hints(photo.reading, context)
+        lines = [t("not_winning_hint")] + [
+            t("look_at", tile=tile_words(photo.reading.tiles[h.index].cls), face=tile_words(h.face)) for h in hints
+        ]
+        if not hints:
+            lines.append(t("look_at_none"))
+        st.error("\n\n".join(lines))
+        if hints:
+            with st.container(horizontal=True, gap="small"):
+                for h in hints:
+                    st.button(photo.reading.tiles[h.index].cls, key=f"{PREFIX}hint.{h.index}", on_click=_select,
+                              args=(h.index,), type="tertiary", icon=":material/search:")
+        return
+    except HandError as exc:
+        st.warning(t("cannot_score", msg=str(exc)))
+        return
+    show_result(result, hand.context, discarder, details_folded=True)
+
+
 def _save_panel(photo: PhotoRead) -> None:
+    """Save the corrected photo under the data root (a folder typed outside it is refused)."""
     with st.expander(t("save")):
-        st.session_state.setdefault(SAVE_DIR, str(SETTINGS.labeled_dir))
+        root = data_root()
+        try:
+            default = relative_name(root, SETTINGS.labeled_dir)
+        except ValueError:
+            default = "labeled"
+        st.session_state.setdefault(SAVE_DIR, default)
+        st.caption(t("save_root", root=str(root)))
         st.text_input(t("save_dir"), key=SAVE_DIR)
         if st.button(t("save"), key=PREFIX + "save"):
-            folder = Path(st.session_state[SAVE_DIR]).expanduser()
+            try:
+                folder = resolve_inside(root, st.session_state[SAVE_DIR])
+            except OutsideDataRoot as exc:
+                st.error(t("outside_root", root=str(root), msg=str(exc)))
+                return
             try:
                 image_path, label_path = save_for_training(
                     photo.image_bgr, photo.reading, folder, photo_name(photo.image_bytes), model=photo.model
@@ -314,32 +504,32 @@ def render() -> None:
     key = hashlib.sha1(image_bytes).hexdigest()
     photo = _current()
     if photo is None or photo.key != key:
-        with st.spinner("…"):
+        with st.spinner(t("reading_photo")):
             photo = _read_photo(image_bytes, key)
         st.session_state[PHOTO] = photo
         st.session_state.pop(SELECTED, None)
+        st.session_state[MESSAGE] = None
+        _start_context()
     if photo.error:
         st.error(photo.error)
         st.session_state.pop(PHOTO, None)  # try again on the next run (a model may have been added)
         return
     if not photo.reading.tiles and not photo.original.tiles:
-        st.warning(t("no_tiles"))
+        st.warning(t("no_tiles_hint"))
         return
-    left, right = st.columns([3, 2])
+    left, right = st.columns([1, 1], gap="large")
     with left:
-        st.image(_annotated(photo), channels="BGR", caption=t("tiles_found", n=len(photo.reading.tiles)))
-        st.markdown(_legend(photo.reading), unsafe_allow_html=True)
-        st.caption(f"{t('model')}: {photo.model}")
+        context, discarder = context_form(PREFIX, _facts(photo.reading), flowers_read=photo.reading.flower_count,
+                                          ask=True)
+        _remember_context()
+        if context is not None:
+            _score(photo, context, discarder)
     with right:
         _issues(photo)
-        _correction_panel(photo)
-    _strip(photo)
-    flowers = photo.reading.flower_count
-    context, discarder = context_form(PREFIX, _facts(photo.reading), flowers_read=flowers)
-    try:
-        hand = photo.reading.to_hand(context)
-    except HandError as exc:
-        st.warning(t("cannot_score", msg=str(exc)))
-    else:
-        score_and_show(hand, discarder)
-    _save_panel(photo)
+        _strip(photo)
+        _more_panel(photo)
+        with st.expander(t("photo_boxes"), expanded=True):
+            st.image(_annotated(photo), channels="BGR")
+            st.markdown(_legend(photo.reading), unsafe_allow_html=True)
+            st.caption(f"{t('model')}: {photo.model}")
+        _save_panel(photo)

@@ -11,7 +11,10 @@ DETECTOR_ENV = "MCR_DETECTOR"
 
 
 def _default_labeled_dir() -> Path:
-    return Path(os.environ.get(LABELED_DIR_ENV, "~/.mcr-scorer/labeled")).expanduser()
+    """$MCR_LABELED_DIR, else `labeled/` in the data root (appui.dataroot)."""
+    from .dataroot import data_root
+
+    return Path(os.environ.get(LABELED_DIR_ENV) or data_root() / "labeled").expanduser()
 
 
 def _detector_factory() -> str | None:
@@ -29,6 +32,8 @@ class AppSettings:
     display_max_side: int = 1600
     # photo page: height of each tile crop in the hand strip, pixels
     crop_height: int = 72
+    # photo page: width of a tile (picture and button) in the hand strip, CSS pixels; six fit a phone
+    strip_tile_width: int = 52
     # live page: read the table in a thread of its own, so the video never waits for the detector
     live_background: bool = True
     # live page, inline reading (live_background off): the detector on one frame in this many

@@ -25,46 +25,69 @@ def wind_label(name: str) -> str:
 CONTEXT_DEFAULTS: dict[str, object] = {"won_by": "discard", "flowers": 0, "seat": "E", "prevalent": "E"}
 
 
-def context_form(prefix: str, facts: HandFacts, *, flowers_read: int | None = None) -> tuple[WinContext, str | None]:
+def context_form(
+    prefix: str, facts: HandFacts, *, flowers_read: int | None = None, ask: bool = False
+) -> tuple[WinContext | None, str | None]:
     """The win-context widgets; impossible options are disabled with the reason as help.
 
     With `flowers_read` (the photo page) the flower count comes from the tiles and is only shown.
+    With `ask` (the photo page) "Won by" starts unanswered and the context is None until the player
+    answers it: no total is shown from a guess.
 
-    Returns the context (impossible flags forced off) and the discarding seat (None when self-drawn).
+    Returns the context (impossible flags forced off) and the discarding seat (None when self-drawn
+    or not given).
     """
     st.subheader(t("context"))
     state = st.session_state
     for name, value in CONTEXT_DEFAULTS.items():
-        state.setdefault(f"{prefix}{name}", value)
-    c1, c2, c3 = st.columns(3)
-    with c1:
+        if not (ask and name == "won_by"):
+            state.setdefault(f"{prefix}{name}", value)
+    if ask:  # one narrow column (the photo page on a phone): the question first, nothing cut
+        won_box = disc_box = st.container()
+        seat_box, prevalent_box = st.columns(2)
+        flags_box = st.container(horizontal=True, gap="small")
+        flowers_box = st.container()
+    else:
+        won_box, seat_box, flags_box = st.columns(3)
+        prevalent_box = disc_box = seat_box
+        flowers_box = won_box
+    with won_box:
         won_by = st.segmented_control(
-            t("win_by"), ["discard", "self_drawn"], required=True,
+            t("win_by"), ["discard", "self_drawn"], required=not ask,
             format_func=translator(), key=f"{prefix}won_by",
         )
         self_drawn = won_by == "self_drawn"
+    with flowers_box:
         if flowers_read is None:
             flowers = st.number_input(t("flower_count"), min_value=0, max_value=8, step=1, key=f"{prefix}flowers")
         else:
             flowers = flowers_read
             st.caption(f"{t('flower_count')}: {flowers_read}")
-    with c2:
+    with seat_box:
         seat = st.selectbox(t("seat_wind"), WIND_NAMES, format_func=wind_label, key=f"{prefix}seat")
+    with prevalent_box:
         prevalent = st.selectbox(t("prevalent_wind"), WIND_NAMES, format_func=wind_label, key=f"{prefix}prevalent")
-        discarder = None
-        if not self_drawn:
-            others = [w for w in WIND_NAMES if w != seat]
-            discarder = st.selectbox(t("discarder"), others, format_func=wind_label, key=f"{prefix}discarder")
+    discarder = None
+    if won_by == "discard":
+        others = [w for w in WIND_NAMES if w != seat]
+        if state.get(f"{prefix}discarder") not in others and ask:
+            state[f"{prefix}discarder"] = None  # asked, not guessed
+        with disc_box:
+            discarder = st.selectbox(t("discarder"), others, format_func=wind_label, key=f"{prefix}discarder",
+                                     index=None if ask else 0, placeholder=t("discarder_ask"))
     blocked = impossible_flags(facts, self_drawn=self_drawn)
     flags: dict[str, bool] = {}
-    with c3:
-        for name in ("last_tile", "last_of_wall", "kong_replacement", "robbing_kong"):
+    with flags_box:
+        for name in FLAG_NAMES:
             reason = blocked.get(name)
             value = st.checkbox(
                 t(name), key=f"{prefix}{name}", disabled=reason is not None,
                 help=t(reason.key, **reason.params()) if reason else None,
             )
             flags[name] = value and reason is None
+    if won_by is None:
+        st.info(t("ask_won_by"))
+        return None, None
     context = WinContext(
         self_drawn=self_drawn,
         seat_wind=Tile.parse(seat),
@@ -75,6 +98,21 @@ def context_form(prefix: str, facts: HandFacts, *, flowers_read: int | None = No
     return context, discarder
 
 
+FLAG_NAMES = ("last_tile", "last_of_wall", "kong_replacement", "robbing_kong")
+
+
+def fresh_context_state(prefix: str, remembered: dict[str, object]) -> None:
+    """A new hand's context in the form's widgets: "Won by" unanswered, no special case ticked,
+    the winds from `remembered` (call before the widgets are drawn)."""
+    state = st.session_state
+    state[f"{prefix}won_by"] = None
+    state[f"{prefix}discarder"] = None
+    for name in FLAG_NAMES:
+        state[f"{prefix}{name}"] = False
+    for name in ("seat", "prevalent"):
+        state[f"{prefix}{name}"] = remembered.get(name, CONTEXT_DEFAULTS[name])
+
+
 def set_context_state(prefix: str, context: WinContext) -> None:
     """Put a context into the form's widgets (call from a callback, before the widgets are drawn)."""
     state = st.session_state
@@ -82,7 +120,7 @@ def set_context_state(prefix: str, context: WinContext) -> None:
     state[f"{prefix}flowers"] = context.flowers
     state[f"{prefix}seat"] = context.seat_wind.name
     state[f"{prefix}prevalent"] = context.prevalent_wind.name
-    for name in ("last_tile", "last_of_wall", "kong_replacement", "robbing_kong"):
+    for name in FLAG_NAMES:
         state[f"{prefix}{name}"] = getattr(context, name)
 
 
@@ -105,10 +143,13 @@ def score_and_show(hand: Hand, discarder: str | None) -> Any | None:
     return result
 
 
-def show_result(result: Any, context: WinContext, discarder: str | None, *, compact: bool = False) -> None:
+def show_result(
+    result: Any, context: WinContext, discarder: str | None, *, compact: bool = False, details_folded: bool = False
+) -> None:
     """Fan table, excluded fans, total, 8-fan check and payments of a ScoreResult.
 
     `compact` (the live page's side panel): total, 8-fan check and the fans as a list.
+    `details_folded` (the photo page on a phone): excluded fans and payments in a closed expander.
     """
     if compact:
         _show_compact(result, context)
@@ -128,7 +169,15 @@ def show_result(result: Any, context: WinContext, discarder: str | None, *, comp
     for warning in getattr(result, "warnings", ()):
         st.info(f"{t('warnings')}: {warning}")
     st.markdown(f"**{t('fans')}**")
-    st.table(fan_rows(result))
+    st.table(short_fan_rows(result) if details_folded else fan_rows(result))
+    if details_folded:
+        with st.expander(t("more_result")):
+            _excluded_and_payments(result, context, discarder)
+    else:
+        _excluded_and_payments(result, context, discarder)
+
+
+def _excluded_and_payments(result: Any, context: WinContext, discarder: str | None) -> None:
     excluded = excluded_rows(result)
     st.markdown(f"**{t('excluded')}**")
     if excluded:
@@ -167,6 +216,17 @@ def fan_rows(result: Any) -> list[dict[str, Any]]:
     ]
 
 
+def short_fan_rows(result: Any) -> list[dict[str, Any]]:
+    """The fans in two columns, for a phone: the name (Chinese and English) and the points."""
+    return [
+        {
+            t("col_fan"): f"{fc.fan.name_zh} {fc.fan.name_en}",
+            t("col_points"): f"{fc.fan.points} × {fc.count}" if fc.count > 1 else str(fc.fan.points),
+        }
+        for fc in result.fans
+    ]
+
+
 def excluded_rows(result: Any) -> list[dict[str, Any]]:
     return [
         {
@@ -187,6 +247,9 @@ def show_payments(total: int, context: WinContext, discarder: str | None) -> Non
         st.error(t("scorer_missing", msg=str(exc)))
         return
     winner = context.seat_wind.name
+    if not context.self_drawn and discarder is None:
+        st.caption(t("discarder_for_payments"))
+        return
     amounts = payments(total, context.self_drawn, winner, None if context.self_drawn else discarder)
     st.markdown(f"**{t('payments')}**")
     st.table(

@@ -45,7 +45,7 @@ SCENES = 5
 
 
 def make_scenes(art_dir: Path | None, seed: int) -> list[DemoScene]:
-    from scoring.generate import random_hand
+    from datasets.hands import random_hand
 
     rng = random.Random(seed)
     hands = [random_hand(rng) for _ in range(SCENES)]

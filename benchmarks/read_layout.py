@@ -23,7 +23,7 @@ sys.path.insert(0, str(REPO))
 
 from tileset.classes import CLASS_ID
 from datasets.scene import plan_scene
-from scoring.generate import random_hand
+from datasets.hands import random_hand
 from vision.detections import Detections
 from vision.read import read_detections
 

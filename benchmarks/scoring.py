@@ -23,7 +23,7 @@ SAMPLES = (ROOT / "tests/data/scored-hands-sample.jsonl", ROOT.parent / "shared/
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the reference adapter lives beside the differential test
 
-from scoring.generate import random_hands
+from datasets.hands import random_hands
 from scoring.hand import Hand
 from scoring.scorer import score
 

@@ -14,6 +14,10 @@ concealed kongs; seven pairs; thirteen orphans; lesser / greater honors and knit
 knitted straight with a set and a pair).  `shape=` fixes the shape, `target_fan=ID` builds a
 hand that contains the fan ID (a template per fan), so that all 81 fans are reachable.
 Flowers are 0..8, seat and prevalent winds are random.
+
+This is data generation, not rules: it lives with the other synthetic data (`datasets`), so
+`scoring` stays the rules engine alone; the tests, `datasets.synth`, `vision.evaluate_read
+--generate` and the benchmarks draw their hands here.  `python -m datasets.hands --help`.
 """
 
 from __future__ import annotations
@@ -24,10 +28,10 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import accumulate
 
-from .fans import FanId
-from .hand import Hand, Meld, WinContext
-from .tiles import ALL_TILES, DRAGONS, WINDS, Tile
-from .winflags import TileFacts, ruled_out
+from scoring.fans import FanId
+from scoring.hand import Hand, Meld, WinContext
+from scoring.tiles import ALL_TILES, DRAGONS, WINDS, Tile
+from scoring.winflags import TileFacts, ruled_out
 
 SHAPES = ("standard", "seven_pairs", "thirteen_orphans", "honors_knitted", "knitted_straight")
 _SHAPE_WEIGHTS = (70, 10, 5, 7, 8)
@@ -899,12 +903,12 @@ TEMPLATES: dict[FanId, Template] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m scoring.generate --seed S --n N`: hands as hand.schema.json lines (or notation)."""
+    """`python -m datasets.hands --seed S --n N`: hands as hand.schema.json lines (or notation)."""
     import argparse
     import json
 
     parser = argparse.ArgumentParser(
-        prog="python -m scoring.generate", description="Seeded random legal winning MCR hands, one per line."
+        prog="python -m datasets.hands", description="Seeded random legal winning MCR hands, one per line."
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed (same seed, same hands)")
     parser.add_argument("--n", type=int, default=10, help="number of hands")
@@ -913,7 +917,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="hands that contain fan ID (1-81, numbering of fans.tsv)")
     parser.add_argument("--notation", action="store_true", help="print the compact notation instead of JSON")
     args = parser.parse_args(argv)
-    from .notation import format_hand
+    from scoring.notation import format_hand
 
     for hand in random_hands(args.seed, args.n, shape=args.shape, target_fan=args.target_fan):
         print(format_hand(hand) if args.notation else json.dumps(hand.to_json()))

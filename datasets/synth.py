@@ -108,7 +108,7 @@ def yolo_line(tile: PlacedTile, width: int, height: int) -> str:
 
 def _hand_source() -> Callable[[random.Random], Hand]:
     try:
-        from scoring.generate import random_hand
+        from datasets.hands import random_hand
     except ImportError:
         fallback = [parse_hand(t) for t in FALLBACK_HANDS]
         return lambda rng: rng.choice(fallback)

@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     import time
 
     from scoring.fans import FANS
-    from scoring.generate import random_hands
+    from datasets.hands import random_hands
     from scoring.notation import format_hand
     from scoring.scorer import score
 

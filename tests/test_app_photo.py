@@ -55,11 +55,11 @@ def total_shown(at: AppTest) -> int:
 
 
 def tile_buttons(at: AppTest) -> dict[int, str]:
-    """Tile index -> class, from the strip's buttons ('3:E', '7:9s*')."""
+    """Tile index -> class, from the strip's buttons ('E', '9s*' once corrected, '8s!' in doubt)."""
     out = {}
     for button in at.button:
         if button.key and button.key.startswith("photo.tile."):
-            out[int(button.key.rsplit(".", 1)[1])] = button.label.split(":", 1)[1].rstrip("*")
+            out[int(button.key.rsplit(".", 1)[1])] = button.label.rstrip("*!")
     return out
 
 
@@ -113,14 +113,26 @@ def test_flags_change_the_photo_score_and_impossible_ones_are_disabled(scene):
     assert total_shown(at) == score(parse_hand(HAND + " kong-replacement")).total
 
 
-def test_save_for_training_writes_the_corrected_labels(scene, tmp_path):
+def test_save_for_training_writes_the_corrected_labels_under_the_data_root(scene, tmp_path, monkeypatch):
+    monkeypatch.setenv("MCR_DATA", str(tmp_path))
     at = upload(open_photo_page(TruthDetector(scene)), scene.jpeg())
-    at.text_input(key="photo.save_dir").input(str(tmp_path)).run()
+    at.text_input(key="photo.save_dir").input("my-set").run()
     at.button(key="photo.save").click().run()
     assert any("Saved" in s.value for s in at.success), [e.value for e in at.error]
-    (labels,) = (tmp_path / "labels").glob("*.txt")
+    (labels,) = (tmp_path / "my-set" / "labels").glob("*.txt")
     assert len(labels.read_text().splitlines()) == len(scene.tiles)
-    assert len(list((tmp_path / "images").glob("*.jpg"))) == 1
+    assert len(list((tmp_path / "my-set" / "images").glob("*.jpg"))) == 1
+
+
+@pytest.mark.parametrize("typed", ["../elsewhere", "/tmp/anywhere"])
+def test_save_for_training_refuses_a_folder_outside_the_data_root(scene, tmp_path, monkeypatch, typed):
+    monkeypatch.setenv("MCR_DATA", str(tmp_path / "data"))
+    at = upload(open_photo_page(TruthDetector(scene)), scene.jpeg())
+    at.text_input(key="photo.save_dir").input(typed).run()
+    at.button(key="photo.save").click().run()
+    assert any("outside the data folder" in e.value for e in at.error), [e.value for e in at.error]
+    assert not at.success
+    assert not (tmp_path / "elsewhere").exists() and not list(tmp_path.rglob("*.txt"))
 
 
 def test_unreadable_image_gives_a_clear_message(scene):
@@ -160,11 +172,28 @@ class UnsureDetector(TruthDetector):
 
 def test_issues_are_shown_next_to_the_tiles_they_name(scene):
     at = upload(open_photo_page(UnsureDetector(scene)), scene.jpeg())
-    assert any("low confidence" in w.value and "8s" in w.value for w in at.warning), [w.value for w in at.warning]
+    doubts = [w.value for w in at.warning]
+    assert any("Not sure" in w and "8 bamboo" in w for w in doubts), doubts
+    assert not any("(0.20)" in w or "at (" in w for w in doubts), doubts  # player words, not the reader's
     issue_buttons = [b for b in at.button if b.key and b.key.startswith("photo.issue.")]
-    assert [b.label.split(":")[1] for b in issue_buttons] == ["8s"]
+    assert [b.label for b in issue_buttons] == ["8s"]
+    assert [b.label for b in at.button if b.key and b.key.startswith("photo.tile.") and b.label.endswith("!")] == ["8s!"]
     issue_buttons[0].click().run()  # selects the tile for correction
     assert at.selectbox(key="photo.edit_face").value == "8s"
+    at.button(key="photo.apply").click().run()  # the player confirms it as it is: ...
+    at.selectbox(key="photo.edit_face").set_value("7s").run()
+    at.button(key="photo.apply").click().run()  # ... or fixes it: either way the doubt is settled
+    assert not any("8 bamboo" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert not [b for b in at.button if b.key and b.key.startswith("photo.issue.")]
+
+
+def test_doubts_are_translated(scene):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[DETECTOR_OVERRIDE_KEY] = UnsureDetector(scene)
+    at.session_state["lang"] = "zh"
+    at.run()
+    upload(at, scene.jpeg())
+    assert any("不太确定" in w.value and "八条" in w.value for w in at.warning), [w.value for w in at.warning]
 
 
 def test_chinese_labels_on_the_photo_page(scene):
@@ -174,6 +203,7 @@ def test_chinese_labels_on_the_photo_page(scene):
     at.run()
     at.switch_page("appui/pages/photo.py").run()
     upload(at, scene.jpeg())
+    at.segmented_control(key="photo.won_by").set_value("discard").run()
     assert at.title[0].value == "拍照算番"
     assert {"手牌", "和牌张", "副露 1", "花牌"} <= {c.value for c in at.caption}
     assert [m.label for m in at.metric] == ["总番"]
@@ -214,3 +244,54 @@ def test_moving_a_tile_to_another_group_rescores(scene):
     at.selectbox(key="photo.edit_group").set_value(group).run()
     at.button(key="photo.apply").click().run()
     assert total_shown(at) == before
+
+
+def test_a_new_photo_starts_from_the_context_the_page_shows(scene):
+    """The stale-context bug: after a self-drawn, last-of-the-wall hand, the next photo showed a reset
+    panel while the total still used the old flags.  Now each photo starts from a shown context:
+    "Won by" asked again (no total before it), no special case ticked, the winds kept."""
+    at = upload(open_photo_page(TruthDetector(scene)), scene.jpeg())
+    assert not [m for m in at.metric if m.label == "Total"]  # asked before any total
+    assert any("How was it won" in i.value for i in at.info)
+    set_context(at, self_drawn=True, seat="S", prevalent="W")
+    at.checkbox(key="photo.last_of_wall").check().run()
+    first = total_shown(at)
+    assert first == score(parse_hand(HAND + " last-of-wall")).total
+
+    upload(at, scene.jpeg(quality=80), "next.jpg")  # the next photo (same tiles, other bytes)
+    shown = {
+        "won_by": at.segmented_control(key="photo.won_by").value,
+        "last_of_wall": at.checkbox(key="photo.last_of_wall").value,
+        "seat": at.selectbox(key="photo.seat").value,
+        "prevalent": at.selectbox(key="photo.prevalent").value,
+    }
+    assert shown == {"won_by": None, "last_of_wall": False, "seat": "S", "prevalent": "W"}
+    assert not [m for m in at.metric if m.label == "Total"]  # no total from the old flags
+
+    at.segmented_control(key="photo.won_by").set_value("discard").run()
+    on_discard = HAND.replace(" self-drawn", "")
+    assert total_shown(at) == score(parse_hand(on_discard)).total != first
+    assert at.selectbox(key="photo.discarder").value is None  # asked, not guessed
+    assert any("who discarded" in c.value.lower() for c in at.caption), [c.value for c in at.caption]
+    at.selectbox(key="photo.discarder").set_value("E").run()
+    assert not at.exception
+
+
+def test_a_wrong_correction_says_which_tile_to_look_at(scene):
+    at = upload(open_photo_page(TruthDetector(scene)), scene.jpeg())
+    set_context(at, self_drawn=True, seat="S", prevalent="W")
+    index = next(i for i, cls in tile_buttons(at).items() if cls == "8s")
+    at.button(key=f"photo.tile.{index}").click().run()
+    at.selectbox(key="photo.edit_face").set_value("5m").run()
+    at.button(key="photo.apply").click().run()
+    (error,) = [e.value for e in at.error]
+    assert "do not make a winning hand" in error and "5 characters" in error, error
+    assert "seat=" not in error and "+9s" not in error  # no notation dump
+    hint = at.button(key=f"photo.hint.{index}")
+    hint.click().run()
+    assert at.selectbox(key="photo.edit_face").value == "5m"  # the editor opens on the tile to look at
+
+
+def test_no_tiles_says_what_to_do(scene):
+    at = upload(open_photo_page(NothingDetector()), scene.jpeg())
+    assert any("from above" in w.value and "try again" in w.value for w in at.warning), [w.value for w in at.warning]

@@ -51,7 +51,7 @@ def test_every_reason_has_a_label_with_its_fields(language):
 
 def test_the_app_rules_out_exactly_what_the_scorer_ignores():
     """One set of rules: a flag the app leaves enabled is scored, one it disables is dropped with a warning."""
-    from scoring.generate import random_hands
+    from datasets.hands import random_hands
     from scoring.scorer import score
 
     for hand in random_hands(7, 150):

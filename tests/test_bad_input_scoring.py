@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.generate import random_hands
+from datasets.hands import random_hands
 from scoring.hand import HandError
 from scoring.notation import parse_hand
 

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from scoring.generate import SHAPES, TEMPLATES, random_hand, random_hands
+from datasets.hands import SHAPES, TEMPLATES, random_hand, random_hands
 from scoring.hand import Hand, MeldKind
 from scoring.notation import format_hand, parse_hand
 from scoring.tiles import ALL_TILES
@@ -118,11 +118,11 @@ def test_command_line_prints_the_seeded_hands() -> None:
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-m", "scoring.generate", "--seed", "9", "--n", "5", "--target-fan", "7"],
+    out = subprocess.run([sys.executable, "-m", "datasets.hands", "--seed", "9", "--n", "5", "--target-fan", "7"],
                          capture_output=True, text=True, check=True)
     hands = [Hand.from_json(line) for line in out.stdout.splitlines()]
     assert hands == random_hands(9, 5, target_fan=7)
-    notation = subprocess.run([sys.executable, "-m", "scoring.generate", "--seed", "9", "--n", "5", "--notation"],
+    notation = subprocess.run([sys.executable, "-m", "datasets.hands", "--seed", "9", "--n", "5", "--notation"],
                               capture_output=True, text=True, check=True)
     assert [parse_hand(line) for line in notation.stdout.splitlines()] == random_hands(9, 5)
     assert json.loads(json.dumps(hands[0].to_json()))["melds"] == []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.generate import random_hands
+from datasets.hands import random_hands
 from scoring.hand import Hand
 from scoring.scorer import score
 

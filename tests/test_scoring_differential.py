@@ -20,7 +20,7 @@ pytest.importorskip("MahjongGB", reason="the reference calculator pymahjonggb is
 from mcr_reference import reference_score
 
 from scoring.fans import FANS
-from scoring.generate import random_hands
+from datasets.hands import random_hands
 from scoring.hand import Hand
 from scoring.notation import format_hand
 from scoring.scorer import score

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring.generate import random_hand
+from datasets.hands import random_hand
 from scoring.hand import Hand, HandError
 from scoring.notation import format_hand, parse_hand
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.generate import random_hands
+from datasets.hands import random_hands
 from scoring.hand import HandError, Meld
 from scoring.notation import format_hand, parse_hand
 from scoring.scorer import NotWinningHand, is_winning, score

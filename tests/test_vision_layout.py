@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES
 from datasets.scene import PlacedTile, plan_scene
-from scoring.generate import random_hand
+from datasets.hands import random_hand
 from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.notation import parse_hand
 from scoring.tiles import Tile

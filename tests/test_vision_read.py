@@ -12,7 +12,7 @@ import pytest
 from tileset.classes import CLASS_ID
 from datasets.scene import plan_scene
 from scoring import score
-from scoring.generate import random_hand
+from datasets.hands import random_hand
 from scoring.hand import Hand, WinContext
 from scoring.notation import parse_hand
 from vision import evaluate_read, read

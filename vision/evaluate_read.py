@@ -6,7 +6,7 @@
 SCENES_DIR holds `truth/NAME.json` (from `python -m datasets.synth`) beside
 `images/`.  `--perfect` reads the truth boxes as detections (no model): the
 layout reader alone is measured.  `--generate N` plans N random scenes in memory
-(`datasets.scene.plan_scene` over `scoring.generate.random_hand`, no pixels) and
+(`datasets.scene.plan_scene` over `datasets.hands.random_hand`, no pixels) and
 reads their truth boxes, which is the same measure without a folder.
 
 A hand is read exactly when its melds, standing tiles (as a multiset), winning
@@ -132,7 +132,7 @@ def scenes_from_dir(folder: Path) -> Iterator[Scene]:
 
 def generated_scenes(n: int, seed: int, with_totals: bool) -> Iterator[Scene]:
     from datasets.scene import plan_scene
-    from scoring.generate import random_hand
+    from datasets.hands import random_hand
 
     rng = random.Random(seed)
     for k in range(n):
