@@ -248,6 +248,17 @@ _LABELS: dict[str, tuple[str, str]] = {
         "没有摄像头画面? 请在浏览器询问时允许使用摄像头。手机只在安全页面上打开摄像头: "
         "请用 `bash scripts/app.sh --lan` 启动并打开它显示的 https 地址。没有摄像头时, 可在拍照算番页上传照片。",
     ),
+    "cam_start": ("START", "START"),
+    "cam_stop": ("STOP", "STOP"),
+    "cam_select": ("Choose a camera", "选择摄像头"),
+    "cam_insecure": ("The browser allows the camera only on a secure page: open the https address that "
+                     "scripts/app.sh --lan prints (or localhost on this computer).",
+                     "浏览器只在安全页面上允许使用摄像头: 请打开 scripts/app.sh --lan 显示的 https 地址 (或本机的 localhost)。"),
+    "cam_ask": ("Allow the camera when the browser asks.", "浏览器询问时请允许使用摄像头。"),
+    "cam_none": ("No camera was found. Plug one in, or use Score a photo with a picture.",
+                 "没有找到摄像头。请连接摄像头, 或在拍照算番页上传照片。"),
+    "cam_denied": ("The camera is blocked for this page: allow it in the browser's site settings and reload.",
+                   "此页面的摄像头被禁止: 请在浏览器的网站设置中允许并刷新。"),
     "upload_limit": ("Photos up to 50 MB (jpg, png, webp, bmp).", "照片最大 50 MB (jpg, png, webp, bmp)。"),
     # the reader's doubts in player words (vision.issues.IssueCode values)
     "issue_duplicate_reading": ("One tile was read twice, as {kept} and as {dropped}: {kept} was kept. Check it.",

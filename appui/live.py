@@ -20,8 +20,22 @@ from .widgets import context_form, show_result, show_waits
 from .winctx import HandFacts
 
 PREFIX = "live."
-# No STUN/TURN servers: the browser and the server meet on localhost (works offline).
+# No STUN/TURN servers, in the browser and on the server: they meet through their host candidates,
+# on localhost or on the LAN (scripts/app.sh --lan), and nothing leaves the network.
 RTC_CONFIGURATION: dict[str, Any] = {"iceServers": []}
+
+
+def camera_messages() -> dict[str, str]:
+    """The webcam component's own texts, in player words and the page's language (streamlit-webrtc translations)."""
+    return {
+        "start": t("cam_start"),
+        "stop": t("cam_stop"),
+        "select_device": t("cam_select"),
+        "media_api_not_available": t("cam_insecure"),
+        "device_ask_permission": t("cam_ask"),
+        "device_not_available": t("cam_none"),
+        "device_access_denied": t("cam_denied"),
+    }
 
 
 def _processor_factory(detector: Any) -> Any:
@@ -86,7 +100,9 @@ def render() -> None:
             ctx = webrtc_streamer(
                 key="live-table",
                 mode=WebRtcMode.SENDRECV,
-                rtc_configuration=RTC_CONFIGURATION,
+                frontend_rtc_configuration=RTC_CONFIGURATION,
+                server_rtc_configuration=RTC_CONFIGURATION,
+                translations=camera_messages(),
                 media_stream_constraints={"video": {"width": 640, "height": 480}, "audio": False},
                 video_processor_factory=_processor_factory(detector),
                 async_processing=True,
@@ -100,6 +116,7 @@ def render() -> None:
         processor = ctx.video_processor
         if not ctx.state.playing or processor is None:
             st.info(t("live_waiting"))
+            st.caption(t("no_camera"))
             return
         _show_reading(processor.loop.snapshot(), context, discarder)
 
