@@ -450,6 +450,10 @@ def render_model_versions(models_root: Path | None = None) -> None:
             st.markdown(("**▶ " if version.name == active else "- ") + version.summary + ("**" if version.name == active else ""))
         names = [v.name for v in versions]
         st.selectbox("Version", names, index=names.index(active), key=VERSION_KEY)
+        from .access import confirm_again
+
+        if not confirm_again(PREFIX + "model_code"):  # LAN mode: the access code again (changes it for everyone)
+            return
         left, right = st.columns(2)
         with left:
             st.button("Use this version", on_click=_on_use_version, args=(root,), key=PREFIX + "use")
@@ -465,7 +469,13 @@ def render() -> None:
     _show_message()
     if not folder_text:
         return
-    folder = Path(folder_text).expanduser()
+    from .dataroot import OutsideDataRoot, data_root, resolve_inside
+
+    try:  # only folders inside the data root (appui.dataroot): the page writes labels/ there
+        folder = resolve_inside(data_root(), folder_text)
+    except OutsideDataRoot as error:
+        st.error(t("outside_root", msg=str(error)))
+        return
     try:
         photos = _photos(folder)
     except (LabelFileError, OSError) as error:

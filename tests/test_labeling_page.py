@@ -32,6 +32,12 @@ def repo_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(REPO))
 
 
+@pytest.fixture(autouse=True)
+def data_root_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page opens only folders inside the data root (appui.dataroot)."""
+    monkeypatch.setenv("MCR_DATA", str(tmp_path))
+
+
 @pytest.fixture()
 def folder(tmp_path: Path) -> Path:
     photos = tmp_path / "photos"
@@ -104,6 +110,24 @@ def test_mark_reviewed_moves_to_the_next_photo(folder: Path, tmp_path: Path) -> 
 def test_bad_folder_is_a_message_not_a_crash(tmp_path: Path) -> None:
     at = open_page(tmp_path / "missing", tmp_path / "models")
     assert "is not a folder" in at.error[0].value
+
+
+def test_a_folder_outside_the_data_root_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path.parent / "not-the-data-root"
+    at = open_page(outside, tmp_path / "models")
+    assert "outside the data folder" in at.error[0].value
+    assert not outside.exists()
+
+
+def test_lan_mode_asks_the_code_again_to_switch_models(folder: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("MCR_LAN", "1")
+    monkeypatch.setenv("MCR_ACCESS_CODE", "482913")
+    at = open_page(folder, tmp_path / "models")
+    assert not [b for b in at.button if b.key == "label.use"]
+    at.text_input(key="label.model_code").input("000000").run()
+    assert not [b for b in at.button if b.key == "label.use"]
+    at.text_input(key="label.model_code").input("482913").run()
+    assert [b for b in at.button if b.key == "label.use"]
 
 
 def test_switch_model_version_and_go_back(folder: Path, tmp_path: Path) -> None:
