@@ -5,16 +5,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("scoring.scorer", reason="the scorer (scoring/scorer.py) is not in this tree yet")
-pytest.importorskip("vision.read", reason="the layout reader (vision/read.py) is not in this tree yet")
+from streamlit.testing.v1 import AppTest
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
-from appui.demo_scene import TruthDetector, demo_scene  # noqa: E402
-from appui.live_loop import LiveLoop, analyse, reading_key  # noqa: E402
-from appui.settings import AppSettings  # noqa: E402
-from scoring import WinContext, parse_hand, score  # noqa: E402
-from scoring.waits import waits  # noqa: E402
+from appui.demo_scene import TruthDetector, demo_scene
+from appui.live_loop import LiveLoop, analyse, reading_key
+from appui.settings import AppSettings
+from scoring import WinContext, parse_hand, score
+from scoring.waits import waits
+import vision.read  # noqa: F401 - the pages import it lazily and show a message if they cannot: fail here instead
 
 HAND = "[123m] [EEE] (5555p) 78s11p +9s flowers=2"
 
