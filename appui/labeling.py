@@ -32,7 +32,8 @@ PREFIX = "label."
 FOLDER_KEY = PREFIX + "folder"
 ORDER_KEY = PREFIX + "order"  # (folder, [image paths]) fixed when the folder is opened
 INDEX_KEY = PREFIX + "index"
-BOX_KEY = PREFIX + "box"
+BOX_KEY = PREFIX + "box"  # the box list widget; what is picked lives in PICKED_KEY
+PICKED_KEY = PREFIX + "picked"  # box indices picked, by the list or by clicks on the photo
 CLASS_KEY = PREFIX + "class"
 ADD_KEYS = tuple(PREFIX + k for k in ("x1", "y1", "x2", "y2"))
 ADD_CLASS_KEY = PREFIX + "add_class"
@@ -198,8 +199,14 @@ def _change(photo: Photo, change: Callable[[PhotoLabels], PhotoLabels], message:
 
 
 def _picked() -> list[int]:
+    value = st.session_state.get(PICKED_KEY)
+    return [v for v in value if isinstance(v, int)] if isinstance(value, list) else []
+
+
+def _on_pick_list() -> None:
+    """The box list changed: it is what is picked now."""
     value = st.session_state.get(BOX_KEY)
-    return [int(v) for v in value] if isinstance(value, list) else [] if value is None else [int(value)]
+    st.session_state[PICKED_KEY] = [v for v in value if isinstance(v, int)] if isinstance(value, list) else []
 
 
 def _picked_or_say() -> list[int]:
@@ -240,7 +247,7 @@ def _on_delete(photo: Photo) -> None:
         return
     numbers = _numbers_text(photo, picked)
     _change(photo, lambda labels: labels.without_all(picked), t("lbl_deleted", boxes=numbers))
-    st.session_state[BOX_KEY] = []
+    st.session_state[PICKED_KEY] = []
 
 
 def _on_delete_below(photo: Photo) -> None:
@@ -252,7 +259,7 @@ def _on_delete_below(photo: Photo) -> None:
         return labels.without_all(deleted)
 
     _change(photo, change, lambda: t("lbl_deleted_below", n=len(deleted), conf=threshold))
-    st.session_state[BOX_KEY] = []
+    st.session_state[PICKED_KEY] = []
 
 
 def _on_set_row(photo: Photo) -> None:
@@ -299,7 +306,7 @@ def _on_undo(photo: Photo) -> None:
         _say("warning", str(error))
         return
     _say("success", t("lbl_undone", file=photo.label_path.name))
-    st.session_state[BOX_KEY] = []
+    st.session_state[PICKED_KEY] = []
 
 
 def _on_canvas(photo: Photo, width: int, height: int) -> None:
@@ -315,7 +322,7 @@ def _on_canvas(photo: Photo, width: int, height: int) -> None:
     kind, what = action
     if kind == "pick":
         picked = _picked()
-        st.session_state[BOX_KEY] = [i for i in picked if i != what] if what in picked else picked + [what]
+        st.session_state[PICKED_KEY] = [i for i in picked if i != what] if what in picked else picked + [what]
         return
     class_id = st.session_state.get(CLASS_KEY)
     if class_id is None:
@@ -345,7 +352,7 @@ def _show_photo(photo: Photo, drawn_bgr: np.ndarray, width: int, height: int) ->
 
 def _forget_picks() -> None:
     """A new photo starts with nothing picked: no box, no face (the last face must not carry over)."""
-    st.session_state[BOX_KEY] = []
+    st.session_state[PICKED_KEY] = []
     st.session_state[CLASS_KEY] = None
     st.session_state[ROW_KEY] = ""
 
@@ -376,9 +383,11 @@ def _box_editor(photo: Photo, labels: PhotoLabels) -> None:
     confidences = labels.confidences()
     numbers = box_numbers(labels)
     options = reading_order(labels.boxes)
-    if any(i not in options for i in _picked()):
-        st.session_state[BOX_KEY] = [i for i in _picked() if i in options]
-    st.multiselect(t("lbl_boxes"), options, key=BOX_KEY, placeholder=t("lbl_boxes_hint"),
+    picked = [i for i in _picked() if i in options]
+    st.session_state[PICKED_KEY] = picked
+    # Set from the picks on every run: the widget keeps no stale entry when a box's face (its label) changes.
+    st.session_state[BOX_KEY] = picked
+    st.multiselect(t("lbl_boxes"), options, key=BOX_KEY, placeholder=t("lbl_boxes_hint"), on_change=_on_pick_list,
                    format_func=lambda i: f"{numbers[i]}: {CLASS_NAMES[labels.boxes[i].class_id]} "
                                          f"{NAMES_ZH[CLASS_NAMES[labels.boxes[i].class_id]]} ({confidences[i]:.2f})")
     left, mid, right = st.columns(3)

@@ -1,0 +1,115 @@
+"""The Label page in a real browser, the way a club labels a pre-labeled photo: pick a box by clicking it
+on the photo, fix its face, take back a slip with Undo, delete the false boxes in one action, draw the
+missing box, say "Looks right"; the files on disk then hold exactly the expected boxes.
+Skipped, with the reason, when Chromium (scripts/install_browser.sh) or Playwright is missing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from browser_support import CHROMIUM_ARGS, CHROMIUM, require_browser, streamlit_server, wait_for_app
+
+from tileset.classes import CLASS_ID
+from tileset.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos
+
+W, H = 800, 600
+TIMEOUT_MS = 60_000
+ROW = {"A": (100, 200, 160, 300), "B": (170, 200, 230, 300), "C": (240, 200, 300, 300)}
+FALSE = {"D": (500, 450, 540, 500), "E": (600, 450, 640, 500)}
+MISSING = (330, 200, 390, 300)
+
+
+def prelabeled_folder(root: Path) -> Path:
+    folder = root / "club"
+    (folder / "images").mkdir(parents=True)
+    image = np.full((H, W, 3), 110, np.uint8)
+    for x1, y1, x2, y2 in [*ROW.values(), MISSING]:
+        cv2.rectangle(image, (x1, y1), (x2, y2), (235, 235, 235), -1)
+    cv2.imwrite(str(folder / "images" / "hand1.jpg"), image)
+    (photo,) = list_photos(folder)
+    boxes = [LabelBox.from_xyxy(CLASS_ID[face], ROW[key], W, H) for key, face in (("A", "1m"), ("B", "2m"), ("C", "3m"))]
+    boxes += [LabelBox.from_xyxy(CLASS_ID["9p"], corners, W, H) for corners in FALSE.values()]
+    photo.save(PhotoLabels(tuple(boxes), LabelMeta("prelabel", False, "shipped", (0.95, 0.40, 0.90, 0.10, 0.15))))
+    return folder
+
+
+def on_photo(page, corners: tuple[float, float]) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """Page coordinates of a point given in photo pixels, on the photo as the page shows it."""
+    frame = page.locator("iframe[title*=streamlit_image_coordinates]")
+    frame.wait_for(timeout=TIMEOUT_MS)
+    frame.evaluate("e => e.scrollIntoView({block: 'start'})")  # the mouse acts on the visible page only
+    image = page.frame_locator("iframe[title*=streamlit_image_coordinates]").locator("img")
+    image.wait_for(timeout=TIMEOUT_MS)
+    box = image.bounding_box()  # in the page's coordinates, iframe included
+    assert box is not None
+    scale = box["width"] / W
+    return box["x"] + corners[0] * scale, box["y"] + corners[1] * scale
+
+
+def centre(corners: tuple[int, int, int, int]) -> tuple[float, float]:
+    return (corners[0] + corners[2]) / 2, (corners[1] + corners[3]) / 2
+
+
+def pick_face(page, typed: str) -> None:  # type: ignore[no-untyped-def]
+    picker = page.get_by_role("combobox", name="Correct face")
+    picker.click()
+    page.keyboard.type(typed)
+    page.keyboard.press("Enter")
+    wait_for_app(page, TIMEOUT_MS)
+
+
+def click(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    page.get_by_role("button", name=name).click()
+    wait_for_app(page, TIMEOUT_MS)
+
+
+@pytest.mark.slow
+def test_a_club_labels_a_photo_in_the_browser(tmp_path: Path) -> None:
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    data = tmp_path / "data"
+    folder = prelabeled_folder(data)
+    with streamlit_server({"MCR_DATA": str(data)}) as url, sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = chromium.new_page(viewport={"width": 1366, "height": 768})
+        page.goto(f"{url}/label")
+        wait_for_app(page, TIMEOUT_MS)
+        page.get_by_role("textbox", name="Photo folder").fill(str(folder))
+        page.keyboard.press("Enter")
+        wait_for_app(page, TIMEOUT_MS)
+
+        page.mouse.click(*on_photo(page, centre(ROW["B"])))  # pick B (read as 2m) by clicking it
+        wait_for_app(page, TIMEOUT_MS)
+        pick_face(page, "summer")
+        click(page, "Set face of the picked")
+
+        page.mouse.click(*on_photo(page, centre(ROW["C"])))  # a slip: C picked too and marked as a back ...
+        wait_for_app(page, TIMEOUT_MS)
+        click(page, "Mark as tile back")
+        click(page, "↶ Undo")  # ... taken back
+
+        click(page, "Delete all 2 boxes below it")  # D and E, the false boxes
+
+        pick_face(page, "4m")
+        start, end = on_photo(page, MISSING[:2]), on_photo(page, MISSING[2:])
+        page.mouse.move(*start)
+        page.mouse.down()
+        page.mouse.move(*end, steps=5)
+        page.mouse.up()
+        wait_for_app(page, TIMEOUT_MS)
+
+        click(page, "Looks right: mark reviewed ▶")
+        assert page.get_by_text("All 1 photos are reviewed").count() == 1
+        chromium.close()
+
+    labels = list_photos(folder)[0].load()
+    got = sorted((box.class_name, *(round(v) for v in box.xyxy(W, H))) for box in labels.boxes)
+    want = sorted([("1m", *ROW["A"]), ("s2", *ROW["B"]), ("3m", *ROW["C"]), ("4m", *MISSING)])
+    assert [g[0] for g in got] == [w[0] for w in want]
+    for g, w in zip(got, want):
+        assert g[1:] == pytest.approx(w[1:], abs=3), (g, w)  # a drawn box: within a screen pixel or two
+    assert labels.meta.reviewed
