@@ -188,7 +188,8 @@ def _say(kind: str, text: str) -> None:
 
 
 def _change(photo: Photo, change: Callable[[PhotoLabels], PhotoLabels], message: str | Callable[[], str]) -> None:
-    """Load, change and save the photo's labels in one turn of its lock; the outcome as a message."""
+    """Load, change and save the photo's labels in one turn of its lock; the outcome as a message.
+    The picks are cleared after a change (the fixed boxes stay highlighted nowhere)."""
     try:
         photo.update(change)
     except (LabelFileError, OSError, IndexError) as error:
@@ -196,6 +197,7 @@ def _change(photo: Photo, change: Callable[[PhotoLabels], PhotoLabels], message:
         return
     _say("success", t("lbl_saved", what=message if isinstance(message, str) else message(),
                       file=photo.label_path.name))
+    st.session_state[PICKED_KEY] = []  # done with these boxes: the next click starts a new pick
 
 
 def _picked() -> list[int]:
