@@ -188,6 +188,10 @@ def carry_to_page(prefix: str, ledger: Ledger, number: int, winner: str, discard
     state[prefix + "won_by"] = "discard" if discarder else "self_drawn"
     if discarder:
         state[prefix + "discarder"] = match.seat_of(discarder, number)
+    # the photo page remembers the winds for the session and keeps a context another page set since
+    # it last looked (appui.photo._start_context): tell it both
+    state[prefix + "winds"] = {"seat": state[prefix + "seat"], "prevalent": state[prefix + "prevalent"]}
+    state.setdefault(prefix + "context_seen", {})
 
 
 # --- the page -------------------------------------------------------------------
@@ -358,6 +362,7 @@ def _on_add_win(match_id: int, deal: Deal | None, replace: bool) -> None:
     _record(match_id, deal, replace)
     if st.session_state.get(MESSAGE) is None:
         st.session_state[NOTATION] = ""
+        st.session_state[SOURCE] = "notation"  # the other page's hand is used: never offer it for the next deal
 
 
 def _on_undo(match_id: int) -> None:

@@ -162,8 +162,11 @@ def score_hand(match: Match, number: int, winner: str, discarder: str | None, ha
     except HandError as exc:
         raise LedgerError(f"deal {number}: {exc}") from None
     if not result.meets_minimum:
+        flowers = parsed.context.flowers
+        counted = f"{result.total} fan" + (f", {result.total - flowers} without the flowers," if flowers else "")
         raise LedgerError(
-            f"deal {number}: the hand scores {result.total} fan, under the {MINIMUM_FAN}-fan minimum: record it as a false win"
+            f"deal {number}: the hand scores {counted} under the {MINIMUM_FAN}-fan minimum"
+            f"{' (flowers do not count toward it)' if flowers else ''}: record it as a false win"
         )
     return parsed, result.total
 

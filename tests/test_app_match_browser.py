@@ -1,0 +1,93 @@
+"""The Match page in a real browser (Debian's Chromium, headless, offline, via Playwright).
+
+A match is started, its first deal scored from a photo (the photo page opened by "Score a
+photo" with the deal's winds set; the detector is the truth detector of a generated scene) and
+added with one click, the next one drawn, then the totals, the chart and the CSV download are
+checked, on a phone-sized viewport at the end. Screenshot to docs/match.png when MCR_UPDATE_SCREENSHOTS=1.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from browser_support import CHROMIUM, CHROMIUM_ARGS, REPO, require_browser, small_png, streamlit_server, wait_for_app
+
+pytest.importorskip("sqlalchemy")
+pytest.importorskip("vision.read", reason="the layout reader (vision/read.py) is not in this tree yet")
+
+from appui.demo_scene import demo_scene, write_truth  # noqa: E402
+from scoring import parse_hand, score  # noqa: E402
+
+DOCS = REPO / "docs" if os.environ.get("MCR_UPDATE_SCREENSHOTS") == "1" else Path(tempfile.mkdtemp(prefix="mcr-shots-"))
+HAND = "[EEE] [123p] 456p 789p 1s +1s flowers=1"
+TIMEOUT_MS = 60_000
+
+
+@pytest.mark.slow
+def test_match_started_photo_scored_into_it_totals_chart_csv(tmp_path):
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    scene = demo_scene(parse_hand(HAND), seed=1)
+    (tmp_path / "scene.jpg").write_bytes(scene.jpeg())
+    write_truth(scene, tmp_path / "truth.json")
+    env = {"MCR_DETECTOR": "appui.demo_scene:truth_detector", "MCR_DEMO_TRUTH": str(tmp_path / "truth.json"),
+           "MCR_DATA": str(tmp_path / "data"), "MCR_DATABASE_URL": ""}
+    # deal 1: Ann deals (seat East, East round: the East pung is both winds); she wins on Bob's discard
+    fan = score(parse_hand(HAND + " seat=E prevalent=E")).total
+    expected = {"Ann": 8 + fan + 16, "Bob": -(8 + fan), "Cat": -8, "Dan": -8}
+    with streamlit_server(env) as url, sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = chromium.new_page(viewport={"width": 1300, "height": 1600})
+        try:
+            page.goto(f"{url}/match")
+            wait_for_app(page, TIMEOUT_MS)
+            for wind, name in zip(("E 东", "S 南", "W 西", "N 北"), ("Ann", "Bob", "Cat", "Dan")):
+                page.get_by_label(f"Player starting {wind}").fill(name)
+            page.get_by_role("button", name="Start the match").click()
+            page.get_by_text("Deal 1 of 16").wait_for(timeout=TIMEOUT_MS)
+            wait_for_app(page, TIMEOUT_MS)
+            page.get_by_role("button", name="Score a photo").click()  # winner Ann, discarder Bob: the defaults
+            page.locator("input[type=file]").wait_for(state="attached", timeout=TIMEOUT_MS)
+            wait_for_app(page, TIMEOUT_MS)
+            page.locator("input[type=file]").set_input_files(str(tmp_path / "scene.jpg"))
+            page.get_by_test_id("stMetricValue").first.wait_for(timeout=TIMEOUT_MS)
+            wait_for_app(page, TIMEOUT_MS)
+            assert page.get_by_test_id("stMetricValue").first.inner_text().strip() == str(fan)  # the winds were carried
+
+            page.get_by_test_id("stSidebarNavLink").filter(has_text="Match").click()
+            page.get_by_text(f": {fan} fan · Ann").wait_for(timeout=TIMEOUT_MS)
+            wait_for_app(page, TIMEOUT_MS)
+            page.get_by_role("button", name="Add the win").click()
+            page.get_by_text("Deal 2 of 16").wait_for(timeout=TIMEOUT_MS)
+            wait_for_app(page, TIMEOUT_MS)
+            page.get_by_role("button", name="Draw (荒牌)").click()
+            page.get_by_text("Deal 3 of 16").wait_for(timeout=TIMEOUT_MS)
+            wait_for_app(page, TIMEOUT_MS)
+            assert page.locator("[data-testid=stVegaLiteChart]").count() == 1
+
+            page.set_viewport_size({"width": 390, "height": 2600})  # a phone
+            wait_for_app(page, TIMEOUT_MS)
+            button = page.get_by_role("button", name="Download CSV")
+            button.scroll_into_view_if_needed()
+            box = button.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+            with page.expect_download(timeout=TIMEOUT_MS) as download_info:
+                button.click()
+            rows = list(csv.DictReader(io.StringIO(Path(download_info.value.path()).read_text())))
+            assert [r["result"] for r in rows] == ["win", "draw"]
+            assert rows[0]["fan"] == str(fan) and rows[0]["winner"] == "Ann" and rows[0]["discarder"] == "Bob"
+            assert {name: int(rows[1][f"{name} total"]) for name in expected} == expected
+            page.get_by_role("heading", name="Match").first.scroll_into_view_if_needed()
+            small_png(page.screenshot(full_page=True), DOCS / "match.png", max_width=390)
+        except Exception:
+            shot = Path(tempfile.gettempdir()) / "mcr-match-browser-failure.png"
+            page.screenshot(path=str(shot), full_page=True)
+            print(f"screenshot of the failure: {shot}")
+            raise
+        chromium.close()
