@@ -102,10 +102,16 @@ _LABELS: dict[str, tuple[str, str]] = {
 }
 
 
-def tr(key: str, **values: Any) -> str:
+def tr(key: str, language: str | None = None, **values: Any) -> str:
     en, zh = _LABELS[key]
-    text = zh if lang() == "zh" else en
+    text = zh if (language or lang()) == "zh" else en
     return text.format(**values) if values else text
+
+
+def labeler(prefix: str = "") -> Any:
+    """A widget format_func: `tr(prefix + option)` in the language of this run (bound now, used later)."""
+    language = lang()
+    return lambda option: tr(f"{prefix}{option}", language)
 
 
 def wind_name(w: str) -> str:
@@ -245,7 +251,7 @@ def _new_match_form(open_it: bool) -> None:
             for w in "ESWN":
                 st.text_input(tr("place", wind=wind_name(w)), key=f"{PREFIX}name_{w}")
             st.radio(tr("seat_rule"), [r.value for r in SeatRule], horizontal=True, key=PREFIX + "rule",
-                     format_func=lambda v: tr(f"rule_{v}"))
+                     format_func=labeler("rule_"))
             c1, c2, c3 = st.columns(3)
             c1.text_input(tr("table"), key=PREFIX + "table")
             c2.text_input(tr("round"), key=PREFIX + "round")
@@ -312,7 +318,7 @@ def _record_panel(match_id: int, ledger: Ledger) -> None:
     winner = st.selectbox(tr("winner"), match.players, key=PREFIX + "winner")
     st.session_state.setdefault(PREFIX + "won_by", "discard")
     won_by = st.segmented_control(tr("won_by"), ["discard", "self_drawn"], required=True, key=PREFIX + "won_by",
-                                  format_func=tr)
+                                  format_func=labeler())
     discarder = None
     if won_by == "discard":
         others = [p for p in match.players if p != winner]
@@ -328,7 +334,7 @@ def _record_panel(match_id: int, ledger: Ledger) -> None:
             st.switch_page(f"appui/pages/{source}.py")
     st.session_state.setdefault(SOURCE, "notation")
     source = st.segmented_control(tr("hand_from"), ["notation", "manual", "photo"], required=True, key=SOURCE,
-                                  format_func=lambda s: tr(f"src_{s}"))
+                                  format_func=labeler("src_"))
     hand: Hand | None = None
     if source == "notation":
         text = st.text_input(tr("notation"), key=NOTATION, placeholder="[EEE] [123p] 456p 789p 1s +1s")

@@ -145,7 +145,7 @@ def test_bad_names_are_refused_with_the_reason():
 def start_match_expecting_error(at: AppTest, names) -> AppTest:
     for wind, name in zip("ESWN", names):
         at.text_input(key=f"match.name_{wind}").input(name)
-    (start,) = [b for b in at.button if b.label == "Start the match"]
+    (start,) = [b for b in at.button if b.label in ("Start the match", "开始对局")]
     return start.click().run()
 
 
@@ -165,3 +165,16 @@ def test_tournament_view_sums_table_points_over_tables():
         ("Ann", 2, 4.667), ("Bob", 2, 4.667), ("Cat", 2, 4.667), ("Dan", 2, 0.0)]
     tables = at.dataframe[-2].value.to_dict("records")
     assert [(t["Table"], t["Deal"]) for t in tables] == [("1", 2), ("2", 2)]
+
+
+def test_the_page_in_chinese():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["lang"] = "zh"
+    at.run()
+    at.switch_page("appui/pages/match.py").run()
+    at = start_match_expecting_error(at, ("甲", "乙", "丙", "丁"))
+    ok(at)
+    assert at.title[0].value == "对局记分"
+    assert at.subheader[0].value == "第 1/16 盘 · 东风圈 · 庄家 甲"
+    ok(at.button(key="match.draw").click().run())
+    assert at.subheader[0].value == "第 2/16 盘 · 东风圈 · 庄家 乙"

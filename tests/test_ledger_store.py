@@ -193,6 +193,38 @@ def test_two_writers_at_once_lose_nothing(database_url):
     assert ledger.totals == (-160, -160, 160, 160)  # each false win: -30 for the offender, +10 to the others
 
 
+def _add_false_wins(database_url: str, match_id: int, offender: str, count: int) -> None:
+    """One process's session: `count` false wins by `offender`, a refused number retried as the next one."""
+    with LedgerStore(database_url) as mine:
+        m = mine.match(match_id)
+        recorded = 0
+        while recorded < count:
+            try:
+                mine.add_deal(match_id, false_win(m, mine.ledger(match_id).next_deal, offender))
+                recorded += 1
+            except DealTaken:
+                pass
+
+
+def test_two_processes_at_once_lose_nothing(database_url):
+    import multiprocessing
+
+    with LedgerStore(database_url) as setup:
+        match_id = setup.create_match(Match(PLAYERS))
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_add_false_wins, args=(database_url, match_id, name, 8)) for name in ("Cat", "Dan")]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=180)
+    assert [w.exitcode for w in workers] == [0, 0]
+    with LedgerStore(database_url) as check:
+        ledger = check.ledger(match_id)
+    assert [row.deal.number for row in ledger.rows] == list(range(1, 17))
+    assert sorted(row.deal.offender for row in ledger.rows) == ["Cat"] * 8 + ["Dan"] * 8
+    assert ledger.totals == (160, 160, -160, -160)
+
+
 def test_the_same_deal_from_two_sessions_is_recorded_once(database_url):
     with LedgerStore(database_url) as setup:
         match_id = setup.create_match(Match(PLAYERS))
