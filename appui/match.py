@@ -14,7 +14,7 @@ import streamlit as st
 
 from ledger.exchange import ledger_from_json, ledger_to_csv, ledger_to_json
 from ledger.match import Deal, Ledger, LedgerError, Match, draw, false_win, win
-from ledger.rules import DEALS_PER_MATCH, SeatRule, prevalent_wind, round_index
+from ledger.rules import DEALS_PER_MATCH, SeatRule, prevalent_wind
 from ledger.store import LedgerStore, default_url
 from ledger.tournament import tournament
 from scoring.hand import Hand, HandError, WinContext
@@ -80,6 +80,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "to_manual": ("Score in the manual scorer", "去手动算番"),
     "to_photo": ("Score a photo", "去拍照算番"),
     "undo": ("Undo the last deal", "撤销最后一盘"),
+    "remove": ("Take deal {n} out (recorded by mistake: the later deals move up)", "删除第 {n} 盘（误记：其后各盘前移）"),
     "deals": ("Deals", "各盘记录"),
     "chart": ("Running totals", "累计得分走势"),
     "standings": ("Standings so far", "当前排名"),
@@ -308,6 +309,7 @@ def _record_panel(match_id: int, ledger: Ledger) -> None:
     st.subheader(tr("record", n=number))
     if replace:
         st.info(tr("replacing", n=number))
+        st.button(tr("remove", n=number), key=PREFIX + "remove", on_click=_on_remove, args=(match_id, number))
     c1, c2 = st.columns(2)
     c1.button(tr("draw"), key=PREFIX + "draw", width="stretch", on_click=_record,
               args=(match_id, draw(number), replace))
@@ -369,6 +371,14 @@ def _on_add_win(match_id: int, deal: Deal | None, replace: bool) -> None:
     if st.session_state.get(MESSAGE) is None:
         st.session_state[NOTATION] = ""
         st.session_state[SOURCE] = "notation"  # the other page's hand is used: never offer it for the next deal
+
+
+def _on_remove(match_id: int, number: int) -> None:
+    try:
+        store().remove_deal(match_id, number)
+        _flash(None)
+    except LedgerError as exc:
+        _flash(str(exc))
 
 
 def _on_undo(match_id: int) -> None:
@@ -443,4 +453,4 @@ def render() -> None:
     _tournament()
 
 
-__all__ = ["render", "deal_table", "chart_data", "standings_table", "carry_to_page", "hand_from_pages", "round_index"]
+__all__ = ["render", "deal_table", "chart_data", "standings_table", "carry_to_page", "hand_from_pages"]

@@ -6,6 +6,7 @@
     python -m ledger add 1 --draw
     python -m ledger add 1 --false-win Dan
     python -m ledger add 1 --deal 2 --replace --draw                            # edit a past deal
+    python -m ledger remove 1 --deal 2                                          # recorded by mistake
     python -m ledger undo 1 | show 1 | list | tournament
     python -m ledger export 1 --format csv -o match.csv
     python -m ledger import match.json
@@ -67,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     for name, text in (("undo", "delete the last recorded deal"), ("show", "the ledger: deals, payments, totals, standings")):
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("match", type=int)
+    remove = sub.add_parser("remove", help="take out a deal recorded by mistake: later deals move up, rescored with their new winds")
+    remove.add_argument("match", type=int)
+    remove.add_argument("--deal", type=int, required=True)
     sub.add_parser("list", help="the matches in the database")
     sub.add_parser("tournament", help="matches by round and table, players' summed table points")
 
@@ -156,6 +160,8 @@ def run(args: argparse.Namespace) -> Any:
             if undone is None:
                 raise LedgerError(f"match {args.match} has no deal to undo")
             return {"undone": deal_to_json(undone), **_summary(args.match, store.ledger(args.match))}
+        if args.command == "remove":
+            return {"removed": args.deal, **_summary(args.match, store.remove_deal(args.match, args.deal))}
         if args.command == "show":
             return {"id": args.match, **ledger_to_json(store.ledger(args.match))}
         if args.command == "list":

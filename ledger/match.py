@@ -254,6 +254,30 @@ def build_ledger(match: Match, deals: list[Deal] | tuple[Deal, ...]) -> Ledger:
     return Ledger(match, tuple(rows))
 
 
+def renumbered(match: Match, deal: Deal, number: int) -> Deal:
+    """`deal` played as deal `number`: a win's hand is scored again with that deal's winds."""
+    if deal.result is Result.DRAW:
+        return draw(number)
+    if deal.result is Result.FALSE_WIN:
+        return false_win(match, number, deal.offender, deal.penalty)  # type: ignore[arg-type]
+    return win(match, number, deal.winner, discarder=deal.discarder,  # type: ignore[arg-type]
+               hand=deal.hand, total=None if deal.hand is not None else deal.total)
+
+
+def without_deal(match: Match, deals: list[Deal] | tuple[Deal, ...], number: int) -> list[Deal]:
+    """The deals with deal `number` taken out (recorded by mistake): the later ones move up one number
+    each, and their hands are scored with the winds of their new numbers. LedgerError when one no
+    longer scores (it names the deal)."""
+    ordered = sorted(deals, key=lambda d: d.number)
+    if not any(d.number == number for d in ordered):
+        raise LedgerError(f"deal {number} is not recorded")
+    kept = [d for d in ordered if d.number < number]
+    for d in ordered:
+        if d.number > number:
+            kept.append(renumbered(match, d, d.number - 1))
+    return kept
+
+
 def check_next(existing: int, number: int) -> None:
     """A new deal must be the next one: refuse a number already taken or one that leaves a gap."""
     check_deal_number(number)

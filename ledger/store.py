@@ -23,7 +23,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from .match import Deal, DealTaken, Ledger, LedgerError, Match, Result, build_ledger, check_next
+from .match import Deal, DealTaken, Ledger, LedgerError, Match, Result, build_ledger, check_next, without_deal
 from .rules import SeatRule
 
 DATA_ENV = "MCR_DATA"
@@ -299,6 +299,18 @@ class LedgerStore:
             last = recorded[-1]
             conn.execute(sa.delete(deals).where(deals.c.match_id == match_id, deals.c.number == last.number))
             return last
+
+    def remove_deal(self, match_id: int, number: int) -> Ledger:
+        """Take out a deal recorded by mistake; the later deals move up one number, their hands scored
+        again with their new winds (one transaction: all or nothing)."""
+        with self.engine.begin() as conn:
+            match = self._locked_match(conn, match_id)
+            remaining = without_deal(match, self._deals(conn, match_id, match), number)
+            conn.execute(sa.delete(deals).where(deals.c.match_id == match_id, deals.c.number >= number))
+            moved = [dict(match_id=match_id, **self._values(match, d)) for d in remaining if d.number >= number]
+            if moved:
+                conn.execute(sa.insert(deals), moved)
+        return self.ledger(match_id)
 
     def delete_match(self, match_id: int) -> None:
         with self.engine.begin() as conn:

@@ -96,6 +96,11 @@ def test_a_match_scored_deal_by_deal_with_totals_chart_and_standings():
     again.selectbox(key="match.offender").select("Bob").run()
     ok(again.button(key="match.false_win").click().run())
     assert totals(again) == {"Ann": 27, "Bob": 49, "Cat": -49, "Dan": -27}
+    # deal 2 recorded by mistake: taken out, Bob's self-drawn win moves up to deal 2, where he deals: 23
+    again.selectbox(key="match.deal_no").select(2).run()
+    ok(again.button(key="match.remove").click().run())
+    assert header(again) == "Deal 3 of 16 · E 东 round · dealer Cat"
+    assert totals(again) == {"Ann": 15, "Bob": 85, "Cat": -61, "Dan": -39}
 
 
 def test_two_sessions_share_the_match_and_lose_nothing():

@@ -50,6 +50,10 @@ def test_a_match_from_the_command_line(cli, tmp_path):
     assert [d["result"] for d in shown["deals"]] == ["win", "win", "win", "false_win"]
     assert [s["player"] for s in shown["standings"]] == ["Bob", "Ann", "Cat", "Dan"]
     assert cli("undo", "1")["undone"]["result"] == "false_win"
+    removed = cli("remove", "1", "--deal", "2")  # Cat's paper 8 never happened: Bob's win moves to deal 2
+    assert removed["deals"] == 2 and removed["totals"] == {"Ann": 15, "Bob": 85, "Cat": -61, "Dan": -39}
+    cli("add", "1", "--deal", "2", "--replace", "--win", "Cat", "--self-drawn", "--fan", "8")
+    cli("add", "1", "--win", "Bob", "--hand", EAST_PUNG + " self-drawn")
 
     out = tmp_path / "m.json"
     cli("export", "1", "-o", str(out))

@@ -13,6 +13,7 @@ from ledger.match import (
     build_ledger,
     check_next,
     draw,
+    without_deal,
     false_win,
     win,
 )
@@ -149,6 +150,25 @@ def test_editing_a_past_deal_recomputes_everything_after_it():
         assert tuple(n - o for o, n in zip(old.totals, new.totals)) == (10, -30, 10, 10)
     undone = build_ledger(match, play_match(match)[:-1])  # undo the last deal
     assert undone.next_deal == 16 and undone.totals == (46, 2, -16, -32)
+
+
+def test_a_deal_recorded_by_mistake_is_taken_out_and_the_later_ones_move_up():
+    match = Match(PLAYERS).validate()
+    deals = without_deal(match, play_match(match), 2)  # deal 2's draw never happened
+    assert [d.number for d in deals] == list(range(1, 16))
+    ledger = build_ledger(match, deals)
+    # Bob's self-drawn East pung is now deal 2, where Bob deals (seat East): 16+2+2+1+1+1 = 23, 31 from each
+    assert ledger.rows[1].deal.total == 23 and ledger.rows[1].deal.hand["seat_wind"] == "E"
+    assert ledger.rows[1].points == (-31, 93, -31, -31)
+    assert ledger.rows[1].totals == (15, 85, -61, -39)
+    # a hand that made 8 only with its seat wind no longer scores after the move: refused, naming the deal
+    tight = hand("[EEE] 111m999p234s5s +5s")  # seat East: 2+2+2+1+1 = 8; seat South: 6
+    played = [draw(1), draw(2), win(match, 3, "Cat", discarder="Ann", hand=tight)]  # Cat deals deal 3
+    assert played[2].total == 8
+    with pytest.raises(LedgerError, match="deal 2: the hand scores 6 fan under the 8-fan minimum"):
+        without_deal(match, played, 1)
+    with pytest.raises(LedgerError, match="deal 4 is not recorded"):
+        without_deal(match, played, 4)
 
 
 def test_export_import_round_trip_and_csv():

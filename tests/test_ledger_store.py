@@ -154,6 +154,13 @@ def test_edit_and_undo_recompute_the_rest(store):
     assert store.ledger(match_id).totals == (10, 10, -30, 10)
     with pytest.raises(LedgerError, match="deal 5 is not recorded yet"):
         store.replace_deal(match_id, draw(5))
+    # a deal recorded by mistake: the later ones move up and are scored with their new winds
+    store.add_deal(match_id, draw(2))
+    store.add_deal(match_id, win(m, 3, "Ann", discarder="Bob", hand=_east_pung()))  # Ann seat W: 20
+    moved = store.remove_deal(match_id, 2)
+    assert [(r.deal.number, r.deal.result.value, r.deal.total) for r in moved.rows] == [(1, "false_win", None), (2, "win", 20)]
+    assert store.ledger(match_id).rows == moved.rows
+    assert moved.totals == (10 + 44, 10 - 28, -30 - 8, 10 - 8)  # deal 2: Ann seat N, Bob (dealer) discards: 28
 
 
 def test_two_writers_at_once_lose_nothing(database_url):
