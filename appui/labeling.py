@@ -20,10 +20,13 @@ import streamlit as st
 from appui.i18n import t
 from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, NAMES_ZH
 from tileset.labelfiles import (
+    IMAGE_SUFFIXES,
     LabelBox,
     LabelFileError,
     Photo,
     PhotoLabels,
+    atomic_write_bytes,
+    images_dir,
     list_photos,
     review_order,
 )
@@ -39,6 +42,7 @@ ADD_KEYS = tuple(PREFIX + k for k in ("x1", "y1", "x2", "y2"))
 ADD_CLASS_KEY = PREFIX + "add_class"
 ROW_KEY = PREFIX + "row"  # faces of the picked boxes, left to right ("f1 f2 s3", "梅兰菊", "east south")
 BELOW_KEY = PREFIX + "below"  # "delete every box less sure than this"
+UPLOAD_KEY = PREFIX + "upload"
 CANVAS_KEY = PREFIX + "canvas"  # the photo: a click picks a box, a drag draws one (streamlit-image-coordinates)
 DRAG_MIN_PX = 6  # a press and release closer than this (screen pixels) is a click, not a drag
 MESSAGE_KEY = PREFIX + "message"
@@ -472,6 +476,81 @@ def render_model_versions(models_root: Path | None = None) -> None:
             st.button("Go back to the previous version", on_click=_on_back, args=(root,), key=PREFIX + "goback")
 
 
+def add_photos(folder: Path, files: list[tuple[str, bytes]]) -> list[str]:
+    """Write uploaded photos into the folder's photo place (`images/` for a new folder); returns their names.
+
+    A name already taken by another photo (same name, any extension) gets `-2`, `-3`, ...: two photos
+    must never share a label file.
+    """
+    target = images_dir(folder) if folder.is_dir() else folder / "images"
+    taken = {p.stem for p in target.iterdir()} if target.is_dir() else set()
+    written = []
+    for original, data in files:
+        name = Path(original).name
+        stem, suffix = Path(name).stem or "photo", Path(name).suffix.lower()
+        if suffix not in IMAGE_SUFFIXES:
+            raise LabelFileError(f"{name}: not a photo ({', '.join(IMAGE_SUFFIXES)})")
+        stem = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in stem)
+        unique, number = stem, 1
+        while unique in taken:
+            number += 1
+            unique = f"{stem}-{number}"
+        taken.add(unique)
+        atomic_write_bytes(target / f"{unique}{suffix}", data)
+        written.append(f"{unique}{suffix}")
+    return written
+
+
+def _models_dir() -> Path:
+    from vision.registry import Registry
+    from vision.settings import MODELS_DIR
+
+    registry = Registry(Path(st.session_state.get(MODELS_ROOT_KEY) or MODELS_DIR))
+    return registry.active_dir()
+
+
+def _folder_tools(folder: Path) -> None:
+    """Add photos to the folder and pre-label them with the model in use, with a progress bar."""
+    with st.expander(t("lbl_tools")):
+        files = st.file_uploader(t("lbl_upload"), type=[s.lstrip(".") for s in IMAGE_SUFFIXES],
+                                 accept_multiple_files=True, key=UPLOAD_KEY)
+        if files and st.button(t("lbl_add_photos", n=len(files)), key=PREFIX + "add_photos"):
+            try:
+                written = add_photos(folder, [(f.name, f.getvalue()) for f in files])
+            except (LabelFileError, OSError) as error:
+                st.error(str(error))
+            else:
+                st.session_state.pop(ORDER_KEY, None)  # the order is made again with the new photos
+                st.success(t("lbl_added_photos", n=len(written)))
+        if st.button(t("lbl_prelabel"), key=PREFIX + "prelabel"):
+            _prelabel(folder)
+
+
+def _prelabel(folder: Path) -> None:
+    import re
+
+    from datasets.label import load_detector, prelabel_folder
+
+    bar = st.progress(0.0, text=t("lbl_prelabel_loading"))
+    try:
+        detector, model = load_detector(_models_dir())
+        seen = re.compile(r"^\[(\d+)/(\d+)\]")
+
+        def progress(line: str) -> None:
+            if match := seen.match(line):
+                bar.progress(int(match[1]) / int(match[2]), text=line)
+
+        report = prelabel_folder(folder, detector, model, progress=progress)
+    except Exception as error:  # models missing or unreadable, folder gone: say so, the page goes on
+        bar.empty()
+        st.error(t("lbl_prelabel_failed", msg=f"{type(error).__name__}: {error}"))
+        return
+    bar.progress(1.0, text=t("lbl_prelabel_done", n=report.labeled, kept=report.skipped_reviewed, boxes=report.boxes))
+    for failure in report.failed:
+        st.warning(failure)
+    st.session_state.pop(ORDER_KEY, None)  # least sure first again, with the new labels
+
+
 def render() -> None:
     st.header(t("page_label"))
     st.caption(t("lbl_intro"))
@@ -487,6 +566,7 @@ def render() -> None:
     except OutsideDataRoot as error:
         st.error(t("outside_root", msg=str(error)))
         return
+    _folder_tools(folder)
     try:
         photos = _photos(folder)
     except (LabelFileError, OSError) as error:

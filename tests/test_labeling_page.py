@@ -245,3 +245,40 @@ def test_a_click_on_the_photo_picks_the_box_under_it_and_a_drag_draws_one() -> N
         ("draw", (300.0, 0.0, 400.0, 200.0)), "clipped to the photo"
     assert canvas_action(labels, None, W, H) is None
     assert canvas_action(labels, {"width": 0, "x": 1, "y": 1}, W, H) is None
+
+
+def test_photos_added_from_the_app_never_share_a_label_file(tmp_path: Path) -> None:
+    from appui.labeling import add_photos
+
+    folder = tmp_path / "club"
+    jpeg = cv2.imencode(".jpg", np.full((20, 30, 3), 90, np.uint8))[1].tobytes()
+    assert add_photos(folder, [("hand.jpg", jpeg), ("hand.png", jpeg), ("../a b.jpg", jpeg)]) == \
+        ["hand.jpg", "hand-2.png", "a_b.jpg"]
+    assert add_photos(folder, [("hand.JPG", jpeg)]) == ["hand-3.jpg"]
+    assert [p.image.name for p in list_photos(folder)] == ["a_b.jpg", "hand-2.png", "hand-3.jpg", "hand.jpg"]
+    with pytest.raises(LabelFileError, match="notes.txt: not a photo"):
+        add_photos(folder, [("notes.txt", b"x")])
+
+
+def test_prelabel_from_the_page_with_a_progress_bar(tmp_path: Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from adapt_world import colour_reader, constant_tile_finder, write_photos
+
+    photos = tmp_path / "photos"
+    write_photos(photos, 2, "A", seed=4)
+    for photo in list_photos(photos):  # unlabeled photos, as a club brings them
+        photo.label_path.unlink()
+        photo.meta_path.unlink()
+    models = tmp_path / "models"
+    models.mkdir()
+    constant_tile_finder(models / "detector.onnx")
+    colour_reader(models / "classifier.onnx", "A")
+    at = open_page(photos, models)
+    at.button(key="label.prelabel").click().run()
+    assert not at.exception, at.exception
+    for photo in list_photos(photos):
+        labels = photo.load()
+        assert len(labels.boxes) == 6 and labels.meta.origin == "prelabel" and not labels.meta.reviewed
+    assert at.subheader[0].value.startswith("1 / 2")
