@@ -43,6 +43,7 @@ ADD_CLASS_KEY = PREFIX + "add_class"
 ROW_KEY = PREFIX + "row"  # faces of the picked boxes, left to right ("f1 f2 s3", "梅兰菊", "east south")
 BELOW_KEY = PREFIX + "below"  # "delete every box less sure than this"
 UPLOAD_KEY = PREFIX + "upload"
+ADAPT_COMMAND_KEY = PREFIX + "adapt_command"  # tests replace `python -m vision.adapt` with a stand-in
 CANVAS_KEY = PREFIX + "canvas"  # the photo: a click picks a box, a drag draws one (streamlit-image-coordinates)
 DRAG_MIN_PX = 6  # a press and release closer than this (screen pixels) is a click, not a drag
 MESSAGE_KEY = PREFIX + "message"
@@ -551,6 +552,60 @@ def _prelabel(folder: Path) -> None:
     st.session_state.pop(ORDER_KEY, None)  # least sure first again, with the new labels
 
 
+def adapt_command(folder: Path, models_root: Path) -> list[str]:
+    import sys
+
+    return [sys.executable, "-m", "vision.adapt", str(folder), "--models", str(models_root)]
+
+
+def _teach(folder: Path, photos: list[Photo]) -> None:
+    """"Teach the model": `python -m vision.adapt` on the reviewed photos, its progress and before/after figures."""
+    import importlib.util
+    import json
+    import subprocess
+
+    from vision.settings import MODELS_DIR
+
+    reviewed = 0
+    for photo in photos:
+        try:
+            reviewed += photo.load().meta.reviewed
+        except LabelFileError:
+            pass
+    command = st.session_state.get(ADAPT_COMMAND_KEY)
+    missing = None if command or importlib.util.find_spec("torch") else t("lbl_teach_no_torch")
+    st.button(t("lbl_teach", n=reviewed), key=PREFIX + "teach", disabled=bool(missing) or not reviewed,
+              help=missing or t("lbl_teach_help"))
+    if missing:
+        st.caption(missing)
+    if not st.session_state.get(PREFIX + "teach"):
+        return
+    models_root = Path(st.session_state.get(MODELS_ROOT_KEY) or MODELS_DIR)
+    argv = list(command) if command else adapt_command(folder, models_root)
+    result = None
+    with st.status(t("lbl_teaching"), expanded=True) as status:
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert process.stdout is not None
+        for line in process.stdout:
+            line = line.rstrip()
+            if line.startswith("{"):
+                try:
+                    result = json.loads(line)
+                except ValueError:
+                    pass
+            elif line:
+                st.text(line)
+        code = process.wait()
+        if code != 0 or not isinstance(result, dict):
+            status.update(label=t("lbl_teach_failed", code=code), state="error")
+            return
+        old, new = result.get("old", {}), result.get("new", {})
+        done = t("lbl_taught_promoted" if result.get("promoted") else "lbl_taught_kept", version=result.get("version"),
+                 old=f"{100 * float(old.get('read_accuracy', 0)):.1f}", new=f"{100 * float(new.get('read_accuracy', 0)):.1f}")
+        status.update(label=done, state="complete")
+    st.success(done)
+
+
 def render() -> None:
     st.header(t("page_label"))
     st.caption(t("lbl_intro"))
@@ -585,6 +640,7 @@ def render() -> None:
     with nav[2]:
         st.button(t("lbl_next"), on_click=_on_step, args=(1, len(photos)), key=PREFIX + "next")
     _all_done(photos)
+    _teach(folder, photos)
     try:
         labels, problems = photo.load_checked()
     except LabelFileError as error:

@@ -282,3 +282,22 @@ def test_prelabel_from_the_page_with_a_progress_bar(tmp_path: Path) -> None:
         labels = photo.load()
         assert len(labels.boxes) == 6 and labels.meta.origin == "prelabel" and not labels.meta.reviewed
     assert at.subheader[0].value.startswith("1 / 2")
+
+
+def test_teach_the_model_shows_progress_and_the_before_after_figures(folder: Path, tmp_path: Path) -> None:
+    import json
+    import sys
+
+    stand_in = tmp_path / "adapt.py"
+    stand_in.write_text("print('[adapt 1/5] reading the held-back photos', flush=True)\n"
+                        f"print({json.dumps(json.dumps({'version': 'v2', 'promoted': True, 'old': {'read_accuracy': 0.8}, 'new': {'read_accuracy': 0.95}}))})\n")
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.session_state["label.models_root"] = str(tmp_path / "models")
+    at.session_state["label.adapt_command"] = [sys.executable, str(stand_in)]
+    at.run()
+    at.text_input(key="label.folder").input(str(folder)).run()
+    assert at.button(key="label.teach").disabled, "nothing reviewed yet: nothing to teach"
+    at.button(key="label.reviewed").click().run()
+    at.button(key="label.teach").click().run()
+    assert not at.exception, at.exception
+    assert any("New version v2 in use" in s.value and "80.0 % -> 95.0 %" in s.value for s in at.success)
