@@ -64,7 +64,8 @@ NAMES_EN = {
     "back": "tile back",
 }
 
-SURE_COLOUR = (60, 180, 75)  # BGR
+CHECKED_COLOUR = (60, 180, 75)  # BGR; green only for what a person checked: a fixed box or a reviewed photo
+UNCHECKED_COLOUR = (230, 150, 40)  # the model's reading, not yet checked (a sure box can still be wrong)
 UNSURE_COLOUR = (40, 40, 230)
 SELECTED_COLOUR = (0, 200, 255)
 
@@ -150,7 +151,8 @@ def canvas_action(labels: PhotoLabels, value: object, width: int, height: int) -
 
 
 def draw_boxes(image_bgr: np.ndarray, labels: PhotoLabels, selected: "list[int] | int | None") -> np.ndarray:
-    """The photo with every box numbered in reading order; unsure boxes red, the picked ones highlighted.
+    """The photo with every box numbered in reading order: picked orange, checked by a person green, unsure
+    red, the model's other readings blue (not green: a sure reading can still be wrong).
 
     Only the number is written on the photo (the face is in the list beside it), inside the box's top
     edge, so labels of a dense row do not overlap.
@@ -162,7 +164,8 @@ def draw_boxes(image_bgr: np.ndarray, labels: PhotoLabels, selected: "list[int] 
     numbers = box_numbers(labels)
     for index, (box, conf) in enumerate(zip(labels.boxes, labels.confidences())):
         x1, y1, x2, y2 = (round(v) for v in box.xyxy(width, height))
-        colour = SELECTED_COLOUR if index in picked else UNSURE_COLOUR if conf < LOW_CONFIDENCE else SURE_COLOUR
+        colour = (SELECTED_COLOUR if index in picked else CHECKED_COLOUR if labels.meta.reviewed or conf >= 1.0
+                  else UNSURE_COLOUR if conf < LOW_CONFIDENCE else UNCHECKED_COLOUR)
         cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness * (2 if index in picked else 1))
         scale = max(0.3, min(0.5 * thickness, (x2 - x1) / 40))
         cv2.putText(canvas, str(numbers[index]), (x1 + thickness + 1, y1 + round(22 * scale) + thickness),
@@ -397,25 +400,30 @@ def _box_editor(photo: Photo, labels: PhotoLabels) -> None:
     st.multiselect(t("lbl_boxes"), options, key=BOX_KEY, placeholder=t("lbl_boxes_hint"), on_change=_on_pick_list,
                    format_func=lambda i: f"{numbers[i]}: {CLASS_NAMES[labels.boxes[i].class_id]} "
                                          f"{NAMES_ZH[CLASS_NAMES[labels.boxes[i].class_id]]} ({confidences[i]:.2f})")
-    left, mid, right = st.columns(3)
-    with left:
-        st.selectbox(t("lbl_face"), list(range(len(CLASS_NAMES))), key=CLASS_KEY, index=None,
-                     format_func=class_label, placeholder=t("lbl_face_hint"))
-        st.button(t("lbl_set_face"), on_click=_on_set_class, args=(photo,), key=PREFIX + "set")
-    with mid:
+    st.selectbox(t("lbl_face"), list(range(len(CLASS_NAMES))), key=CLASS_KEY, index=None,
+                 format_func=class_label, placeholder=t("lbl_face_hint"))
+    face, back, delete = st.columns(3)
+    with face:
+        st.button(t("lbl_set_face"), on_click=_on_set_class, args=(photo,), key=PREFIX + "set",
+                  use_container_width=True)
+    with back:
+        st.button(t("lbl_back"), on_click=_on_mark_back, args=(photo,), key=PREFIX + "back", use_container_width=True)
+    with delete:
+        st.button(t("lbl_delete"), on_click=_on_delete, args=(photo,), key=PREFIX + "delete", use_container_width=True)
+    row, row_button = st.columns([3, 2], vertical_alignment="bottom")
+    with row:
         st.text_input(t("lbl_row"), key=ROW_KEY, placeholder="f1 f2 s3 / 梅兰菊 / spring summer")
-        st.button(t("lbl_set_row"), on_click=_on_set_row, args=(photo,), key=PREFIX + "setrow")
-    with right:
-        st.button(t("lbl_back"), on_click=_on_mark_back, args=(photo,), key=PREFIX + "back")
-        st.button(t("lbl_delete"), on_click=_on_delete, args=(photo,), key=PREFIX + "delete")
-    low, undo = st.columns([2, 1])
+    with row_button:
+        st.button(t("lbl_set_row"), on_click=_on_set_row, args=(photo,), key=PREFIX + "setrow",
+                  use_container_width=True)
+    low, low_button = st.columns([2, 3], vertical_alignment="bottom")
     with low:
         st.number_input(t("lbl_below"), min_value=0.0, max_value=1.0, step=0.05, value=DEFAULT_BELOW, key=BELOW_KEY)
+    with low_button:
         below = len(labels.below(float(st.session_state.get(BELOW_KEY) or 0)))
         st.button(t("lbl_delete_below", n=below), on_click=_on_delete_below, args=(photo,), key=PREFIX + "delbelow",
-                  disabled=not below)
-    with undo:
-        st.button(t("lbl_undo"), on_click=_on_undo, args=(photo,), key=PREFIX + "undo")
+                  disabled=not below, use_container_width=True)
+    st.button(t("lbl_undo"), on_click=_on_undo, args=(photo,), key=PREFIX + "undo")
 
 
 def _box_adder(photo: Photo, width: int, height: int) -> None:
@@ -659,9 +667,12 @@ def render() -> None:
     state = t("lbl_state_reviewed") if labels.meta.reviewed else t("lbl_state_open")
     st.write(t("lbl_status", n=len(labels.boxes), state=state, conf=f"{labels.least_confidence:.2f}"))
 
-    _show_photo(photo, draw_boxes(image, labels, _picked()), width, height)
-    _box_editor(photo, labels)
-    _box_adder(photo, width, height)
+    photo_column, tools_column = st.columns([3, 2])  # side by side on a laptop, one above the other on a phone
+    with photo_column:
+        _show_photo(photo, draw_boxes(image, labels, _picked()), width, height)
+    with tools_column:
+        _box_editor(photo, labels)
+        _box_adder(photo, width, height)
 
 
 def _all_done(photos: list[Photo]) -> None:

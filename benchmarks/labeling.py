@@ -169,7 +169,7 @@ def fix_now(person: Person) -> None:
     for corners, face in ((ROW[3], "summer"), (ROW[5], "plum")):
         person.click_photo(corners)
         person.choose("Correct face", face)
-        person.click("Set face of the picked")
+        person.click("Set face")
     person.click("Delete all 5 boxes below it")
     person.choose("Correct face", "4m")
     person.drag_photo(ROW[7])

@@ -85,11 +85,11 @@ def test_a_club_labels_a_photo_in_the_browser(tmp_path: Path) -> None:
         page.mouse.click(*on_photo(page, centre(ROW["B"])))  # pick B (read as 2m) by clicking it
         wait_for_app(page, TIMEOUT_MS)
         pick_face(page, "summer")
-        click(page, "Set face of the picked")
+        click(page, "Set face")
 
         page.mouse.click(*on_photo(page, centre(ROW["C"])))  # a slip: C picked too and marked as a back ...
         wait_for_app(page, TIMEOUT_MS)
-        click(page, "Mark as tile back")
+        click(page, "Tile back")
         click(page, "↶ Undo")  # ... taken back
 
         click(page, "Delete all 2 boxes below it")  # D and E, the false boxes
