@@ -236,7 +236,7 @@ def _strip(photo: PhotoRead) -> None:
         groups = [(g, members[g]) for g in row if g in members]
         if not groups:
             continue
-        with st.container(horizontal=True, gap="medium", key=f"{PREFIX}row{n}"):
+        with st.container(horizontal=True, gap="medium", key=f"photo_row{n}"):
             for group, indices in groups:
                 with st.container(gap=None, width="content"):
                     st.caption(group_label(group))
@@ -270,7 +270,7 @@ def _editor(photo: PhotoRead, index: int) -> None:
     if index >= len(photo.reading.tiles):
         return
     tile = photo.reading.tiles[index]
-    with st.container(border=True, key=f"{PREFIX}editor"):
+    with st.container(border=True, key="photo_editor"):  # CSS class st-key-photo_editor
         left, right = st.columns([1, 4], vertical_alignment="center")
         left.image(crop(photo.image_bgr, tile.xyxy, SETTINGS.crop_height), channels="BGR")
         right.markdown(f"**{t('editing')}**: {tile_words(tile.cls)}")

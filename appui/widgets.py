@@ -57,6 +57,8 @@ def context_form(
             format_func=translator(), key=f"{prefix}won_by",
         )
         self_drawn = won_by == "self_drawn"
+        if won_by is None:
+            st.info(t("ask_won_by"))
     with flowers_box:
         if flowers_read is None:
             flowers = st.number_input(t("flower_count"), min_value=0, max_value=8, step=1, key=f"{prefix}flowers")
@@ -86,7 +88,6 @@ def context_form(
             )
             flags[name] = value and reason is None
     if won_by is None:
-        st.info(t("ask_won_by"))
         return None, None
     context = WinContext(
         self_drawn=self_drawn,

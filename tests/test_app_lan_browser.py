@@ -1,0 +1,154 @@
+"""A phone at the table: the app started in LAN mode (`python -m appui.lan serve`, what
+`scripts/app.sh --lan` runs), opened over HTTPS by headless Chromium with a phone's viewport
+(390x844) and a fake camera playing a rendered scene.  Traffic goes to 127.0.0.1 only.
+
+Refused without the access code, opened with it, a photo scored (the context asked first), a tile
+fixed right under its row, the live page reading the hand from the camera.  Screenshots for the
+README go to docs/phone-*.png when MCR_UPDATE_SCREENSHOTS=1, to a temporary folder otherwise.
+"""
+
+import os
+import tempfile
+from pathlib import Path
+
+import cv2
+import pytest
+from browser_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    FAKE_CAMERA_ARGS,
+    REPO,
+    require_browser,
+    small_png,
+    streamlit_process,
+    wait_for_app,
+    write_y4m,
+)
+
+pytest.importorskip("scoring.scorer", reason="the scorer (scoring/scorer.py) is not in this tree yet")
+pytest.importorskip("vision.read", reason="the layout reader (vision/read.py) is not in this tree yet")
+
+from appui.demo_scene import demo_scene, write_truth  # noqa: E402
+from scoring import parse_hand, score  # noqa: E402
+
+DOCS = REPO / "docs" if os.environ.get("MCR_UPDATE_SCREENSHOTS") == "1" else Path(tempfile.mkdtemp(prefix="mcr-phone-"))
+HAND = "[123m] [EEE] (5555p) 78s11p +9s flowers=2"
+CODE = "482913"
+PHONE = {"width": 390, "height": 844}
+TIMEOUT_MS = 60_000
+
+
+def scroll_to_top_of(page, text: str) -> None:  # type: ignore[no-untyped-def]
+    """Scroll the app so the element showing `text` is at the top of the phone's screen."""
+    page.get_by_text(text, exact=True).first.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(400)
+
+
+def enter_code(page, code: str) -> None:  # type: ignore[no-untyped-def]
+    page.locator("input[type=password]").fill(code)
+    page.get_by_role("button", name="Enter").click()
+    wait_for_app(page, TIMEOUT_MS)
+
+
+def total_on_page(page) -> int:  # type: ignore[no-untyped-def]
+    values = page.get_by_test_id("stMetricValue").all_inner_texts()
+    assert len(values) == 1, values
+    return int(values[0])
+
+
+@pytest.mark.slow
+def test_phone_over_lan_https_code_photo_fix_and_live(tmp_path):
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    scene = demo_scene(parse_hand(HAND), seed=1)
+    (tmp_path / "scene.jpg").write_bytes(scene.jpeg())
+    write_truth(scene, tmp_path / "truth.json")
+    write_y4m(tmp_path / "scene.y4m", cv2.resize(scene.image_bgr, (640, 480), interpolation=cv2.INTER_AREA))
+    env = {
+        "MCR_DATA": str(tmp_path / "data"), "MCR_ACCESS_CODE": CODE,
+        "MCR_DETECTOR": "appui.demo_scene:truth_detector", "MCR_DEMO_TRUTH": str(tmp_path / "truth.json"),
+    }
+    camera = FAKE_CAMERA_ARGS + [f"--use-file-for-fake-video-capture={tmp_path / 'scene.y4m'}"]
+    with streamlit_process(["lan"], env, https=True) as (port, terminal), sync_playwright() as p:
+        assert f"Access code:  {CODE}" in terminal
+        url = f"https://127.0.0.1:{port}"
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS + camera)
+        context = chromium.new_context(viewport=PHONE, ignore_https_errors=True, is_mobile=True, has_touch=True)
+        page = context.new_page()
+
+        # refused without the code: no page, not even by its own URL
+        page.goto(f"{url}/live")
+        wait_for_app(page, TIMEOUT_MS)
+        page.get_by_text("Enter the access code").wait_for(timeout=TIMEOUT_MS)
+        assert page.locator("input[type=file]").count() == 0 and page.locator("iframe").count() == 0
+        enter_code(page, "000000")
+        page.get_by_text("That is not the code").wait_for(timeout=TIMEOUT_MS)
+        small_png(page.screenshot(), DOCS / "phone-code.png")
+
+        page.goto(url)
+        wait_for_app(page, TIMEOUT_MS)
+        enter_code(page, CODE)
+        page.get_by_role("heading", name="Score a photo").wait_for(timeout=TIMEOUT_MS)
+        page.locator("input[type=file]").set_input_files(str(tmp_path / "scene.jpg"))
+        page.get_by_text("How was it won?", exact=False).wait_for(timeout=TIMEOUT_MS)
+        wait_for_app(page, TIMEOUT_MS)
+        assert page.get_by_test_id("stMetricValue").count() == 0  # the context comes before any total
+        scroll_to_top_of(page, "Win context")
+        small_png(page.screenshot(), DOCS / "phone-context.png")
+
+        page.get_by_test_id("stButtonGroup").get_by_text("Self-drawn", exact=True).click()
+        page.get_by_test_id("stMetricValue").wait_for(timeout=TIMEOUT_MS)
+        wait_for_app(page, TIMEOUT_MS)
+        assert total_on_page(page) == score(parse_hand(HAND + " self-drawn")).total
+        scroll_to_top_of(page, "Score")
+        small_png(page.screenshot(), DOCS / "phone-result.png")
+
+        # the 7s won (closed wait), not the 9s: tap it, its editor opens right under the row
+        page.get_by_role("button", name="7s", exact=True).click()
+        wait_for_app(page, TIMEOUT_MS)
+        editor = page.locator(".st-key-photo_editor")
+        editor.wait_for(timeout=TIMEOUT_MS)
+        tile_box = page.get_by_role("button", name="7s", exact=True).bounding_box()
+        editor_box = editor.bounding_box()
+        assert 0 <= editor_box["y"] - tile_box["y"] < PHONE["height"], (tile_box, editor_box)  # right there
+        scroll_to_top_of(page, "The hand as read")
+        small_png(page.screenshot(), DOCS / "phone-fix.png")
+        page.get_by_role("button", name="Make it the winning tile").click()
+        wait_for_app(page, TIMEOUT_MS)
+        corrected = "[123m] [EEE] (5555p) 89s11p +7s flowers=2 self-drawn"
+        assert total_on_page(page) == score(parse_hand(corrected)).total
+
+        # the live page from the phone's camera, over the LAN connection (no STUN/TURN)
+        page.goto(f"{url}/live")
+        wait_for_app(page, TIMEOUT_MS)
+        enter_code(page, CODE)  # a new browser session asks again
+        page.frame_locator("iframe").first.get_by_role("button", name="START").click(timeout=TIMEOUT_MS)
+        page.get_by_text(f"Tiles in view: {len(scene.tiles)}").wait_for(timeout=TIMEOUT_MS)
+        small_png(page.screenshot(), DOCS / "phone-live.png")
+        chromium.close()
+
+
+@pytest.mark.slow
+def test_no_camera_gets_a_player_message(tmp_path):
+    """Chromium without any camera: the live page says what to do in words, beside the component's
+    own 'NotFoundError' (streamlit-webrtc prints that one raw; it is not among its translations)."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    scene = demo_scene(parse_hand(HAND), seed=1)
+    write_truth(scene, tmp_path / "truth.json")
+    env = {"MCR_DATA": str(tmp_path / "data"), "MCR_DETECTOR": "appui.demo_scene:truth_detector",
+           "MCR_DEMO_TRUTH": str(tmp_path / "truth.json")}
+    with streamlit_process([], env, https=False) as (port, _), sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = chromium.new_page(viewport=PHONE)
+        page.goto(f"http://127.0.0.1:{port}/live")
+        wait_for_app(page, TIMEOUT_MS)
+        frame = page.frame_locator("iframe").first
+        frame.get_by_role("button", name="START").click(timeout=TIMEOUT_MS)
+        frame.get_by_text("Requested device not found", exact=False).wait_for(timeout=TIMEOUT_MS)
+        hint = page.get_by_text("No camera? Allow the camera", exact=False)
+        assert hint.count() == 1 and hint.is_visible()
+        assert "Score a photo" in hint.inner_text()
+        chromium.close()
