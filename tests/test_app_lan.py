@@ -61,10 +61,15 @@ def test_generated_codes_are_six_digits_and_differ():
 
 def lan_app(monkeypatch, code: str = "482913") -> AppTest:
     monkeypatch.setenv("MCR_LAN", "1")
+    monkeypatch.setenv("MCR_LAN_URL", "https://192.168.1.20:8501")
     monkeypatch.setenv("MCR_ACCESS_CODE", code)
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception, at.exception
     return at
+
+
+def sidebar_images(at: AppTest) -> list:
+    return [e for e in at.sidebar.children.values() if type(e).__name__ == "Image"]
 
 
 def enter(at: AppTest, code: str) -> AppTest:
@@ -82,9 +87,11 @@ def test_lan_mode_shows_no_page_before_the_code(monkeypatch):
     enter(at, "111111")
     assert any("not the code" in e.value for e in at.error), [e.value for e in at.error]
     assert not at.get("file_uploader")
+    assert not sidebar_images(at)  # not even the QR code before the code
     enter(at, "731640")
     assert [t.value for t in at.title] == ["Score a photo"]  # the start page, now open
     assert at.get("file_uploader")
+    assert len(sidebar_images(at)) == 1  # the URL's QR code, for the next phone
 
 
 def test_without_lan_mode_there_is_no_code(monkeypatch):
