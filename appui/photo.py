@@ -73,7 +73,7 @@ def group_labeler() -> Callable[[str], str]:
 def _read_photo(image_bytes: bytes, key: str) -> PhotoRead:
     empty = Reading(())
     try:
-        from vision.detector import ImageError, load_image
+        from vision.images import ImageError, load_image
         from vision.read import read_detections
     except ImportError as exc:
         return PhotoRead(key, image_bytes, None, empty, empty, (), t("no_models", msg=str(exc)))
@@ -200,9 +200,8 @@ def _start_context() -> None:
     photo") is kept.
     """
     now = _context_now()
-    seen = st.session_state.get(CONTEXT_SEEN)
-    if seen is not None and now != seen and now.get("won_by") is not None:
-        return  # set by another page for this photo: keep it
+    if now.get("won_by") is not None and now != st.session_state.get(CONTEXT_SEEN):
+        return  # set by another page since the photo page last showed it (Match): keep it
     fresh_context_state(PREFIX, st.session_state.get(WINDS, {}))
 
 
