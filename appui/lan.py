@@ -190,6 +190,7 @@ def plan(port: int, extra_args: Sequence[str] = (), environ: dict[str, str] | No
     addresses = lan_addresses()
     certificate = ensure_certificate(data_root(environ) / "lan", addresses)
     shown = addresses[0] if addresses else "127.0.0.1"
+    certificate_names = tuple(dict.fromkeys([*LOOPBACK_NAMES, *addresses]))  # the only Host names let in
     url = lan_url(shown, port)
     code = environ.get(ACCESS_CODE_ENV, "").strip()
     generated = not code
@@ -201,6 +202,7 @@ def plan(port: int, extra_args: Sequence[str] = (), environ: dict[str, str] | No
         "--server.sslKeyFile", str(certificate.key_path),
         # the URL printed and trusted as an origin; Streamlit then never asks the internet for an address
         "--browser.serverAddress", shown,
+        *(arg for host in certificate_names for arg in ("--server.allowedHosts", host)),
         *extra_args,
     )
     env = {**environ, LAN_ENV: "1", ACCESS_CODE_ENV: code, LAN_URL_ENV: url}

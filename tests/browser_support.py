@@ -173,3 +173,23 @@ def streamlit_process(
             process.kill()
         log.close()
         log_path.unlink(missing_ok=True)
+
+
+def websocket_status(port: int, host: str, https: bool) -> int:
+    """The HTTP status of a WebSocket handshake with the app on 127.0.0.1:`port` claiming Host `host`
+    (101: the app would talk; 403: refused)."""
+    import base64
+    import http.client
+    import ssl
+
+    connection = (http.client.HTTPSConnection("127.0.0.1", port, timeout=10, context=ssl._create_unverified_context())
+                  if https else http.client.HTTPConnection("127.0.0.1", port, timeout=10))
+    try:
+        connection.request("GET", "/_stcore/stream", headers={
+            "Host": host, "Origin": f"{'https' if https else 'http'}://{host}", "Upgrade": "websocket",
+            "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": base64.b64encode(os.urandom(16)).decode(),
+        })
+        return connection.getresponse().status
+    finally:
+        connection.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from streamlit import config
 
-from browser_support import REPO, listening_addresses, streamlit_process
+from browser_support import REPO, listening_addresses, streamlit_process, websocket_status
 
 
 @pytest.fixture
@@ -30,6 +30,7 @@ def test_default_config_is_loopback_only_without_statistics(repo_config):
     assert repo_config.get_option("client.toolbarMode") in ("viewer", "minimal")  # no Deploy button
     assert repo_config.get_option("server.maxUploadSize") == 50
     assert repo_config.get_option("server.enableXsrfProtection") is True
+    assert repo_config.get_option("server.allowedHosts") == ["localhost", "127.0.0.1"]
 
 
 def test_starting_never_asks_the_internet_for_an_address(repo_config, monkeypatch):
@@ -60,7 +61,11 @@ def test_lan_flags_leave_no_option_for_the_external_address(monkeypatch, tmp_pat
 
 
 @pytest.mark.slow
-def test_the_default_server_listens_on_loopback_only(tmp_path):
+def test_the_default_server_listens_on_loopback_only_and_only_for_its_own_names(tmp_path):
     with streamlit_process([], {"MCR_DATA": str(tmp_path)}, https=False) as (port, _):
         addresses = listening_addresses(port)
+        statuses = {host: websocket_status(port, f"{host}:{port}", https=False)
+                    for host in ("127.0.0.1", "localhost", "rebound.example")}
     assert addresses == {"127.0.0.1"}, addresses
+    # a page whose domain was re-pointed at 127.0.0.1 (DNS rebinding) cannot open the app's socket
+    assert statuses == {"127.0.0.1": 101, "localhost": 101, "rebound.example": 403}, statuses

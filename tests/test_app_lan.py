@@ -14,7 +14,7 @@ from appui.access import AccessGuard, new_code
 from appui.dataroot import OutsideDataRoot, data_root, resolve_inside, subfolders
 from appui.lan import certificate_hosts, ensure_certificate, plan, qr_png, qr_text
 from appui.settings import AppSettings
-from browser_support import listening_addresses, streamlit_process
+from browser_support import listening_addresses, streamlit_process, websocket_status
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -186,6 +186,11 @@ def test_lan_mode_listens_beyond_loopback_over_https(tmp_path):
     env = {"MCR_DATA": str(tmp_path), "MCR_ACCESS_CODE": "482913"}
     with streamlit_process(["lan"], env, https=True) as (port, terminal):
         addresses = listening_addresses(port)
+        lan = plan(port, (), {"MCR_DATA": str(tmp_path)})
+        lan_host = lan.url.split("//")[1].split(":")[0]
+        statuses = {host: websocket_status(port, f"{host}:{port}", https=True)
+                    for host in ("127.0.0.1", lan_host, "rebound.example")}
     assert addresses & {"0.0.0.0", "*", "::"}, addresses
+    assert statuses == {"127.0.0.1": 101, lan_host: 101, "rebound.example": 403}, statuses
     assert f"Access code:  482913" in terminal and "https://" in terminal
     assert "█" in terminal  # the QR code
