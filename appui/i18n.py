@@ -243,6 +243,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "ask_won_by": ("How was it won? Choose Discard or Self-drawn to see the total.",
                    "怎么和的? 选择点和或自摸后显示总番。"),
     "col_fan": ("Fan", "番种"),
+    "pick_folder": ("Folders in the data folder", "数据文件夹中的文件夹"),
+    "pick_folder_placeholder": ("Pick one, or type a name below", "选择一个, 或在下方输入名称"),
     "discarder_ask": ("Who discarded?", "谁放铳?"),
     "discarder_for_payments": ("Choose who discarded to see the payments.", "选择放铳者后显示支付。"),
     "reading_photo": ("Reading the tiles…", "正在识别…"),

@@ -290,3 +290,28 @@ def main_fans(result: Any, zh: bool, limit: int = 3) -> str:
         return ""
     best = sorted(result.fans, key=lambda fc: (-fc.fan.points, fc.fan.id))[:limit]
     return ", ".join(fc.fan.name_zh if zh else fc.fan.name_en for fc in best)
+
+
+def data_folder_input(label: str, key: str, *, placeholder: str = "photos") -> str:
+    """A folder inside the data root (appui.dataroot): pick one that exists or type a name.
+
+    Returns the text typed or picked (resolve it with `dataroot.resolve_inside`, which refuses a
+    folder outside the root).  The picker fills the text box; the caption names the root.
+    """
+    from .dataroot import data_root, subfolders
+
+    root = data_root()
+    pick_key = key + ".pick"
+
+    def picked() -> None:
+        if st.session_state.get(pick_key):
+            st.session_state[key] = st.session_state[pick_key]
+
+    existing = subfolders(root)
+    if existing:
+        st.selectbox(t("pick_folder"), existing, index=None, key=pick_key, on_change=picked,
+                     placeholder=t("pick_folder_placeholder"))
+    text = st.text_input(label, key=key, placeholder=placeholder)
+    st.caption(t("save_root", root=str(root)))
+    return text
+

@@ -194,3 +194,24 @@ def test_lan_mode_listens_beyond_loopback_over_https(tmp_path):
     assert statuses == {"127.0.0.1": 101, lan_host: 101, "rebound.example": 403}, statuses
     assert f"Access code:  482913" in terminal and "https://" in terminal
     assert "█" in terminal  # the QR code
+
+
+def test_the_folder_picker_lists_folders_inside_the_root_and_fills_the_box(tmp_path, monkeypatch):
+    (tmp_path / "club-set" / "images").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    root = tmp_path / "root"
+    (root / "club-set").mkdir(parents=True)
+    os.symlink(tmp_path / "outside", root / "sneaky")
+    monkeypatch.setenv("MCR_DATA", str(root))
+
+    def page() -> None:
+        import streamlit as st
+
+        from appui.widgets import data_folder_input
+
+        st.write("typed:", data_folder_input("Photo folder", "f"))
+
+    at = AppTest.from_function(page).run()
+    assert at.selectbox(key="f.pick").options == ["club-set"]  # the symlink out is not offered
+    at.selectbox(key="f.pick").set_value("club-set").run()
+    assert at.text_input(key="f").value == "club-set"
