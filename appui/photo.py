@@ -29,7 +29,7 @@ from .models import get_detector, model_label
 from .overlay import crop, draw_boxes, fit, group_colour
 from .saving import SaveError, photo_name, save_for_training
 from .settings import DEFAULT_APP_SETTINGS
-from .widgets import FLAG_NAMES, context_form, fresh_context_state, show_result
+from .widgets import FLAG_NAMES, context_form, data_folder_input, fresh_context_state, show_result
 from .winctx import HandFacts
 
 PREFIX = "photo."
@@ -476,8 +476,7 @@ def _save_panel(photo: PhotoRead) -> None:
         except ValueError:
             default = "labeled"
         st.session_state.setdefault(SAVE_DIR, default)
-        st.caption(t("save_root", root=str(root)))
-        st.text_input(t("save_dir"), key=SAVE_DIR)
+        data_folder_input(t("save_dir"), SAVE_DIR, placeholder=default)
         if st.button(t("save"), key=PREFIX + "save"):
             try:
                 folder = resolve_inside(root, st.session_state[SAVE_DIR])
