@@ -49,6 +49,7 @@ ROW_TITLES = {1: "characters", 2: "dots", 3: "bamboo", 4: "winds and dragons", 5
 DEFAULT_BASE_VAL = REPO_ROOT.parent / "shared" / "datasets" / "real" / "chinese-v4"
 BASE_CLASSIFIER = "classifier_base.onnx"  # a calibrated version keeps the classifier it was made from
 PHOTOS_DIR = "photos"
+MATCH_IOU = 0.5  # a detection reads a tile it overlaps this much (as vision.evaluate pairs them)
 
 
 class CalibrationError(RuntimeError):
@@ -281,10 +282,10 @@ def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, labels:
     """Classifier crops of one copy, cut as the runtime cuts them: from the finder's box where it found
     the tile, else from the moved box with a little jitter. Returns (crops, labels)."""
     from vision.crops import cut_tiles
-    from vision.detector import box_iou
+    from vision.boxes import box_iou
 
     found, _, classes = detector.find_tiles(picture)
-    found = found[detector._is_face(classes)] if len(found) else found
+    found = found[detector.finder.is_face(classes)] if len(found) else found
     use = boxes.copy()
     if len(found):
         iou = box_iou(boxes, found)
@@ -310,7 +311,7 @@ class Embedder:
     def __init__(self, classifier_onnx: Path, threads: int) -> None:
         import onnxruntime as ort
 
-        from vision.detector import read_metadata
+        from vision.models import read_metadata
         from vision.fewshot import with_features
 
         graph, self.members = with_features(classifier_onnx)
@@ -326,15 +327,21 @@ class Embedder:
         self.fixed_batch = isinstance(self.session.get_inputs()[0].shape[0], int)
 
     def __call__(self, crops: np.ndarray, batch: int = 64) -> tuple[np.ndarray, np.ndarray]:
-        from vision.detector import to_network_input
+        """Probabilities and features of (N, S, S, 3) uint8 BGR crops."""
+        from vision.boxes import to_network_input
 
         probs, feats = [], []
-        step = 1 if self.fixed_batch else batch
-        for start in range(0, len(crops), step):
-            p, f = self.session.run(None, {self.input: to_network_input(crops[start:start + step])})
+        for start in range(0, len(crops), batch):
+            p, f = self.run_inputs(to_network_input(crops[start:start + batch]))
             probs.append(p)
             feats.append(f)
         return np.concatenate(probs), np.concatenate(feats)
+
+    def run_inputs(self, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Probabilities and features of network inputs (N, 3, S, S) float32."""
+        step = 1 if self.fixed_batch else max(1, len(inputs))
+        outs = [self.session.run(None, {self.input: inputs[k:k + step]}) for k in range(0, len(inputs), step)]
+        return np.concatenate([o[0] for o in outs]), np.concatenate([o[1] for o in outs])
 
     def column_of(self, canonical_ids: np.ndarray) -> np.ndarray:
         """Classifier columns of canonical face ids."""
@@ -345,71 +352,82 @@ class Embedder:
 @dataclass(frozen=True)
 class BlendChoice:
     scale: float
-    keep: float
+    gate_at: float
     check_accuracy: float  # held-out copies of the calibration photo, crop by crop
-    base_accuracy: float  # base val crops
-    classifier_check_accuracy: float  # the same two without the head
-    classifier_base_accuracy: float
+    base_crops: int  # base val crops, each read as the classifier alone reads it
+    classifier_check_accuracy: float  # the held-out copies without the head
 
 
 def choose_blend(prototypes: np.ndarray, members: int, check: tuple[np.ndarray, np.ndarray, np.ndarray],
-                 base: "tuple[np.ndarray, np.ndarray, np.ndarray] | None",
+                 base: "tuple[np.ndarray, np.ndarray] | None",
                  settings: CalibrateSettings = DEFAULT) -> BlendChoice:
-    """The (scale, keep) that reads the held-out copies best, among those that read the base crops no
-    worse than the classifier alone; ties: the surer right readings (mean log-probability of the true
-    face over both). `check`, `base`: (probs, features, true classifier columns)."""
+    """The (scale, gate) that reads the held-out copies best, among those that leave the reading of every
+    base crop as the classifier alone reads it (another set's tiles must not turn into this set's faces);
+    ties: the surer right readings (mean log-probability of the true face). `check`: (probs, features,
+    true classifier columns); `base`: (probs, features)."""
     from vision.fewshot import EPS, FewShotHead
 
-    def figures(head: FewShotHead, data: "tuple[np.ndarray, np.ndarray, np.ndarray] | None") -> tuple[float, float]:
+    def figures(head: FewShotHead, data: "tuple[np.ndarray, np.ndarray, np.ndarray] | None",
+                ) -> tuple[np.ndarray, float]:
         if data is None or len(data[2]) == 0:
-            return 1.0, 0.0
+            return np.ones(1, bool), 0.0
         probs, feats, truth = data
         out = head.blend(probs, feats)
-        return float(np.mean(out.argmax(axis=1) == truth)), float(np.mean(np.log(out[np.arange(len(truth)), truth] + EPS)))
+        return out.argmax(axis=1) == truth, float(np.mean(np.log(out[np.arange(len(truth)), truth] + EPS)))
 
     plain = FewShotHead(prototypes, members, 0.0, 1.0)
-    (check_plain, _), (base_plain, _) = figures(plain, check), figures(plain, base)
+    check_right, _ = figures(plain, check)
+    check_plain = float(check_right.mean())
+    base_read = None if base is None else base[0].argmax(axis=1)
     best: "tuple[tuple[float, float], float, float, float, float] | None" = None
     for scale in (0.0, *settings.scales):
-        for keep in settings.keeps:
-            head = FewShotHead(prototypes, members, scale, keep)
-            (got_check, check_ll), (got_base, base_ll) = figures(head, check), figures(head, base)
-            if got_base < base_plain:
+        for gate_at in settings.gates:
+            head = FewShotHead(prototypes, members, scale, 1.0, gate_at, settings.gate_sharpness)
+            check_now, check_ll = figures(head, check)
+            changed = 0 if base is None else int((head.blend(*base).argmax(axis=1) != base_read).sum())
+            if changed:
                 continue
-            key = (got_check, check_ll + base_ll)
+            key = (float(check_now.mean()), check_ll)
             if best is None or key > best[0]:
-                best = (key, scale, keep, got_check, got_base)
-    assert best is not None  # scale 0, keep 1 is the classifier itself
-    _, scale, keep, got_check, got_base = best
-    return BlendChoice(scale, keep, got_check, got_base, check_plain, base_plain)
+                best = (key, scale, gate_at)
+    assert best is not None  # scale 0 is the classifier itself
+    (got_check, _), scale, gate_at = best
+    return BlendChoice(scale, gate_at, got_check, 0 if base is None else len(base[0]), check_plain)
 
 
-def base_crops(embedder: Embedder, images: Sequence[Path], imgsz: int, settings: DetectorSettings,
-               ) -> "tuple[np.ndarray, np.ndarray, np.ndarray] | None":
-    """(probs, features, classifier columns) of the labeled faces of base val photos."""
-    from vision.crops import cut_tiles
-    from vision.detector import decode_image
-    from vision.evaluate import read_truth
+class _Recorder:
+    """Stands in for the classifier session and keeps every batch the runtime feeds it."""
 
-    crops, labels = [], []
+    def __init__(self, session: Any) -> None:
+        self.session, self.batches = session, []
+
+    def run(self, names: Any, feeds: dict[str, np.ndarray]) -> Any:
+        self.batches.append(next(iter(feeds.values())))
+        return self.session.run(names, feeds)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.session, name)
+
+
+def base_crops(embedder: Embedder, models_dir: Path, images: Sequence[Path], settings: DetectorSettings,
+               ) -> "tuple[np.ndarray, np.ndarray] | None":
+    """(probs, features) of every crop the runtime cuts from base val photos (another set's tiles, false
+    boxes included), recorded from the classifier's input while the version in use reads them."""
+    from vision.detector import TileDetector
+    from vision.settings import with_overrides
+
+    detector = TileDetector.load(models_dir, with_overrides(settings, ["flowers.enabled=false", "ranks.enabled=false"]))
+    assert detector.classifier is not None
+    recorder = _Recorder(detector.classifier.session)
+    detector.classifier.session = recorder
     for image in images:
         try:
-            decoded = decode_image(image, settings, reduce_to=settings.decode_long_side)
-        except ValueError:
+            detector.detect_file(image)
+        except ValueError:  # an unreadable photo
             continue
-        width, height = decoded.original_wh
-        truth = read_truth(image, width, height)
-        faces = (truth.class_id >= 0) & (truth.class_id < len(FACE_NAMES))
-        if not faces.any():
-            continue
-        sx, sy = decoded.scale_xy
-        boxes = truth.xyxy[faces] / np.float32([sx, sy, sx, sy])
-        crops.append(cut_tiles(decoded.bgr, boxes, imgsz, settings))
-        labels.append(truth.class_id[faces])
-    if not crops:
+    if not recorder.batches:
         return None
-    probs, feats = embedder(np.concatenate(crops))
-    return probs, feats, embedder.column_of(np.concatenate(labels))
+    return embedder.run_inputs(np.concatenate(recorder.batches))
 
 
 # ---------------------------------------------------------------- the pipeline
@@ -433,7 +451,7 @@ class CalibrationResult:
 def read_photo(detector: Any, photo: Path, bonus: "tuple[str, ...] | None",
                layout: LayoutSettings = LayoutSettings()) -> tuple[np.ndarray, LayoutReading]:
     """The photo's pixels (decoded as the runtime decodes it) and its layout read by `detector`."""
-    from vision.detector import decode_image
+    from vision.images import decode_image
 
     decoded = decode_image(photo, detector.settings, reduce_to=detector.settings.decode_long_side)
     return decoded.bgr, read_layout(detector.detect(decoded.bgr), bonus, layout)
@@ -490,6 +508,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     embedder = Embedder(_classifier_source(parent_dir, detector_settings), detector_settings.intra_op_threads)
     rng = random.Random(seed)
     train_crops, train_labels, train_ways, check_crops, check_labels = [], [], [], [], []
+
     total = len(pictures) * (settings.views + settings.check_views)
     done = 0
     for picture, reading in pictures:
@@ -522,21 +541,22 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     train_probs, train_feats = embedder(train_x)
     check_probs, check_feats = embedder(check_x)
     columns = embedder.column_of(train_y)
-    prototypes = prototypes_from(train_feats, columns, train_w, len(embedder.names), embedder.members)
+    prototypes = prototypes_from(train_feats, columns, train_w, len(embedder.names), embedder.members,
+                                 settings.clusters, seed)
     base_images: list[Path] = []
     issues: list[str] = []
     if base_val is not None and Path(base_val).exists():
         base_images = dataset_images(Path(base_val), "val")
     elif base_val is not None:
         issues.append(f"no base val data at {base_val}: the base check was skipped")
-    base = base_crops(embedder, base_images[: settings.base_crops_images], detector.model_info.classifier_imgsz,
+    base = base_crops(embedder, parent_dir, base_images[: settings.base_crops_images],
                       detector_settings) if base_images else None
     choice = choose_blend(prototypes, embedder.members, (check_probs, check_feats, embedder.column_of(check_y)),
                           base, settings)
-    step(0.65, f"[calibrate 3/5] few-shot head: scale {choice.scale:g}, keep {choice.keep:g}; held-out copies "
-               f"{choice.classifier_check_accuracy:.2%} -> {choice.check_accuracy:.2%}, base val crops "
-               f"{choice.classifier_base_accuracy:.2%} -> {choice.base_accuracy:.2%}")
-    head = FewShotHead(prototypes, embedder.members, choice.scale, choice.keep)
+    step(0.65, f"[calibrate 3/5] few-shot head: scale {choice.scale:g}, gate at cosine {choice.gate_at:g}; held-out copies "
+               f"{choice.classifier_check_accuracy:.2%} -> {choice.check_accuracy:.2%} read right; every one of "
+               f"{choice.base_crops} base val crops read as before")
+    head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.gate_at, settings.gate_sharpness)
 
     version_dir = registry.new_version_dir(name)
     try:
@@ -587,10 +607,9 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
             "metrics": after_json, "parent_metrics": before_json,
             "misread_before": [line for r in before for line in r.misread],
             "misread_after": [line for r in after for line in r.misread],
-            "head": {"scale": choice.scale, "keep": choice.keep, "check_accuracy": choice.check_accuracy,
+            "head": {"scale": choice.scale, "gate_at": choice.gate_at, "check_accuracy": choice.check_accuracy,
                      "classifier_check_accuracy": choice.classifier_check_accuracy,
-                     "base_crop_accuracy": choice.base_accuracy,
-                     "classifier_base_crop_accuracy": choice.classifier_base_accuracy,
+                     "base_crops_unchanged": choice.base_crops,
                      "train_crops": int(len(train_x)), "check_crops": int(len(check_x))},
             "base_val": {"data": str(base_val) if base_images else None, "photos": len(checked),
                          "before": base_old, "after": base_new},
@@ -646,7 +665,7 @@ def write_card(folder: Path, card: dict[str, Any]) -> None:
         lines.append(f"- Base val ({card['base_val']['photos']} photos of `{card['base_val']['data']}`) read accuracy: "
                      f"before {before['base_read_accuracy']:.2%}, after {after['base_read_accuracy']:.2%}")
     lines += [
-        f"- Few-shot head: scale {head['scale']:g}, keep {head['keep']:g} ({head['train_crops']} crops; held-out "
+        f"- Few-shot head: scale {head['scale']:g}, gate at cosine {head['gate_at']:g} ({head['train_crops']} crops; held-out "
         f"copies {head['classifier_check_accuracy']:.2%} -> {head['check_accuracy']:.2%})",
         f"- Promoted: {'yes' if card['promoted'] else 'no'} — {card['reason']}",
         f"- Time: {card['seconds']:.0f} s",
