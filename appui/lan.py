@@ -82,13 +82,15 @@ def certificate_hosts(cert_path: Path) -> tuple[tuple[str, ...], dt.datetime]:
 
 def ensure_certificate(folder: Path, addresses: Iterable[str], now: dt.datetime | None = None) -> Certificate:
     """The certificate in `folder`, reused if it names every address and is not about to expire; else a new one."""
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or dt.datetime.now(dt.UTC)
     hosts = tuple(dict.fromkeys([*LOOPBACK_NAMES, *addresses]))
     cert_path, key_path = folder / "lan-cert.pem", folder / "lan-key.pem"
     if cert_path.is_file() and key_path.is_file():
+        from cryptography.x509 import ExtensionNotFound
+
         try:
             named, expires = certificate_hosts(cert_path)
-        except Exception:  # unreadable or not ours: make a new one
+        except (ValueError, OSError, ExtensionNotFound):  # unreadable or not ours: make a new one
             named, expires = (), now
         if set(hosts) <= set(named) and expires - now > dt.timedelta(days=RENEW_BEFORE_DAYS):
             return Certificate(cert_path, key_path, named, created=False)

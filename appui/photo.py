@@ -11,15 +11,14 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import streamlit as st
 
-from tileset.classes import CLASS_NAMES
 from scoring.hand import HandError, WinContext
 from scoring.tiles import Tile
+from tileset.classes import CLASS_NAMES
 
 from .correction import FLOWERS, GROUPS, HAND, MELD_GROUPS, UNPLACED, WIN, CorrectionError, Reading
 from .dataroot import OutsideDataRoot, data_root, relative_name, resolve_inside

@@ -7,9 +7,8 @@ and on a started server: which addresses it listens on.
 from __future__ import annotations
 
 import pytest
-from streamlit import config
-
 from browser_support import REPO, listening_addresses, streamlit_process, websocket_status
+from streamlit import config
 
 
 @pytest.fixture

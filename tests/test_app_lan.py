@@ -8,13 +8,13 @@ import os
 from pathlib import Path
 
 import pytest
+from browser_support import listening_addresses, streamlit_process, websocket_status
 from streamlit.testing.v1 import AppTest
 
 from appui.access import AccessGuard, new_code
 from appui.dataroot import OutsideDataRoot, data_root, resolve_inside, subfolders
 from appui.lan import certificate_hosts, ensure_certificate, plan, qr_png, qr_text
 from appui.settings import AppSettings
-from browser_support import listening_addresses, streamlit_process, websocket_status
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -156,7 +156,7 @@ def test_certificate_names_the_lan_addresses_and_is_reused(tmp_path):
     assert not again.created and again.cert_path.read_bytes() == first.cert_path.read_bytes()
     moved = ensure_certificate(tmp_path, ["10.0.0.5"])  # another network: a certificate naming it
     assert moved.created and "10.0.0.5" in certificate_hosts(moved.cert_path)[0]
-    late = ensure_certificate(tmp_path, ["10.0.0.5"], now=expires.replace(tzinfo=dt.timezone.utc) - dt.timedelta(days=1))
+    late = ensure_certificate(tmp_path, ["10.0.0.5"], now=expires.replace(tzinfo=dt.UTC) - dt.timedelta(days=1))
     assert late.created  # about to expire: renewed
 
 
@@ -192,7 +192,7 @@ def test_lan_mode_listens_beyond_loopback_over_https(tmp_path):
                     for host in ("127.0.0.1", lan_host, "rebound.example")}
     assert addresses & {"0.0.0.0", "*", "::"}, addresses
     assert statuses == {"127.0.0.1": 101, lan_host: 101, "rebound.example": 403}, statuses
-    assert f"Access code:  482913" in terminal and "https://" in terminal
+    assert "Access code:  482913" in terminal and "https://" in terminal
     assert "█" in terminal  # the QR code
 
 

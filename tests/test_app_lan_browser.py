@@ -28,8 +28,8 @@ from browser_support import (
 pytest.importorskip("scoring.scorer", reason="the scorer (scoring/scorer.py) is not in this tree yet")
 pytest.importorskip("vision.read", reason="the layout reader (vision/read.py) is not in this tree yet")
 
-from appui.demo_scene import demo_scene, write_truth  # noqa: E402
-from scoring import parse_hand, score  # noqa: E402
+from appui.demo_scene import demo_scene, write_truth
+from scoring import parse_hand, score
 
 DOCS = REPO / "docs" if os.environ.get("MCR_UPDATE_SCREENSHOTS") == "1" else Path(tempfile.mkdtemp(prefix="mcr-phone-"))
 HAND = "[123m] [EEE] (5555p) 78s11p +9s flowers=2"

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import vision.read  # noqa: F401 - the pages import it lazily and show a message if they cannot: fail here instead
 from appui.demo_scene import TruthDetector, demo_scene
 from appui.models import DETECTOR_OVERRIDE_KEY
 from scoring import parse_hand, score
-import vision.read  # noqa: F401 - the pages import it lazily and show a message if they cannot: fail here instead
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 HAND = "[123m] [EEE] (5555p) 78s11p +9s self-drawn seat=S prevalent=W flowers=2"
