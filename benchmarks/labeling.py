@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -126,6 +127,9 @@ class Person:
     def on_photo(self, x: float, y: float) -> tuple[float, float]:
         frame = self.page.locator("iframe[title*=streamlit_image_coordinates]")
         frame.evaluate("e => e.scrollIntoView({block: 'start'})")
+        frame.element_handle().content_frame().wait_for_function(
+            "() => { const i = document.getElementById('image'); return i && i.complete && i.width > 0; }",
+            timeout=TIMEOUT_MS)
         box = self.page.frame_locator("iframe[title*=streamlit_image_coordinates]").locator("img").bounding_box()
         scale = box["width"] / W
         return box["x"] + x * scale, box["y"] + y * scale
@@ -209,6 +213,9 @@ def main() -> None:
     work = args.work or Path(tempfile.mkdtemp(prefix="mcr-bench-label-"))
     old = subprocess.run(["git", "show", f"{args.before_commit}:appui/labeling.py"], cwd=REPO, check=True,
                          capture_output=True, text=True).stdout
+    if importlib.util.find_spec("vision.images"):  # decoding moved out of vision.detector after that commit
+        old = old.replace("from vision.detector import ImageError, load_image",
+                          "from vision.images import ImageError, load_image")
     (work / "oldpage").mkdir(parents=True, exist_ok=True)
     (work / "oldpage" / "old_labeling.py").write_text(old)
     (work / "oldpage" / "page.py").write_text(

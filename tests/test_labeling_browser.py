@@ -43,6 +43,10 @@ def on_photo(page, corners: tuple[float, float]) -> tuple[float, float]:  # type
     frame.evaluate("e => e.scrollIntoView({block: 'start'})")  # the mouse acts on the visible page only
     image = page.frame_locator("iframe[title*=streamlit_image_coordinates]").locator("img")
     image.wait_for(timeout=TIMEOUT_MS)
+    content = frame.element_handle().content_frame()
+    assert content is not None
+    content.wait_for_function("() => { const i = document.getElementById('image');"
+                              " return i && i.complete && i.naturalWidth > 0 && i.width > 0; }", timeout=TIMEOUT_MS)
     box = image.bounding_box()  # in the page's coordinates, iframe included
     assert box is not None
     scale = box["width"] / W
@@ -51,6 +55,11 @@ def on_photo(page, corners: tuple[float, float]) -> tuple[float, float]:  # type
 
 def centre(corners: tuple[int, int, int, int]) -> tuple[float, float]:
     return (corners[0] + corners[2]) / 2, (corners[1] + corners[3]) / 2
+
+
+def picked(page, face: str) -> None:  # type: ignore[no-untyped-def]
+    """Until the box list shows the box just clicked as picked."""
+    page.locator("[data-testid=stMultiSelect]", has_text=face).wait_for(timeout=TIMEOUT_MS)
 
 
 def pick_face(page, typed: str) -> None:  # type: ignore[no-untyped-def]
@@ -84,11 +93,13 @@ def test_a_club_labels_a_photo_in_the_browser(tmp_path: Path) -> None:
 
         page.mouse.click(*on_photo(page, centre(ROW["B"])))  # pick B (read as 2m) by clicking it
         wait_for_app(page, TIMEOUT_MS)
+        picked(page, "2: 2m")
         pick_face(page, "summer")
         click(page, "Set face")
 
-        page.mouse.click(*on_photo(page, centre(ROW["C"])))  # a slip: C picked too and marked as a back ...
+        page.mouse.click(*on_photo(page, centre(ROW["C"])))  # a slip: C picked and marked as a back ...
         wait_for_app(page, TIMEOUT_MS)
+        picked(page, "3: 3m")
         click(page, "Tile back")
         click(page, "↶ Undo")  # ... taken back
 
