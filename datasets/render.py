@@ -513,13 +513,20 @@ def _warped_box(canvas: Canvas, to_image: np.ndarray, width: int, height: int) -
     return int(x0), int(y0), int(x1), int(y1)
 
 
+TableSource = Callable[[random.Random, int, int, float], np.ndarray]  # (rng, width, height, tile width px) -> BGR
+
+
 def compose(
     plan: ScenePlan, art: ArtSet, style: TileStyle, rng: random.Random, nrng: np.random.Generator, effects: bool = True,
+    table_source: TableSource | None = None,
 ) -> np.ndarray:
-    """The rendered photo (uint8 BGR) of one planned scene; `effects=False` leaves out light, glare and camera."""
+    """The rendered photo (uint8 BGR) of one planned scene; `effects=False` leaves out light, glare and camera.
+
+    `table_source` (e.g. `datasets.tables.table_source`) draws the table instead of `draw_table`."""
     w, h = plan.width, plan.height
-    table = draw_table(rng, nrng, w, h)
-    draw_clutter(rng, table, float(np.median([t.xyxy[2] - t.xyxy[0] for t in plan.tiles])))
+    tile_width = float(np.median([t.xyxy[2] - t.xyxy[0] for t in plan.tiles]))
+    table = draw_table(rng, nrng, w, h) if table_source is None else table_source(rng, w, h, tile_width)
+    draw_clutter(rng, table, tile_width)
     canvas = draw_canvas(plan, art, style, rng)
     to_image = plan.camera.homography @ np.linalg.inv(canvas.to_canvas)
     x0, y0, x1, y1 = _warped_box(canvas, to_image, w, h)
@@ -538,7 +545,7 @@ def compose(
 
 def render_scene(
     hand: Hand, art_set: ArtSet, rng: random.Random, width: int = 1280, height: int = 960, *,
-    effects: bool = True, **variation: Any,
+    effects: bool = True, table_source: TableSource | None = None, **variation: Any,
 ) -> tuple[np.ndarray, list[PlacedTile]]:
     """Render `hand` laid out as in photo-layout.md: (BGR image, tiles with their face boxes).
 
@@ -548,4 +555,4 @@ def render_scene(
     plan = plan_layout(hand, rng, width, height, **variation)
     style = draw_style(art_set, rng)
     nrng = np.random.default_rng(rng.getrandbits(63))
-    return compose(plan, art_set, style, rng, nrng, effects), list(plan.tiles)
+    return compose(plan, art_set, style, rng, nrng, effects, table_source), list(plan.tiles)

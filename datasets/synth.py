@@ -32,6 +32,7 @@ from datasets.art import ART_SETS, ArtError, ArtSet, load_art
 from tileset.classes import CLASS_ID, FLOWER_NAMES
 from datasets.render import compose, draw_style, render_scene
 from datasets.restyle import restyle
+from datasets.tables import TableSpecError, parse_families, render_empty, table_source
 from datasets.scene import PlacedTile, SceneVariation, plan_calibration, plan_layout, plan_scene
 from scoring.hand import Hand
 from scoring.notation import format_hand, parse_hand
@@ -81,7 +82,7 @@ class Scene:
     def truth(self) -> dict[str, Any]:
         if self.hand is None:
             return {"image": f"images/{self.name}.jpg", "width": self.width, "height": self.height, "art": self.art,
-                    "layout": "calibration", "rows": [list(row) for row in self.rows],
+                    "layout": "calibration" if self.rows else "empty", "rows": [list(row) for row in self.rows],
                     "tiles": [t.to_json() for t in self.tiles]}
         return {
             "image": f"images/{self.name}.jpg",
@@ -152,20 +153,28 @@ def image_size(rng: random.Random) -> tuple[int, int]:
 
 def make_scene(index: int, seed: int, sets: Sequence[ArtSet],
                source: Callable[[random.Random], Hand] | None = None,
-               scorer: Callable[[Hand], int] | None = None, restyle_share: float = 0.0) -> Scene:
+               scorer: Callable[[Hand], int] | None = None, restyle_share: float = 0.0,
+               tables: tuple[str, ...] = (), empty_share: float = 0.0) -> Scene:
     """Scene number `index` of a run with `seed`: everything drawn from Random(seed + index).
 
     With `restyle_share` > 0, that share of the scenes uses a restyled variant of its art
-    set (`datasets.restyle`), named `SET-restyled`.
+    set (`datasets.restyle`), named `SET-restyled`.  `tables`: table families of
+    `datasets.tables` (default: the older tables of `datasets.render`); `empty_share` of the
+    scenes show a table without tiles (`NAME_empty`, an empty label file).
     """
     rng = random.Random(seed + index)
     art = sets[rng.randrange(len(sets))]
     art_name = art.name
     if restyle_share > 0 and rng.random() < restyle_share:
         art, art_name = restyle(art, rng), f"{art.name}-restyled"
+    if empty_share > 0 and rng.random() < empty_share:
+        width, height = image_size(rng)
+        image = render_empty(rng, width, height, table_source(tables or ("plain",)), art)
+        quality = rng.randint(*JPEG_QUALITY)
+        return Scene(f"{seed + index:08d}_{art_name}_empty", image, quality, art_name, None, None, ())
     hand, total = draw_hand(rng, art, source or _hand_source(), scorer)
     width, height = image_size(rng)
-    image, tiles = render_scene(hand, art, rng, width, height)
+    image, tiles = render_scene(hand, art, rng, width, height, table_source=table_source(tables) if tables else None)
     quality = rng.randint(*JPEG_QUALITY)
     return Scene(f"{seed + index:08d}_{art_name}", image, quality, art_name, hand, total, tuple(tiles))
 
@@ -194,7 +203,7 @@ def write_scene(scene: Scene, out: Path) -> None:
     if not ok:
         raise RuntimeError(f"JPEG encoding failed for {scene.name}")
     (out / "images" / f"{scene.name}.jpg").write_bytes(jpeg.tobytes())
-    (out / "labels" / f"{scene.name}.txt").write_text("\n".join(scene.yolo_lines()) + "\n")
+    (out / "labels" / f"{scene.name}.txt").write_text("".join(line + "\n" for line in scene.yolo_lines()))
     (out / "truth" / f"{scene.name}.json").write_text(json.dumps(scene.truth(), ensure_ascii=False))
 
 
@@ -204,12 +213,13 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(art_root: str, only: list[str], hold_out: list[str], seed: int, out: str, restyle_share: float,
-                 layout: str = "hand", bonus: tuple[str, ...] | None = None, back_share: float = 0.0) -> None:
+                 layout: str = "hand", bonus: tuple[str, ...] | None = None, back_share: float = 0.0,
+                 tables: tuple[str, ...] = (), empty_share: float = 0.0) -> None:
     cv2.setNumThreads(1)
     _WORKER.update(
         sets=load_art(art_root, only=only, hold_out=hold_out), seed=seed, out=Path(out),
         source=_hand_source(), scorer=_scorer(), restyle_share=restyle_share,
-        layout=layout, bonus=bonus, back_share=back_share,
+        layout=layout, bonus=bonus, back_share=back_share, tables=tables, empty_share=empty_share,
     )
 
 
@@ -220,14 +230,15 @@ def _work(index: int) -> str:
         write_scene(scene, _WORKER["out"])
         return scene.art
     scene = make_scene(index, _WORKER["seed"], _WORKER["sets"], _WORKER["source"], _WORKER["scorer"],
-                       _WORKER["restyle_share"])
+                       _WORKER["restyle_share"], _WORKER["tables"], _WORKER["empty_share"])
     write_scene(scene, _WORKER["out"])
     return scene.art
 
 
 def _run(indices: range, args: argparse.Namespace) -> Iterator[str]:
     init = (str(args.art), args.only, args.hold_out, args.seed, str(args.out), args.restyle,
-            args.layout, parse_bonus(args.bonus), args.back)
+            args.layout, parse_bonus(args.bonus), args.back,
+            parse_families(args.tables) if args.tables else (), args.empty)
     if args.workers <= 1:
         _init_worker(*init)
         cv2.setNumThreads(0)
@@ -263,6 +274,11 @@ def _parser() -> argparse.ArgumentParser:
                         "when the art has them)")
     p.add_argument("--back", type=float, default=0.0, metavar="SHARE",
                    help="calibration: share of photos with a back at the end of row 4 (default 0)")
+    p.add_argument("--tables", default=None, metavar="FAMILIES",
+                   help="hand scenes: draw the table from these datasets.tables families: train (all but the "
+                        "test-only mosaic), test (only it), all, or names joined by commas (default: the older tables)")
+    p.add_argument("--empty", type=float, default=0.0, metavar="SHARE",
+                   help="hand scenes: share of photos showing a table without tiles (empty label files; default 0)")
     return p
 
 
@@ -271,8 +287,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.n < 1 or args.workers < 1:
         print("error: --n and --workers must be at least 1", file=sys.stderr)
         return 2
-    if not 0.0 <= args.restyle <= 1.0 or not 0.0 <= args.back <= 1.0:
-        print("error: --restyle and --back are shares between 0 and 1", file=sys.stderr)
+    if not 0.0 <= args.restyle <= 1.0 or not 0.0 <= args.back <= 1.0 or not 0.0 <= args.empty <= 1.0:
+        print("error: --restyle, --back and --empty are shares between 0 and 1", file=sys.stderr)
+        return 2
+    try:
+        parse_families(args.tables or "plain")
+    except TableSpecError as error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
     try:
         parse_bonus(args.bonus)
@@ -301,7 +322,8 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - start
     summary = {
         "n": args.n, "seed": args.seed, "art_sets": [s.name for s in sets], "per_set": per_set,
-        "only": args.only, "hold_out": args.hold_out, "restyle": args.restyle, "seconds": round(elapsed, 1),
+        "only": args.only, "hold_out": args.hold_out, "restyle": args.restyle,
+        "tables": list(parse_families(args.tables)) if args.tables else None, "empty": args.empty, "seconds": round(elapsed, 1),
         "scenes_per_second": round(args.n / elapsed, 2), "workers": args.workers,
         "gpl_derived": any(s.name.startswith(("kde-", "gnome-")) for s in sets),
     }

@@ -37,7 +37,7 @@ import yaml
 
 from tileset.classes import BACK_ID, CLASS_NAMES
 from vision.detections import Detections
-from vision.detector import box_iou
+from vision.boxes import box_iou, match_boxes
 from tileset.labelfiles import IMAGE_SUFFIXES, LabelFileError, read_labels
 
 MATCH_IOU = 0.5
@@ -74,18 +74,8 @@ class ImageMatch:
 
 def match_tiles(truth: LabeledTiles, predicted: Detections, iou_threshold: float = MATCH_IOU) -> ImageMatch:
     """One-to-one pairing by IoU, highest IoU first (class-agnostic: a wrong class still counts as found)."""
-    pairs: list[tuple[int, int]] = []
-    if len(truth.xyxy) and len(predicted):
-        iou = box_iou(truth.xyxy, predicted.xyxy)
-        candidates = np.argwhere(iou >= iou_threshold)
-        order = np.argsort(-iou[candidates[:, 0], candidates[:, 1]], kind="stable")
-        used_t, used_p = set(), set()
-        for t, p in candidates[order]:
-            if t not in used_t and p not in used_p:
-                used_t.add(int(t))
-                used_p.add(int(p))
-                pairs.append((int(t), int(p)))
-    return ImageMatch(tuple(sorted(pairs)), np.asarray(truth.class_id), np.asarray(predicted.class_id))
+    pairs = match_boxes(truth.xyxy, predicted.xyxy, iou_threshold)
+    return ImageMatch(tuple(pairs), np.asarray(truth.class_id), np.asarray(predicted.class_id))
 
 
 def restrict_to_classes(
@@ -116,6 +106,9 @@ class Evaluation:
     images: int = 0
     exact_images: int = 0
     backs_ignored: int = 0
+    false_boxes_by_image: Counter = field(default_factory=Counter)  # detections paired with no labeled tile
+    empty_images: int = 0  # photos without any labeled tile (a bare table)
+    empty_images_with_box: int = 0
     failed_images: list[str] = field(default_factory=list)
     per_class_total: Counter = field(default_factory=Counter)
     per_class_correct: Counter = field(default_factory=Counter)
@@ -135,6 +128,11 @@ class Evaluation:
         self.found += len(match.pairs)
         self.correct += match.correct
         self.exact_images += int(match.exact)
+        self.empty_images += int(not len(match.truth_classes))
+        self.empty_images_with_box += int(not len(match.truth_classes) and len(match.predicted_classes) > 0)
+        false_boxes = len(match.predicted_classes) - len(match.pairs)
+        if false_boxes:
+            self.false_boxes_by_image[image or f"image {self.images}"] += false_boxes
         for cls in match.truth_classes:
             self.per_class_total[int(cls)] += 1
         for t, p in match.pairs:
@@ -170,6 +168,12 @@ class Evaluation:
             "recall": ratio(self.found, self.labeled),
             "precision": ratio(self.correct, self.predictions),
             "images_read_exactly": ratio(self.exact_images, self.images),
+            "box_precision": ratio(self.found, self.predictions),
+            "false_boxes": sum(self.false_boxes_by_image.values()),
+            "images_with_false_boxes_over_1": sum(1 for n in self.false_boxes_by_image.values() if n > 1),
+            "most_false_boxes": max(self.false_boxes_by_image.values(), default=0),
+            "empty_images": self.empty_images,
+            "empty_images_with_a_box": self.empty_images_with_box,
             "per_class_accuracy": {
                 CLASS_NAMES[c]: ratio(self.per_class_correct[c], n) for c, n in sorted(self.per_class_total.items())
             },
@@ -298,6 +302,10 @@ def format_summary(summary: dict[str, Any]) -> str:
         "top confusions (true -> read): "
         + (", ".join(f"{c['true']}->{c['read']} x{c['count']}" for c in summary["top_confusions"]) or "none"),
     ]
+    lines.append(f"false boxes {summary['false_boxes']} (box precision {pct(summary['box_precision'])}); photos with "
+                 f">1 false box {summary['images_with_false_boxes_over_1']}, most in one photo "
+                 f"{summary['most_false_boxes']}; empty photos {summary['empty_images']}, with any box "
+                 f"{summary['empty_images_with_a_box']}")
     if summary["most_tiles_missed"]:
         lines.append("most tiles not found: "
                      + ", ".join(f"{m['image']} x{m['missed']}" for m in summary["most_tiles_missed"]))
@@ -332,7 +340,8 @@ def main(argv: "list[str] | None" = None) -> int:
     from dataclasses import replace
 
     from tileset.classes import ClassTableMismatch
-    from vision.detector import ModelLoadError, TileDetector
+    from vision.detector import TileDetector
+    from vision.models import ModelLoadError
     from vision.settings import DetectorSettings, with_overrides
 
     parser = build_parser()
