@@ -656,7 +656,7 @@ def render() -> None:
         return
     for problem in problems:
         st.warning(problem)
-    from vision.detector import ImageError, load_image
+    from vision.images import ImageError, load_image
 
     try:
         image = load_image(photo.image)  # EXIF-oriented, as the labels are

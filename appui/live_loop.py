@@ -13,20 +13,17 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import cv2
 import numpy as np
 
 from scoring.hand import HandError, WinContext
+from vision.detections import Detector
 
 from .correction import GROUPS, Reading
 from .overlay import draw_boxes
 from .settings import DEFAULT_APP_SETTINGS, AppSettings
-
-
-class Detector(Protocol):
-    def detect(self, image_bgr: np.ndarray) -> Any: ...
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ def split_scenes(scenes: Path, labeled: int, work: Path) -> tuple[Path, Path]:
 
 def review_with_truth(photo: Photo, truth: tuple[LabelBox, ...], width: int, height: int) -> dict[str, int]:
     """The person's corrections, one saved edit at a time, until the labels hold every true tile."""
-    from vision.detector import box_iou
+    from vision.boxes import box_iou
 
     labels = photo.load()
     counts = {"faces_fixed": 0, "deleted": 0, "added": 0, "accepted": 0}
@@ -103,7 +103,7 @@ def review_with_truth(photo: Photo, truth: tuple[LabelBox, ...], width: int, hei
 def read_test_scenes(detector: object, test: Path) -> dict[str, object]:
     """Tile read accuracy (vision.adapt.score_photos' measure) and hands read exactly (vision.evaluate_read)."""
     from vision.adapt import ReadMetrics, match_tiles
-    from vision.detector import load_image
+    from vision.images import load_image
     from vision.evaluate_read import judge, scenes_from_dir, summary
     from vision.read import read_detections
     from vision.settings import DEFAULT_SETTINGS
@@ -158,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from datasets.label import prelabel_folder
     from vision.adapt import adapt
-    from vision.detector import TileDetector, load_image
+    from vision.detector import TileDetector
+    from vision.images import load_image
 
     args.work.mkdir(parents=True, exist_ok=True)
     scenes = render_scenes(args.art, args.artwork, args.work / "scenes", args.labeled + args.test, args.seed,

@@ -153,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     if truth is not None:
         detector, name = truth, "truth boxes (no model)"
     else:
-        from vision.detector import ModelLoadError, TileDetector
+        from vision.detector import TileDetector
+        from vision.models import ModelLoadError
 
         try:
             detector = TileDetector.load(args.models)

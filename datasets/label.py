@@ -18,7 +18,6 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
@@ -32,11 +31,7 @@ from tileset.labelfiles import (
     list_photos,
     review_order,
 )
-from vision.detections import Detections
-
-
-class Detector(Protocol):
-    def detect(self, image_bgr: np.ndarray) -> Detections: ...
+from vision.detections import Detections, Detector
 
 
 @dataclass(frozen=True)
@@ -71,7 +66,7 @@ def prelabel_folder(folder: Path, detector: Detector, model: str, *, overwrite_r
     reviewed photo can be undone.
     """
     if read_image is None:
-        from vision.detector import load_image as read_image
+        from vision.images import load_image as read_image
     unreadable = image_errors()
     photos = list_photos(folder)
     labeled = skipped = boxes = 0
@@ -113,7 +108,7 @@ def _kept_because(photo: Photo) -> str:
 def image_errors() -> tuple[type[BaseException], ...]:
     """What an unreadable photo raises: the detector's ImageError, or OS/value errors."""
     try:
-        from vision.detector import ImageError
+        from vision.images import ImageError
     except ImportError:
         return (OSError, ValueError)
     return (ImageError, OSError, ValueError)

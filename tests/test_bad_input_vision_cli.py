@@ -18,7 +18,7 @@ class _ReadsFilesOnly:
     """Stands in for the models: reads each file, finds no tiles."""
 
     def detect_file(self, source: str) -> tuple[Detections, tuple[int, int]]:
-        from vision.detector import ImageError
+        from vision.images import ImageError
 
         try:
             size = len(Path(source).read_bytes())

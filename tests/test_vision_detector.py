@@ -12,15 +12,11 @@ import numpy as np
 import pytest
 
 from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch
-from vision.detector import (
-    ModelLoadError,
-    TileDetector,
-    decode_image,
-    decode_yolo_output,
-    letterbox,
-    nms,
-    touching_ranks,
-)
+from vision.boxes import decode_yolo_output, letterbox, nms
+from vision.detector import TileDetector
+from vision.images import decode_image
+from vision.models import ModelLoadError
+from vision.ranks import touching_ranks
 
 fakes = pytest.importorskip("vision_fake_models")
 REPO = Path(__file__).resolve().parent.parent

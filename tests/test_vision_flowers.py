@@ -8,20 +8,9 @@ import numpy as np
 import pytest
 
 from tileset.classes import CLASS_ID, FACE_NAMES
-from vision.flowers import (
-    FLOWER_WORDS,
-    LEFT,
-    MIDDLE,
-    RIGHT,
-    WHOLE,
-    CaptionReader,
-    caption_bands,
-    index_bands,
-    numeral_corner,
-    own_numerals,
-    rank_from_texts,
-    reading_from_texts,
-)
+from vision.flowers import FLOWER_WORDS, caption_bands, read_caption, reading_from_texts
+from vision.ocr import TextLineReader
+from vision.ranks import LEFT, MIDDLE, RIGHT, WHOLE, index_bands, index_reads, numeral_corner, own_numerals, rank_from_texts
 from vision.settings import FlowerSettings, RankSettings
 
 fakes = pytest.importorskip("vision_fake_models")
@@ -175,18 +164,18 @@ def _tile_with(text: str, at_top: bool, scale: float = 0.75) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def reader() -> CaptionReader:
-    return CaptionReader()
+def reader() -> TextLineReader:
+    return TextLineReader()
 
 
 def test_reader_reads_a_caption_at_the_bottom(reader):
-    reading = reader.read(_tile_with("WINTER", at_top=False), "1p")
+    reading = read_caption(reader, _tile_with("WINTER", at_top=False), "1p")
     assert reading is not None and reading.name == "s4"
 
 
 def test_reader_reads_a_number_upside_down(reader):
     tile = _tile_with("2", at_top=True, scale=1.1)
-    assert reader.read(np.ascontiguousarray(tile[::-1, ::-1]), "f3").name == "f2"
+    assert read_caption(reader, np.ascontiguousarray(tile[::-1, ::-1]), "f3").name == "f2"
 
 
 def _suited_tile(numeral: str, at_middle: bool = False) -> np.ndarray:
@@ -205,7 +194,7 @@ def _suited_tile(numeral: str, at_middle: bool = False) -> np.ndarray:
 
 def _rank_read(reader, tile, shares):
     """The rank the index bands of an upright tile name, as the detector decides it for a lone tile."""
-    return rank_from_texts([text for _, text in reader.index_reads(tile, RankSettings())], shares, RankSettings())
+    return rank_from_texts([text for _, text in index_reads(reader, tile, RankSettings())], shares, RankSettings())
 
 
 def test_reader_reads_an_index_numeral_in_the_corner(reader):
@@ -230,7 +219,7 @@ def _suited_tile_beside(numeral: str, neighbours: str) -> np.ndarray:
 def test_reader_reads_the_bands_where_a_neighbours_numeral_shows_and_its_own(reader):
     five_or_six = [0.0, 0.0, 0.0, 0.0, 0.3, 0.3, 0.0, 0.0, 0.4]
     above_the_sticks = RankSettings(band_shares=(0.25,))  # the drawn sticks' tops read as "_" beside a digit
-    reads = reader.index_reads(_suited_tile_beside("6", "5"), above_the_sticks)
+    reads = index_reads(reader, _suited_tile_beside("6", "5"), above_the_sticks)
     assert rank_from_texts([text for _, text in reads], five_or_six, above_the_sticks) is None  # 5 and 6 disagree
     own = own_numerals(reads, {LEFT: 5}, corner=RIGHT)
     assert rank_from_texts(own, five_or_six, above_the_sticks).name == "6"
@@ -241,7 +230,7 @@ def test_reader_finds_no_rank_without_a_numeral(reader):
 
 
 def test_reader_finds_nothing_on_a_plain_face(reader):
-    assert reader.read(np.full((160, 120, 3), 235, np.uint8), "f1") is None
+    assert read_caption(reader, np.full((160, 120, 3), 235, np.uint8), "f1") is None
 
 
 # ---------------------------------------------------------------- in the detector

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision.detector import ImageError, _reduction_for, decode_image, load_image
+from vision.images import ImageError, decode_image, load_image, reduction_for
 from vision.settings import DetectorSettings
 
 
@@ -78,7 +78,7 @@ def test_big_jpeg_is_decoded_reduced_with_exif_and_full_size_reported():
 @pytest.mark.parametrize("long_side, wanted, factor", [(4032, 1600, 2), (4032, 1000, 4), (4032, 400, 8),
                                                        (1000, 1600, 1), (3200, 1600, 2)])
 def test_reduction_factor_keeps_at_least_the_wanted_size(long_side, wanted, factor):
-    assert _reduction_for(long_side, wanted) == factor
+    assert reduction_for(long_side, wanted) == factor
 
 
 def test_png_with_alpha_and_greyscale_become_three_channel_bgr():
@@ -157,3 +157,49 @@ def test_truncated_big_jpeg_is_reported_not_half_read():
     data = _jpeg_bytes(np.random.default_rng(2).integers(0, 255, (800, 800, 3), np.uint8))
     with pytest.raises(ImageError, match="unreadable"):
         decode_image(data[: len(data) // 2], reduce_to=200)
+
+
+def _png_bytes(pixels: np.ndarray) -> bytes:
+    ok, encoded = cv2.imencode(".png", pixels)
+    assert ok
+    return encoded.tobytes()
+
+
+def test_sixteen_bit_greyscale_png_is_scaled_not_read_as_white():
+    grey = np.zeros((40, 60), np.uint16)
+    grey[:, 30:] = 40_000  # right half light grey, left half black
+    grey[:10, :10] = 10_000
+    bgr = load_image(_png_bytes(grey))
+    assert bgr.shape == (40, 60, 3) and bgr.dtype == np.uint8
+    assert bgr[20, 5].max() == 0
+    assert abs(int(bgr[20, 50, 0]) - 40_000 // 257) <= 1
+    assert abs(int(bgr[5, 5, 0]) - 10_000 // 257) <= 1
+
+
+def test_sixteen_bit_colour_png_keeps_its_colours():
+    bgr16 = np.zeros((20, 20, 3), np.uint16)
+    bgr16[..., 2] = 65535  # pure red
+    bgr = load_image(_png_bytes(bgr16))
+    assert tuple(bgr[10, 10]) == (0, 0, 255)
+
+
+def test_big_png_is_decoded_reduced_with_full_size_reported():
+    rgb = np.zeros((800, 1200, 3), np.uint8)
+    rgb[:200, :300] = (0, 0, 255)  # red top-left, as BGR
+    decoded = decode_image(_png_bytes(rgb), reduce_to=300)
+    assert decoded.bgr.shape[:2] == (200, 300)  # 1/4
+    assert decoded.original_wh == (1200, 800) and decoded.scale_xy == (4.0, 4.0)
+    cx, cy = _red_centre(decoded.bgr)
+    assert cx < 0.25 and cy < 0.25
+
+
+def test_jpeg_beyond_the_full_decode_limit_comes_reduced_even_when_asked_whole():
+    decoded = decode_image(_jpeg_bytes(_marked_image(600, 400)), DetectorSettings(max_full_decode_pixels=100_000))
+    assert decoded.bgr.shape[:2] == (200, 300)  # 240 000 pixels > 100 000: halved by the JPEG decoder
+    assert decoded.original_wh == (600, 400)
+
+
+def test_png_beyond_the_full_decode_limit_is_refused_clearly():
+    rgb = np.full((400, 600, 3), 90, np.uint8)
+    with pytest.raises(ImageError, match=r"too large to read: 600x400.*PNG.*JPEG is read reduced"):
+        decode_image(_png_bytes(rgb), DetectorSettings(max_full_decode_pixels=100_000), reduce_to=100)

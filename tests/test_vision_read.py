@@ -17,7 +17,7 @@ from scoring.hand import Hand, WinContext
 from scoring.notation import parse_hand
 from vision import evaluate_read, read
 from vision.detections import Detections
-from vision.detector import ImageError
+from vision.images import ImageError
 from vision.evaluate_read import hand_key
 from vision.issues import IssueCode
 from vision.read import read_detections

@@ -84,12 +84,13 @@ def test_train_export_and_run_tiny_models(tmp_path):
           "--classifier", str(work / "classifier" / "weights" / "best.pt"), "--out", str(models)], env)
     assert (models / "detector.onnx").is_file() and (models / "classifier.onnx").is_file()
 
-    from vision.detector import TileDetector, read_metadata
+    from vision.detector import TileDetector
+    from vision.models import read_metadata
 
     detector = TileDetector.load(models)
     assert detector.model_info.detector_names == ("tile", "back")
     assert detector.model_info.detector_imgsz == 128 and detector.model_info.classifier_imgsz == 32
-    assert read_metadata(detector._classifier)["mcr_role"] == "classifier"
+    assert read_metadata(detector.classifier.session)["mcr_role"] == "classifier"
     image = next((tmp_path / "synth" / "val" / "images").glob("0*.jpg"))
     result = _run(["-m", "vision", "detect", "--model", str(models), str(image)], env)
     line = json.loads(result.stdout)

@@ -36,7 +36,9 @@ def build_detect_parser() -> argparse.ArgumentParser:
 def detect_main(argv: list[str]) -> int:
     args = build_detect_parser().parse_args(argv)
     from tileset.classes import ClassTableMismatch
-    from vision.detector import ImageError, ModelLoadError, TileDetector
+    from vision.detector import TileDetector
+    from vision.images import ImageError
+    from vision.models import ModelLoadError
 
     try:
         detector = TileDetector.load(args.model)  # None: the model version in use

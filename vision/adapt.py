@@ -77,27 +77,16 @@ class ReadMetrics:
 def match_tiles(truth_xyxy: np.ndarray, truth_cls: np.ndarray, det_xyxy: np.ndarray, det_cls: np.ndarray,
                 iou_min: float) -> tuple[int, int, int]:
     """(found, read right, unmatched detections): greedy one-to-one matching, highest IoU first."""
-    from vision.detector import box_iou
+    from vision.boxes import match_boxes
 
-    if len(truth_xyxy) == 0 or len(det_xyxy) == 0:
-        return 0, 0, len(det_xyxy)
-    iou = box_iou(truth_xyxy, det_xyxy)
-    pairs = sorted(((iou[t, d], t, d) for t, d in zip(*np.nonzero(iou >= iou_min))), reverse=True)
-    used_t: set[int] = set()
-    used_d: set[int] = set()
-    right = 0
-    for _, t, d in pairs:
-        if t in used_t or d in used_d:
-            continue
-        used_t.add(t)
-        used_d.add(d)
-        right += int(truth_cls[t] == det_cls[d])
-    return len(used_t), right, len(det_xyxy) - len(used_d)
+    pairs = match_boxes(truth_xyxy, det_xyxy, iou_min)
+    right = sum(int(truth_cls[t] == det_cls[d]) for t, d in pairs)
+    return len(pairs), right, len(det_xyxy) - len(pairs)
 
 
 def score_photos(detector: Any, photos: Sequence[Photo], iou_min: float = DEFAULT.match_iou) -> ReadMetrics:
     """Read each photo with `detector` (`.detect(image) -> Detections`) and compare with its labels."""
-    from vision.detector import load_image
+    from vision.images import load_image
 
     tiles = found = read = exact = 0
     for photo in photos:

@@ -3,13 +3,13 @@
 Boxes are `xyxy` in pixels of the original image (after EXIF orientation);
 `class_id` indexes `tileset.classes.CLASS_NAMES`; `runner_up` is each tile's
 second most likely class (-1 when there is none: a back, a one-model detector).
-Filtering returns a new object.
+Filtering returns a new object. `Detector` is what produces them from a photo.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -83,3 +83,10 @@ class Detections:
             {"cls": CLASS_NAMES[c], "xyxy": [round(float(v), 1) for v in box], "conf": round(float(p), 4)}
             for box, p, c in zip(self.xyxy, self.confidence, self.class_id)
         ]
+
+
+class Detector(Protocol):
+    """What reads a photo's tiles (BGR pixels -> Detections in its pixels): `vision.detector.TileDetector`,
+    or a stand-in in tests and tools."""
+
+    def detect(self, image_bgr: np.ndarray) -> Detections: ...

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 from tileset.classes import ClassTableMismatch
-from vision.detector import ModelLoadError, TileDetector, _imgsz_of, _names_of, _session, read_metadata
+from vision.detector import TileDetector
+from vision.models import ModelLoadError, class_names_of, input_size_of, open_session, read_metadata
 from vision.settings import DetectorSettings
 
 SETTINGS = DetectorSettings()
@@ -86,11 +87,11 @@ def merge_classifiers(members: "list[Path]", target: Path, sources: "list[str]")
 
     models = [onnx.load(str(m)) for m in members]
     # read as the runtime reads them, so the ensemble is checked by the runtime's own rules
-    sessions = [_session(m, SETTINGS) for m in members]
+    sessions = [open_session(m, SETTINGS) for m in members]
     metas = [read_metadata(session) for session in sessions]
-    if any(_names_of(meta, str(m)) != _names_of(metas[0], str(members[0])) for meta, m in zip(metas, members)):
+    if any(class_names_of(meta, str(m)) != class_names_of(metas[0], str(members[0])) for meta, m in zip(metas, members)):
         raise ExportError("the classifiers of an ensemble must have the same class table in the same order")
-    sizes = [_imgsz_of(meta, session, str(m)) for meta, session, m in zip(metas, sessions, members)]
+    sizes = [input_size_of(meta, session, str(m)) for meta, session, m in zip(metas, sessions, members)]
     size = max(sizes)
     opset = max(op.version for m in models for op in m.opset_import if op.domain in ("", "ai.onnx"))
     nodes, initializers, outputs = [], [], []

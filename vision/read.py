@@ -18,14 +18,14 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from scoring.hand import Hand, HandError, WinContext
 from scoring.tiles import Tile
 
-from .detections import Detections
+from .detections import Detections, Detector
 from .issues import IssueCode, ReaderIssue, issue, messages
 from .layout import Layout, merge_duplicates
 from .repair import read_hand
@@ -36,10 +36,6 @@ if TYPE_CHECKING:
 
 
 DEFAULT_CONTEXT = WinContext()  # claimed win, East seat and prevalent wind, no special flags
-
-
-class Detector(Protocol):
-    def detect(self, image_bgr: np.ndarray) -> Detections: ...
 
 
 @dataclass(frozen=True)
@@ -176,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - any load failure is reported as one clear line
         print(f"error: cannot load the tile detector: {exc}", file=sys.stderr)
         return 2
-    from .detector import ImageError
+    from .images import ImageError
 
     failures = 0
     for image in args.images:
@@ -197,7 +193,7 @@ def detect_file(detector: Detector, path: str) -> Detections:
     if by_file is not None:
         dets, _size = by_file(path)
         return dets
-    from .detector import load_image
+    from .images import load_image
 
     return detector.detect(load_image(path))
 

@@ -43,6 +43,8 @@ class RankSettings:
     min_share: float = 0.02  # the classifier's chance of the rank the digit names, below which the digit is ignored
     leave_out_neighbours: bool = True  # a neighbour's numeral, once the photo shows the corner its set prints in
     any_suit: bool = True  # the digit's rank in the suit the classifier gives that rank most (else: the suit it read)
+    # only tiles where some other rank has at least `min_share`: elsewhere a digit could only confirm the reading
+    only_where_it_can_change: bool = True
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,8 @@ class DetectorSettings:
     max_unstretch: float = 16.0  # the most one axis is stretched against the other
     decode_long_side: int = 1600  # big JPEGs are decoded reduced (DCT scaling) down to at least this
     max_pixels: int = 120_000_000  # larger images are refused (decompression bombs, panoramas)
+    # a larger JPEG is decoded at 1/2, 1/4 or 1/8 of its size; a larger image of another format is refused
+    max_full_decode_pixels: int = 50_000_000
     max_file_bytes: int = 80_000_000
     intra_op_threads: int = 2  # onnxruntime threads; this machine has 2 cores
     intra_op_spinning: bool = False  # busy-waiting onnxruntime threads slow everything when cores are shared

@@ -1,0 +1,120 @@
+"""Box maths: fitting a photo into a square network input, YOLO output -> boxes, overlap and matching.
+
+Boxes are (N, 4) float arrays of xyxy pixel corners. `box_iou` and `match_boxes`
+are the one overlap and the one one-to-one pairing the project uses (evaluation,
+adaptation, calibration, benchmarks).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    """How an image was fitted into a square network input: scale then padding."""
+
+    scale: float
+    pad_x: float
+    pad_y: float
+
+    def to_image(self, xyxy: np.ndarray) -> np.ndarray:
+        """Boxes in network-input pixels -> boxes in the pixels of the letterboxed image."""
+        out = np.asarray(xyxy, np.float32).copy()
+        out[:, [0, 2]] = (out[:, [0, 2]] - self.pad_x) / self.scale
+        out[:, [1, 3]] = (out[:, [1, 3]] - self.pad_y) / self.scale
+        return out
+
+
+def letterbox(image_bgr: np.ndarray, size: int, pad_value: int = 114) -> tuple[np.ndarray, Letterbox]:
+    """ultralytics-style letterbox: scale to fit `size` x `size` keeping aspect, centre on grey."""
+    h, w = image_bgr.shape[:2]
+    scale = min(size / h, size / w)
+    new_w, new_h = max(1, round(w * scale)), max(1, round(h * scale))
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(image_bgr, (new_w, new_h), interpolation=interpolation)
+    pad_x, pad_y = (size - new_w) / 2, (size - new_h) / 2
+    top, left = int(round(pad_y - 0.1)), int(round(pad_x - 0.1))
+    canvas = np.full((size, size, 3), pad_value, np.uint8)
+    canvas[top : top + new_h, left : left + new_w] = resized
+    return canvas, Letterbox(scale, float(left), float(top))
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU matrix (len(a), len(b)) of xyxy boxes."""
+    a = np.asarray(a, np.float32).reshape(-1, 4)
+    b = np.asarray(b, np.float32).reshape(-1, 4)
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = (x2 - x1).clip(0) * (y2 - y1).clip(0)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def match_boxes(a: np.ndarray, b: np.ndarray, min_iou: float) -> list[tuple[int, int]]:
+    """One-to-one pairs (index in a, index in b) overlapping at least `min_iou`, highest IoU paired first,
+    sorted by a's index. Class-agnostic: what each box was read as is for the caller to compare."""
+    if len(a) == 0 or len(b) == 0:
+        return []
+    iou = box_iou(a, b)
+    candidates = np.argwhere(iou >= min_iou)
+    order = np.argsort(-iou[candidates[:, 0], candidates[:, 1]], kind="stable")
+    used_a: set[int] = set()
+    used_b: set[int] = set()
+    pairs = []
+    for i, j in candidates[order]:
+        if int(i) not in used_a and int(j) not in used_b:
+            used_a.add(int(i))
+            used_b.add(int(j))
+            pairs.append((int(i), int(j)))
+    return sorted(pairs)
+
+
+def nms(xyxy: np.ndarray, scores: np.ndarray, iou_threshold: float, max_keep: int) -> np.ndarray:
+    """Indices kept by greedy non-maximum suppression, best score first."""
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    keep: list[int] = []
+    while order.size and len(keep) < max_keep:
+        best = int(order[0])
+        keep.append(best)
+        if order.size == 1:
+            break
+        overlaps = box_iou(xyxy[best : best + 1], xyxy[order[1:]])[0]
+        order = order[1:][overlaps <= iou_threshold]
+    return np.asarray(keep, np.int64)
+
+
+def decode_yolo_output(
+    output: np.ndarray, conf_threshold: float, iou_threshold: float, max_keep: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Raw YOLO head (1, 4 + nc, anchors) -> (xyxy, conf, class) after class-agnostic NMS, input pixels."""
+    rows = np.asarray(output)[0].T  # (anchors, 4 + nc)
+    class_scores = rows[:, 4:]
+    classes = class_scores.argmax(axis=1)
+    conf = class_scores[np.arange(len(rows)), classes]
+    mask = conf >= conf_threshold
+    rows, classes, conf = rows[mask], classes[mask], conf[mask]
+    cx, cy, w, h = rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
+    xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1).astype(np.float32)
+    keep = nms(xyxy, conf, iou_threshold, max_keep)
+    return xyxy[keep], conf[keep].astype(np.float32), classes[keep].astype(np.int64)
+
+
+def to_network_input(images_bgr: np.ndarray) -> np.ndarray:
+    """(N, H, W, 3) uint8 BGR -> (N, 3, H, W) float32 RGB in [0, 1], as ultralytics feeds its models."""
+    batch = np.ascontiguousarray(images_bgr[..., ::-1].transpose(0, 3, 1, 2))
+    return batch.astype(np.float32) / 255.0
+
+
+def median_face_aspect(xyxy: np.ndarray, is_face: np.ndarray, min_tiles: int) -> float | None:
+    """Median width / height of the boxes `is_face` marks; None with fewer than `min_tiles` of them."""
+    wh = (xyxy[:, 2:] - xyxy[:, :2])[is_face]
+    if len(wh) < max(1, min_tiles):
+        return None
+    return float(np.median(wh[:, 0] / np.maximum(wh[:, 1], 1e-3)))

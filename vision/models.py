@@ -1,0 +1,184 @@
+"""The two ONNX models of the runtime: onnxruntime sessions, their metadata, and their class tables.
+
+* `TileFinder`: `detector.onnx`, a YOLO detector with classes `tile` (face up) and
+  `back`, or a single 43-class detector named like `tileset.classes.CLASS_NAMES`;
+* `FaceClassifier`: `classifier.onnx`, a YOLO classifier for the 42 faces.
+
+Class names, input sizes and versions come from the ONNX metadata that ultralytics
+writes; names are checked against the canonical table on load (`ClassTableMismatch`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scoring.tiles import SUITS, Tile
+from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES, check_names
+from vision.boxes import to_network_input
+from vision.settings import DetectorSettings
+
+TILE_FINDER_NAMES: tuple[str, ...] = ("tile", "back")
+
+
+class ModelLoadError(RuntimeError):
+    """A models folder without usable ONNX files."""
+
+
+def read_metadata(session: Any) -> dict[str, Any]:
+    """ultralytics' ONNX metadata (names, imgsz, task, version, date...) with Python values parsed."""
+    raw = session.get_modelmeta().custom_metadata_map
+    parsed: dict[str, Any] = {}
+    for key, value in raw.items():
+        try:
+            parsed[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            parsed[key] = value
+    return parsed
+
+
+def class_names_of(metadata: dict[str, Any], what: str) -> tuple[str, ...]:
+    """The class names a model's metadata lists, in column order; `ClassTableMismatch` when none."""
+    from tileset.classes import ClassTableMismatch
+
+    names = metadata.get("names")
+    if isinstance(names, dict):
+        return tuple(str(names[i]) for i in sorted(names))
+    if isinstance(names, (list, tuple)):
+        return tuple(str(n) for n in names)
+    raise ClassTableMismatch(f"{what}: no class names in the model metadata")
+
+
+def input_size_of(metadata: dict[str, Any], session: Any, what: str) -> int:
+    """The square input size a model was trained at (metadata `imgsz`, else its fixed input shape)."""
+    imgsz = metadata.get("imgsz")
+    if isinstance(imgsz, (list, tuple)) and imgsz:
+        return int(imgsz[0])
+    if isinstance(imgsz, int):
+        return imgsz
+    shape = session.get_inputs()[0].shape
+    if isinstance(shape[-1], int):
+        return int(shape[-1])
+    raise ModelLoadError(f"{what}: input size unknown (no imgsz in metadata, dynamic input)")
+
+
+def open_session(path: Path, settings: DetectorSettings) -> Any:
+    """An onnxruntime CPU session with the thread settings of `settings`; `ModelLoadError` when unreadable."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = settings.intra_op_threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    if not settings.intra_op_spinning:
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # onnxruntime raises its own exception types for broken files
+        raise ModelLoadError(f"cannot load {path}: {error}") from None
+
+
+def _version(metadata: dict[str, Any]) -> str:
+    return f"{metadata.get('version', '?')} {metadata.get('date', '')}".strip()
+
+
+class TileFinder:
+    """The tile finder: a letterboxed square photo in, YOLO head out; its classes in canonical ids."""
+
+    def __init__(self, session: Any, path: str = "<memory>") -> None:
+        self.session = session
+        self.path = path
+        metadata = read_metadata(session)
+        self.names = class_names_of(metadata, f"detector {path}")
+        self.imgsz = input_size_of(metadata, session, f"detector {path}")
+        self.version = _version(metadata)
+        self._input = session.get_inputs()[0].name
+        if self.names == TILE_FINDER_NAMES:
+            self.to_canonical: "np.ndarray | None" = None  # faces are named by a classifier
+        else:
+            check_names(self.names, CLASS_NAMES, f"detector {path}")
+            self.to_canonical = np.arange(len(CLASS_NAMES))
+
+    @property
+    def names_faces(self) -> bool:
+        """Whether this finder names each face itself (a 43-class detector) rather than finding tiles only."""
+        return self.to_canonical is not None
+
+    def run(self, canvas_bgr: np.ndarray) -> np.ndarray:
+        """The raw YOLO head for one letterboxed `imgsz` x `imgsz` BGR canvas."""
+        return self.session.run(None, {self._input: to_network_input(canvas_bgr[None])})[0]
+
+    def is_face(self, classes: np.ndarray) -> np.ndarray:
+        """Which of this finder's class ids are face-up tiles (not backs)."""
+        if self.to_canonical is not None:
+            return self.to_canonical[classes] != BACK_ID
+        return classes == TILE_FINDER_NAMES.index("tile")
+
+
+class FaceClassifier:
+    """The face classifier: square crops in, a probability for each of the 42 faces out."""
+
+    def __init__(self, session: Any, path: str = "<memory>") -> None:
+        self.session = session
+        self.path = path
+        metadata = read_metadata(session)
+        names = class_names_of(metadata, f"classifier {path}")
+        if sorted(names) != sorted(FACE_NAMES) or len(names) != len(FACE_NAMES):
+            check_names(names, FACE_NAMES, f"classifier {path}")  # raises, listing the differences
+        self.names = names
+        self.imgsz = input_size_of(metadata, session, f"classifier {path}")
+        self.version = _version(metadata)
+        self.to_canonical = np.array([CLASS_ID[n] for n in names], np.int64)
+        self.flower_columns = np.array([n in FLOWER_NAMES for n in names])
+        # the columns of 1..9 of each suit: the ranks a printed numeral can pick between
+        self.rank_columns = {suit: np.array([names.index(Tile.suited(r, suit).name) for r in range(1, 10)])
+                             for suit in SUITS}
+        self._input = session.get_inputs()[0].name
+        self._fixed_batch = isinstance(session.get_inputs()[0].shape[0], int)
+
+    def probabilities(self, crops_bgr: np.ndarray) -> np.ndarray:
+        """(N, 42) class probabilities, in this model's column order, of (N, imgsz, imgsz, 3) BGR crops."""
+        batch = to_network_input(crops_bgr)
+        if self._fixed_batch:
+            return np.concatenate([self.session.run(None, {self._input: b[None]})[0] for b in batch])
+        return self.session.run(None, {self._input: batch})[0]
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the app and the reports show about the loaded models."""
+
+    detector_path: str
+    detector_imgsz: int
+    detector_names: tuple[str, ...]
+    classifier_path: "str | None"
+    classifier_imgsz: "int | None"
+    versions: dict[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "detector": {"path": self.detector_path, "imgsz": self.detector_imgsz, "names": list(self.detector_names)},
+            "classifier": None
+            if self.classifier_path is None
+            else {"path": self.classifier_path, "imgsz": self.classifier_imgsz},
+            "versions": self.versions,
+        }
+
+
+def load_models(models_dir: "str | Path", settings: DetectorSettings) -> "tuple[TileFinder, FaceClassifier | None]":
+    """The finder (and the classifier, when the finder only finds tiles) of a models folder."""
+    folder = Path(models_dir)
+    finder_path = folder / settings.detector_file
+    if not finder_path.is_file():
+        raise ModelLoadError(f"no detector model at {finder_path}")
+    finder = TileFinder(open_session(finder_path, settings), str(finder_path))
+    if finder.names_faces:
+        return finder, None
+    classifier_path = folder / settings.classifier_file
+    if not classifier_path.is_file():
+        raise ModelLoadError(f"detector {finder_path} only finds tiles; a classifier model is needed too")
+    return finder, FaceClassifier(open_session(classifier_path, settings), str(classifier_path))

@@ -1,0 +1,118 @@
+"""Text lines -> (text, score) with rapidocr's PP-OCR line recognizer, many lines in one run.
+
+The second readings (`vision.flowers`, `vision.ranks`) cut bands from tile crops and
+hand them all here at once: one onnxruntime run per batch of lines of similar shape,
+each line scaled to the recognizer's height (48 px) and padded only to the widest
+line of its batch. (rapidocr's own `RapidOCR(img, use_det=False)` runs one line at a
+time and pads every line to 320 px: on this project's bands, which are 60-150 px
+wide at that height, the same text costs several times more.)
+
+rapidocr is imported on first use; without it `TextReaderUnavailable` says so and the
+detector reads every tile by the classifier alone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import cv2
+import numpy as np
+
+TextRead = tuple[str, float]  # (text, recognizer score); ("", 0.0) where nothing was read
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a second reading concluded: the class (for a rank, its digit), how sure the recognizer was,
+    and the text it read."""
+
+    name: str
+    score: float
+    text: str
+
+
+class TextReaderUnavailable(RuntimeError):
+    """rapidocr is not installed: flowers and ranks are read by the classifier alone."""
+
+
+class TextLineReader:
+    """rapidocr's text-line recognizer (no text detection: the bands are the lines)."""
+
+    def __init__(self, threads: int = 2, min_line_width: int = 0, batch_lines: int = 16,
+                 min_score: float = 0.0) -> None:
+        """`min_line_width`: pixels (at the recognizer's 48 px height) every line is padded to at least
+        (320 reads exactly as `RapidOCR` does); `batch_lines`: lines per onnxruntime run; texts read
+        less surely than `min_score` count as nothing read (`RapidOCR`'s `text_score`)."""
+        try:
+            from rapidocr import RapidOCR
+        except ImportError as error:  # the runtime lists it; a partial install still reads tiles
+            raise TextReaderUnavailable(f"rapidocr is not installed ({error})") from error
+        engine = RapidOCR(params={
+            "Global.log_level": "error",
+            "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+            "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+        })
+        engine(np.full((48, 48, 3), 255, np.uint8), use_det=False, use_cls=False, use_rec=True)  # loads the model
+        recognizer: Any = engine.text_rec
+        self._session = recognizer.session
+        self._decode = recognizer.postprocess_op
+        self._channels, self._height, _ = recognizer.rec_image_shape
+        self._min_width = min_line_width
+        self._batch = max(1, batch_lines)
+        self._min_score = min_score
+
+    def read_lines(self, lines: Sequence[np.ndarray]) -> list[TextRead]:
+        """What the recognizer reads on each BGR line image, in order."""
+        lines = [_at_least_30_px(line) for line in lines]
+        ratios = [line.shape[1] / max(1, line.shape[0]) for line in lines]
+        order = np.argsort(ratios, kind="stable")
+        reads: list[TextRead] = [("", 0.0)] * len(lines)
+        for start in range(0, len(order), self._batch):
+            chunk = order[start : start + self._batch]
+            widest = max(ratios[i] for i in chunk)
+            width = max(self._min_width, math.ceil(self._height * widest))
+            batch = np.stack([self._normalised(lines[i], width) for i in chunk])
+            results, _ = self._decode(self._session(batch), False,
+                                      wh_ratio_list=[ratios[i] for i in chunk], max_wh_ratio=width / self._height)
+            for i, (text, score) in zip(chunk, results):
+                reads[i] = (str(text), float(score)) if text and score >= self._min_score else ("", 0.0)
+        return reads
+
+    def _normalised(self, line_bgr: np.ndarray, width: int) -> np.ndarray:
+        """One line as the recognizer takes it: 48 px high, aspect kept, values in [-1, 1], zero-padded
+        on the right to `width`, channels first (what rapidocr's `resize_norm_img` does)."""
+        h, w = line_bgr.shape[:2]
+        resized_w = min(width, math.ceil(self._height * w / max(1, h)))
+        resized = cv2.resize(line_bgr, (max(1, resized_w), self._height)).astype(np.float32)
+        out = np.zeros((self._channels, self._height, width), np.float32)
+        out[:, :, : resized.shape[1]] = resized.transpose(2, 0, 1) / 127.5 - 1.0
+        return out
+
+
+def _at_least_30_px(line_bgr: np.ndarray) -> np.ndarray:
+    """A line whose short side is under 30 px scaled up to 30, both sides then rounded to a multiple of
+    32 (rapidocr's `increase_min_side`, which its whole-image call applies before recognizing; the
+    recognizer was measured with it)."""
+    h, w = line_bgr.shape[:2]
+    if min(h, w) >= 30:
+        return line_bgr
+    ratio = 30 / min(h, w)
+    size = (max(32, round(int(w * ratio) / 32) * 32), max(32, round(int(h * ratio) / 32) * 32))
+    return cv2.resize(line_bgr, size)
+
+
+def surest_if_agreed(found: "set[tuple[Any, float, str]]") -> "tuple[Any, float, str] | None":
+    """Of (what, score, text) found on several lines, the surest when all found the same; else None."""
+    if len({what for what, _, _ in found}) != 1:
+        return None
+    return max(found, key=lambda item: item[1])
+
+
+def middle_band(tile_bgr: np.ndarray, share: float) -> np.ndarray:
+    """The band across the middle of a tile crop, `share` of its height."""
+    height = tile_bgr.shape[0]
+    middle = max(1, round(height * share))
+    start = (height - middle) // 2
+    return tile_bgr[start : start + middle]
