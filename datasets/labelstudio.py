@@ -215,9 +215,25 @@ def json_export_boxes(tasks: Iterable[Any], photos: dict[str, Photo], warnings: 
         if not isinstance(results, list):
             without_annotations += 1
             continue
-        boxes = [b for r in results if (b := result_to_box(r, warnings, photo.name)) is not None]
+        boxes, skipped = [], 0
+        for result in results:
+            said = len(warnings)
+            box = result_to_box(result, warnings, photo.name)
+            if box is not None:
+                boxes.append(box)
+            elif len(warnings) > said:
+                skipped += 1
+        if skipped:
+            warnings.append(_kept(photo.name, skipped))
+            continue
         found[photo.name] = (photo, boxes)
     return found, without_annotations
+
+
+def _kept(name: str, skipped: int) -> str:
+    """A photo with boxes that could not be read keeps its labels: half an annotation would lose the rest."""
+    return (f"{name}: not imported, its labels are kept: {skipped} box(es) of the export could not be read "
+            "(fix them in Label Studio and export again)")
 
 
 def _read_text(path: Path) -> str:
@@ -246,7 +262,7 @@ def yolo_export_boxes(export: Path, photos: dict[str, Photo], warnings: list[str
         if photo is None:
             unmatched.append(label_file.name)
             continue
-        boxes = []
+        boxes, skipped = [], 0
         for line in _read_text(label_file).splitlines():
             parts = line.split()
             if not parts:
@@ -257,9 +273,13 @@ def yolo_export_boxes(export: Path, photos: dict[str, Photo], warnings: list[str
                 raise LabelFileError(f"{label_file}: bad line {line[:80]!r}") from None
             if export_id not in to_canonical:
                 warnings.append(f"{label_file.name}: skipped class {export_id} (not in our table)")
+                skipped += 1
                 continue
             (box,) = parse_label_text(" ".join(["0", *parts[1:]]), str(label_file))
             boxes.append(box.with_class(to_canonical[export_id]))
+        if skipped:
+            warnings.append(_kept(photo.name, skipped))
+            continue
         found[photo.name] = (photo, boxes)
     return found
 

@@ -230,8 +230,8 @@ def _task(x: object) -> dict:
 
 @pytest.mark.parametrize(("export", "code", "says"), [
     ([1, 2, 3], 1, "task 1: not a Label Studio task (int), skipped"),
-    ([_task("left")], 0, "skipped a 5m box whose x, y, width, height are not all numbers"),
-    ([_task(None)], 0, "not all numbers"),
+    ([_task("left")], 1, "skipped a 5m box whose x, y, width, height are not all numbers"),
+    ([_task(None)], 1, "a: not imported, its labels are kept: 1 box(es) of the export could not be read"),
     ([_task(20), {"data": "a.jpg"}], 0, "1 photos, 1 boxes imported"),
     ([{"data": {"image": "a.jpg"}, "predictions": [{"result": []}]}], 1,
      "1 of 1 tasks have no submitted annotation (predictions alone are not imported"),
@@ -246,3 +246,15 @@ def test_import_ls_of_odd_exports_says_what_it_did(tmp_path: Path, export: objec
     assert label_main(["import-ls", str(path), str(folder)]) == code
     out, err = capsys.readouterr()
     assert says in out + err and "Traceback" not in err
+
+
+def test_import_ls_keeps_a_photo_whose_export_has_an_unreadable_box(tmp_path: Path) -> None:
+    folder = prelabeled(tmp_path / "photos")
+    before = list_photos(folder)[0].load().boxes
+    good = _task(20)["annotations"][0]["result"][0]
+    bad = _task("left")
+    bad["annotations"][0]["result"].append(good)
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([bad]))
+    assert label_main(["import-ls", str(path), str(folder)]) == 1
+    assert list_photos(folder)[0].load().boxes == before, "half an annotation does not replace the labels"
