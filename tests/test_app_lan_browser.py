@@ -44,6 +44,15 @@ def scroll_to_top_of(page, text: str) -> None:  # type: ignore[no-untyped-def]
     page.wait_for_timeout(400)
 
 
+# the text of buttons and labels wider than its box (cut or ellipsised); icons are not text
+CUT_TEXT_JS = """() => [...document.querySelectorAll(
+        '[data-testid=stMain] button, [data-testid=stMain] button p, [data-testid=stMain] label, '
+        + '[data-testid=stMain] label p')]
+    .filter(e => e.offsetParent !== null && e.innerText.trim() && !e.closest('[data-testid=stIconMaterial]'))
+    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.innerText)"""
+
+
 def enter_code(page, code: str) -> None:  # type: ignore[no-untyped-def]
     page.locator("input[type=password]").fill(code)
     page.get_by_role("button", name="Enter").click()
@@ -101,6 +110,7 @@ def test_phone_over_lan_https_code_photo_fix_and_live(tmp_path):
         page.get_by_test_id("stMetricValue").wait_for(timeout=TIMEOUT_MS)
         wait_for_app(page, TIMEOUT_MS)
         assert total_on_page(page) == score(parse_hand(HAND + " self-drawn")).total
+        assert page.evaluate(CUT_TEXT_JS) == []  # no button or label cut at 390 px
         scroll_to_top_of(page, "Score")
         small_png(page.screenshot(), DOCS / "phone-result.png")
 
