@@ -255,6 +255,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     ),
     "doubts": ("Check these tiles", "请检查这些牌"),
     "no_doubts": ("The reader is sure of every tile.", "所有牌都识别得很确定。"),
+    "settled_doubts": ("{n} unsure tile(s) the hand confirms (no other face makes it win)",
+                       "{n} 张不确定的牌已由牌型确认 (换成别的牌都不能和)"),
     "tap_tile": ("Tap a tile to fix it.", "点击一张牌可以修正。"),
     "editing": ("Fix this tile", "修正这张牌"),
     "close": ("Close", "关闭"),

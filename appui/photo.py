@@ -327,32 +327,73 @@ def _issue_values(params: dict[str, Any], language: str | None) -> dict[str, Any
     return out
 
 
-def _open_issues(photo: PhotoRead) -> list[tuple[int, Any, list[int]]]:
-    """The issues still in doubt: (number, issue, tiles it names here).
+_CONFIRMABLE = frozenset({"low_confidence"})  # doubts about one face, which the hand's shape can settle
 
-    An issue about tiles is settled once the player has corrected (or removed) each of them; an
-    issue about the hand as a whole once the player has corrected anything.
+
+def _confirmed_by_hand(reading: Reading, index: int) -> bool:
+    """The hand wins as read, and with no other face at `index`: its shape confirms that tile."""
+    try:
+        from scoring.scorer import is_winning
+    except ImportError:
+        return False
+    context = WinContext()
+    try:
+        if not is_winning(reading.to_hand(context)):
+            return False
+    except (HandError, CorrectionError):
+        return False
+    face = reading.tiles[index].cls
+    if face not in _TILE_NAMES or reading.tiles[index].group not in (HAND, WIN, *MELD_GROUPS):
+        return False
+    for other in CLASS_NAMES[:34]:
+        if other == face:
+            continue
+        try:
+            if is_winning(reading.with_face(index, other).to_hand(context)):
+                return False
+        except (HandError, CorrectionError):
+            continue
+    return True
+
+
+def _doubts(photo: PhotoRead) -> tuple[list[tuple[int, Any, list[int]]], list[Any]]:
+    """(the issues still in doubt as (number, issue, tiles it names here), the ones the hand settles).
+
+    An issue about tiles is settled once the player has corrected (or removed) each of them, and a
+    doubt about a face once the hand wins with that face and with no other; an issue about the
+    hand as a whole once the player has corrected anything.
     """
     corrected = photo.reading.edits > 0 or len(photo.reading.tiles) != len(photo.original.tiles)
     open_: list[tuple[int, Any, list[int]]] = []
+    settled: list[Any] = []
     for n, issue in enumerate(photo.issues):
         named = photo.reading.tiles_named_in(issue) if getattr(issue, "tiles", ()) else []
         if getattr(issue, "tiles", ()):
             if not named or all(photo.reading.tiles[i].edited for i in named):
                 continue
+            if str(getattr(issue, "code", "")) in _CONFIRMABLE and all(
+                _confirmed_by_hand(photo.reading, i) for i in named
+            ):
+                settled.append(issue)
+                continue
         elif corrected:
             continue
         open_.append((n, issue, named))
-    return open_
+    return open_, settled
+
+
+def _open_issues(photo: PhotoRead) -> list[tuple[int, Any, list[int]]]:
+    return _doubts(photo)[0]
 
 
 def _issues(photo: PhotoRead) -> None:
-    """The reader's open doubts, each with buttons for the tiles it names (a tap opens the tile's editor)."""
-    open_ = _open_issues(photo)
-    if not open_:
+    """The reader's open doubts, each with buttons for the tiles it names (a tap opens the tile's editor);
+    doubts the hand itself settles are folded away."""
+    open_, settled = _doubts(photo)
+    if not open_ and not settled:
         st.caption(t("no_doubts"))
-        return
-    st.markdown(f"**{t('doubts')}**")
+    elif open_:
+        st.markdown(f"**{t('doubts')}**")
     for n, issue, named in open_:
         st.warning(issue_text(issue))
         if named:
@@ -360,6 +401,10 @@ def _issues(photo: PhotoRead) -> None:
                 for index in named:
                     st.button(f"{photo.reading.tiles[index].cls}", key=f"{PREFIX}issue.{n}.{index}",
                               on_click=_select, args=(index,), type="tertiary", icon=":material/warning:")
+    if settled:
+        with st.expander(t("settled_doubts", n=len(settled))):
+            for issue in settled:
+                st.caption(issue_text(issue))
 
 
 def _flagged(photo: PhotoRead) -> set[int]:
