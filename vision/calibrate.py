@@ -143,6 +143,24 @@ def _align_places(read: Sequence[str], expected: Sequence[str]) -> list[tuple[in
     return pairs[::-1]
 
 
+def _places_by_gaps(row: Sequence[Any], read: Sequence[str], expected: Sequence[str]) -> "list[tuple[int, int]] | None":
+    """Pairs (found tile, place) of a row with tiles missing, from the gaps they leave: each step between
+    neighbours, in tile pitches (the median step), says how many places it spans. Tiles missing at the
+    ends leave no gap: there the readings choose the offset. None when the steps do not fit the row."""
+    if len(row) < 2 or len(row) >= len(expected):
+        return None
+    steps = np.diff([t.u for t in row])
+    pitch = float(np.median(steps))
+    if pitch <= 0:
+        return None
+    offsets = np.concatenate([[0], np.cumsum([max(1, round(step / pitch)) for step in steps])])
+    room = len(expected) - 1 - int(offsets[-1])
+    if room < 0:
+        return None
+    best = max(range(room + 1), key=lambda o: (sum(read[k] == expected[o + int(offsets[k])] for k in range(len(row))), -o))
+    return [(k, best + int(offsets[k])) for k in range(len(row))]
+
+
 def read_layout(dets: Detections, bonus: "tuple[str, ...] | None" = None,
                 settings: LayoutSettings = LayoutSettings()) -> LayoutReading:
     """Name every tile of a calibration photo by its row and place; `problems` say what does not fit.
@@ -170,7 +188,10 @@ def read_layout(dets: Detections, bonus: "tuple[str, ...] | None" = None,
 def _named(dets: Detections, found: list[list[Any]], expected: list[tuple[str, ...]]) -> LayoutReading:
     """The found rows (far to near, tiles left to right) named as the `expected` rows."""
     problems: list[str] = []
-    pairs = _align_rows([[t.name for t in row] for row in found], expected)
+    if len(found) == len(expected):  # rows are named by their order; readings only place a missing or extra one
+        pairs = [(i, i) for i in range(len(found))]
+    else:
+        pairs = _align_rows([[t.name for t in row] for row in found], expected)
     paired_found = {i for i, _ in pairs}
     paired_expected = {j for _, j in pairs}
     for j, row in enumerate(expected):
@@ -190,7 +211,7 @@ def _named(dets: Detections, found: list[list[Any]], expected: list[tuple[str, .
             names_expected.append(BACK)  # the optional back at the end of row 4
         read = [t.name for t in row]
         if len(row) != len(names_expected):
-            placed = _align_places(read, names_expected)
+            placed = _places_by_gaps(row, read, names_expected) or _align_places(read, names_expected)
             got = {p for _, p in placed}
             used = {k for k, _ in placed}
             for place, name in enumerate(names_expected, start=1):

@@ -149,7 +149,8 @@ def _add_features(model: Any) -> tuple[Any, int]:
         graph.node.append(helper.make_node("Max", [norm, "fewshot_eps"], [safe]))
         graph.node.append(helper.make_node("Div", [name, safe], [unit]))
         parts.append(unit)
-    graph.initializer.append(onnx.numpy_helper.from_array(np.array([1], np.int64), "fewshot_axis1"))
+    if _opset(model) >= 18:  # the reductions' axes are an input
+        graph.initializer.append(onnx.numpy_helper.from_array(np.array([1], np.int64), "fewshot_axis1"))
     graph.initializer.append(onnx.numpy_helper.from_array(np.array(1e-9, np.float32), "fewshot_eps"))
     graph.node.append(helper.make_node("Concat", parts, [FEATURES_OUTPUT], axis=1))
     return model, len(pooled)

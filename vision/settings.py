@@ -172,7 +172,7 @@ class CalibrateSettings:
     scales: tuple[float, ...] = (160.0, 320.0, 640.0)  # weights of the prototype cosines tried in the logits
     # the head acts on a crop whose best cosine with the set's prototypes passes about this (another set's
     # tiles stay with the classifier): the gate is chosen among these, opening over ~0.05 (sharpness 60)
-    gates: tuple[float, ...] = (0.85, 0.9, 0.92, 0.94, 0.96)
+    gates: tuple[float, ...] = (0.5, 0.7, 0.8, 0.85, 0.9, 0.92, 0.94, 0.96)
     gate_sharpness: float = 60.0
     base_crops_images: int = 40  # base val photos whose labeled tiles check the blend crop by crop
     base_check_images: int = 30  # ... and that both versions read whole before promotion

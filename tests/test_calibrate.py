@@ -1,0 +1,143 @@
+"""`python -m vision calibrate` end to end on tiny models: learn, promote, go back; bad photos write nothing."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tileset.calibration import calibration_rows
+from tileset.classes import FACE_NAMES
+from vision.registry import Registry
+from vision.settings import CalibrateSettings, DetectorSettings, with_overrides
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+from tests.vision_fake_models import _save, fake_finder, raw_head  # noqa: E402
+
+SIZE = 640  # the photo and the finder's input: no letterboxing
+TILE_W, TILE_H, STEP_X, STEP_Y, LEFT, TOP = 40, 56, 46, 80, 90, 60
+# few, mild copies: the tiny classifier's features (a crop's colours at 8 x 8) are the point, not its robustness
+QUICK = replace(CalibrateSettings(), views=8, check_views=2, min_scale=0.8, sideways_share=0.0, max_turn_deg=5.0,
+                base_crops_images=0, base_check_images=0)
+NO_READERS = with_overrides(DetectorSettings(), ["flowers.enabled=false", "ranks.enabled=false"])
+
+
+def hue_colour(hue: int) -> tuple[int, int, int]:
+    return tuple(int(v) for v in cv2.cvtColor(np.uint8([[[hue, 255, 230]]]), cv2.COLOR_HSV2BGR)[0, 0])
+
+
+def face_colours(index: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """Each face's top and bottom colours: 7 x 6 pairs of well-separated hues."""
+    return hue_colour(index % 7 * 180 // 7), hue_colour((index // 7) * 180 // 6 + 13)
+
+
+def layout_boxes(rows=None) -> list[tuple[str, tuple[int, int, int, int]]]:
+    out = []
+    for r, row in enumerate(rows or calibration_rows()):
+        for k, name in enumerate(row):
+            x, y = LEFT + k * STEP_X, TOP + r * STEP_Y
+            out.append((name, (x, y, x + TILE_W, y + TILE_H)))
+    return out
+
+
+def write_photo(path: Path, tiles) -> Path:
+    image = np.full((SIZE, SIZE, 3), 90, np.uint8)
+    for name, (x0, y0, x1, y1) in tiles:
+        cv2.rectangle(image, (x0, y0), (x1, y1), (235, 235, 235), -1)
+        top, bottom = face_colours(FACE_NAMES.index(name))
+        cv2.rectangle(image, (x0 + 6, y0 + 8), (x1 - 6, (y0 + y1) // 2), top, -1)
+        cv2.rectangle(image, (x0 + 6, (y0 + y1) // 2), (x1 - 6, y1 - 8), bottom, -1)
+        cv2.rectangle(image, (x0 + 6, y0 + 8), (x0 + 16, y0 + 20), (20, 20, 20), -1)  # which way up it lies
+    cv2.imwrite(str(path), image)
+    return path
+
+
+def tiny_classifier(path: Path, seed: int = 0) -> Path:
+    """A YOLO-classifier-shaped graph (pooling, Flatten -> Gemm, softmax) with small random weights: it
+    reads these tiles badly and unsurely, but its pooled features (the crop at 8 x 8, centred on grey)
+    tell their colours apart."""
+    rng = np.random.default_rng(seed)
+    nodes = [
+        helper.make_node("Sub", ["images", "grey"], ["centred"]),
+        helper.make_node("AveragePool", ["centred"], ["pooled"], kernel_shape=[4, 4], strides=[4, 4]),
+        helper.make_node("Flatten", ["pooled"], ["flat"], axis=1),
+        helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"], transB=1),
+        helper.make_node("Softmax", ["logits"], ["output0"], axis=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "tiny_classifier",
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 3, 32, 32])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, ["batch", len(FACE_NAMES)])],
+        initializer=[
+            numpy_helper.from_array(np.array(0.45, np.float32), "grey"),
+            numpy_helper.from_array(rng.normal(0, 0.05, (len(FACE_NAMES), 192)).astype(np.float32), "fc_w"),
+            numpy_helper.from_array(np.zeros(len(FACE_NAMES), np.float32), "fc_b"),
+        ],
+    )
+    return _save(graph, path, list(FACE_NAMES), 32, "classify")
+
+
+@pytest.fixture
+def models(tmp_path: Path) -> Path:
+    root = tmp_path / "models"
+    root.mkdir()
+    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for _, (x0, y0, x1, y1) in layout_boxes()]
+    fake_finder(root / "detector.onnx", raw_head(boxes, [[0.9, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
+    tiny_classifier(root / "classifier.onnx")
+    return root
+
+
+def run(photo: Path, models: Path, **options):
+    from vision.calibrate import calibrate
+
+    return calibrate([photo], models_root=models, base_val=None, settings=QUICK, detector_settings=NO_READERS,
+                     log=lambda line: None, **options)
+
+
+def test_learns_the_set_promotes_it_and_goes_back(tmp_path: Path, models: Path) -> None:
+    photo = write_photo(tmp_path / "layout.png", layout_boxes())
+    result = run(photo, models)
+    assert result.before["read_accuracy"] < 0.5  # random weights: the set is new to it
+    assert result.after["read_accuracy"] == 1.0
+    assert result.promoted
+    registry = Registry(models)
+    assert registry.active_name() == result.version
+    version = registry.path_of(result.version)
+    card = json.loads((version / "card.json").read_text())
+    assert card["kind"] == "calibration" and card["metrics"]["read_accuracy"] == 1.0
+    assert {"classifier.onnx", "classifier_base.onnx", "detector.onnx", "prototypes.npz", "card.md"} <= {
+        p.name for p in version.iterdir()}
+    assert (version / "photos").is_dir()
+    registry.back()
+    assert registry.active_name() == "shipped"
+
+
+def test_a_calibrated_version_calibrates_again_from_its_base_classifier(tmp_path: Path, models: Path) -> None:
+    photo = write_photo(tmp_path / "layout.png", layout_boxes())
+    first = run(photo, models)
+    second = run(photo, models, name="again")
+    assert second.version != first.version and second.before["read_accuracy"] == 1.0
+    assert Registry(models).active_name() == second.version
+
+
+def test_cli_names_a_missing_tile_and_writes_nothing(tmp_path: Path, models: Path, capsys) -> None:
+    from vision.__main__ import main
+
+    tiles = [t for t in layout_boxes() if t[0] != "6s"]
+    photo = write_photo(tmp_path / "missing.png", tiles)
+    # the finder answers the same boxes for every photo: read what the photo shows instead
+    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for _, (x0, y0, x1, y1) in tiles]
+    fake_finder(models / "detector.onnx", raw_head(boxes, [[0.9, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
+    code = main(["calibrate", str(photo), "--models", str(models), "--base-val", str(tmp_path / "none")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "row 3" in err and "place 6 (6s) missing" in err and "nothing was written" in err
+    assert not (models / "versions").exists() or not any(
+        p.name[0].isdigit() for p in (models / "versions").iterdir())
+    assert Registry(models).active_name() == "shipped"
