@@ -18,7 +18,7 @@ import numpy as np
 import streamlit as st
 
 from appui.i18n import t
-from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, NAMES_ZH
+from tileset.classes import BACK_ID, CLASS_NAMES, NAMES_ZH
 from tileset.labelfiles import (
     IMAGE_SUFFIXES,
     LabelBox,
@@ -96,26 +96,10 @@ def parse_faces(text: str) -> list[int]:
     return faces
 
 
-def reading_order(boxes: tuple[LabelBox, ...]) -> list[int]:
-    """Box indices in reading order: rows top to bottom (a row: centres within half a box height),
-    left to right in each row."""
-    if not boxes:
-        return []
-    heights = sorted(b.h for b in boxes)
-    tolerance = heights[len(heights) // 2] / 2
-    order = sorted(range(len(boxes)), key=lambda i: boxes[i].cy)
-    rows: list[list[int]] = []
-    for i in order:
-        if rows and abs(boxes[i].cy - boxes[rows[-1][0]].cy) <= tolerance:
-            rows[-1].append(i)
-        else:
-            rows.append([i])
-    return [i for row in rows for i in sorted(row, key=lambda j: boxes[j].cx)]
-
-
 def box_numbers(labels: PhotoLabels) -> dict[int, int]:
-    """Box index -> the number shown for it (1, 2, ... in reading order)."""
-    return {index: number for number, index in enumerate(reading_order(labels.boxes), start=1)}
+    """Box index -> the number shown for it: 1, 2, ... in reading order when pre-labeled, kept across
+    edits (a deleted box's number is not reused; an added box gets the next free one)."""
+    return dict(enumerate(labels.ids()))
 
 
 def box_at(labels: PhotoLabels, x: float, y: float, width: int, height: int) -> int | None:
@@ -150,7 +134,7 @@ def canvas_action(labels: PhotoLabels, value: object, width: int, height: int) -
     return ("draw", (left, top, right, bottom))
 
 
-def draw_boxes(image_bgr: np.ndarray, labels: PhotoLabels, selected: "list[int] | int | None") -> np.ndarray:
+def draw_boxes(image_bgr: np.ndarray, labels: PhotoLabels, selected: list[int] | int | None) -> np.ndarray:
     """The photo with every box numbered in reading order: picked orange, checked by a person green, unsure
     red, the model's other readings blue (not green: a sure reading can still be wrong).
 
@@ -392,7 +376,7 @@ def _show_message() -> None:
 def _box_editor(photo: Photo, labels: PhotoLabels) -> None:
     confidences = labels.confidences()
     numbers = box_numbers(labels)
-    options = reading_order(labels.boxes)
+    options = sorted(range(len(labels.boxes)), key=lambda i: numbers[i])
     picked = [i for i in _picked() if i in options]
     st.session_state[PICKED_KEY] = picked
     # Set from the picks on every run: the widget keeps no stale entry when a box's face (its label) changes.
@@ -550,7 +534,7 @@ def _prelabel(folder: Path) -> None:
                 bar.progress(int(match[1]) / int(match[2]), text=line)
 
         report = prelabel_folder(folder, detector, model, progress=progress)
-    except Exception as error:  # models missing or unreadable, folder gone: say so, the page goes on
+    except Exception as error:  # noqa: BLE001 -- models missing or unreadable, folder gone: say so, the page goes on
         bar.empty()
         st.error(t("lbl_prelabel_failed", msg=f"{type(error).__name__}: {error}"))
         return
@@ -609,7 +593,8 @@ def _teach(folder: Path, photos: list[Photo]) -> None:
             return
         old, new = result.get("old", {}), result.get("new", {})
         done = t("lbl_taught_promoted" if result.get("promoted") else "lbl_taught_kept", version=result.get("version"),
-                 old=f"{100 * float(old.get('read_accuracy', 0)):.1f}", new=f"{100 * float(new.get('read_accuracy', 0)):.1f}")
+                 old=f"{100 * float(old.get('read_accuracy', 0)):.1f}",
+                 new=f"{100 * float(new.get('read_accuracy', 0)):.1f}")
         status.update(label=done, state="complete")
     st.success(done)
 

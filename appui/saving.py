@@ -11,7 +11,6 @@ version kept in `labels/.history/`); the image is written atomically, a JPEG it 
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 from pathlib import Path
 

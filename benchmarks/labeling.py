@@ -38,10 +38,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS, free_port, wait_for_app  # noqa: E402
+from browser_support import CHROMIUM, CHROMIUM_ARGS, free_port, wait_for_app
 
-from tileset.classes import CLASS_ID  # noqa: E402
-from tileset.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos  # noqa: E402
+from tileset.classes import CLASS_ID
+from tileset.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos
 
 W, H = 1000, 700
 ROW = [(100 + 75 * i, 250, 165 + 75 * i, 350) for i in range(8)]  # the 8th is the tile prelabel missed
@@ -77,9 +77,8 @@ def server(script: Path, env: dict[str, str]) -> Iterator[str]:
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(120):
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
-                    break
+            with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                break
             time.sleep(0.5)
         yield url
     finally:
@@ -219,7 +218,8 @@ def main() -> None:
     (work / "oldpage").mkdir(parents=True, exist_ok=True)
     (work / "oldpage" / "old_labeling.py").write_text(old)
     (work / "oldpage" / "page.py").write_text(
-        f"import sys\nsys.path[:0] = [{str(REPO)!r}, {str(work / 'oldpage')!r}]\nimport old_labeling\nold_labeling.render()\n")
+        f"import sys\nsys.path[:0] = [{str(REPO)!r}, {str(work / 'oldpage')!r}]\n"
+        "import old_labeling\nold_labeling.render()\n")
     (work / "nowpage.py").write_text(
         f"import sys\nsys.path.insert(0, {str(REPO)!r})\nfrom appui.labeling import render\nrender()\n")
     results = [run("before", work / "oldpage" / "page.py", prelabeled(work / "before" / "club"), fix_before),

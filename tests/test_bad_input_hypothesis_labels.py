@@ -22,7 +22,8 @@ from tileset.labelfiles import LabelFileError, LabelMeta, list_photos
 
 _SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(), st.text(max_size=6),
                      st.sampled_from(["prelabel", "human", "import", "false", "true", "x", "1m", "IMG.jpg", "5"]))
-_KEYS = ["origin", "reviewed", "model", "confidences", "labels_sha1", "data", "image", "mcr_photo", "annotations",
+_KEYS = ["origin", "reviewed", "model", "confidences", "labels_sha1", "ids", "data", "image", "mcr_photo",
+         "annotations",
          "result", "value", "x", "y", "width", "height", "rotation", "rectanglelabels", "type", "was_cancelled",
          "label", "predictions", "updated_at"]
 _JSON = st.recursive(_SCALARS, lambda c: st.one_of(st.lists(c, max_size=6),
@@ -63,7 +64,7 @@ def no_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])
-@given(meta=st.one_of(_JSON, st.dictionaries(st.sampled_from(["origin", "reviewed", "model", "confidences",
+@given(meta=st.one_of(_JSON, st.dictionaries(st.sampled_from(["origin", "reviewed", "model", "confidences", "ids",
                                                                "labels_sha1"]), _JSON, max_size=5)),
        label_text=st.one_of(st.just("0 0.5 0.5 0.1 0.1\n1 0.2 0.2 0.1 0.1\n"),
                             st.text(alphabet="0123456789 .-e\nnaif", max_size=40)))
@@ -77,7 +78,7 @@ def test_any_meta_and_label_file_load_or_say_what_is_wrong(folder: Path, meta: A
     except LabelFileError as error:
         assert str(photo.label_path) in str(error)
         return
-    assert len(labels.confidences()) == len(labels.boxes)
+    assert len(labels.confidences()) == len(labels.boxes) == len(set(labels.ids()))
     assert all(0 <= c <= 1 for c in labels.confidences())
     try:
         LabelMeta.from_json(meta)

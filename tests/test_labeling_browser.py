@@ -10,7 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from browser_support import CHROMIUM_ARGS, CHROMIUM, require_browser, streamlit_server, wait_for_app
+from browser_support import CHROMIUM, CHROMIUM_ARGS, require_browser, streamlit_server, wait_for_app
 
 from tileset.classes import CLASS_ID
 from tileset.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos
@@ -30,7 +30,8 @@ def prelabeled_folder(root: Path) -> Path:
         cv2.rectangle(image, (x1, y1), (x2, y2), (235, 235, 235), -1)
     cv2.imwrite(str(folder / "images" / "hand1.jpg"), image)
     (photo,) = list_photos(folder)
-    boxes = [LabelBox.from_xyxy(CLASS_ID[face], ROW[key], W, H) for key, face in (("A", "1m"), ("B", "2m"), ("C", "3m"))]
+    faces = (("A", "1m"), ("B", "2m"), ("C", "3m"))
+    boxes = [LabelBox.from_xyxy(CLASS_ID[face], ROW[key], W, H) for key, face in faces]
     boxes += [LabelBox.from_xyxy(CLASS_ID["9p"], corners, W, H) for corners in FALSE.values()]
     photo.save(PhotoLabels(tuple(boxes), LabelMeta("prelabel", False, "shipped", (0.95, 0.40, 0.90, 0.10, 0.15))))
     return folder

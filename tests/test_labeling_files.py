@@ -12,8 +12,8 @@ import cv2
 import numpy as np
 import pytest
 
-from tileset.classes import BACK_ID, CLASS_ID
 from datasets.label import detections_to_labels, prelabel_folder
+from tileset.classes import BACK_ID, CLASS_ID
 from tileset.labelfiles import (
     LabelBox,
     LabelFileError,
@@ -186,3 +186,18 @@ def test_undo_walks_back_the_history_with_confidences_and_keeps_what_it_undid(tm
         photo.undo()
     undone = sorted(p.name for p in (tmp_path / "labels" / ".history").glob("a.undone.*.txt"))
     assert undone == ["a.undone.1.txt", "a.undone.2.txt"], "nothing undone is lost"
+
+
+def test_box_numbers_stay_with_their_boxes_across_edits(tmp_path: Path) -> None:
+    make_photos(tmp_path, ["a"])
+    (photo,) = list_photos(tmp_path)
+    row = tuple(LabelBox(CLASS_ID["1m"], x, 0.5, 0.05, 0.2) for x in (0.7, 0.1, 0.4))  # file order != reading order
+    photo.save(PhotoLabels(row, LabelMeta("prelabel", False, "m", (0.9, 0.9, 0.9))))
+    assert photo.load().ids() == (3, 1, 2), "numbered in reading order at first"
+    photo.update(lambda labels: labels.without(1))  # box number 1 deleted
+    assert photo.load().ids() == (3, 2), "the others keep their numbers"
+    photo.update(lambda labels: labels.with_added(LabelBox(CLASS_ID["E"], 0.2, 0.5, 0.05, 0.2)))
+    assert photo.load().ids() == (3, 2, 4), "a new box gets the next number, none is reused"
+    photo.update(lambda labels: labels.with_class(0, CLASS_ID["9m"]).marked_reviewed())
+    assert photo.load().ids() == (3, 2, 4)
+    assert photo.undo().ids() == (3, 2, 4) and photo.undo().ids() == (3, 2)

@@ -12,10 +12,10 @@ import cv2
 import numpy as np
 import pytest
 
-from tileset.classes import CLASS_NAMES
 from datasets.label import main as label_main
-from tileset.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos
 from datasets.labelstudio import labeling_config
+from tileset.classes import CLASS_NAMES
+from tileset.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos
 
 
 def labeled_folder(folder: Path, seed: int = 3) -> dict[str, tuple[LabelBox, ...]]:

@@ -211,7 +211,7 @@ def test_face_picker_finds_faces_by_english_and_chinese_names() -> None:
 
 
 def test_boxes_are_numbered_in_reading_order() -> None:
-    from appui.labeling import reading_order
+    from tileset.labelfiles import reading_order
 
     boxes = (LabelBox(0, 0.7, 0.21, 0.1, 0.2), LabelBox(0, 0.2, 0.6, 0.1, 0.2), LabelBox(0, 0.3, 0.19, 0.1, 0.2))
     assert reading_order(boxes) == [2, 0, 1], "top row left to right, then the next row"
@@ -289,8 +289,9 @@ def test_teach_the_model_shows_progress_and_the_before_after_figures(folder: Pat
     import sys
 
     stand_in = tmp_path / "adapt.py"
+    result = {"version": "v2", "promoted": True, "old": {"read_accuracy": 0.8}, "new": {"read_accuracy": 0.95}}
     stand_in.write_text("print('[adapt 1/5] reading the held-back photos', flush=True)\n"
-                        f"print({json.dumps(json.dumps({'version': 'v2', 'promoted': True, 'old': {'read_accuracy': 0.8}, 'new': {'read_accuracy': 0.95}}))})\n")
+                        f"print({json.dumps(json.dumps(result))})\n")
     at = AppTest.from_file(PAGE, default_timeout=30)
     at.session_state["label.models_root"] = str(tmp_path / "models")
     at.session_state["label.adapt_command"] = [sys.executable, str(stand_in)]

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from tileset.classes import CLASS_NAMES
 
@@ -103,6 +103,7 @@ class LabelMeta:
     model: str = ""
     confidences: tuple[float, ...] = ()
     labels_sha1: str = ""  # of the label file this metadata was written with ("" in older files)
+    ids: tuple[int, ...] = ()  # the number a person sees for each box, kept across edits ("" = reading order)
 
     def __post_init__(self) -> None:
         if self.origin not in ORIGINS:
@@ -118,6 +119,8 @@ class LabelMeta:
                 "confidences": [round(c, 6) for c in self.confidences]}
         if self.labels_sha1:
             data["labels_sha1"] = self.labels_sha1
+        if self.ids:
+            data["ids"] = list(self.ids)
         return data
 
     @staticmethod
@@ -137,7 +140,11 @@ class LabelMeta:
         sha1 = data.get("labels_sha1", "")
         if not isinstance(sha1, str):
             raise LabelFileError(f'"labels_sha1" must be text, not {_shown(sha1)}')
-        return LabelMeta(origin, reviewed, model, _confidences(data.get("confidences", [])), sha1)
+        ids = data.get("ids", [])
+        if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) and i > 0 for i in ids) \
+                or len(set(ids)) != len(ids):
+            raise LabelFileError(f'"ids" must be a list of distinct whole numbers from 1, not {_shown(ids)}')
+        return LabelMeta(origin, reviewed, model, _confidences(data.get("confidences", [])), sha1, tuple(ids))
 
 
 def _shown(value: Any) -> str:
@@ -175,9 +182,18 @@ class PhotoLabels:
         """The review key: the least sure box (1.0 for none)."""
         return min(self.confidences(), default=1.0)
 
-    def _edited(self, boxes: tuple[LabelBox, ...], confidences: tuple[float, ...]) -> PhotoLabels:
+    def ids(self) -> tuple[int, ...]:
+        """The number shown for each box: as kept, else 1, 2, ... in reading order (rows, then left to right)."""
+        kept = self.meta.ids
+        if len(kept) == len(self.boxes):
+            return kept
+        numbers = {index: number for number, index in enumerate(reading_order(self.boxes), start=1)}
+        return tuple(numbers[i] for i in range(len(self.boxes)))
+
+    def _edited(self, boxes: tuple[LabelBox, ...], confidences: tuple[float, ...],
+                ids: tuple[int, ...]) -> PhotoLabels:
         """A person's edit: edited boxes count as sure (1.0); the photo waits for "looks right" again."""
-        return PhotoLabels(boxes, replace(self.meta, origin="human", reviewed=False, confidences=confidences))
+        return PhotoLabels(boxes, replace(self.meta, origin="human", reviewed=False, confidences=confidences, ids=ids))
 
     def with_class(self, index: int, class_id: int) -> PhotoLabels:
         return self.with_classes((index,), class_id)
@@ -188,7 +204,7 @@ class PhotoLabels:
         for index in set(indices):
             boxes[index] = boxes[index].with_class(class_id)
             confidences[index] = 1.0
-        return self._edited(tuple(boxes), tuple(confidences))
+        return self._edited(tuple(boxes), tuple(confidences), self.ids())
 
     def without(self, index: int) -> PhotoLabels:
         return self.without_all((index,))
@@ -197,23 +213,43 @@ class PhotoLabels:
         drop = set(indices)
         keep = [i for i in range(len(self.boxes)) if i not in drop]
         confidences = self.confidences()
-        return self._edited(tuple(self.boxes[i] for i in keep), tuple(confidences[i] for i in keep))
+        ids = self.ids()
+        return self._edited(tuple(self.boxes[i] for i in keep), tuple(confidences[i] for i in keep),
+                            tuple(ids[i] for i in keep))
 
     def below(self, threshold: float) -> tuple[int, ...]:
         """Indices of the boxes less sure than `threshold`."""
         return tuple(i for i, c in enumerate(self.confidences()) if c < threshold)
 
     def with_added(self, box: LabelBox) -> PhotoLabels:
-        return self._edited(self.boxes + (box,), self.confidences() + (1.0,))
+        ids = self.ids()
+        return self._edited(self.boxes + (box,), self.confidences() + (1.0,), ids + (max(ids, default=0) + 1,))
 
     def marked_reviewed(self) -> PhotoLabels:
         """The explicit "looks right": the only way a photo becomes reviewed."""
-        return PhotoLabels(self.boxes, replace(self.meta, reviewed=True, confidences=self.confidences()))
+        meta = replace(self.meta, reviewed=True, confidences=self.confidences(), ids=self.ids())
+        return PhotoLabels(self.boxes, meta)
 
     @property
     def made_by_person(self) -> bool:
         """Boxes a person made, edited, imported or checked: pre-labeling must not replace them."""
         return self.meta.reviewed or self.meta.origin != "prelabel"
+
+
+def reading_order(boxes: Sequence[LabelBox]) -> list[int]:
+    """Box indices in reading order: rows top to bottom (a row: centres within half the median box height),
+    left to right in each row."""
+    if not boxes:
+        return []
+    heights = sorted(b.h for b in boxes)
+    tolerance = heights[len(heights) // 2] / 2
+    rows: list[list[int]] = []
+    for i in sorted(range(len(boxes)), key=lambda j: boxes[j].cy):
+        if rows and abs(boxes[i].cy - boxes[rows[-1][0]].cy) <= tolerance:
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+    return [i for row in rows for i in sorted(row, key=lambda j: boxes[j].cx)]
 
 
 def parse_label_text(text: str, source: str = "label file") -> tuple[LabelBox, ...]:
@@ -443,7 +479,10 @@ class Photo:
 
     def _save_locked(self, labels: PhotoLabels) -> None:
         if labels.meta.confidences and len(labels.meta.confidences) != len(labels.boxes):
-            raise LabelFileError(f"{self.name}: {len(labels.boxes)} boxes but {len(labels.meta.confidences)} confidences")
+            raise LabelFileError(
+                f"{self.name}: {len(labels.boxes)} boxes but {len(labels.meta.confidences)} confidences")
+        if labels.meta.ids and len(labels.meta.ids) != len(labels.boxes):
+            raise LabelFileError(f"{self.name}: {len(labels.boxes)} boxes but {len(labels.meta.ids)} ids")
         for folder in (self.labels_dir, self.labels_dir / HISTORY_DIR):
             remove_stale_temp_files(folder)
         text = format_label_text(labels.boxes)
@@ -508,7 +547,7 @@ class _TimedLock:
     def __init__(self, lock: Any, photo: Photo) -> None:
         self._lock, self._photo = lock, photo
 
-    def __enter__(self) -> _TimedLock:
+    def __enter__(self) -> Self:
         from filelock import Timeout
 
         try:
