@@ -1,0 +1,41 @@
+"""`--models DIR` reads DIR's version in use, not DIR's shipped files (contracts.md)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vision.registry import Registry
+
+pytest.importorskip("onnx")
+from tests.test_calibrate import SIZE, fake_finder, layout_boxes, raw_head, tiny_classifier, write_photo  # noqa: E402
+
+
+def test_evaluate_models_dir_reads_the_version_in_use(tmp_path: Path, capsys) -> None:
+    from vision.evaluate import main
+
+    root = tmp_path / "models"
+    root.mkdir()
+    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for _, (x0, y0, x1, y1) in layout_boxes()]
+    fake_finder(root / "detector.onnx", raw_head(boxes, [[0.9, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
+    tiny_classifier(root / "classifier.onnx")
+    registry = Registry(root)
+    version = registry.new_version_dir("club")
+    for model in root.glob("*.onnx"):
+        shutil.copy(model, version / model.name)
+    registry.activate(version.name)
+    data = tmp_path / "data"
+    (data / "images").mkdir(parents=True)
+    (data / "labels").mkdir()
+    write_photo(data / "images" / "a.png", layout_boxes())
+    (data / "labels" / "a.txt").write_text("")
+    assert main([str(data), "--models", str(root), "--json", "--set", "flowers.enabled=false",
+                 "--set", "ranks.enabled=false"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["models"]["detector"]["path"] == str(version / "detector.onnx")
+    registry.back()
+    assert main([str(data), "--models", str(root), "--json", "--set", "flowers.enabled=false"]) == 0
+    assert json.loads(capsys.readouterr().out)["models"]["detector"]["path"] == str(root / "detector.onnx")
