@@ -196,8 +196,10 @@ _LABELS: dict[str, tuple[str, str]] = {
     "lbl_added": ("added a {face} box", "已添加 {face} 框"),
     "lbl_undone": ("last change undone ({file})", "已撤销上一次修改 ({file})"),
     "lbl_reviewed": ("{name} marked reviewed", "{name} 已标为已审核"),
-    "lbl_canvas_hint": ("Click a box to pick it (again to unpick); drag to draw a box of the face picked below.",
-                        "点击框选中 (再点取消); 拖动画出新框, 牌为下方所选。"),
+    "lbl_canvas_hint": ("Click a box to pick it (again to unpick); drag to draw a box of the face picked beside. "
+                        "Keys: F set face, B tile back, Delete, Ctrl/⌘+Z undo, L looks right, P / N previous / next.",
+                        "点击框选中 (再点取消); 拖动画出新框, 牌为旁边所选。"
+                        "按键: F 设为此牌, B 牌背, Delete 删除, Ctrl/⌘+Z 撤销, L 看过了, P / N 上一张 / 下一张。"),
     "lbl_tools": ("Add photos and pre-label them", "添加照片并预标注"),
     "lbl_upload": ("Photos to add to this folder", "添加到此文件夹的照片"),
     "lbl_add_photos": ("Add {n} photos", "添加 {n} 张照片"),

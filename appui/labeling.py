@@ -389,25 +389,27 @@ def _box_editor(photo: Photo, labels: PhotoLabels) -> None:
     face, back, delete = st.columns(3)
     with face:
         st.button(t("lbl_set_face"), on_click=_on_set_class, args=(photo,), key=PREFIX + "set",
-                  use_container_width=True)
+                  width="stretch", shortcut="F")
     with back:
-        st.button(t("lbl_back"), on_click=_on_mark_back, args=(photo,), key=PREFIX + "back", use_container_width=True)
+        st.button(t("lbl_back"), on_click=_on_mark_back, args=(photo,), key=PREFIX + "back", width="stretch",
+                  shortcut="B")
     with delete:
-        st.button(t("lbl_delete"), on_click=_on_delete, args=(photo,), key=PREFIX + "delete", use_container_width=True)
+        st.button(t("lbl_delete"), on_click=_on_delete, args=(photo,), key=PREFIX + "delete", width="stretch",
+                  shortcut="Delete")
     row, row_button = st.columns([3, 2], vertical_alignment="bottom")
     with row:
         st.text_input(t("lbl_row"), key=ROW_KEY, placeholder="f1 f2 s3 / 梅兰菊 / spring summer")
     with row_button:
         st.button(t("lbl_set_row"), on_click=_on_set_row, args=(photo,), key=PREFIX + "setrow",
-                  use_container_width=True)
+                  width="stretch")
     low, low_button = st.columns([2, 3], vertical_alignment="bottom")
     with low:
         st.number_input(t("lbl_below"), min_value=0.0, max_value=1.0, step=0.05, value=DEFAULT_BELOW, key=BELOW_KEY)
     with low_button:
         below = len(labels.below(float(st.session_state.get(BELOW_KEY) or 0)))
         st.button(t("lbl_delete_below", n=below), on_click=_on_delete_below, args=(photo,), key=PREFIX + "delbelow",
-                  disabled=not below, use_container_width=True)
-    st.button(t("lbl_undo"), on_click=_on_undo, args=(photo,), key=PREFIX + "undo")
+                  disabled=not below, width="stretch")
+    st.button(t("lbl_undo"), on_click=_on_undo, args=(photo,), key=PREFIX + "undo", shortcut="Mod+Z")
 
 
 def _box_adder(photo: Photo, width: int, height: int) -> None:
@@ -626,12 +628,12 @@ def render() -> None:
     # Navigation first: a photo whose files cannot be read must not block the rest of the folder.
     nav = st.columns(3)
     with nav[0]:
-        st.button(t("lbl_previous"), on_click=_on_step, args=(-1, len(photos)), key=PREFIX + "prev")
+        st.button(t("lbl_previous"), on_click=_on_step, args=(-1, len(photos)), key=PREFIX + "prev", shortcut="P")
     with nav[1]:
         st.button(t("lbl_looks_right"), on_click=_on_reviewed, args=(photo, len(photos)),
-                  key=PREFIX + "reviewed", type="primary")
+                  key=PREFIX + "reviewed", type="primary", shortcut="L")
     with nav[2]:
-        st.button(t("lbl_next"), on_click=_on_step, args=(1, len(photos)), key=PREFIX + "next")
+        st.button(t("lbl_next"), on_click=_on_step, args=(1, len(photos)), key=PREFIX + "next", shortcut="N")
     _all_done(photos)
     _teach(folder, photos)
     try:

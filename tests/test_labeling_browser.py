@@ -1,6 +1,6 @@
 """The Label page in a real browser, the way a club labels a pre-labeled photo: pick a box by clicking it
 on the photo, fix its face, take back a slip with Undo, delete the false boxes in one action, draw the
-missing box, say "Looks right"; the files on disk then hold exactly the expected boxes.
+missing box, say "Looks right" with its key (L); the files on disk then hold exactly the expected boxes.
 Skipped, with the reason, when Chromium (scripts/install_browser.sh) or Playwright is missing."""
 
 from __future__ import annotations
@@ -114,7 +114,9 @@ def test_a_club_labels_a_photo_in_the_browser(tmp_path: Path) -> None:
         page.mouse.up()
         wait_for_app(page, TIMEOUT_MS)
 
-        click(page, "Looks right: mark reviewed ▶")
+        page.get_by_text("boxes, not reviewed yet").click()  # focus back on the page, out of the photo's frame
+        page.keyboard.press("l")  # the keyboard shortcut of "Looks right"
+        wait_for_app(page, TIMEOUT_MS)
         assert page.get_by_text("All 1 photos are reviewed").count() == 1
         chromium.close()
 
