@@ -22,34 +22,35 @@ Tiles are `codes` tile codes; a chow is given by its middle tile.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache
 from itertools import combinations
 
 from .codes import DRAGONS, C, E, F, N, P, S, W
 from .fans import FanId
 
-# fan ids, named once in scoring.fans.FanId (module names: read on every reading)
-BIG_FOUR_WINDS = FanId.BIG_FOUR_WINDS
-BIG_THREE_DRAGONS = FanId.BIG_THREE_DRAGONS
-QUADRUPLE_CHOW = FanId.QUADRUPLE_CHOW
-FOUR_PURE_SHIFTED_PUNGS = FanId.FOUR_PURE_SHIFTED_PUNGS
-FOUR_PURE_SHIFTED_CHOWS = FanId.FOUR_PURE_SHIFTED_CHOWS
-PURE_TRIPLE_CHOW = FanId.PURE_TRIPLE_CHOW
-PURE_SHIFTED_PUNGS = FanId.PURE_SHIFTED_PUNGS
-PURE_STRAIGHT = FanId.PURE_STRAIGHT
-PURE_SHIFTED_CHOWS = FanId.PURE_SHIFTED_CHOWS
-TRIPLE_PUNG = FanId.TRIPLE_PUNG
-BIG_THREE_WINDS = FanId.BIG_THREE_WINDS
-MIXED_STRAIGHT = FanId.MIXED_STRAIGHT
-MIXED_TRIPLE_CHOW = FanId.MIXED_TRIPLE_CHOW
-MIXED_SHIFTED_PUNGS = FanId.MIXED_SHIFTED_PUNGS
-MIXED_SHIFTED_CHOWS = FanId.MIXED_SHIFTED_CHOWS
-TWO_DRAGON_PUNGS = FanId.TWO_DRAGON_PUNGS
-DOUBLE_PUNG = FanId.DOUBLE_PUNG
-PURE_DOUBLE_CHOW = FanId.PURE_DOUBLE_CHOW
-MIXED_DOUBLE_CHOW = FanId.MIXED_DOUBLE_CHOW
-SHORT_STRAIGHT = FanId.SHORT_STRAIGHT
-TWO_TERMINAL_CHOWS = FanId.TWO_TERMINAL_CHOWS
+# fan ids, named once in scoring.fans.FanId; plain numbers here, as the scorer's dicts of fan counts are keyed
+BIG_FOUR_WINDS = int(FanId.BIG_FOUR_WINDS)
+BIG_THREE_DRAGONS = int(FanId.BIG_THREE_DRAGONS)
+QUADRUPLE_CHOW = int(FanId.QUADRUPLE_CHOW)
+FOUR_PURE_SHIFTED_PUNGS = int(FanId.FOUR_PURE_SHIFTED_PUNGS)
+FOUR_PURE_SHIFTED_CHOWS = int(FanId.FOUR_PURE_SHIFTED_CHOWS)
+PURE_TRIPLE_CHOW = int(FanId.PURE_TRIPLE_CHOW)
+PURE_SHIFTED_PUNGS = int(FanId.PURE_SHIFTED_PUNGS)
+PURE_STRAIGHT = int(FanId.PURE_STRAIGHT)
+PURE_SHIFTED_CHOWS = int(FanId.PURE_SHIFTED_CHOWS)
+TRIPLE_PUNG = int(FanId.TRIPLE_PUNG)
+BIG_THREE_WINDS = int(FanId.BIG_THREE_WINDS)
+MIXED_STRAIGHT = int(FanId.MIXED_STRAIGHT)
+MIXED_TRIPLE_CHOW = int(FanId.MIXED_TRIPLE_CHOW)
+MIXED_SHIFTED_PUNGS = int(FanId.MIXED_SHIFTED_PUNGS)
+MIXED_SHIFTED_CHOWS = int(FanId.MIXED_SHIFTED_CHOWS)
+TWO_DRAGON_PUNGS = int(FanId.TWO_DRAGON_PUNGS)
+DOUBLE_PUNG = int(FanId.DOUBLE_PUNG)
+PURE_DOUBLE_CHOW = int(FanId.PURE_DOUBLE_CHOW)
+MIXED_DOUBLE_CHOW = int(FanId.MIXED_DOUBLE_CHOW)
+SHORT_STRAIGHT = int(FanId.SHORT_STRAIGHT)
+TWO_TERMINAL_CHOWS = int(FanId.TWO_TERMINAL_CHOWS)
 
 # every fan counted here
 COMBINATION_FANS = frozenset((
@@ -222,39 +223,69 @@ def pung_fans(tiles: list[int]) -> dict[int, int]:
     return out
 
 
-@lru_cache(maxsize=4096)
 def account_once(chow_mids: tuple[int, ...], pung_tiles: tuple[int, ...]) -> dict[int, int]:
     """All set-combination fans of one reading (sorted middle tiles of its chows, sorted tiles of its
-    pungs and kongs): {fan id: count}.  Cached: do not modify the returned dict."""
-    out = chow_fans(list(chow_mids))
-    out.update(pung_fans(list(pung_tiles)))
-    return out
+    pungs and kongs): {fan id: count}.  Do not modify the returned dict (it may be a cached one).
+
+    Chows and pungs never combine with each other, so each kind is worked out and cached on its
+    own: far fewer different chow sets and pung sets than pairs of them, and plain dict caches
+    (no per-entry nodes for the garbage collector to walk)."""
+    chows, pungs = _chow_fans(chow_mids), _pung_fans(pung_tiles)
+    if not pungs:
+        return chows
+    if not chows:
+        return pungs
+    return {**chows, **pungs}
 
 
-def taken_by_larger(chow_mids: tuple[int, ...], pung_tiles: tuple[int, ...]) -> list[tuple[int, int]]:
+@cache
+def _chow_fans(chow_mids: tuple[int, ...]) -> dict[int, int]:
+    return chow_fans(list(chow_mids))
+
+
+@cache
+def _pung_fans(pung_tiles: tuple[int, ...]) -> dict[int, int]:
+    return pung_fans(list(pung_tiles))
+
+
+def taken_by_larger(chow_mids: tuple[int, ...], pung_tiles: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
     """The smaller set-combination fans that a fan of three or four sets took in (for the report):
-    [(smaller fan id, larger fan id)], e.g. the Short Straights inside a Pure Straight."""
+    ((smaller fan id, larger fan id), ...) by smaller id, e.g. the Short Straights inside a Pure
+    Straight.  Chows and pungs are looked at apart (their fans never mix), each kind cached."""
+    chows, pungs = _taken_among_chows(chow_mids), _taken_among_pungs(pung_tiles)
+    return tuple(sorted(chows + pungs)) if chows and pungs else chows or pungs
+
+
+@cache
+def _taken_among_chows(chow_mids: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    return _taken(chow_mids, four_chows_fan, three_chows_fan, two_chows_fan)
+
+
+@cache
+def _taken_among_pungs(pung_tiles: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    return _taken(pung_tiles, four_pungs_fan, three_pungs_fan, two_pungs_fan)
+
+
+def _taken(
+    sets: tuple[int, ...], four: Callable[[tuple[int, ...]], int], three: Callable[..., int], two: Callable[[int, int], int]
+) -> tuple[tuple[int, int], ...]:
+    big = four(sets) if len(sets) == 4 else 0
+    if big:
+        taken = [sets]
+    else:
+        trios = [t for t in combinations(sets, 3) if three(*t)] if len(sets) >= 3 else []
+        if not trios:
+            return ()
+        taken = trios[:1]
+        big = three(*taken[0])
     out: dict[int, int] = {}
-    for sets, four, three, two in (
-        (chow_mids, four_chows_fan, three_chows_fan, two_chows_fan),
-        (pung_tiles, four_pungs_fan, three_pungs_fan, two_pungs_fan),
-    ):
-        big = four(sets) if len(sets) == 4 else 0
-        if big:
-            taken = [sets]
-        else:
-            trios = [t for t in combinations(sets, 3) if three(*t)] if len(sets) >= 3 else []
-            if not trios:
-                continue
-            taken = trios[:1]
-            big = three(*taken[0])
-        for group in taken:
-            for trio in combinations(group, 3) if len(group) == 4 else ():
-                small = three(*trio)
-                if small and small != big:
-                    out.setdefault(small, big)
-            for a, b in combinations(group, 2):
-                small = two(a, b)
-                if small:
-                    out.setdefault(small, big)
-    return sorted(out.items())
+    for group in taken:
+        for trio in combinations(group, 3) if len(group) == 4 else ():
+            small = three(*trio)
+            if small and small != big:
+                out.setdefault(small, big)
+        for a, b in combinations(group, 2):
+            small = two(a, b)
+            if small:
+                out.setdefault(small, big)
+    return tuple(sorted(out.items()))

@@ -7,7 +7,7 @@ exclusions: exclusions are data in `fans.py`, applied by the scorer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 
 from .codes import (
@@ -30,22 +30,27 @@ DETECTORS: dict[int, Detector] = {}
 # What a detector looks at.  The scorer runs HAND detectors once per hand, and skips a group
 # for a reading that has nothing the group looks at (e.g. SETS for seven pairs).
 HAND = "hand"  # the tiles, melds and flags of the whole hand: the same for every reading
-RANKS = "ranks"  # the ranks of a hand without honors (skipped when it has honors)
+RANKS = "ranks"  # the ranks of a hand without honors, all 4 and up or all 4 and down (else skipped)
 SITUATION = "situation"  # the situational flags: last tile, kongs (skipped when none is set)
 AFTER = "after"  # decided by the scorer once the others are known (Chicken Hand): never run
 COMBINATION = "combination"  # two to four sets together (account-once, combinations.py)
 SETS = "sets"  # the sets and the pair of the reading
 PUNGS = "pungs"  # the pungs and kongs of the reading (skipped when it has none)
+HONOR_PUNGS = "honor_pungs"  # pungs of winds or dragons (skipped when the reading has none)
 KONGS = "kongs"  # the kongs of the hand (skipped when it has none)
 SHAPE = "shape"  # the special shapes
 WAIT = "wait"  # where the winning tile sits
 GROUPS: dict[str, list[tuple[int, Detector]]] = {
-    g: [] for g in (HAND, RANKS, SITUATION, AFTER, COMBINATION, SETS, PUNGS, KONGS, SHAPE, WAIT)
+    g: [] for g in (HAND, RANKS, SITUATION, AFTER, COMBINATION, SETS, PUNGS, HONOR_PUNGS, KONGS, SHAPE, WAIT)
 }
 
 
 def detector(fan_id: int, group: str) -> Callable[[Detector], Detector]:
-    """Register `fn` as the detector of fan `fan_id` (one per fan), in `group`."""
+    """Register `fn` as the detector of fan `fan_id` (one per fan), in `group`.
+
+    Stored under the plain number: the scorer's dicts of fan counts are keyed by it (a FanId
+    compares and hashes the same, a plain int is quicker on the scorer's hot path)."""
+    fan_id = int(fan_id)
 
     def register(fn: Detector) -> Detector:
         if fan_id not in FAN or fan_id in DETECTORS:
@@ -118,7 +123,7 @@ class HandFacts:
         if self._unique_wait is None:
             before = list(self.standing)
             before[self.win] -= 1
-            self._unique_wait = waits(before, seven_pairs=sum(before) == 13) == [self.win]
+            self._unique_wait = _only_wait(before, self.win, seven_pairs=sum(before) == 13)
         return self._unique_wait
 
 
@@ -131,28 +136,42 @@ def waits(counts: list[int], *, seven_pairs: bool) -> list[int]:
     By shape only, as the reference calculator: a tile the hand already holds four of still counts.
     Each suit is solved alone (cached): a tile completes the hand when its suit reaches the state
     (sets only, or sets and the pair) that the other suits and the honors leave for it."""
+    return sorted(set(_completing(counts, seven_pairs=seven_pairs)))
+
+
+def _only_wait(counts: list[int], tile: int, *, seven_pairs: bool) -> bool:
+    """Whether `waits(counts)` is `[tile]`, stopping at the first other tile that completes the hand."""
+    found = False
+    for t in _completing(counts, seven_pairs=seven_pairs):
+        if t != tile:
+            return False
+        found = True
+    return found
+
+
+def _completing(counts: list[int], *, seven_pairs: bool) -> Iterator[int]:
+    """The tiles of `waits`, unsorted and maybe repeated, one suit at a time (a caller may stop early)."""
     groups = [tuple(counts[base + 1: base + 10]) for base in (0, 10, 20)]
     states = [_group_state(g) for g in groups]
     honors = [_HONOR_STATE[min(counts[t], 4)] for t in range(31, 38)]
     honors_bad = honors.count(-1)
     total = sum(states) + sum(honors)
-    found: set[int] = set()
     for block in range(3):
-        others_ok = honors_bad == 0 and all(states[k] >= 0 for k in range(3) if k != block)
+        others_ok = honors_bad == 0 and min([states[k] for k in range(3) if k != block]) >= 0
         target = 1 - (total - states[block])
         if others_ok and target in (0, 1):
-            found.update(10 * block + r for r in _suit_waits_anywhere(groups[block], target))
+            for r in _suit_waits_anywhere(groups[block], target):
+                yield 10 * block + r
     if min(states) >= 0:
         for t in range(31, 38):
             old = honors[t - 31]
             new = _HONOR_STATE[min(counts[t] + 1, 4)]
             if counts[t] and new >= 0 and honors_bad - (old < 0) == 0 and total - old + new == 1:
-                found.add(t)
+                yield t
     if seven_pairs:
         odd = [t for t in ALL_CODES if counts[t] % 2]
         if len(odd) == 1:  # six pairs and this single tile
-            found.add(odd[0])
-    return sorted(found)
+            yield odd[0]
 
 
 _HONOR_STATE = (0, -1, 1, 0, -1)  # by count: none, single (bad), pair, pung, four (bad)
@@ -177,6 +196,8 @@ def _suit_waits_anywhere(group: tuple[int, ...], target: int) -> tuple[int, ...]
 
 @cache
 def _suit_waits(group: tuple[int, ...], target: int) -> tuple[int, ...]:
+    if (sum(group) + 1) % 3 != 2 * target:  # sets only need a multiple of 3 tiles, sets and a pair 3n + 2
+        return ()
     out = []
     size = len(group)
     for i in range(size):
@@ -303,11 +324,11 @@ class Reading:
     def _concealed_pungs(self, sets: list[Block]) -> int:
         """Concealed pungs and kongs; a pung completed by a claimed tile counts as exposed."""
         hand = self.hand
-        n = sum(1 for b in sets if not b.exposed)
-        if not hand.self_drawn and not any(
-            b.kind == CHOW and not b.declared and abs(b.tile - hand.win) <= 1 for b in self.blocks
-        ):
-            n -= sum(1 for b in sets if b.kind == PUNG and not b.declared and b.tile == hand.win)
+        n = len([b for b in sets if not b.exposed])
+        if not hand.self_drawn:
+            win = hand.win
+            if not [b for b in self.blocks if b.kind == CHOW and not b.declared and abs(b.tile - win) <= 1]:
+                n -= len([b for b in sets if b.kind == PUNG and not b.declared and b.tile == win])
         return n
 
     @property
@@ -403,40 +424,44 @@ def reversible_tiles(r: Reading) -> int:
     return r.hand.tileset <= REVERSIBLE
 
 
-def _ranks_within(r: Reading, allowed: set[int]) -> bool:
+def _ranks_within(r: Reading, allowed: frozenset[int]) -> bool:
     ranks = _suited_ranks(r)
     return ranks is not None and ranks <= allowed
 
 
+_UPPER, _MIDDLE, _LOWER = frozenset({7, 8, 9}), frozenset({4, 5, 6}), frozenset({1, 2, 3})
+_UPPER_FOUR, _LOWER_FOUR = frozenset({6, 7, 8, 9}), frozenset({1, 2, 3, 4})
+
+
 @detector(FanId.UPPER_TILES, RANKS)
 def upper_tiles(r: Reading) -> int:
-    return _ranks_within(r, {7, 8, 9})
+    return _ranks_within(r, _UPPER)
 
 
 @detector(FanId.MIDDLE_TILES, RANKS)
 def middle_tiles(r: Reading) -> int:
-    return _ranks_within(r, {4, 5, 6})
+    return _ranks_within(r, _MIDDLE)
 
 
 @detector(FanId.LOWER_TILES, RANKS)
 def lower_tiles(r: Reading) -> int:
-    return _ranks_within(r, {1, 2, 3})
+    return _ranks_within(r, _LOWER)
 
 
 @detector(FanId.UPPER_FOUR, RANKS)
 def upper_four(r: Reading) -> int:
-    return _ranks_within(r, {6, 7, 8, 9})
+    return _ranks_within(r, _UPPER_FOUR)
 
 
 @detector(FanId.LOWER_FOUR, RANKS)
 def lower_four(r: Reading) -> int:
-    return _ranks_within(r, {1, 2, 3, 4})
+    return _ranks_within(r, _LOWER_FOUR)
 
 
 @detector(FanId.TILE_HOG, HAND)
 def tile_hog(r: Reading) -> int:
     counts = r.hand.counts
-    return sum(1 for c in r.hand.unique if counts[c] == 4) - r.hand.kongs
+    return len([c for c in r.hand.unique if counts[c] == 4]) - r.hand.kongs
 
 
 # --- shapes ---------------------------------------------------------------------------------------------
@@ -510,14 +535,14 @@ def three_suited_terminal_chows(r: Reading) -> int:
     return sorted(r.chows) == sorted(10 * s + k for s in others for k in (2, 8))
 
 
-@detector(FanId.LITTLE_FOUR_WINDS, PUNGS)
+@detector(FanId.LITTLE_FOUR_WINDS, HONOR_PUNGS)
 def little_four_winds(r: Reading) -> int:
-    return sum(1 for t in r.pungs if t in WINDS) == 3 and r.pair in WINDS
+    return len([t for t in r.pungs if t in WINDS]) == 3 and r.pair in WINDS
 
 
-@detector(FanId.LITTLE_THREE_DRAGONS, PUNGS)
+@detector(FanId.LITTLE_THREE_DRAGONS, HONOR_PUNGS)
 def little_three_dragons(r: Reading) -> int:
-    return sum(1 for t in r.pungs if t in DRAGONS) == 2 and r.pair in DRAGONS
+    return len([t for t in r.pungs if t in DRAGONS]) == 2 and r.pair in DRAGONS
 
 
 @detector(FanId.FOUR_KONGS, KONGS)
@@ -595,25 +620,25 @@ def _block_traits(b: Block) -> tuple[bool, bool]:
 
 @detector(FanId.OUTSIDE_HAND, SETS)
 def outside_hand(r: Reading) -> int:
-    return r.kind == "standard" and all(_block_traits(b)[0] for b in r.blocks)
+    return r.kind == "standard" and all([_block_traits(b)[0] for b in r.blocks])
 
 
 @detector(FanId.ALL_FIVES, SETS)
 def all_fives(r: Reading) -> int:
-    return r.kind == "standard" and all(_block_traits(b)[1] for b in r.blocks)
+    return r.kind == "standard" and all([_block_traits(b)[1] for b in r.blocks])
 
 
-@detector(FanId.DRAGON_PUNG, PUNGS)
+@detector(FanId.DRAGON_PUNG, HONOR_PUNGS)
 def dragon_pung(r: Reading) -> int:
-    return sum(1 for t in r.pungs if t in DRAGONS)
+    return len([t for t in r.pungs if t in DRAGONS])
 
 
-@detector(FanId.PREVALENT_WIND, PUNGS)
+@detector(FanId.PREVALENT_WIND, HONOR_PUNGS)
 def prevalent_wind(r: Reading) -> int:
     return r.hand.prevalent in r.pungs
 
 
-@detector(FanId.SEAT_WIND, PUNGS)
+@detector(FanId.SEAT_WIND, HONOR_PUNGS)
 def seat_wind(r: Reading) -> int:
     return r.hand.seat in r.pungs
 
@@ -622,8 +647,8 @@ def seat_wind(r: Reading) -> int:
 def pung_of_terminals_or_honors(r: Reading) -> int:
     """Terminal pungs, and wind pungs that no wind fan (圈风 门风 三风 小四喜 大四喜) has taken."""
     winds = [t for t in r.pungs if t in WINDS]
-    free_winds = 0 if len(winds) >= 3 else sum(1 for t in winds if t not in (r.hand.seat, r.hand.prevalent))
-    return sum(1 for t in r.pungs if t in TERMINALS) + free_winds
+    free_winds = 0 if len(winds) >= 3 else len([t for t in winds if t not in (r.hand.seat, r.hand.prevalent)])
+    return len([t for t in r.pungs if t in TERMINALS]) + free_winds
 
 
 # --- how the hand was won ------------------------------------------------------------------------------

@@ -300,7 +300,7 @@ def decompositions(
     special: Decomposition | None = None
     present = unique if not fixed else _present(standing)
     if not fixed:
-        if all(standing[c] % 2 == 0 for c in present):
+        if not [c for c in present if standing[c] % 2]:
             special = Decomposition("seven_pairs", tiles=_tiles(standing, present))
         elif honors_knitted_tiles(unique):
             special = Decomposition("honors_knitted", tiles=_tiles(standing, present))

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from .codes import CODE_OF_INDEX, SIZE, code
+from .codes import CODE_OF_INDEX, SIZE
 from .combinations import taken_by_larger
 from .detectors import (
     COMBINATION,
-    DETECTORS,
     GROUPS,
     HAND,
+    HONOR_PUNGS,
     KONGS,
     PUNGS,
     RANKS,
@@ -36,7 +36,9 @@ from .hand import Hand, HandError, Meld, MeldKind
 from .notation import format_hand
 from .winflags import TileFacts, consistent
 
-PURE_TRIPLE_CHOW, TRIPLE_PUNG = FanId.PURE_TRIPLE_CHOW, FanId.TRIPLE_PUNG
+# plain numbers on the hot path (the dicts of fan counts are keyed by them)
+PURE_TRIPLE_CHOW, TRIPLE_PUNG = int(FanId.PURE_TRIPLE_CHOW), int(FanId.TRIPLE_PUNG)
+_FLOWERS, _CHICKEN_HAND = int(FLOWER_FAN_ID), int(CHICKEN_HAND_ID)
 
 
 class NotWinningHand(HandError):
@@ -96,7 +98,7 @@ def apply_exclusions(raw: dict[int, int]) -> tuple[dict[int, int], list[tuple[in
     for fan_id in sorted(raw):
         if fan_id in excluded:
             continue
-        for other in FAN[fan_id].excludes:
+        for other in _EXCLUDES[fan_id]:
             if other in raw and other not in excluded:
                 excluded[other] = fan_id
     kept = {f: n for f, n in raw.items() if f not in excluded}
@@ -107,14 +109,15 @@ def fan_points(counts: dict[int, int]) -> int:
     return sum([_POINTS[f] * n for f, n in counts.items()])
 
 
-_POINTS = {f.id: f.points for f in FANS}
+_POINTS = {int(f.id): f.points for f in FANS}
+_EXCLUDES = {int(f.id): tuple(sorted(int(e) for e in f.excludes)) for f in FANS}
 
 
 # --- the hand's facts and its flags ----------------------------------------------------------------------
 
 
 def _meld_block(meld: Meld) -> Block:
-    lowest = CODE_OF_INDEX[min(t.index for t in meld.tiles)]
+    lowest = CODE_OF_INDEX[min([t.index for t in meld.tiles])]
     if meld.kind is MeldKind.CHOW:
         return Block(CHOW, lowest + 1, True, True)
     return Block(PUNG if meld.kind is MeldKind.PUNG else KONG, lowest, not meld.concealed, True)
@@ -122,10 +125,10 @@ def _meld_block(meld: Meld) -> Block:
 
 def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
     """The facts of `hand`, with situational flags that contradict the tiles dropped (and said why)."""
-    fixed = tuple(_meld_block(m) for m in hand.melds)
+    fixed = tuple([_meld_block(m) for m in hand.melds])
     standing = [0] * SIZE
-    for t in hand.concealed:
-        standing[CODE_OF_INDEX[t.index]] += 1
+    for c in [CODE_OF_INDEX[t.index] for t in hand.concealed]:
+        standing[c] += 1
     win = CODE_OF_INDEX[hand.win_tile.index]
     standing[win] += 1
     counts = list(standing)
@@ -133,15 +136,19 @@ def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
         for c in block_tiles(b):
             counts[c] += 1
     in_melds = counts[win] - standing[win]  # copies of the winning tile in the declared melds
-    flag_facts = TileFacts(any(b.kind == KONG for b in fixed), hand.win_tile, standing[win] - 1, in_melds)
-    ctx, dropped = consistent(hand.context, flag_facts)
-    warnings = [r.warning() for r in dropped]
+    ctx = hand.context
+    warnings: list[str] = []
+    if ctx.last_tile or ctx.kong_replacement or ctx.robbing_kong or in_melds == 3:  # else nothing to check
+        flag_facts = TileFacts(any(b.kind == KONG for b in fixed), hand.win_tile, standing[win] - 1, in_melds)
+        ctx, dropped = consistent(ctx, flag_facts)
+        warnings = [r.warning() for r in dropped]
 
     facts = HandFacts(
         fixed, standing, counts, win,
         self_drawn=ctx.self_drawn, last_tile=ctx.last_tile, last_of_wall=ctx.last_of_wall,
         kong_replacement=ctx.kong_replacement, robbing_kong=ctx.robbing_kong,
-        seat=code(ctx.seat_wind), prevalent=code(ctx.prevalent_wind), flowers=ctx.flowers,
+        seat=CODE_OF_INDEX[ctx.seat_wind.index], prevalent=CODE_OF_INDEX[ctx.prevalent_wind.index],
+        flowers=ctx.flowers,
     )
     return facts, warnings
 
@@ -151,8 +158,8 @@ def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
 
 # the detector groups that can find anything in each kind of reading (the others always find nothing there)
 _GROUPS_BY_KIND = {
-    "standard": (COMBINATION, SETS, PUNGS, KONGS, WAIT),
-    "knitted_straight": (SETS, PUNGS, KONGS, SHAPE, WAIT),
+    "standard": (COMBINATION, SETS, PUNGS, HONOR_PUNGS, KONGS, WAIT),
+    "knitted_straight": (SETS, PUNGS, HONOR_PUNGS, KONGS, SHAPE, WAIT),
     "seven_pairs": (SHAPE,),
     "thirteen_orphans": (SHAPE,),
     "honors_knitted": (SHAPE,),
@@ -160,7 +167,21 @@ _GROUPS_BY_KIND = {
 }
 
 
-def _detect(reading: Reading, detectors: list[tuple[int, Detector]], into: dict[int, int]) -> None:
+@cache
+def _detectors(groups: tuple[str, ...]) -> tuple[tuple[int, Detector], ...]:
+    """The detectors of `groups`, in order, as one sequence (looked up once per combination of groups)."""
+    return tuple(d for group in groups for d in GROUPS[group])
+
+
+@cache
+def _reading_groups(kind: str, pungs: bool, honor_pungs: bool, kongs: bool) -> tuple[str, ...]:
+    """The groups run on a reading of `kind`: those that can find anything in it (COMBINATION aside)."""
+    skip = {COMBINATION} | ({PUNGS} if not pungs else set()) | ({HONOR_PUNGS} if not honor_pungs else set()) | (
+        {KONGS} if not kongs else set())
+    return tuple(g for g in _GROUPS_BY_KIND[kind] if g not in skip)
+
+
+def _detect(reading: Reading, detectors: tuple[tuple[int, Detector], ...], into: dict[int, int]) -> None:
     for fan_id, detect in detectors:
         n = detect(reading)
         if n:
@@ -171,11 +192,10 @@ def hand_fans(reading: Reading) -> dict[int, int]:
     """The fans that depend only on the whole hand (the same for every reading)."""
     raw: dict[int, int] = {}
     hand = reading.hand
-    _detect(reading, GROUPS[HAND], raw)
-    if not hand.has_honors:
-        _detect(reading, GROUPS[RANKS], raw)
-    if hand.last_tile or hand.last_of_wall or hand.kong_replacement or hand.robbing_kong:
-        _detect(reading, GROUPS[SITUATION], raw)
+    situation = hand.last_tile or hand.last_of_wall or hand.kong_replacement or hand.robbing_kong
+    ranks = not hand.has_honors and (min(hand.ranks) >= 4 or max(hand.ranks) <= 4)  # else no RANKS fan fits
+    groups = (HAND,) + ((RANKS,) if ranks else ()) + ((SITUATION,) if situation else ())
+    _detect(reading, _detectors(groups), raw)
     return raw
 
 
@@ -183,18 +203,15 @@ def score_reading(reading: Reading, per_hand: dict[int, int]) -> tuple[dict[int,
     """The fans of one reading after exclusions (flowers included), and what was excluded by what."""
     raw = dict(per_hand)
     raw.update(reading.decomposition.implied)
-    for group in _GROUPS_BY_KIND[reading.kind]:
-        if group == COMBINATION:
-            # these detectors report what account-once found: only its fans can be present
-            for fan_id in reading.combos:
-                raw[fan_id] = +DETECTORS[fan_id](reading)
-        elif group == PUNGS and not reading.pungs or group == KONGS and not reading.hand.kongs:
-            continue
-        else:
-            _detect(reading, GROUPS[group], raw)
+    if reading.kind == "standard":
+        # the COMBINATION detectors report what account-once found: only its fans can be present
+        raw.update(reading.combos)
+    pungs = reading.pungs
+    groups = _reading_groups(reading.kind, bool(pungs), bool(pungs) and pungs[-1] > 30, bool(reading.hand.kongs))
+    _detect(reading, _detectors(groups), raw)  # pungs are sorted: honors last
     kept, excluded = apply_exclusions(raw)
-    if not any(f != FLOWER_FAN_ID for f in kept):
-        kept[CHICKEN_HAND_ID] = 1  # 无番和: nothing else at all (flowers aside)
+    if not any(f != _FLOWERS for f in kept):
+        kept[_CHICKEN_HAND] = 1  # 无番和: nothing else at all (flowers aside)
     return kept, excluded
 
 
@@ -231,7 +248,7 @@ def score(hand: Hand) -> ScoreResult:
         excluded = sorted(excluded + [
             (f, by) for f, by in taken_by_larger(tuple(reading.chows), tuple(reading.pungs)) if f not in done
         ])
-    flowers = kept.get(FLOWER_FAN_ID, 0)
+    flowers = kept.get(_FLOWERS, 0)
     return ScoreResult(
         total=points,
         meets_minimum=points - flowers >= MINIMUM_POINTS,
