@@ -10,7 +10,7 @@ import pytest
 from tileset.classes import CLASS_ID, FACE_NAMES
 from vision.flowers import FLOWER_WORDS, caption_bands, read_caption, reading_from_texts
 from vision.ocr import TextLineReader
-from vision.ranks import LEFT, MIDDLE, RIGHT, WHOLE, index_bands, index_reads, numeral_corner, own_numerals, rank_from_texts
+from vision.ranks import FIRST_ROUND, LEFT, MIDDLE, RIGHT, WHOLE, index_bands, index_reads, numeral_corner, own_numerals, rank_from_texts
 from vision.settings import FlowerSettings, RankSettings
 
 fakes = pytest.importorskip("vision_fake_models")
@@ -87,12 +87,13 @@ def test_index_bands_are_the_top_its_halves_and_the_middle():
     np.testing.assert_array_equal(middle, tile[40:60])
 
 
-def test_index_bands_come_at_each_depth():
+def test_index_bands_come_at_each_depth_the_middle_after_the_first():
     tile = np.arange(100 * 60 * 3, dtype=np.uint32).reshape(100, 60, 3).astype(np.uint8)
     bands = index_bands(tile, RankSettings(band_shares=(0.3, 0.35), middle_share=0.2))
-    assert [b.shape[:2] for _, b in bands] == [(30, 60), (30, 30), (30, 30), (35, 60), (35, 30), (35, 30), (20, 60)]
-    assert [where for where, _ in bands] == [WHOLE, LEFT, RIGHT, WHOLE, LEFT, RIGHT, MIDDLE]
-    np.testing.assert_array_equal(bands[5][1], tile[:35, 30:])
+    assert [b.shape[:2] for _, b in bands] == [(30, 60), (30, 30), (30, 30), (20, 60), (35, 60), (35, 30), (35, 30)]
+    assert [where for where, _ in bands] == [WHOLE, LEFT, RIGHT, MIDDLE, WHOLE, LEFT, RIGHT]
+    assert FIRST_ROUND == 4  # the first depth and the middle are read first
+    np.testing.assert_array_equal(bands[6][1], tile[:35, 30:])
 
 
 def test_index_bands_leave_the_crop_margin_out_of_the_halves():
@@ -425,3 +426,51 @@ def test_detector_without_rank_reading_keeps_the_classifier_reading(tmp_path):
     settings = replace(DetectorSettings(), ranks=RankSettings(enabled=False))
     detector = TileDetector.load(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m"), settings)
     assert detector.detect(_suited_scene(_suited_tile("6"))).class_names == ["9s"]
+
+
+def _lines_read(detector, image) -> list[int]:
+    """How many bands each recognizer run of `detector.detect(image)` read."""
+    reader = detector._text_reader()
+    runs: list[int] = []
+    read_lines = reader.read_lines
+
+    def counting(lines):
+        runs.append(len(lines))
+        return read_lines(lines)
+
+    reader.read_lines = counting
+    detector.detect(image)
+    return [n for n in runs if n]
+
+
+@pytest.mark.parametrize("caption, runs", [("SPRING", [2]), ("", [2, 3])])
+def test_detector_reads_turned_over_and_middle_bands_only_where_the_upright_ones_named_no_flower(
+        tmp_path, caption, runs):
+    from vision.detector import TileDetector
+
+    detector = TileDetector.load(_models_reading_every_face_as_1p_with_some_chance_of_f1(tmp_path / "m"))
+    assert _lines_read(detector, _scene(caption)) == runs
+
+
+@pytest.mark.parametrize("numeral, runs", [("6", [4]), ("", [4, 3])])
+def test_detector_reads_the_deeper_index_bands_only_where_the_first_read_no_digit(tmp_path, numeral, runs):
+    from dataclasses import replace
+
+    from vision.detector import TileDetector
+    from vision.settings import DetectorSettings
+
+    no_captions = replace(DetectorSettings(), flowers=FlowerSettings(enabled=False))
+    detector = TileDetector.load(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m"), no_captions)
+    assert _lines_read(detector, _suited_scene(_suited_tile(numeral))) == runs
+
+
+def test_detector_reads_no_numeral_where_no_other_rank_has_a_chance(tmp_path):
+    from vision.detector import TileDetector
+
+    from dataclasses import replace
+
+    from vision.settings import DetectorSettings
+
+    models = _models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", six_weight=-20.0)
+    detector = TileDetector.load(models, replace(DetectorSettings(), flowers=FlowerSettings(enabled=False)))
+    assert _lines_read(detector, _suited_scene(_suited_tile("6"))) == []

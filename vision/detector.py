@@ -25,11 +25,21 @@ from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES
 from vision.boxes import decode_yolo_output, letterbox
 from vision.crops import cut_tiles, cut_upright, margin_share
 from vision.detections import Detections
-from vision.flowers import caption_bands, reading_from_texts
+from vision.flowers import UPRIGHT_BANDS, caption_bands, names_surely, reading_from_texts
 from vision.images import DecodedImage, decode_image
 from vision.models import FaceClassifier, ModelInfo, ModelLoadError, TileFinder, load_models
 from vision.ocr import TextLineReader, TextReaderUnavailable
-from vision.ranks import Reads, index_bands, numeral_corner, own_numerals, rank_from_texts, reads_of, touching_ranks
+from vision.ranks import (
+    FIRST_ROUND,
+    Reads,
+    index_bands,
+    numeral_corner,
+    own_numerals,
+    rank_from_texts,
+    reads_of,
+    reads_surely,
+    touching_ranks,
+)
 from vision.settings import DetectorSettings
 from vision.unstretch import unstretched
 
@@ -123,7 +133,12 @@ class TileDetector:
             return
         tiles = [(index, tile) for index in candidates if (tile := upright[index]) is not None]
         bands = [caption_bands(tile, flowers) for _, tile in tiles]
-        texts = _split(reader.read_lines([band for each in bands for band in each]), bands)
+        first = UPRIGHT_BANDS if flowers.upright_first else None
+        texts = _split(reader.read_lines([band for each in bands for band in each[:first]]), [b[:first] for b in bands])
+        rest = [k for k, read in enumerate(texts) if first is not None and not names_surely(read, flowers)]
+        more = _split(reader.read_lines([band for k in rest for band in bands[k][first:]]), [bands[k][first:] for k in rest])
+        for k, read in zip(rest, more):
+            texts[k] = texts[k] + read
         for (index, _), read in zip(tiles, texts):
             reading = reading_from_texts(read, CLASS_NAMES[ids[index]], flowers)
             if reading is None:
@@ -169,12 +184,20 @@ class TileDetector:
         if not candidates or (reader := self._text_reader()) is None:
             return
         every_band = [bands for _, _, band_lists in candidates for bands in band_lists]
-        texts = iter(_split(reader.read_lines([band for bands in every_band for _, band in bands]), every_band))
+        first = FIRST_ROUND if ranks.shallow_first else None
+        firsts = [bands[:first] for bands in every_band]
+        reads_each = [reads_of(bands, texts) for bands, texts in
+                      zip(firsts, _split(reader.read_lines([band for bands in firsts for _, band in bands]), firsts))]
+        rest = [k for k, reads in enumerate(reads_each) if first is not None and not reads_surely(reads, ranks)]
+        deeper = [every_band[k][first:] for k in rest]
+        for k, bands, texts in zip(rest, deeper, _split(reader.read_lines([b for bs in deeper for _, b in bs]), deeper)):
+            reads_each[k] = reads_each[k] + reads_of(bands, texts)
+        read_lists = iter(reads_each)
         unsure: list[tuple[int, Tile, Reads, dict[str, int], "Reads | None"]] = []
         for index, read_as, band_lists in candidates:
-            reads = reads_of(band_lists[0], next(texts))
+            reads = next(read_lists)
             if sideways[index]:
-                unsure.append((index, read_as, reads, {}, reads_of(band_lists[1], next(texts))))
+                unsure.append((index, read_as, reads, {}, next(read_lists)))
             else:
                 unsure.append((index, read_as, reads, touching_ranks(boxes_xyxy, ids, index), None))
         corner = None

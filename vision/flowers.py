@@ -42,7 +42,7 @@ FLOWER_WORDS: dict[str, str] = {
 _LATIN_WORDS = sorted((w for w in FLOWER_WORDS if w.isascii()), key=len, reverse=True)
 
 
-def _named_in(text: str) -> str | None:
+def named_in(text: str) -> str | None:
     """The flower a text names: a Chinese name anywhere, or a line of letters starting with an English one."""
     for char in text:
         if char in FLOWER_WORDS:
@@ -74,7 +74,7 @@ def reading_from_texts(
     the classifier's group; lines that disagree decide nothing.
     """
     named = {(name, score, text) for text, score in texts if score >= settings.min_name_score
-             for name in [_named_in(text)] if name}
+             for name in [named_in(text)] if name}
     if named:
         agreed = surest_if_agreed(named)
         return None if agreed is None else Reading(agreed[0], float(agreed[1]), agreed[2])
@@ -86,14 +86,22 @@ def reading_from_texts(
     return None if agreed is None else Reading(f"{classifier_guess[0]}{agreed[0]}", float(agreed[1]), agreed[2])
 
 
+UPRIGHT_BANDS = 2  # the first bands of `caption_bands`: the top and bottom bands as the crop stands
+
+
 def caption_bands(tile_bgr: np.ndarray, settings: FlowerSettings = FlowerSettings()) -> list[np.ndarray]:
-    """The top and bottom bands of an upright tile crop, both turned over too (text upside down),
-    and the middle (one large character)."""
+    """The top and bottom bands of an upright tile crop, then both turned over (text upside down),
+    then the middle (one large character)."""
     height = tile_bgr.shape[0]
     band = max(1, round(height * settings.band_share))
     bands = [tile_bgr[:band], tile_bgr[height - band :]]
     turned_over = [np.ascontiguousarray(b[::-1, ::-1]) for b in bands]
     return bands + turned_over + [middle_band(tile_bgr, settings.middle_share)]
+
+
+def names_surely(texts: Sequence[TextRead], settings: FlowerSettings = FlowerSettings()) -> bool:
+    """Whether some text names a flower (`named_in`) surely enough to decide (`min_name_score`)."""
+    return any(score >= settings.min_name_score and named_in(text) for text, score in texts)
 
 
 def read_caption(reader: TextLineReader, tile_bgr: np.ndarray, classifier_guess: str,

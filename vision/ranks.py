@@ -59,18 +59,29 @@ def index_bands(
 ) -> list[tuple[str, np.ndarray]]:
     """The bands across the top of an upright tile crop (`RankSettings.band_shares`: one per depth),
     each whole and as its left and right halves (a numeral in one corner reads better without the
-    pips beside it), then a band across the middle; each named by where it lies.
+    pips beside it), and a band across the middle, after the first depth's (the first
+    `FIRST_ROUND` bands are those read first); each named by where it lies.
 
     `margin` is the share of the crop's width on each side that lies beyond the tile's box: the
     halves leave it out, where a neighbour's numeral shows."""
     height, width = tile_bgr.shape[:2]
     edge = round(width * margin)
     bands = []
-    for share in settings.band_shares:
+    for depth, share in enumerate(settings.band_shares):
         top = tile_bgr[: max(1, round(height * share))]
         bands += [(WHOLE, top), (LEFT, top[:, edge : max(edge + 1, width // 2)]),
                   (RIGHT, top[:, width // 2 : max(width // 2 + 1, width - edge)])]
-    return [*bands, (MIDDLE, middle_band(tile_bgr, settings.middle_share))]
+        if depth == 0:
+            bands.append((MIDDLE, middle_band(tile_bgr, settings.middle_share)))
+    return bands
+
+
+FIRST_ROUND = 4  # the first depth's three bands and the middle
+
+
+def reads_surely(reads: Reads, settings: RankSettings = RankSettings()) -> bool:
+    """Whether some band read a lone digit surely enough to count (`min_digit_score`)."""
+    return any(score >= settings.min_digit_score and index_numeral(text) for _, (text, score) in reads)
 
 
 Reads = list[tuple[str, tuple[str, float]]]  # (where, (text, score)) read on an upright tile's index bands

@@ -27,6 +27,9 @@ class FlowerSettings:
     middle_share: float = 0.5  # ... and the band across its middle (a framed 梅 alone)
     min_name_score: float = 0.8  # recognizer score for a name (梅, PLUM) to decide
     min_number_score: float = 0.95  # ... and for a lone 1-4 to pick one inside the classifier's group
+    # the top and bottom bands are read first; the bands turned over and the middle only for tiles where
+    # those named no flower surely
+    upright_first: bool = True
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class RankSettings:
     any_suit: bool = True  # the digit's rank in the suit the classifier gives that rank most (else: the suit it read)
     # only tiles where some other rank has at least `min_share`: elsewhere a digit could only confirm the reading
     only_where_it_can_change: bool = True
+    # the first depth's bands and the middle are read first; the deeper bands only where those read no digit surely
+    shallow_first: bool = True
 
 
 @dataclass(frozen=True)
