@@ -57,6 +57,7 @@ class ReadMetrics:
     found: int  # labeled tiles with a detection at IoU >= match_iou (any class)
     read: int  # ... and with the right class
     photos_exact: int  # photos whose every tile was read right, with no extra detection
+    detections: int = -1  # tiles the model found (-1: not counted)
 
     @property
     def read_accuracy(self) -> float:
@@ -66,12 +67,22 @@ class ReadMetrics:
     def recall(self) -> float:
         return self.found / self.tiles if self.tiles else 0.0
 
+    @property
+    def precision(self) -> "float | None":
+        """Detections paired with a labeled tile of their class / all detections (as vision.evaluate)."""
+        if self.detections < 0:
+            return None
+        return self.read / self.detections if self.detections else 1.0
+
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "read_accuracy": round(self.read_accuracy, 6), "recall": round(self.recall, 6)}
+        precision = self.precision
+        return {**asdict(self), "read_accuracy": round(self.read_accuracy, 6), "recall": round(self.recall, 6),
+                "precision": None if precision is None else round(precision, 6)}
 
     def __str__(self) -> str:
-        return (f"read accuracy {self.read_accuracy:.2%} ({self.read}/{self.tiles} tiles), recall {self.recall:.2%}, "
-                f"{self.photos_exact}/{self.photos} photos exact")
+        precision = "" if self.precision is None else f", precision {self.precision:.2%}"
+        return (f"read accuracy {self.read_accuracy:.2%} ({self.read}/{self.tiles} tiles), recall {self.recall:.2%}"
+                f"{precision}, {self.photos_exact}/{self.photos} photos exact")
 
 
 def match_tiles(truth_xyxy: np.ndarray, truth_cls: np.ndarray, det_xyxy: np.ndarray, det_cls: np.ndarray,
@@ -84,22 +95,24 @@ def match_tiles(truth_xyxy: np.ndarray, truth_cls: np.ndarray, det_xyxy: np.ndar
     return len(pairs), right, len(det_xyxy) - len(pairs)
 
 
-def score_photos(detector: Any, photos: Sequence[Photo], iou_min: float = DEFAULT.match_iou) -> ReadMetrics:
+def score_photos(detector: Any, photos: "Sequence[Photo | Sample]", iou_min: float = DEFAULT.match_iou) -> ReadMetrics:
     """Read each photo with `detector` (`.detect(image) -> Detections`) and compare with its labels."""
     from vision.images import load_image
 
-    tiles = found = read = exact = 0
+    tiles = found = read = exact = detections = 0
     for photo in photos:
         image = load_image(photo.image)
         height, width = image.shape[:2]
-        boxes = read_labels(photo.label_path)
+        label = photo.label_path if isinstance(photo, Photo) else photo.label
+        boxes = read_labels(label) if label.is_file() else ()
         truth = np.array([b.xyxy(width, height) for b in boxes], np.float32).reshape(-1, 4)
         truth_cls = np.array([b.class_id for b in boxes], np.int64)
         dets = detector.detect(image)
         f, r, extra = match_tiles(truth, truth_cls, dets.xyxy, dets.class_id, iou_min)
         tiles, found, read = tiles + len(boxes), found + f, read + r
         exact += int(r == len(boxes) and extra == 0)
-    return ReadMetrics(len(photos), tiles, found, read, exact)
+        detections += len(dets)
+    return ReadMetrics(len(photos), tiles, found, read, exact, detections)
 
 
 # ---------------------------------------------------------------- decisions
@@ -111,15 +124,24 @@ class Decision:
     reason: str
 
 
-def decide(old: ReadMetrics, new: ReadMetrics, settings: AdaptSettings = DEFAULT) -> Decision:
-    """Promote only a model that reads the held-back photos strictly better than the one in use."""
+def decide(old: ReadMetrics, new: ReadMetrics, settings: AdaptSettings = DEFAULT,
+           old_base: "ReadMetrics | None" = None, new_base: "ReadMetrics | None" = None) -> Decision:
+    """Promote only a model that reads the held-back photos strictly better than the one in use, with no
+    lower precision there and on the base val photos (when given): recall is never bought with false boxes."""
     gain = new.read_accuracy - old.read_accuracy
-    if gain > settings.min_gain:
-        return Decision(True, f"reads {gain:+.2%} better on the held-back photos "
-                              f"({old.read_accuracy:.2%} -> {new.read_accuracy:.2%})")
-    verdict = "worse" if gain < 0 else "not better"
-    return Decision(False, f"{verdict} on the held-back photos ({old.read_accuracy:.2%} -> {new.read_accuracy:.2%}); "
-                           "the model in use is kept")
+    if gain <= settings.min_gain:
+        verdict = "worse" if gain < 0 else "not better"
+        return Decision(False, f"{verdict} on the held-back photos ({old.read_accuracy:.2%} -> "
+                               f"{new.read_accuracy:.2%}); the model in use is kept")
+    for where, before, after in (("held-back", old, new), ("base val", old_base, new_base)):
+        if before is None or after is None or before.precision is None or after.precision is None:
+            continue
+        if after.precision < before.precision:
+            return Decision(False, f"reads {gain:+.2%} better on the held-back photos but its precision on the {where} "
+                                   f"photos is lower ({before.precision:.2%} -> {after.precision:.2%}: more false "
+                                   "boxes or misreads); the model in use is kept")
+    return Decision(True, f"reads {gain:+.2%} better on the held-back photos "
+                          f"({old.read_accuracy:.2%} -> {new.read_accuracy:.2%}), precision no lower")
 
 
 def needs_detector(recall: float, settings: AdaptSettings = DEFAULT) -> bool:
@@ -145,6 +167,16 @@ def labeled_photos(folder: Path) -> list[Photo]:
     for photo in photos:
         read_labels(photo.label_path)  # a broken label file stops here, with its line number
     return photos
+
+
+def reviewed_photos(folder: Path) -> tuple[list[Photo], list[Photo]]:
+    """(photos whose labels a person made or confirmed, pre-labels nobody reviewed): only the first are
+    learned from or judged by (`PhotoLabels.made_by_person`)."""
+    used: list[Photo] = []
+    skipped: list[Photo] = []
+    for photo in labeled_photos(folder):
+        (used if photo.load().made_by_person else skipped).append(photo)
+    return used, skipped
 
 
 # ---------------------------------------------------------------- training data
@@ -319,10 +351,13 @@ def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | Non
     registry = Registry(models_root)
     parent = registry.active_name()
     parent_dir = registry.active_dir()
-    photos = labeled_photos(labeled_dir)
+    photos, unreviewed = reviewed_photos(labeled_dir)
+    if len(photos) < settings.min_photos and unreviewed:
+        raise AdaptError(f"{len(photos)} reviewed photos ({len(unreviewed)} pre-labeled ones nobody reviewed are "
+                         f"skipped): review at least {settings.min_photos} in the labeling page to adapt")
     train, held = split_photos(photos, settings, seed)
-    log(f"[adapt 1/5] {len(photos)} labeled photos: {len(train)} to train on, {len(held)} held back "
-        f"({', '.join(p.name for p in held)})")
+    log(f"[adapt 1/5] {len(photos)} reviewed photos: {len(train)} to train on, {len(held)} held back "
+        f"({', '.join(p.name for p in held)}); {len(unreviewed)} skipped (pre-labels nobody reviewed)")
 
     old_detector = TileDetector.load(parent_dir)
     old = score_photos(old_detector, held, settings.match_iou)
@@ -360,9 +395,17 @@ def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | Non
             checkpoint = retrain(request)
             if checkpoint.resolve() != checkpoint_for(version_dir, onnx_name).resolve():
                 shutil.copy2(checkpoint, checkpoint_for(version_dir, onnx_name))
-        new = score_photos(TileDetector.load(version_dir), held, settings.match_iou)
+        new_detector = TileDetector.load(version_dir)
+        new = score_photos(new_detector, held, settings.match_iou)
         log(f"[adapt 4/5] new model on the held-back photos: {new}")
-        decision = decide(old, new, settings)
+        old_base = new_base = None
+        if base_data is not None:
+            pool = base_samples(base_data, "val")
+            base_val = random.Random(seed + 1).sample(pool, min(settings.base_val_images, len(pool)))
+            old_base = score_photos(old_detector, base_val, settings.match_iou)
+            new_base = score_photos(new_detector, base_val, settings.match_iou)
+            log(f"  base val ({len(base_val)} photos): old {old_base}; new {new_base}")
+        decision = decide(old, new, settings, old_base, new_base)
         seconds = time.monotonic() - started
         card = {
             "name": version_dir.name, "created": utc_now(), "parent": parent, "command": command,
@@ -370,6 +413,9 @@ def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | Non
             "seconds": round(seconds, 1), "promoted": decision.promote, "reason": decision.reason,
             "evaluated_on": f"{len(held)} held-back photos of {Path(labeled_dir).resolve()}",
             "metrics": new.to_json(), "parent_metrics": old.to_json(),
+            "base_val_metrics": None if old_base is None or new_base is None else {
+                "old": old_base.to_json(), "new": new_base.to_json()},
+            "skipped_unreviewed": [p.name for p in unreviewed],
             "data": {"labeled_dir": str(Path(labeled_dir).resolve()), "train_photos": [p.name for p in train],
                      "held_back_photos": [p.name for p in held], "base_data": str(base_data) if base_data else None,
                      "user_repeat": settings.user_repeat, "base_images": settings.base_images if base_data else 0},

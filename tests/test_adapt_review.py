@@ -1,0 +1,55 @@
+"""vision.adapt learns only from reviewed labels, and never buys recall with false boxes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tileset.labelfiles import LabelBox, LabelMeta, Photo, PhotoLabels, list_photos
+from vision.adapt import AdaptError, ReadMetrics, adapt, decide, reviewed_photos
+from vision.settings import AdaptSettings
+
+
+def metrics(read: int, detections: int, tiles: int = 100) -> ReadMetrics:
+    return ReadMetrics(photos=5, tiles=tiles, found=tiles, read=read, photos_exact=0, detections=detections)
+
+
+def test_better_reading_with_more_false_boxes_is_not_promoted() -> None:
+    old, new = metrics(80, 82), metrics(95, 130)  # recall bought with 30 false boxes
+    decision = decide(old, new)
+    assert not decision.promote and "precision on the held-back photos is lower" in decision.reason
+    assert decide(metrics(80, 82), metrics(95, 96)).promote
+
+
+def test_base_val_precision_must_not_fall_either() -> None:
+    decision = decide(metrics(80, 82), metrics(95, 96), AdaptSettings(), metrics(90, 92), metrics(90, 120))
+    assert not decision.promote and "base val" in decision.reason
+    assert decide(metrics(80, 82), metrics(95, 96), AdaptSettings(), metrics(90, 92), metrics(91, 92)).promote
+
+
+def labeled_folder(folder: Path, kinds: list[str]) -> None:
+    folder.mkdir()
+    for k, kind in enumerate(kinds):
+        cv2.imwrite(str(folder / f"p{k}.png"), np.full((32, 32, 3), 200, np.uint8))
+    for photo, kind in zip(list_photos(folder), kinds):
+        boxes = (LabelBox(0, 0.5, 0.5, 0.2, 0.3),)
+        meta = {"prelabel": LabelMeta("prelabel", False, "m", (0.9,)),
+                "reviewed": LabelMeta("prelabel", True, "m", (0.9,)),
+                "human": LabelMeta("human", False, "", (1.0,))}[kind]
+        photo.save(PhotoLabels(boxes, meta))
+
+
+def test_only_reviewed_or_hand_made_labels_are_used(tmp_path: Path) -> None:
+    labeled_folder(tmp_path / "club", ["prelabel", "reviewed", "human", "prelabel"])
+    used, skipped = reviewed_photos(tmp_path / "club")
+    assert [p.name for p in used] == ["p1", "p2"]
+    assert [p.name for p in skipped] == ["p0", "p3"]
+
+
+def test_too_few_reviewed_photos_says_how_many_were_skipped(tmp_path: Path) -> None:
+    labeled_folder(tmp_path / "club", ["prelabel"] * 5 + ["reviewed"])
+    with pytest.raises(AdaptError, match="1 reviewed photos \\(5 pre-labeled ones nobody reviewed"):
+        adapt(tmp_path / "club", models_root=tmp_path / "models", log=lambda line: None)
