@@ -205,7 +205,7 @@ WRITER = textwrap.dedent("""
 
 def test_two_programs_saving_one_photo_lose_no_edit(tmp_path: Path) -> None:
     folder = photos_folder(tmp_path / "photos", ("a.jpg",))
-    edits = 150
+    edits = 200
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(folder), str(w), str(edits)], cwd=REPO,
                                 stderr=subprocess.PIPE, text=True) for w in (0, 1)]
     errors = [w.communicate(timeout=300)[1] for w in writers]
