@@ -240,7 +240,7 @@ IMG_W, IMG_H, FINDER_SIZE = 400, 200, 64
 TILE = (140, 20, 260, 180)
 
 
-def _models_reading_every_face_as_1p_with_some_chance_of_f1(folder):
+def _models_reading_every_face_as_1p_with_some_chance_of_f1(folder, first: str = "1p"):
     folder.mkdir(parents=True, exist_ok=True)
     scale = FINDER_SIZE / IMG_W
     x1, y1, x2, y2 = (v * scale for v in TILE)
@@ -249,7 +249,7 @@ def _models_reading_every_face_as_1p_with_some_chance_of_f1(folder):
     fakes.fake_finder(folder / "detector.onnx", raw, imgsz=FINDER_SIZE)
     names = list(FACE_NAMES)
     weights = np.zeros((3, len(names)), np.float32)
-    weights[:, names.index("1p")] = 2.0  # a light face: 1p about 0.7, f1 about 0.2
+    weights[:, names.index(first)] = 2.0  # a light face: 1p about 0.7, f1 about 0.2
     weights[:, names.index("f1")] = 1.5
     fakes.fake_classifier(folder / "classifier.onnx", names, weights)
     return folder
@@ -443,24 +443,31 @@ def _lines_read(detector, image) -> list[int]:
     return [n for n in runs if n]
 
 
-@pytest.mark.parametrize("caption, runs", [("SPRING", [2]), ("", [2, 3])])
-def test_detector_reads_turned_over_and_middle_bands_only_where_the_upright_ones_named_no_flower(
-        tmp_path, caption, runs):
+@pytest.mark.parametrize("read_as, caption, runs", [("s1", "SPRING", [2]), ("1p", "SPRING", [2, 3]), ("s1", "", [2, 3]),
+                                                    ("s1", "WINTER", [2, 3])])
+def test_detector_reads_turned_over_and_middle_bands_only_where_the_upright_ones_do_not_confirm_the_reading(
+        tmp_path, read_as, caption, runs):
+    """A tile read as s1 whose upright bands read SPRING surely stays s1 whatever the other bands say:
+    they are not read. Read as 1p, or with no caption or another one, every band is read."""
     from vision.detector import TileDetector
 
-    detector = TileDetector.load(_models_reading_every_face_as_1p_with_some_chance_of_f1(tmp_path / "m"))
+    models = _models_reading_every_face_as_1p_with_some_chance_of_f1(tmp_path / "m", first=read_as)
+    detector = TileDetector.load(models)
     assert _lines_read(detector, _scene(caption)) == runs
+    assert detector.detect(_scene(caption)).class_names == [{"SPRING": "s1", "WINTER": "s4"}.get(caption, read_as)]
 
 
-@pytest.mark.parametrize("numeral, runs", [("6", [4]), ("", [4, 3])])
-def test_detector_reads_the_deeper_index_bands_only_where_the_first_read_no_digit(tmp_path, numeral, runs):
+@pytest.mark.parametrize("first, numeral, runs", [("9s", "9", [4]), ("9s", "6", [4, 3]), ("9s", "", [4, 3])])
+def test_detector_reads_the_deeper_index_bands_only_where_the_first_do_not_confirm_the_rank(
+        tmp_path, first, numeral, runs):
     from dataclasses import replace
 
     from vision.detector import TileDetector
     from vision.settings import DetectorSettings
 
     no_captions = replace(DetectorSettings(), flowers=FlowerSettings(enabled=False))
-    detector = TileDetector.load(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m"), no_captions)
+    models = _models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", first=first)
+    detector = TileDetector.load(models, no_captions)
     assert _lines_read(detector, _suited_scene(_suited_tile(numeral))) == runs
 
 

@@ -25,7 +25,8 @@ from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES
 from vision.boxes import decode_yolo_output, letterbox
 from vision.crops import cut_tiles, cut_upright, margin_share
 from vision.detections import Detections
-from vision.flowers import UPRIGHT_BANDS, caption_bands, names_surely, reading_from_texts
+from vision.flowers import UPRIGHT_BANDS, caption_bands, reading_from_texts
+from vision.flowers import confirms as caption_confirms
 from vision.images import DecodedImage, decode_image
 from vision.models import FaceClassifier, ModelInfo, ModelLoadError, TileFinder, load_models
 from vision.ocr import TextLineReader, TextReaderUnavailable
@@ -37,9 +38,9 @@ from vision.ranks import (
     own_numerals,
     rank_from_texts,
     reads_of,
-    reads_surely,
     touching_ranks,
 )
+from vision.ranks import confirms as numeral_confirms
 from vision.settings import DetectorSettings
 from vision.unstretch import unstretched
 
@@ -135,7 +136,8 @@ class TileDetector:
         bands = [caption_bands(tile, flowers) for _, tile in tiles]
         first = UPRIGHT_BANDS if flowers.upright_first else None
         texts = _split(reader.read_lines([band for each in bands for band in each[:first]]), [b[:first] for b in bands])
-        rest = [k for k, read in enumerate(texts) if first is not None and not names_surely(read, flowers)]
+        rest = [k for k, ((index, _), read) in enumerate(zip(tiles, texts))
+                if first is not None and not caption_confirms(read, CLASS_NAMES[ids[index]], flowers)]
         more = _split(reader.read_lines([band for k in rest for band in bands[k][first:]]), [bands[k][first:] for k in rest])
         for k, read in zip(rest, more):
             texts[k] = texts[k] + read
@@ -184,11 +186,13 @@ class TileDetector:
         if not candidates or (reader := self._text_reader()) is None:
             return
         every_band = [bands for _, _, band_lists in candidates for bands in band_lists]
+        ranks_read = [read_as.rank for _, read_as, band_lists in candidates for _ in band_lists]
         first = FIRST_ROUND if ranks.shallow_first else None
         firsts = [bands[:first] for bands in every_band]
         reads_each = [reads_of(bands, texts) for bands, texts in
                       zip(firsts, _split(reader.read_lines([band for bands in firsts for _, band in bands]), firsts))]
-        rest = [k for k, reads in enumerate(reads_each) if first is not None and not reads_surely(reads, ranks)]
+        rest = [k for k, reads in enumerate(reads_each)
+                if first is not None and not numeral_confirms(reads, ranks_read[k], ranks)]
         deeper = [every_band[k][first:] for k in rest]
         for k, bands, texts in zip(rest, deeper, _split(reader.read_lines([b for bs in deeper for _, b in bs]), deeper)):
             reads_each[k] = reads_each[k] + reads_of(bands, texts)

@@ -99,9 +99,12 @@ def caption_bands(tile_bgr: np.ndarray, settings: FlowerSettings = FlowerSetting
     return bands + turned_over + [middle_band(tile_bgr, settings.middle_share)]
 
 
-def names_surely(texts: Sequence[TextRead], settings: FlowerSettings = FlowerSettings()) -> bool:
-    """Whether some text names a flower (`named_in`) surely enough to decide (`min_name_score`)."""
-    return any(score >= settings.min_name_score and named_in(text) for text, score in texts)
+def confirms(texts: Sequence[TextRead], read_as: str, settings: FlowerSettings = FlowerSettings()) -> bool:
+    """Whether the texts name a class surely enough to decide (`min_name_score`, `named_in`), and only
+    `read_as`: then no further text can change the reading (more names either agree, or disagree and
+    leave the reading as it is)."""
+    named = {name for text, score in texts if score >= settings.min_name_score for name in [named_in(text)] if name}
+    return named == {read_as}
 
 
 def read_caption(reader: TextLineReader, tile_bgr: np.ndarray, classifier_guess: str,

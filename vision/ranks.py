@@ -79,9 +79,11 @@ def index_bands(
 FIRST_ROUND = 4  # the first depth's three bands and the middle
 
 
-def reads_surely(reads: Reads, settings: RankSettings = RankSettings()) -> bool:
-    """Whether some band read a lone digit surely enough to count (`min_digit_score`)."""
-    return any(score >= settings.min_digit_score and index_numeral(text) for _, (text, score) in reads)
+def confirms(reads: Reads, rank: int, settings: RankSettings = RankSettings()) -> bool:
+    """Whether the bands read a lone digit surely enough to count (`min_digit_score`), and only `rank`:
+    then no further band can change the reading (more digits either agree, or disagree and leave the
+    reading as it is)."""
+    return set(_places(reads, settings.min_digit_score)) == {rank}
 
 
 Reads = list[tuple[str, tuple[str, float]]]  # (where, (text, score)) read on an upright tile's index bands
