@@ -15,6 +15,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "page_photo": ("Score a photo", "拍照算番"),
     "page_live": ("Live table", "实时摄像"),
     "page_label": ("Label photos", "标注照片"),
+    "page_teach": ("Teach my tiles", "教它认我的牌"),
     "page_match": ("Match", "对局记分"),
     # manual page
     "manual_intro": (

@@ -28,6 +28,7 @@ def page_specs() -> list[PageSpec]:
         PageSpec("appui/pages/manual.py", "page_manual", ":material/calculate:", "manual"),
         PageSpec("appui/pages/live.py", "page_live", ":material/videocam:", "live"),
         PageSpec("appui/pages/match.py", "page_match", ":material/scoreboard:", "match"),
+        PageSpec("appui/pages/teach.py", "page_teach", ":material/school:", "teach"),
     ]
     if labeling_available():
         pages.append(PageSpec("appui/pages/labeling.py", "page_label", ":material/label:", "label"))

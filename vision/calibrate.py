@@ -230,6 +230,55 @@ def _named(dets: Detections, found: list[list[Any]], expected: list[tuple[str, .
     return LayoutReading(tuple(tiles), tuple(problems))
 
 
+# ---------------------------------------------------------------- one of each, in no order
+
+
+def one_of_each(scores: np.ndarray) -> list[int]:
+    """The face (column) of each tile (row) that makes the sum of scores largest with no face given twice:
+    for a photo of one tile of each face laid out in no particular order, scores are the classifier's
+    log-probabilities. Needs no more tiles than faces. The Hungarian method (shortest augmenting paths
+    with potentials), O(tiles^2 x faces)."""
+    cost = -np.asarray(scores, np.float64)
+    n, m = cost.shape
+    if n > m:
+        raise ValueError(f"{n} tiles but only {m} faces: one of each cannot name them all")
+    u, v = np.zeros(n + 1), np.zeros(m + 1)
+    owner = np.zeros(m + 1, np.int64)  # owner[j]: the tile (1-based) holding face j; 0 = free
+    way = np.zeros(m + 1, np.int64)
+    for tile in range(1, n + 1):
+        owner[0], free = tile, 0
+        reach = np.full(m + 1, np.inf)
+        used = np.zeros(m + 1, bool)
+        while True:
+            used[free] = True
+            row, delta, nxt = owner[free], np.inf, 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    step = cost[row - 1, j - 1] - u[row] - v[j]
+                    if step < reach[j]:
+                        reach[j], way[j] = step, free
+                    if reach[j] < delta:
+                        delta, nxt = reach[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[owner[j]] += delta
+                    v[j] -= delta
+                else:
+                    reach[j] -= delta
+            free = nxt
+            if owner[free] == 0:
+                break
+        while free:
+            previous = way[free]
+            owner[free] = owner[previous]
+            free = previous
+    faces = [0] * n
+    for j in range(1, m + 1):
+        if owner[j]:
+            faces[owner[j] - 1] = j - 1
+    return faces
+
+
 # ---------------------------------------------------------------- augmented copies
 
 
@@ -478,6 +527,63 @@ def read_photo(detector: Any, photo: Path, bonus: "tuple[str, ...] | None",
     return decoded.bgr, read_layout(detector.detect(decoded.bgr), bonus, layout)
 
 
+def reread(detector: Any, picture: np.ndarray, reading: LayoutReading) -> LayoutReading:
+    """The tiles of `reading`, each read again by `detector` (the detection overlapping it most; "none"
+    when no detection overlaps it by MATCH_IOU)."""
+    from vision.boxes import box_iou
+
+    dets = detector.detect(picture)
+    boxes = np.array([t.xyxy for t in reading.tiles], np.float32).reshape(-1, 4)
+    tiles = []
+    iou = box_iou(boxes, dets.xyxy) if len(dets) and len(boxes) else np.zeros((len(boxes), 0))
+    for k, tile in enumerate(reading.tiles):
+        best = int(iou[k].argmax()) if iou.shape[1] else -1
+        hit = best >= 0 and iou[k, best] >= MATCH_IOU
+        tiles.append(replace(tile, read_as=dets.class_names[best] if hit else "none",
+                             confidence=float(dets.confidence[best]) if hit else 0.0))
+    return LayoutReading(tuple(tiles), ())
+
+
+def read_unordered(detector: Any, picture: np.ndarray, bonus: "tuple[str, ...] | None" = None,
+                   settings: LayoutSettings = LayoutSettings()) -> LayoutReading:
+    """A photo of one tile of each face in no particular order, each face given to one tile (`one_of_each`
+    on the classifier's log-probabilities), for the player to confirm. Places are the tiles' rows and
+    places as found; `problems` name faces no tile was given and tiles beyond one of each."""
+    from vision.crops import cut_tiles
+    from vision.layout import merge_duplicates
+    from vision.rows import find_rows
+
+    dets, _ = merge_duplicates(detector.detect(picture), settings)
+    faces = [name for row in calibration_rows(bonus) for name in row]
+    face_up = np.flatnonzero(dets.class_id != BACK_ID)
+    classifier = getattr(detector, "classifier", None)
+    if classifier is not None and len(face_up):
+        probs = classifier.probabilities(cut_tiles(picture, dets.xyxy[face_up], classifier.imgsz, detector.settings))
+        columns = [list(classifier.names).index(name) for name in faces]
+        scores = np.log(probs[:, columns] + 1e-9)
+    else:  # a detector without a separate classifier: its own names, one-hot
+        scores = np.array([[0.0 if CLASS_NAMES[dets.class_id[i]] == name else -20.0 for name in faces]
+                           for i in face_up]).reshape(len(face_up), len(faces))
+    problems: list[str] = []
+    if len(face_up) > len(faces):
+        problems.append(f"{len(face_up)} face-up tiles, but one of each is {len(faces)}: take the others away")
+        return LayoutReading((), tuple(problems))
+    given = one_of_each(scores) if len(face_up) else []
+    missing = sorted(set(range(len(faces))) - set(given))
+    if missing:
+        problems.append("no tile for " + " ".join(faces[j] for j in missing))
+    layout = find_rows(face_up, [CLASS_NAMES[dets.class_id[i]] for i in face_up], dets.confidence[face_up],
+                       dets.xyxy[face_up], settings)
+    where = {t.index: (r + 1, p + 1) for r, row in enumerate(layout.rows) for p, t in enumerate(row.tiles)}
+    tiles = []
+    for k, index in enumerate(face_up):
+        row, place = where.get(int(index), (0, 0))
+        tiles.append(LaidTile(row, place, faces[given[k]], CLASS_NAMES[dets.class_id[index]],
+                              float(dets.confidence[index]), tuple(float(v) for v in dets.xyxy[index])))  # type: ignore[arg-type]
+    tiles.sort(key=lambda t: (t.row, t.place))
+    return LayoutReading(tuple(tiles), tuple(problems))
+
+
 def _classifier_source(parent_dir: Path, settings: DetectorSettings) -> Path:
     base = parent_dir / BASE_CLASSIFIER
     return base if base.is_file() else parent_dir / settings.classifier_file
@@ -491,9 +597,11 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
               base_val: "Path | None" = DEFAULT_BASE_VAL, settings: CalibrateSettings = DEFAULT,
               detector_settings: DetectorSettings = DetectorSettings(), name: str = "calibrated", seed: int = 0,
               command: str = "", log: Callable[[str], None] = print,
-              progress: "Callable[[float, str], None] | None" = None) -> CalibrationResult:
+              progress: "Callable[[float, str], None] | None" = None,
+              layouts: "Sequence[LayoutReading] | None" = None) -> CalibrationResult:
     """Learn the set shown in `photos` (see the module doc); raises LayoutProblem before writing anything
-    when a photo does not show the layout."""
+    when a photo does not show the layout. `layouts`: each photo's tiles as a person confirmed them (e.g.
+    `read_unordered`), instead of reading the layout."""
     from vision.detector import TileDetector
     from vision.evaluate import dataset_images, evaluate
     from vision.fewshot import PROTOTYPES_FILE, FewShotHead, bake, prototypes_from
@@ -515,10 +623,14 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     if detector.model_info.classifier_imgsz is None:
         raise CalibrationError(f"{parent} has no face classifier (a single 43-class detector): nothing to calibrate")
     pictures: list[tuple[np.ndarray, LayoutReading]] = []
-    for photo in photos:
+    if layouts is not None and len(layouts) != len(photos):
+        raise CalibrationError(f"{len(layouts)} confirmed layouts for {len(photos)} photos")
+    for k, photo in enumerate(photos):
         picture, reading = read_photo(detector, Path(photo), bonus)
-        if not reading.ok:
-            raise LayoutProblem(str(photo), reading.problems)
+        if layouts is not None:
+            reading = reread(detector, picture, layouts[k])
+        if not reading.ok or not reading.tiles:
+            raise LayoutProblem(str(photo), reading.problems or ("no tiles",))
         pictures.append((picture, reading))
     before = [r for _, r in pictures]
     before_accuracy = float(np.mean([r.read_accuracy for r in before]))
@@ -592,7 +704,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
         for index, photo in enumerate(photos):
             shutil.copy2(photo, version_dir / PHOTOS_DIR / f"{index + 1:02d}_{Path(photo).name}")
         new_detector = TileDetector.load(version_dir, detector_settings)
-        after = [read_photo(new_detector, Path(photo), bonus)[1] for photo in photos]
+        after = [reread(new_detector, picture, reading) for picture, reading in pictures]
         after_exact = all(r.ok and r.read_accuracy == 1.0 for r in after)
         after_accuracy = float(np.mean([r.read_accuracy for r in after]))
         step(0.8, f"[calibrate 4/5] the new version reads the calibration photo(s) {after_accuracy:.2%} right"

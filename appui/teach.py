@@ -1,0 +1,260 @@
+"""The "Teach my tiles" page: one photo of the calibration layout teaches the models a club's own set.
+
+Camera or upload; the photo with each tile named by its row and place; what does not fit (a row or
+a place missing or extra) and, for a photo in no particular order, the faces assigned one of each
+for the player to confirm; a "Learn this set" button with a progress bar (`vision.calibrate`); the
+figures before and after; the versions of the models folder with switch and back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import streamlit as st
+
+from .i18n import lang
+from .models import get_detector
+from .overlay import fit
+
+PREFIX = "teach."
+READ = PREFIX + "read"
+RESULT = PREFIX + "result"
+BONUS_CHOICES = ("all", "f1,f2,f3,f4", "s1,s2,s3,s4", "none")
+
+_TEXT: dict[str, tuple[str, str]] = {
+    "title": ("Teach my tiles", "教它认我的牌"),
+    "intro": ("Lay out one tile of each face in five rows, far to near: 1-9 characters, 1-9 dots, 1-9 bamboo, "
+              "E S W N C F P, then the flowers and seasons. Tiles may touch; keep the rows straight. "
+              "Take one photo: the assistant learns your set from it.",
+              "把每种牌各一张摆成五行（由远及近）：一至九万、一至九筒、一至九条、东南西北中发白、花牌。"
+              "牌可以相挨，行要直。拍一张照片，助手就能学会你的牌。"),
+    "source": ("Photo from", "照片来源"), "upload": ("Upload a photo", "上传照片"), "camera": ("Take a photo", "拍照"),
+    "bonus": ("Flowers and seasons in row 5", "第五行的花牌"),
+    "bonus_all": ("all eight", "全部八张"), "bonus_f": ("four flowers", "四张花"),
+    "bonus_s": ("four seasons", "四张季"), "bonus_none": ("none (no row 5)", "无（没有第五行）"),
+    "no_models": ("The tile models cannot be loaded: {why}", "无法加载识别模型：{why}"),
+    "unreadable": ("This photo cannot be read: {why}", "无法读取照片：{why}"),
+    "all_placed": ("All {n} tiles found in their places: {right} read right by the version in use.",
+                   "全部 {n} 张牌都在位：当前版本认对 {right} 张。"),
+    "problems": ("This photo does not show the layout; nothing will be learned from it:",
+                 "照片与摆法不符，不会从中学习："),
+    "unordered": ("Read it as one of each face in no particular order", "按“每种一张、顺序不限”来读"),
+    "unordered_help": ("Each face is given to exactly one tile, the most likely way; check the names on the photo.",
+                       "每种牌只分给一张，按最可能的方式；请核对照片上的名称。"),
+    "confirm": ("These names are right", "这些名称正确"),
+    "learn": ("Learn this set", "学习这套牌"),
+    "learning": ("Learning your set…", "正在学习…"),
+    "promoted": ("Learned: version {version} is now in use ({seconds:.0f} s).",
+                 "学会了：现在使用版本 {version}（{seconds:.0f} 秒）。"),
+    "not_promoted": ("Version {version} was kept but not put in use: {reason}.",
+                     "已保存版本 {version}，但未启用：{reason}。"),
+    "before": ("Read right before", "学习前认对"), "after": ("after", "学习后"),
+    "base": ("Other sets (base val photos)", "其他牌（基础验证照片）"),
+    "versions": ("Versions", "版本"), "in_use": ("in use", "使用中"),
+    "use": ("Use this version", "使用此版本"), "back": ("Back to the previous version", "回到上一个版本"),
+    "now_using": ("Now using {name}.", "现在使用 {name}。"),
+}
+
+
+def tr(key: str, **values: Any) -> str:
+    english, chinese = _TEXT[key]
+    text = chinese if lang() == "zh" else english
+    return text.format(**values) if values else text
+
+
+@dataclass(frozen=True)
+class TeachRead:
+    key: str
+    image_bgr: np.ndarray
+    photo_path: str  # the photo as uploaded, kept for learning
+    bonus: str
+    reading: Any  # vision.calibrate.LayoutReading
+    unordered: Any = None  # the one-of-each reading, once asked for
+    error: str = ""
+
+
+def _models_root() -> Path:
+    from vision import settings as vision_settings
+
+    return Path(vision_settings.MODELS_DIR)
+
+
+def bonus_of(choice: str) -> "tuple[str, ...] | None":
+    from tileset.calibration import parse_bonus
+
+    return None if choice == "all" else parse_bonus(choice)
+
+
+def _photo_input() -> bytes | None:
+    source = st.segmented_control(tr("source"), ["upload", "camera"], default="upload", required=True,
+                                  format_func=tr, key=PREFIX + "source")
+    if source == "camera":
+        shot = st.camera_input(tr("camera"), key=PREFIX + "camera")
+    else:
+        shot = st.file_uploader(tr("upload"), type=["jpg", "jpeg", "png", "webp", "bmp"], key=PREFIX + "upload")
+    return shot.getvalue() if shot is not None else None
+
+
+def read_teach_photo(image_bytes: bytes, bonus: str, detector: Any) -> TeachRead:
+    """The photo decoded as the runtime decodes it and its calibration layout read (no learning yet)."""
+    from vision.calibrate import read_layout
+    from vision.images import decode_image
+
+    key = hashlib.sha1(image_bytes + bonus.encode()).hexdigest()
+    folder = Path(tempfile.gettempdir()) / "mcr-teach"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{key[:16]}.jpg"
+    path.write_bytes(image_bytes)
+    try:
+        decoded = decode_image(image_bytes, reduce_to=1600)
+    except ValueError as error:
+        return TeachRead(key, np.zeros((1, 1, 3), np.uint8), str(path), bonus, None, error=str(error))
+    reading = read_layout(detector.detect(decoded.bgr), bonus_of(bonus))
+    return TeachRead(key, decoded.bgr, str(path), bonus, reading)
+
+
+def unordered_reading(read: TeachRead, detector: Any) -> Any:
+    """Every face-up tile named jointly, one of each face (`vision.calibrate.read_unordered`)."""
+    from vision.calibrate import read_unordered
+
+    return read_unordered(detector, read.image_bgr, bonus_of(read.bonus))
+
+
+def annotated(image_bgr: np.ndarray, reading: Any) -> np.ndarray:
+    """The photo with each tile boxed: its place (row.place) and name; misread ones in red."""
+    out = image_bgr.copy()
+    scale = max(1.0, max(out.shape[:2]) / 1000)
+    for tile in reading.tiles:
+        x0, y0, x1, y1 = (int(round(v)) for v in tile.xyxy)
+        colour = (40, 170, 40) if tile.read_as == tile.expected else (30, 30, 220)
+        cv2.rectangle(out, (x0, y0), (x1, y1), colour, max(1, int(2 * scale)))
+        cv2.putText(out, f"{tile.row}.{tile.place} {tile.expected}", (x0, max(12, y0 - 4)),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.45 * scale, colour, max(1, int(scale)), cv2.LINE_AA)
+    return out
+
+
+def _learn(read: TeachRead, reading: Any) -> None:
+    from vision.calibrate import CalibrationError, calibrate
+
+    bar = st.progress(0.0, text=tr("learning"))
+    try:
+        result = calibrate([Path(read.photo_path)], models_root=_models_root(), bonus=bonus_of(read.bonus),
+                           command="app: Teach my tiles", log=lambda line: None, layouts=[reading],
+                           progress=lambda share, text: bar.progress(min(1.0, share), text=text.splitlines()[0]))
+    except CalibrationError as error:
+        st.session_state[RESULT] = {"error": str(error)}
+        return
+    st.session_state[RESULT] = result.to_json()
+    from appui import models as app_models
+
+    app_models._load_detector.clear()  # the next photo is read with the version now in use
+
+
+def _show_result() -> None:
+    result = st.session_state.get(RESULT)
+    if not result:
+        return
+    if "error" in result:
+        st.error(result["error"])
+        return
+    if result["promoted"]:
+        st.success(tr("promoted", version=result["version"], seconds=result["seconds"]))
+    else:
+        st.warning(tr("not_promoted", version=result["version"], reason=result["reason"]))
+    left, right = st.columns(2)
+    left.metric(tr("before"), f"{result['before']['read_accuracy']:.1%}")
+    left.metric(tr("after"), f"{result['after']['read_accuracy']:.1%}",
+                delta=f"{result['after']['read_accuracy'] - result['before']['read_accuracy']:+.1%}")
+    if "base_read_accuracy" in result["after"]:
+        right.metric(tr("base"), f"{result['after']['base_read_accuracy']:.1%}",
+                     delta=f"{result['after']['base_read_accuracy'] - result['before']['base_read_accuracy']:+.1%}")
+
+
+def _versions() -> None:
+    from vision.registry import Registry, RegistryError
+
+    registry = Registry(_models_root())
+    st.subheader(tr("versions"))
+    active = registry.active_name()
+    versions = registry.versions()
+    for version in versions:
+        mark = f" — **{tr('in_use')}**" if version.name == active else ""
+        st.markdown(f"- {version.summary}{mark}")
+    names = [v.name for v in versions]
+    choice = st.selectbox(tr("versions"), names, index=names.index(active) if active in names else 0,
+                          key=PREFIX + "version", label_visibility="collapsed")
+    left, right = st.columns(2)
+    try:
+        if left.button(tr("use"), key=PREFIX + "use", disabled=choice == active):
+            st.success(tr("now_using", name=registry.activate(choice).name))
+            _changed()
+        if right.button(tr("back"), key=PREFIX + "back"):
+            st.success(tr("now_using", name=registry.back().name))
+            _changed()
+    except RegistryError as error:
+        st.warning(str(error))
+
+
+def _changed() -> None:
+    from appui import models as app_models
+
+    app_models._load_detector.clear()
+    st.session_state.pop(READ, None)
+    st.rerun()
+
+
+def render() -> None:
+    st.title(tr("title"))
+    st.caption(tr("intro"))
+    bonus = st.selectbox(tr("bonus"), BONUS_CHOICES, key=PREFIX + "bonus", format_func=lambda c: tr(
+        {"all": "bonus_all", "f1,f2,f3,f4": "bonus_f", "s1,s2,s3,s4": "bonus_s", "none": "bonus_none"}[c]))
+    image_bytes = _photo_input()
+    if image_bytes is not None:
+        detector, why = get_detector()
+        if detector is None:
+            st.error(tr("no_models", why=why))
+        else:
+            _photo(image_bytes, bonus, detector)
+    _show_result()
+    _versions()
+
+
+def _photo(image_bytes: bytes, bonus: str, detector: Any) -> None:
+    key = hashlib.sha1(image_bytes + bonus.encode()).hexdigest()
+    read = st.session_state.get(READ)
+    if read is None or read.key != key:
+        read = read_teach_photo(image_bytes, bonus, detector)
+        st.session_state[READ] = read
+        st.session_state.pop(RESULT, None)
+    if read.error:
+        st.error(tr("unreadable", why=read.error))
+        return
+    reading = read.reading
+    if not reading.ok:
+        st.error(tr("problems"))
+        for problem in reading.problems:
+            st.markdown(f"- {problem}")
+        if st.checkbox(tr("unordered"), key=PREFIX + "unordered", help=tr("unordered_help")):
+            if read.unordered is None:
+                from dataclasses import replace
+
+                read = replace(read, unordered=unordered_reading(read, detector))
+                st.session_state[READ] = read
+            reading = read.unordered
+            if not reading.ok:
+                for problem in reading.problems:
+                    st.markdown(f"- {problem}")
+    st.image(cv2.cvtColor(fit(annotated(read.image_bgr, reading), 1400), cv2.COLOR_BGR2RGB))
+    if not reading.ok:
+        return
+    right = sum(t.read_as == t.expected for t in reading.tiles)
+    st.info(tr("all_placed", n=len(reading.tiles), right=right))
+    confirmed = reading is read.reading or st.checkbox(tr("confirm"), key=PREFIX + "confirm")
+    if st.button(tr("learn"), type="primary", key=PREFIX + "learn", disabled=not confirmed):
+        _learn(read, reading)

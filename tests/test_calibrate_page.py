@@ -1,0 +1,106 @@
+"""AppTest of the "Teach my tiles" page: the layout read from a photo, its problems, the one-of-each
+fallback, and the versions with switch and back (a stand-in detector answers fixed tiles)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import vision.settings
+from appui.models import DETECTOR_OVERRIDE_KEY
+from datasets.scene import plan_calibration
+from tileset.calibration import calibration_rows
+from tileset.classes import CLASS_ID
+from vision.detections import Detections
+from vision.registry import Registry
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+class FixedTiles:
+    """Answers the same tiles for any photo."""
+
+    def __init__(self, names: list[str], boxes: np.ndarray) -> None:
+        self.dets = Detections.from_lists(boxes, [0.9] * len(names), [CLASS_ID[n] for n in names])
+
+    def detect(self, image_bgr: np.ndarray) -> Detections:
+        return self.dets
+
+
+def layout(drop: str = "") -> FixedTiles:
+    plan = plan_calibration(calibration_rows(), random.Random(4), 1600, 1200)
+    tiles = [t for t in plan.tiles if t.cls != drop]
+    return FixedTiles([t.cls for t in tiles], np.array([t.xyxy for t in tiles], np.float32))
+
+
+def grid() -> FixedTiles:
+    """All 42 faces, in 6 rows of 7: no calibration layout, but one of each."""
+    names = [n for row in calibration_rows() for n in row]
+    random.Random(0).shuffle(names)
+    boxes = np.array([[100 + (k % 7) * 70, 100 + (k // 7) * 100, 160 + (k % 7) * 70, 185 + (k // 7) * 100]
+                      for k in range(len(names))], np.float32)
+    return FixedTiles(names, boxes)
+
+
+@pytest.fixture
+def models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(vision.settings, "MODELS_DIR", tmp_path)
+    version = Registry(tmp_path).new_version_dir("calibrated")
+    (version / "card.json").write_text('{"metrics": {"read_accuracy": 1.0}, "evaluated_on": "1 calibration photo"}')
+    return tmp_path
+
+
+def open_page(detector) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[DETECTOR_OVERRIDE_KEY] = detector
+    at.run()
+    at.switch_page("appui/pages/teach.py").run()
+    assert not at.exception, at.exception
+    ok, jpeg = cv2.imencode(".jpg", np.full((1200, 1600, 3), 120, np.uint8))
+    at.file_uploader(key="teach.upload").upload("layout.jpg", jpeg.tobytes(), "image/jpeg").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def texts(at: AppTest) -> str:
+    return " ".join([e.value for e in at.error] + [m.value for m in at.markdown] + [i.value for i in at.info])
+
+
+def test_a_complete_layout_can_be_learned(models: Path) -> None:
+    at = open_page(layout())
+    assert "All 42 tiles found in their places: 42 read right" in texts(at)
+    assert not at.button(key="teach.learn").disabled
+
+
+def test_a_missing_tile_is_named_and_nothing_can_be_learned(models: Path) -> None:
+    at = open_page(layout(drop="6s"))
+    shown = texts(at)
+    assert "does not show the layout" in shown and "place 6 (6s) missing" in shown
+    assert not [b for b in at.button if b.key == "teach.learn"]
+
+
+def test_one_of_each_in_no_order_is_offered_and_must_be_confirmed(models: Path) -> None:
+    at = open_page(grid())
+    assert "does not show the layout" in texts(at)
+    at.checkbox(key="teach.unordered").check().run()
+    assert not at.exception, at.exception
+    assert "All 42 tiles found in their places: 42 read right" in texts(at)
+    assert at.button(key="teach.learn").disabled
+    at.checkbox(key="teach.confirm").check().run()
+    assert not at.button(key="teach.learn").disabled
+
+
+def test_versions_switch_and_back(models: Path) -> None:
+    at = open_page(layout())
+    (name,) = [v.name for v in Registry(models).versions() if v.name != "shipped"]
+    at.selectbox(key="teach.version").set_value(name).run()
+    at.button(key="teach.use").click().run()
+    assert Registry(models).active_name() == name
+    at.button(key="teach.back").click().run()
+    assert not at.exception, at.exception
+    assert Registry(models).active_name() == "shipped"
