@@ -226,7 +226,8 @@ class TileDetector:
     def _text_reader(self) -> "TextLineReader | None":
         if self._reader is None:
             try:
-                self._reader = TextLineReader(self.settings.intra_op_threads)
+                self._reader = TextLineReader(self.settings.intra_op_threads, self.settings.ocr_line_width,
+                                              spinning=self.settings.intra_op_spinning)
             except TextReaderUnavailable as error:
                 warnings.warn(f"flowers and ranks are read by the classifier alone: {error}", stacklevel=2)
                 self._reader = False

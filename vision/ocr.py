@@ -2,10 +2,9 @@
 
 The second readings (`vision.flowers`, `vision.ranks`) cut bands from tile crops and
 hand them all here at once: one onnxruntime run per batch of lines of similar shape,
-each line scaled to the recognizer's height (48 px) and padded only to the widest
-line of its batch. (rapidocr's own `RapidOCR(img, use_det=False)` runs one line at a
-time and pads every line to 320 px: on this project's bands, which are 60-150 px
-wide at that height, the same text costs several times more.)
+each line scaled to the recognizer's height (48 px) and padded as rapidocr pads it
+(to 320 px), so every line reads exactly as `RapidOCR(img, use_det=False)` reads
+it one at a time, with less overhead per line.
 
 rapidocr is imported on first use; without it `TextReaderUnavailable` says so and the
 detector reads every tile by the classifier alone.
@@ -40,11 +39,14 @@ class TextReaderUnavailable(RuntimeError):
 class TextLineReader:
     """rapidocr's text-line recognizer (no text detection: the bands are the lines)."""
 
-    def __init__(self, threads: int = 2, min_line_width: int = 0, batch_lines: int = 16,
-                 min_score: float = 0.0) -> None:
-        """`min_line_width`: pixels (at the recognizer's 48 px height) every line is padded to at least
-        (320 reads exactly as `RapidOCR` does); `batch_lines`: lines per onnxruntime run; texts read
-        less surely than `min_score` count as nothing read (`RapidOCR`'s `text_score`)."""
+    def __init__(self, threads: int = 2, min_line_width: "int | None" = None, batch_lines: int = 16,
+                 min_score: float = 0.0, spinning: bool = False) -> None:
+        """`min_line_width`: pixels (at the recognizer's 48 px height) every line is padded to at least;
+        None: rapidocr's own width (320), which reads exactly as `RapidOCR` does (narrower is faster,
+        but this recognizer reads a line differently with less padding); `batch_lines`: lines per onnxruntime run; texts read
+        less surely than `min_score` count as nothing read (`RapidOCR`'s `text_score`); `spinning`:
+        whether idle onnxruntime threads busy-wait (rapidocr's own session does; on 2 shared cores a
+        session that does not reads a batch about a quarter faster)."""
         try:
             from rapidocr import RapidOCR
         except ImportError as error:  # the runtime lists it; a partial install still reads tiles
@@ -57,9 +59,12 @@ class TextLineReader:
         engine(np.full((48, 48, 3), 255, np.uint8), use_det=False, use_cls=False, use_rec=True)  # loads the model
         recognizer: Any = engine.text_rec
         self._session = recognizer.session
+        model_path = getattr(recognizer.session.session, "_model_path", None)
+        if not spinning and isinstance(model_path, str):
+            self._session = _session_without_spinning(model_path, threads)
         self._decode = recognizer.postprocess_op
-        self._channels, self._height, _ = recognizer.rec_image_shape
-        self._min_width = min_line_width
+        self._channels, self._height, own_width = recognizer.rec_image_shape
+        self._min_width = own_width if min_line_width is None else min_line_width
         self._batch = max(1, batch_lines)
         self._min_score = min_score
 
@@ -89,6 +94,21 @@ class TextLineReader:
         out = np.zeros((self._channels, self._height, width), np.float32)
         out[:, :, : resized.shape[1]] = resized.transpose(2, 0, 1) / 127.5 - 1.0
         return out
+
+
+def _session_without_spinning(model_path: str, threads: int) -> Any:
+    """The recognizer's model in an onnxruntime session whose idle threads sleep, as a callable
+    batch -> output (what rapidocr's session wrapper is)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    session = ort.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
+    name = session.get_inputs()[0].name
+    return lambda batch: session.run(None, {name: batch})[0]
 
 
 def _at_least_30_px(line_bgr: np.ndarray) -> np.ndarray:

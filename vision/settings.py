@@ -18,23 +18,21 @@ class FlowerSettings:
     """Reading which flower or season a tile is from its caption (`vision.flowers`)."""
 
     enabled: bool = True
-    # a face the classifier gives at least this chance (summed over the eight) of being a flower is
-    # read again from its caption: 0.01 takes every flower of the held-out kde-traditional scenes and
-    # 99 % of real val's, and 2 % (real) to 6.5 % (drawn artwork) of the other faces; 0.03 left out
-    # 2 % of the kde-traditional flowers (its orchid read as 1p) and was 10 % faster
+    # a face the classifier gives at least this chance (summed over the eight) of being a flower is read
+    # again from its caption (how it was chosen: models/MODEL_CARD.md, stop 13)
     min_flower_share: float = 0.01
     band_share: float = 0.3  # of the upright tile's height: the bands across its top and bottom that are read
     middle_share: float = 0.5  # ... and the band across its middle (a framed 梅 alone)
     min_name_score: float = 0.8  # recognizer score for a name (梅, PLUM) to decide
     min_number_score: float = 0.95  # ... and for a lone 1-4 to pick one inside the classifier's group
     # the top and bottom bands are read first; the bands turned over and the middle only for tiles where
-    # those named no flower surely
+    # those did not name, surely, the class the tile is read as (`flowers.confirms`)
     upright_first: bool = True
 
 
 @dataclass(frozen=True)
 class RankSettings:
-    """Reading a suited tile's rank from the numeral printed in a top corner or its middle (`vision.flowers`)."""
+    """Reading a suited tile's rank from the numeral printed in a top corner or its middle (`vision.ranks`)."""
 
     enabled: bool = True
     max_confidence: float = 0.95  # a suited face the classifier reads less surely than this is read again
@@ -48,7 +46,8 @@ class RankSettings:
     any_suit: bool = True  # the digit's rank in the suit the classifier gives that rank most (else: the suit it read)
     # only tiles where some other rank has at least `min_share`: elsewhere a digit could only confirm the reading
     only_where_it_can_change: bool = True
-    # the first depth's bands and the middle are read first; the deeper bands only where those read no digit surely
+    # the first depth's bands and the middle are read first; the deeper bands only where those did not read,
+    # surely, the rank the tile is read as (`ranks.confirms`)
     shallow_first: bool = True
 
 
@@ -74,12 +73,12 @@ class DetectorSettings:
     # A photo stretched on export (a labeling tool's 640x640, a squeezed screenshot) shows tiles far
     # thinner or wider than any tile is: when the median face box (width / height, at least
     # `unstretch_min_tiles` of them) lies outside [stretched_aspect, 1 / stretched_aspect], the photo
-    # is resized towards `natural_tile_aspect` and read again, up to `unstretch_passes` times.
+    # is resized towards `natural_tile_aspect` and read again, up to `unstretch_passes` times
+    # (`vision.unstretch`).
     stretched_aspect: float = 0.4
     natural_tile_aspect: float = 0.75
     # ... and once judged stretched, resized again until the median face is within this factor of
-    # `natural_tile_aspect`: a first pass judged on a few badly found tiles can leave faces wider than
-    # tall, and such crops are turned on their side (`sideways_ratio`) and misread
+    # `natural_tile_aspect` (faces left wider than tall would be turned on their side and misread)
     unstretched_within: float = 1.25
     unstretch_passes: int = 3
     unstretch_min_tiles: int = 1
@@ -89,8 +88,11 @@ class DetectorSettings:
     # a larger JPEG is decoded at 1/2, 1/4 or 1/8 of its size; a larger image of another format is refused
     max_full_decode_pixels: int = 50_000_000
     max_file_bytes: int = 80_000_000
-    intra_op_threads: int = 2  # onnxruntime threads; this machine has 2 cores
-    intra_op_spinning: bool = False  # busy-waiting onnxruntime threads slow everything when cores are shared
+    # px (at the recognizer's 48 px height) every line of the second readings is padded to: rapidocr's own
+    # 320; narrower is faster, but the recognizer reads a line differently with less padding (`vision.ocr`)
+    ocr_line_width: int = 320
+    intra_op_threads: int = 2  # onnxruntime threads of each model (the recognizer of the second readings too)
+    intra_op_spinning: bool = False  # whether idle onnxruntime threads busy-wait for the next run
     flowers: FlowerSettings = field(default_factory=FlowerSettings)  # captions of flowers and seasons
     ranks: RankSettings = field(default_factory=RankSettings)  # index numerals of suited tiles
 
@@ -115,9 +117,7 @@ class LayoutSettings:
     doubtful_candidates: int = 6  # ... the least sure this many (then backs), one at a time, then ...
     max_left_out_trials: int = 10  # ... this many pairs of them (and of second readings)
     # ... and when none of that makes a winning hand, a face read with less confidence than this is read
-    # as the one tile face that makes the hand win, if exactly one does (the least sure this many; 0.3
-    # and 2 read 3 fewer held-out hands of 400; 0.9 instead of 0.5 read 6 more of the 200 kde-traditional
-    # and 1 more of the 100 gnome-smooth hands at stop 13, where a misread six is read at 0.4-0.94)
+    # as the one tile face that makes the hand win, if exactly one does (the least sure this many)
     deduce_confidence: float = 0.9
     deduce_candidates: int = 3
     neighbour_reach: float = 1.6  # tile heights: nearest neighbours within this give the row direction
@@ -174,12 +174,10 @@ class CalibrateSettings:
     max_tilt: float = 0.15  # perspective: the far edge narrowed by up to this share of the width
     match_iou: float = 0.5  # a finder box on a copy takes the place of the tile it overlaps this much
     clusters: int = 4  # prototypes per face and way up (k-means; 1, 2, 4, 8 read 97.0, 98.0, 99.2, 99.2 % of held-out copies)
-    scales: tuple[float, ...] = (160.0, 320.0, 640.0)  # weights of the prototype cosines tried in the logits
-    # the head acts on a crop whose best cosine with the set's prototypes passes about this (another set's
-    # tiles stay with the classifier): the gate is chosen among these, opening over ~0.05 (sharpness 60)
-    gates: tuple[float, ...] = (0.5, 0.7, 0.8, 0.85, 0.9, 0.92, 0.94, 0.96)
-    gate_sharpness: float = 60.0
-    base_crops_images: int = 40  # base val photos whose labeled tiles check the blend crop by crop
+    scales: tuple[float, ...] = (40.0, 80.0, 160.0, 320.0)  # weights of the prototype cosines tried in the logits
+    # a face's threshold (the highest cosine of another set's crop read as another face) plus one of these
+    margins: tuple[float, ...] = (0.0, 0.01, 0.02)
+    base_crops_images: int = 40  # base val photos: every crop the runtime cuts from them sets the thresholds
     base_check_images: int = 30  # ... and that both versions read whole before promotion
 
 
