@@ -109,6 +109,14 @@ def box_at(labels: PhotoLabels, x: float, y: float, width: int, height: int) -> 
     return min(holding)[1] if holding else None
 
 
+def boxes_inside(labels: PhotoLabels, corners: tuple[float, float, float, float], width: int,
+                 height: int) -> list[int]:
+    """The boxes whose centre lies inside the rectangle (pixels of the photo)."""
+    x1, y1, x2, y2 = corners
+    return [i for i, box in enumerate(labels.boxes)
+            if x1 <= box.cx * width <= x2 and y1 <= box.cy * height <= y2]
+
+
 def canvas_action(labels: PhotoLabels, value: object, width: int, height: int) -> tuple[str, object] | None:
     """What a click or drag on the shown photo means: ("pick", box index), ("draw", corners in photo
     pixels) or None.  `value` is streamlit-image-coordinates' answer, in screen pixels of the photo
@@ -319,8 +327,10 @@ def _on_canvas(photo: Photo, width: int, height: int) -> None:
         st.session_state[PICKED_KEY] = [i for i in picked if i != what] if what in picked else picked + [what]
         return
     class_id = st.session_state.get(CLASS_KEY)
-    if class_id is None:
-        _say("warning", t("lbl_draw_face"))
+    if class_id is None:  # no face to draw with: the drag is a lasso, picking the boxes inside it
+        inside = boxes_inside(labels, what, width, height)
+        st.session_state[PICKED_KEY] = sorted(set(_picked()) | set(inside))
+        _say("info", t("lbl_lassoed", n=len(inside)))
         return
     box = LabelBox.from_xyxy(class_id, what, width, height)
     _change(photo, lambda current: current.with_added(box), t("lbl_added", face=CLASS_NAMES[class_id]))

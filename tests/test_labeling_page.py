@@ -302,3 +302,13 @@ def test_teach_the_model_shows_progress_and_the_before_after_figures(folder: Pat
     at.button(key="label.teach").click().run()
     assert not at.exception, at.exception
     assert any("New version v2 in use" in s.value and "80.0 % -> 95.0 %" in s.value for s in at.success)
+
+
+def test_a_drag_with_no_face_picked_picks_the_boxes_inside() -> None:
+    from appui.labeling import boxes_inside
+
+    labels = PhotoLabels((LabelBox.from_xyxy(CLASS_ID["1m"], (10, 10, 50, 70), W, H),
+                          LabelBox.from_xyxy(CLASS_ID["2m"], (60, 10, 100, 70), W, H),
+                          LabelBox.from_xyxy(CLASS_ID["3m"], (300, 200, 340, 260), W, H)))
+    assert boxes_inside(labels, (0, 0, 120, 100), W, H) == [0, 1]
+    assert boxes_inside(labels, (0, 0, 70, 100), W, H) == [0], "a box counts when its centre is inside"
