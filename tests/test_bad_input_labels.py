@@ -258,3 +258,36 @@ def test_import_ls_keeps_a_photo_whose_export_has_an_unreadable_box(tmp_path: Pa
     path.write_text(json.dumps([bad]))
     assert label_main(["import-ls", str(path), str(folder)]) == 1
     assert list_photos(folder)[0].load().boxes == before, "half an annotation does not replace the labels"
+
+
+def test_a_first_save_cut_short_leaves_no_label_file_without_metadata(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import tileset.labelfiles as lf
+
+    folder = photos_folder(tmp_path / "photos", ("a.jpg",))
+    (photo,) = list_photos(folder)
+    real_write = lf.atomic_write_text
+
+    def crash_on_labels(path: Path, text: str) -> None:
+        if path.suffix == ".txt" and path.parent.name == "labels":
+            raise KeyboardInterrupt("power cut")
+        real_write(path, text)
+
+    monkeypatch.setattr(lf, "atomic_write_text", crash_on_labels)
+    with pytest.raises(KeyboardInterrupt):
+        photo.save(PhotoLabels(BOXES, LabelMeta("prelabel", False, "m", (0.9, 0.8, 0.95))))
+    monkeypatch.setattr(lf, "atomic_write_text", real_write)
+    assert photo.meta_path.exists() and not photo.label_path.exists(), "the metadata goes first for a new photo"
+    labels = photo.load()
+    assert labels.boxes == () and not labels.meta.reviewed
+    report = prelabel_folder(folder, FixedDetector(), "m2", read_image=lambda p: np.zeros((H, W, 3), np.uint8))
+    assert report.labeled == 1, "nothing to keep: pre-labeling goes ahead"
+
+
+def test_a_label_file_made_elsewhere_counts_as_checked(tmp_path: Path) -> None:
+    folder = photos_folder(tmp_path / "photos", ("a.jpg",))
+    (photo,) = list_photos(folder)
+    photo.label_path.parent.mkdir()
+    photo.label_path.write_text("0 0.5 0.5 0.1 0.1\n")  # a YOLO label file from another tool, no meta.json
+    labels, problems = photo.load_checked()
+    assert labels.meta.reviewed and labels.made_by_person and problems == ()

@@ -14,8 +14,9 @@ Every write goes to a temporary file in the same folder, is fsynced, then `os.re
 target, so a crash at any point leaves either the old or the new file, never a torn one.  The label
 file is written before its metadata; metadata whose `labels_sha1` does not match the label file
 (a save cut short in between, or an edit outside the app) is read as a person's unreviewed labels
-with unknown confidences, so `prelabel` never replaces them.  Temporary files of a killed writer
-are removed by the next save or folder listing.
+with unknown confidences, so `prelabel` never replaces them.  A label file without metadata was
+made outside these tools (ours write the metadata first for a new photo): it counts as a person's,
+checked.  Temporary files of a killed writer are removed by the next save or folder listing.
 
 Two photos whose names differ only in the extension (`hand.jpg`, `hand.png`) would share one label
 file (ultralytics too maps `images/NAME.*` to `labels/NAME.txt`): a folder holding them is refused.
@@ -443,6 +444,8 @@ class Photo:
             raise LabelFileError(f"cannot read {self.label_path}: {error}") from None
         boxes = parse_label_text(text, str(self.label_path)) if text is not None else ()
         unknown = (UNKNOWN_CONFIDENCE,) * len(boxes)
+        if text is not None and not self.meta_path.exists():
+            return PhotoLabels(boxes, LabelMeta("human", True)), ()  # labels made elsewhere: a person's, checked
         try:
             meta = read_meta(self.meta_path)
         except LabelFileError as error:
@@ -486,10 +489,12 @@ class Photo:
         for folder in (self.labels_dir, self.labels_dir / HISTORY_DIR):
             remove_stale_temp_files(folder)
         text = format_label_text(labels.boxes)
+        meta_text = json.dumps(replace(labels.meta, labels_sha1=text_sha1(text)).to_json(), indent=1) + "\n"
         self._keep_previous(text)
+        if not self.meta_path.exists():  # our label files never stand without metadata, even after a crash
+            atomic_write_text(self.meta_path, meta_text)
         atomic_write_text(self.label_path, text)
-        meta = replace(labels.meta, labels_sha1=text_sha1(text))
-        atomic_write_text(self.meta_path, json.dumps(meta.to_json(), indent=1) + "\n")
+        atomic_write_text(self.meta_path, meta_text)
 
     def _keep_previous(self, text: str) -> None:
         """The label file about to be replaced (and its metadata) as the next `.history/NAME.<n>.*`."""
