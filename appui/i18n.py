@@ -197,10 +197,10 @@ _LABELS: dict[str, tuple[str, str]] = {
     "lbl_added": ("added a {face} box", "已添加 {face} 框"),
     "lbl_undone": ("last change undone ({file})", "已撤销上一次修改 ({file})"),
     "lbl_reviewed": ("{name} marked reviewed", "{name} 已标为已审核"),
-    "lbl_canvas_hint": ("Click a box to pick it (again to unpick); drag to draw a box of the face picked beside "
-                        "(with no face picked, a drag picks the boxes inside it). "
+    "lbl_canvas_hint": ("Click a box to pick it (again to unpick). Drag: with one box picked, its right outline; "
+                        "else a new box of the face chosen beside; with no face chosen, picks the boxes inside. "
                         "Keys: F set face, B tile back, Delete, Ctrl/⌘+Z undo, L looks right, P / N previous / next.",
-                        "点击框选中 (再点取消); 拖动画出新框, 牌为旁边所选 (未选牌时拖动框选)。"
+                        "点击框选中 (再点取消)。拖动: 选中一个框时重画该框; 否则画出新框, 牌为旁边所选; 未选牌时框选。"
                         "按键: F 设为此牌, B 牌背, Delete 删除, Ctrl/⌘+Z 撤销, L 看过了, P / N 上一张 / 下一张。"),
     "lbl_tools": ("Add photos and pre-label them", "添加照片并预标注"),
     "lbl_upload": ("Photos to add to this folder", "添加到此文件夹的照片"),
@@ -226,6 +226,7 @@ _LABELS: dict[str, tuple[str, str]] = {
                         "版本 {version} 没有更好 (留出照片 {old} % -> {new} %): 仍用当前模型。"),
     "lbl_draw_face": ("Pick the face of the new box first (Correct face), then drag on the photo.",
                       "请先选择新框的牌 (正确的牌), 再在照片上拖动。"),
+    "lbl_redrawn": ("box {boxes} redrawn", "框 {boxes} 已重画"),
     "lbl_lassoed": ("{n} boxes picked by the drag. To draw a new box instead, choose its face first.",
                     "拖动选中了 {n} 个框。要画新框, 请先选择它的牌。"),
     # LAN mode (appui.access, appui.lan)

@@ -312,7 +312,8 @@ def _on_undo(photo: Photo) -> None:
 
 
 def _on_canvas(photo: Photo, width: int, height: int) -> None:
-    """A click on the photo picks (or unpicks) the box under it; a drag draws a box of the picked face."""
+    """A click on the photo picks (or unpicks) the box under it.  A drag redraws the one picked box, or
+    draws a new box of the chosen face, or (no face chosen) picks the boxes inside it."""
     try:
         labels = photo.load()
     except LabelFileError as error:
@@ -325,6 +326,13 @@ def _on_canvas(photo: Photo, width: int, height: int) -> None:
     if kind == "pick":
         picked = _picked()
         st.session_state[PICKED_KEY] = [i for i in picked if i != what] if what in picked else picked + [what]
+        return
+    picked = _picked()
+    if len(picked) == 1:  # one box picked: the drag is its right outline
+        index = picked[0]
+        box = LabelBox.from_xyxy(labels.boxes[index].class_id, what, width, height)
+        _change(photo, lambda current: current.with_box(index, box),
+                t("lbl_redrawn", boxes=box_numbers(labels).get(index, index)))
         return
     class_id = st.session_state.get(CLASS_KEY)
     if class_id is None:  # no face to draw with: the drag is a lasso, picking the boxes inside it

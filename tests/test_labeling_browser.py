@@ -1,6 +1,7 @@
 """The Label page in a real browser, the way a club labels a pre-labeled photo: pick a box by clicking it
-on the photo, fix its face, take back a slip with Undo, delete the false boxes in one action, draw the
-missing box, say "Looks right" with its key (L); the files on disk then hold exactly the expected boxes.
+on the photo, fix its face, take back a slip with Undo, delete the false boxes in one action, redraw a
+box whose outline is off, draw the missing box, say "Looks right" with its key (L); the files on disk
+then hold exactly the expected boxes.
 Skipped, with the reason, when Chromium (scripts/install_browser.sh) or Playwright is missing."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ TIMEOUT_MS = 60_000
 ROW = {"A": (100, 200, 160, 300), "B": (170, 200, 230, 300), "C": (240, 200, 300, 300)}
 FALSE = {"D": (500, 450, 540, 500), "E": (600, 450, 640, 500)}
 MISSING = (330, 200, 390, 300)
+A_AS_READ = (115, 212, 178, 318)  # the tile finder's box of A is off: redrawn on the photo
 
 
 def prelabeled_folder(root: Path) -> Path:
@@ -31,7 +33,7 @@ def prelabeled_folder(root: Path) -> Path:
     cv2.imwrite(str(folder / "images" / "hand1.jpg"), image)
     (photo,) = list_photos(folder)
     faces = (("A", "1m"), ("B", "2m"), ("C", "3m"))
-    boxes = [LabelBox.from_xyxy(CLASS_ID[face], ROW[key], W, H) for key, face in faces]
+    boxes = [LabelBox.from_xyxy(CLASS_ID[face], A_AS_READ if key == "A" else ROW[key], W, H) for key, face in faces]
     boxes += [LabelBox.from_xyxy(CLASS_ID["9p"], corners, W, H) for corners in FALSE.values()]
     photo.save(PhotoLabels(tuple(boxes), LabelMeta("prelabel", False, "shipped", (0.95, 0.40, 0.90, 0.10, 0.15))))
     return folder
@@ -61,6 +63,15 @@ def centre(corners: tuple[int, int, int, int]) -> tuple[float, float]:
 def picked(page, face: str) -> None:  # type: ignore[no-untyped-def]
     """Until the box list shows the box just clicked as picked."""
     page.locator("[data-testid=stMultiSelect]", has_text=face).wait_for(timeout=TIMEOUT_MS)
+
+
+def drag(page, corners: tuple[int, int, int, int]) -> None:  # type: ignore[no-untyped-def]
+    start, end = on_photo(page, corners[:2]), on_photo(page, corners[2:])
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(*end, steps=5)
+    page.mouse.up()
+    wait_for_app(page, TIMEOUT_MS)
 
 
 def pick_face(page, typed: str) -> None:  # type: ignore[no-untyped-def]
@@ -106,13 +117,13 @@ def test_a_club_labels_a_photo_in_the_browser(tmp_path: Path) -> None:
 
         click(page, "Delete all 2 boxes below it")  # D and E, the false boxes
 
-        pick_face(page, "4m")
-        start, end = on_photo(page, MISSING[:2]), on_photo(page, MISSING[2:])
-        page.mouse.move(*start)
-        page.mouse.down()
-        page.mouse.move(*end, steps=5)
-        page.mouse.up()
+        page.mouse.click(*on_photo(page, centre(A_AS_READ)))  # A picked, then its right outline dragged
         wait_for_app(page, TIMEOUT_MS)
+        picked(page, "1: 1m")
+        drag(page, ROW["A"])
+
+        pick_face(page, "4m")
+        drag(page, MISSING)  # the missing tile, drawn with nothing picked
 
         page.get_by_text("boxes, not reviewed yet").click()  # focus back on the page, out of the photo's frame
         page.keyboard.press("l")  # the keyboard shortcut of "Looks right"

@@ -201,3 +201,13 @@ def test_box_numbers_stay_with_their_boxes_across_edits(tmp_path: Path) -> None:
     photo.update(lambda labels: labels.with_class(0, CLASS_ID["9m"]).marked_reviewed())
     assert photo.load().ids() == (3, 2, 4)
     assert photo.undo().ids() == (3, 2, 4) and photo.undo().ids() == (3, 2)
+
+
+def test_a_redrawn_box_keeps_its_face_and_number(tmp_path: Path) -> None:
+    make_photos(tmp_path, ["a"])
+    (photo,) = list_photos(tmp_path)
+    photo.save(PhotoLabels(BOXES, LabelMeta("prelabel", False, "m", (0.4, 0.9))))
+    moved = LabelBox(BOXES[0].class_id, 0.3, 0.5, 0.12, 0.2)
+    labels = photo.update(lambda current: current.with_box(0, moved))
+    assert labels.boxes == (moved, BOXES[1]) and labels.confidences() == (1.0, 0.9)
+    assert labels.ids() == PhotoLabels(BOXES).ids() and not labels.meta.reviewed

@@ -222,6 +222,12 @@ class PhotoLabels:
         """Indices of the boxes less sure than `threshold`."""
         return tuple(i for i, c in enumerate(self.confidences()) if c < threshold)
 
+    def with_box(self, index: int, box: LabelBox) -> PhotoLabels:
+        """Box `index` redrawn (its number kept); a person drew it, so it counts as sure."""
+        boxes, confidences = list(self.boxes), list(self.confidences())
+        boxes[index], confidences[index] = box, 1.0
+        return self._edited(tuple(boxes), tuple(confidences), self.ids())
+
     def with_added(self, box: LabelBox) -> PhotoLabels:
         ids = self.ids()
         return self._edited(self.boxes + (box,), self.confidences() + (1.0,), ids + (max(ids, default=0) + 1,))
