@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import cache
+from itertools import compress
 
 from .codes import (
     ALL_CODES,
@@ -99,7 +100,7 @@ class HandFacts:
         self.fixed = fixed
         self.standing = standing  # counts of the standing tiles, the winning tile included
         self.counts = counts  # counts of every tile of the hand
-        self.unique = unique = tuple([c for c in ALL_CODES if counts[c]])
+        self.unique = unique = tuple(compress(range(len(counts)), counts))  # the codes held, in order
         self.win = win
         self.self_drawn = self_drawn
         self.last_tile = last_tile
@@ -114,7 +115,7 @@ class HandFacts:
         self.tileset = frozenset(unique)
         self.has_honors = unique[-1] > 30
         self.suits = {c // 10 for c in unique} - {3}
-        self.ranks = {c % 10 for c in unique}  # meaningful when there are no honors
+        self.ranks = {c % 10 for c in unique} if unique[-1] < 30 else set()  # only looked at without honors
         self._unique_wait: bool | None = None
 
     @property
@@ -123,7 +124,7 @@ class HandFacts:
         if self._unique_wait is None:
             before = list(self.standing)
             before[self.win] -= 1
-            self._unique_wait = _only_wait(before, self.win, seven_pairs=sum(before) == 13)
+            self._unique_wait = _only_wait(before, self.win, seven_pairs=sum(before) == 13, present=self.unique)
         return self._unique_wait
 
 
@@ -139,37 +140,40 @@ def waits(counts: list[int], *, seven_pairs: bool) -> list[int]:
     return sorted(set(_completing(counts, seven_pairs=seven_pairs)))
 
 
-def _only_wait(counts: list[int], tile: int, *, seven_pairs: bool) -> bool:
+def _only_wait(counts: list[int], tile: int, *, seven_pairs: bool, present: tuple[int, ...] = ALL_CODES) -> bool:
     """Whether `waits(counts)` is `[tile]`, stopping at the first other tile that completes the hand."""
     found = False
-    for t in _completing(counts, seven_pairs=seven_pairs):
+    for t in _completing(counts, seven_pairs=seven_pairs, present=present):
         if t != tile:
             return False
         found = True
     return found
 
 
-def _completing(counts: list[int], *, seven_pairs: bool) -> Iterator[int]:
-    """The tiles of `waits`, unsorted and maybe repeated, one suit at a time (a caller may stop early)."""
-    groups = [tuple(counts[base + 1: base + 10]) for base in (0, 10, 20)]
-    states = [_group_state(g) for g in groups]
-    honors = [_HONOR_STATE[min(counts[t], 4)] for t in range(31, 38)]
-    honors_bad = honors.count(-1)
-    total = sum(states) + sum(honors)
-    for block in range(3):
-        others_ok = honors_bad == 0 and min([states[k] for k in range(3) if k != block]) >= 0
-        target = 1 - (total - states[block])
-        if others_ok and target in (0, 1):
-            for r in _suit_waits_anywhere(groups[block], target):
-                yield 10 * block + r
+def _completing(counts: list[int], *, seven_pairs: bool, present: tuple[int, ...] = ALL_CODES) -> Iterator[int]:
+    """The tiles of `waits`, unsorted and maybe repeated, one suit at a time (a caller may stop early).
+
+    `present`: the codes, in order, of at least every tile `counts` holds (an absent honor is in
+    the state of no tiles, so only the held ones are looked at)."""
+    groups = (tuple(counts[1:10]), tuple(counts[11:20]), tuple(counts[21:30]))
+    states = (_group_state(groups[0]), _group_state(groups[1]), _group_state(groups[2]))
+    honors = [t for t in present if t > 30 and counts[t]]
+    honor_states = [_HONOR_STATE[min(counts[t], 4)] for t in honors]
+    honors_bad = honor_states.count(-1)
+    total = sum(states) + sum(honor_states)
+    if honors_bad == 0:
+        for block in range(3):
+            target = 1 - (total - states[block])
+            if target in (0, 1) and min(states[(block + 1) % 3], states[(block + 2) % 3]) >= 0:
+                for r in _suit_waits_anywhere(groups[block], target):
+                    yield 10 * block + r
     if min(states) >= 0:
-        for t in range(31, 38):
-            old = honors[t - 31]
+        for t, old in zip(honors, honor_states):
             new = _HONOR_STATE[min(counts[t] + 1, 4)]
-            if counts[t] and new >= 0 and honors_bad - (old < 0) == 0 and total - old + new == 1:
+            if new >= 0 and honors_bad - (old < 0) == 0 and total - old + new == 1:
                 yield t
     if seven_pairs:
-        odd = [t for t in ALL_CODES if counts[t] % 2]
+        odd = [t for t in present if counts[t] % 2]
         if len(odd) == 1:  # six pairs and this single tile
             yield odd[0]
 
@@ -177,6 +181,7 @@ def _completing(counts: list[int], *, seven_pairs: bool) -> Iterator[int]:
 _HONOR_STATE = (0, -1, 1, 0, -1)  # by count: none, single (bad), pair, pung, four (bad)
 
 
+@cache
 def _suit_waits_anywhere(group: tuple[int, ...], target: int) -> tuple[int, ...]:
     """Ranks (1..9) whose tile brings this suit to `target` (0 sets only, 1 sets and a pair).
 
@@ -307,12 +312,12 @@ class Reading:
                         concealed_kongs += 1
         chows.sort()
         pungs.sort()
-        self.chows = chows
-        self.pungs = pungs
+        self.chows = tuple(chows)  # middle tiles, sorted
+        self.pungs = tuple(pungs)  # tiles of the pungs and kongs, sorted
         self.melded_kongs = melded_kongs
         self.concealed_kongs = concealed_kongs
         self.concealed_pungs = self._concealed_pungs(sets)
-        self.combos = account_once(tuple(chows), tuple(pungs)) if self.kind == "standard" else _NONE
+        self.combos = account_once(self.chows, self.pungs) if self.kind == "standard" else _NONE
         self._waits: tuple[bool, bool, bool] | None = None
 
     @property

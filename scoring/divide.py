@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from itertools import product
+from operator import itemgetter
 from typing import NamedTuple
 
 from .codes import (
@@ -128,9 +129,9 @@ def standard_readings(fixed: tuple[Block, ...], standing: list[int]) -> list[tup
     for t in range(31, 38):
         n = standing[t]
         if n == 3:
-            honors.append(Block(PUNG, t, False, False))
+            honors.append(_BLOCK[PUNG, t])
         elif n == 2:
-            honor_pair.append(Block(PAIR, t, False, False))
+            honor_pair.append(_BLOCK[PAIR, t])
         elif n:
             return []
     found: list[tuple[tuple[int, ...], tuple[Block, ...]]] = []
@@ -139,9 +140,9 @@ def standard_readings(fixed: tuple[Block, ...], standing: list[int]) -> list[tup
         pairs = [p for _, p in combo if p is not None] + honor_pair
         if len(pairs) != 1 or len(sets) + len(fixed) != 4:
             continue
-        sets.sort(key=_display_key)
-        found.append((tuple(sorted(_EIGEN[b] for b in sets)), fixed + tuple(sets) + (pairs[0],)))
-    found.sort(key=lambda f: f[0])
+        sets.sort(key=_DISPLAY_KEY.__getitem__)
+        found.append((tuple(sorted([_EIGEN[b] for b in sets])), fixed + tuple(sets) + (pairs[0],)))
+    found.sort(key=itemgetter(0))
     return [reading for _, reading in found]
 
 
@@ -158,6 +159,15 @@ class _EigenTable(dict):
 
 
 _EIGEN = _EigenTable()
+
+
+class _DisplayKeyTable(dict):
+    def __missing__(self, b: Block) -> tuple[int, str]:
+        self[b] = key = _display_key(b)
+        return key
+
+
+_DISPLAY_KEY = _DisplayKeyTable()
 
 
 @cache
@@ -221,7 +231,7 @@ def _suit_sets_all(group: tuple[int, ...]) -> tuple[tuple[tuple[str, int], ...],
 
 
 def _present(counts: list[int]) -> tuple[int, ...]:
-    return tuple(c for c in ALL_CODES if counts[c])
+    return tuple([c for c in ALL_CODES if counts[c]])
 
 
 def _display_key(b: Block) -> tuple[int, str]:
@@ -314,9 +324,9 @@ def decompositions(
         )
     out = [special] if special is not None else []
     if special is None or special.kind == "seven_pairs":
-        out.extend(Decomposition("standard", r) for r in standard_readings(fixed, standing))
+        out.extend([Decomposition("standard", r) for r in standard_readings(fixed, standing)])
     return out
 
 
 def _tiles(standing: list[int], present: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(c for c in present for _ in range(standing[c]))
+    return tuple([c for c in present for _ in range(standing[c])])

@@ -30,7 +30,7 @@ from .detectors import (
     HandFacts,
     Reading,
 )
-from .divide import CHOW, KONG, PUNG, Block, block_tiles, decompositions
+from .divide import CHOW, KONG, PUNG, Block, decompositions
 from .fans import CHICKEN_HAND_ID, FAN, FANS, FLOWER_FAN_ID, MINIMUM_POINTS, Fan, FanId
 from .hand import Hand, HandError, Meld, MeldKind
 from .notation import format_hand
@@ -127,14 +127,19 @@ def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
     """The facts of `hand`, with situational flags that contradict the tiles dropped (and said why)."""
     fixed = tuple([_meld_block(m) for m in hand.melds])
     standing = [0] * SIZE
-    for c in [CODE_OF_INDEX[t.index] for t in hand.concealed]:
-        standing[c] += 1
+    for t in hand.concealed:
+        standing[CODE_OF_INDEX[t.index]] += 1
     win = CODE_OF_INDEX[hand.win_tile.index]
     standing[win] += 1
     counts = list(standing)
     for b in fixed:
-        for c in block_tiles(b):
-            counts[c] += 1
+        t = b.tile
+        if b.kind == CHOW:
+            counts[t - 1] += 1
+            counts[t] += 1
+            counts[t + 1] += 1
+        else:
+            counts[t] += 4 if b.kind == KONG else 3
     in_melds = counts[win] - standing[win]  # copies of the winning tile in the declared melds
     ctx = hand.context
     warnings: list[str] = []
@@ -167,18 +172,23 @@ _GROUPS_BY_KIND = {
 }
 
 
-@cache
 def _detectors(groups: tuple[str, ...]) -> tuple[tuple[int, Detector], ...]:
-    """The detectors of `groups`, in order, as one sequence (looked up once per combination of groups)."""
+    """The detectors of `groups`, in order, as one sequence."""
     return tuple(d for group in groups for d in GROUPS[group])
 
 
 @cache
-def _reading_groups(kind: str, pungs: bool, honor_pungs: bool, kongs: bool) -> tuple[str, ...]:
-    """The groups run on a reading of `kind`: those that can find anything in it (COMBINATION aside)."""
+def _hand_detectors(ranks: bool, situation: bool) -> tuple[tuple[int, Detector], ...]:
+    """The detectors run once per hand: HAND, then RANKS and SITUATION when they can find anything."""
+    return _detectors((HAND,) + ((RANKS,) if ranks else ()) + ((SITUATION,) if situation else ()))
+
+
+@cache
+def _reading_detectors(kind: str, pungs: bool, honor_pungs: bool, kongs: bool) -> tuple[tuple[int, Detector], ...]:
+    """The detectors run on a reading of `kind`: the groups that can find anything in it (COMBINATION aside)."""
     skip = {COMBINATION} | ({PUNGS} if not pungs else set()) | ({HONOR_PUNGS} if not honor_pungs else set()) | (
         {KONGS} if not kongs else set())
-    return tuple(g for g in _GROUPS_BY_KIND[kind] if g not in skip)
+    return _detectors(tuple(g for g in _GROUPS_BY_KIND[kind] if g not in skip))
 
 
 def _detect(reading: Reading, detectors: tuple[tuple[int, Detector], ...], into: dict[int, int]) -> None:
@@ -194,8 +204,7 @@ def hand_fans(reading: Reading) -> dict[int, int]:
     hand = reading.hand
     situation = hand.last_tile or hand.last_of_wall or hand.kong_replacement or hand.robbing_kong
     ranks = not hand.has_honors and (min(hand.ranks) >= 4 or max(hand.ranks) <= 4)  # else no RANKS fan fits
-    groups = (HAND,) + ((RANKS,) if ranks else ()) + ((SITUATION,) if situation else ())
-    _detect(reading, _detectors(groups), raw)
+    _detect(reading, _hand_detectors(ranks, bool(situation)), raw)
     return raw
 
 
@@ -207,10 +216,10 @@ def score_reading(reading: Reading, per_hand: dict[int, int]) -> tuple[dict[int,
         # the COMBINATION detectors report what account-once found: only its fans can be present
         raw.update(reading.combos)
     pungs = reading.pungs
-    groups = _reading_groups(reading.kind, bool(pungs), bool(pungs) and pungs[-1] > 30, bool(reading.hand.kongs))
-    _detect(reading, _detectors(groups), raw)  # pungs are sorted: honors last
+    detectors = _reading_detectors(reading.kind, bool(pungs), bool(pungs) and pungs[-1] > 30, bool(reading.hand.kongs))
+    _detect(reading, detectors, raw)  # pungs are sorted: honors last
     kept, excluded = apply_exclusions(raw)
-    if not any(f != _FLOWERS for f in kept):
+    if not [f for f in kept if f != _FLOWERS]:
         kept[_CHICKEN_HAND] = 1  # 无番和: nothing else at all (flowers aside)
     return kept, excluded
 
@@ -243,17 +252,16 @@ def score(hand: Hand) -> ScoreResult:
             best = (points, kept, excluded, reading)
     assert best is not None
     points, kept, excluded, reading = best
-    if reading.kind == "standard":  # report the smaller combination fans that a larger one took in
+    taken = taken_by_larger(reading.chows, reading.pungs) if reading.kind == "standard" else ()
+    if taken:  # report the smaller combination fans that a larger one took in (`excluded` is sorted already)
         done = set(kept) | {f for f, _ in excluded}
-        excluded = sorted(excluded + [
-            (f, by) for f, by in taken_by_larger(tuple(reading.chows), tuple(reading.pungs)) if f not in done
-        ])
+        excluded = sorted(excluded + [(f, by) for f, by in taken if f not in done])
     flowers = kept.get(_FLOWERS, 0)
     return ScoreResult(
         total=points,
         meets_minimum=points - flowers >= MINIMUM_POINTS,
-        fans=tuple(_fan_count(f, kept[f]) for f in sorted(kept)),
-        excluded=tuple(_excluded_fan(f, by) for f, by in excluded),
+        fans=tuple([_fan_count(f, kept[f]) for f in sorted(kept)]),
+        excluded=tuple([_excluded_fan(f, by) for f, by in excluded]),
         decomposition=reading.decomposition.describe(),
         warnings=tuple(warnings),
     )
