@@ -23,6 +23,7 @@ from itertools import product
 from operator import itemgetter
 from typing import NamedTuple
 
+from .fans import FanId
 from .codes import (
     ALL_CODES,
     CODE_OF_INDEX,
@@ -295,11 +296,15 @@ def nine_gates_rank(standing: list[int], win: int) -> int:
 
 # Nine Gates: the fans the reference calculator adds for the winning tile's rank
 # (和1、9加计清龙; 和2、5、8加计双暗刻、幺九刻; 和2、3、4、6、7、8加计连六; Tile Hog comes from the tiles).
+_STRAIGHT, _TWO_PUNGS, _SHORT, _TERMINAL_PUNG = (
+    int(FanId.PURE_STRAIGHT), int(FanId.TWO_CONCEALED_PUNGS), int(FanId.SHORT_STRAIGHT),
+    int(FanId.PUNG_OF_TERMINALS_OR_HONORS),
+)
 NINE_GATES_IMPLIED: dict[int, tuple[tuple[int, int], ...]] = {
-    1: ((28, 1),), 9: ((28, 1),),
-    2: ((66, 1), (71, 1), (73, 1)), 8: ((66, 1), (71, 1), (73, 1)),
-    5: ((66, 1), (73, 1)),
-    3: ((71, 1),), 4: ((71, 1),), 6: ((71, 1),), 7: ((71, 1),),
+    1: ((_STRAIGHT, 1),), 9: ((_STRAIGHT, 1),),
+    2: ((_TWO_PUNGS, 1), (_SHORT, 1), (_TERMINAL_PUNG, 1)), 8: ((_TWO_PUNGS, 1), (_SHORT, 1), (_TERMINAL_PUNG, 1)),
+    5: ((_TWO_PUNGS, 1), (_TERMINAL_PUNG, 1)),
+    3: ((_SHORT, 1),), 4: ((_SHORT, 1),), 6: ((_SHORT, 1),), 7: ((_SHORT, 1),),
 }
 
 
