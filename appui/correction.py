@@ -13,13 +13,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tileset.classes import BACK, CLASS_ID, is_flower
-from tileset.groups import FLOWERS, GROUPS, HAND, MELD_GROUPS, UNPLACED, WIN
 from scoring.hand import Hand, HandError, Meld, WinContext
 from scoring.tiles import Tile
+from tileset.classes import BACK, CLASS_ID, is_flower
+from tileset.groups import FLOWERS, GROUPS, HAND, MELD_GROUPS, UNPLACED, WIN
 from vision.issues import ReaderIssue
 from vision.layout import build_hand, type_group
-
 
 
 @dataclass(frozen=True)

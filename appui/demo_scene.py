@@ -17,8 +17,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tileset.classes import CLASS_ID, FACE_NAMES
 from scoring.hand import Hand
+from tileset.classes import CLASS_ID, FACE_NAMES
 from vision.detections import Detections
 
 GLYPH_COLOURS_BGR = {"m": (40, 40, 190), "p": (160, 80, 20), "s": (50, 130, 40), "z": (30, 30, 30), "f": (150, 50, 130)}

@@ -103,8 +103,8 @@ def review_with_truth(photo: Photo, truth: tuple[LabelBox, ...], width: int, hei
 def read_test_scenes(detector: object, test: Path) -> dict[str, object]:
     """Tile read accuracy (vision.adapt.score_photos' measure) and hands read exactly (vision.evaluate_read)."""
     from vision.adapt import ReadMetrics, match_tiles
-    from vision.images import load_image
     from vision.evaluate_read import judge, scenes_from_dir, summary
+    from vision.images import load_image
     from vision.read import read_detections
     from vision.settings import DEFAULT_SETTINGS
 

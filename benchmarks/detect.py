@@ -42,10 +42,15 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from tileset.classes import CLASS_ID  # noqa: E402
-from vision.detections import Detections  # noqa: E402
 from tileset.labelfiles import IMAGE_SUFFIXES  # noqa: E402
+from vision.detections import Detections  # noqa: E402
 from vision.evaluate import (  # noqa: E402
-    Evaluation, dataset_images, label_path_for, match_tiles, read_truth, restrict_to_classes,
+    Evaluation,
+    dataset_images,
+    label_path_for,
+    match_tiles,
+    read_truth,
+    restrict_to_classes,
 )
 
 PEER_PACKAGE = "mahjong-detector==0.0.6"

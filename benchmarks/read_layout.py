@@ -21,9 +21,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tileset.classes import CLASS_ID
-from datasets.scene import plan_scene
 from datasets.hands import random_hand
+from datasets.scene import plan_scene
+from tileset.classes import CLASS_ID
 from vision.detections import Detections
 from vision.read import read_detections
 

@@ -18,9 +18,9 @@ import cv2
 import numpy as np
 
 from datasets.art import FACE_SIZE, ArtSet
-from tileset.classes import BACK
 from datasets.scene import PlacedTile, ScenePlan, TableTile, plan_layout
 from scoring.hand import Hand
+from tileset.classes import BACK
 
 Colour = tuple[int, int, int]  # BGR
 

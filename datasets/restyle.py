@@ -26,10 +26,10 @@ import cv2
 import numpy as np
 
 from datasets.art import FACE_SIZE, ArtSet
-from tileset.classes import FLOWER_NAMES
 from datasets.drawn import drawn_faces, paste_over, text_rgba
 from datasets.render import Colour, panel_colour
 from scoring.tiles import SUITS, WIND_NAMES
+from tileset.classes import FLOWER_NAMES
 
 FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"), Path.home() / ".fonts")
 CJK_FONT_HINTS = ("wqy", "cjk", "droidsansfallback", "ukai", "uming", "arphic", "hei", "song")

@@ -24,12 +24,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from scoring.hand import Hand, MeldKind
 from tileset.classes import BACK, FLOWER_NAMES
 from tileset.groups import FLOWERS as GROUP_FLOWERS
 from tileset.groups import HAND as GROUP_HAND
 from tileset.groups import WIN as GROUP_WIN
 from tileset.groups import meld_group
-from scoring.hand import Hand, MeldKind
 
 
 @dataclass(frozen=True)

@@ -29,14 +29,14 @@ import cv2
 import numpy as np
 
 from datasets.art import ART_SETS, ArtError, ArtSet, load_art
-from tileset.classes import CLASS_ID, FLOWER_NAMES
 from datasets.render import compose, draw_style, render_scene
 from datasets.restyle import restyle
-from datasets.tables import TableSpecError, parse_families, render_empty, table_source
 from datasets.scene import PlacedTile, SceneVariation, plan_calibration, plan_layout, plan_scene
+from datasets.tables import TableSpecError, parse_families, render_empty, table_source
 from scoring.hand import Hand
 from scoring.notation import format_hand, parse_hand
 from tileset.calibration import LayoutSpecError, calibration_rows, parse_bonus
+from tileset.classes import CLASS_ID, FLOWER_NAMES
 
 __all__ = ["plan_scene", "plan_layout", "render_scene", "PlacedTile", "SceneVariation", "make_scene", "main"]
 
@@ -310,7 +310,9 @@ def main(argv: list[str] | None = None) -> int:
     scorer = _scorer()
     if scorer is None:
         print("warning: scoring.scorer is not available; expected_total will be null", file=sys.stderr)
-    print(f"rendering {args.n} {'calibration ' if args.layout == 'calibration' else ''}scenes from art sets {', '.join(s.name for s in sets)} with {args.workers} worker(s)", flush=True)
+    kind = "calibration " if args.layout == "calibration" else ""
+    names = ", ".join(s.name for s in sets)
+    print(f"rendering {args.n} {kind}scenes from art sets {names} with {args.workers} worker(s)", flush=True)
     start = time.perf_counter()
     per_set: dict[str, int] = {}
     step = max(1, min(500, args.n // 20))

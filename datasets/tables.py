@@ -34,7 +34,15 @@ import numpy as np
 
 from datasets.art import ArtSet
 from datasets.render import (
-    TableSource, _add_noise, _glare, _hsv_colour, _light, camera_effects, draw_clutter, draw_style, draw_table,
+    TableSource,
+    _add_noise,
+    _glare,
+    _hsv_colour,
+    _light,
+    camera_effects,
+    draw_clutter,
+    draw_style,
+    draw_table,
     face_pixels,
 )
 from tileset.classes import BACK

@@ -23,7 +23,6 @@ from itertools import product
 from operator import itemgetter
 from typing import NamedTuple
 
-from .fans import FanId
 from .codes import (
     ALL_CODES,
     CODE_OF_INDEX,
@@ -31,6 +30,7 @@ from .codes import (
     THIRTEEN_ORPHANS,
     name,
 )
+from .fans import FanId
 
 CHOW, PUNG, KONG, PAIR = "chow", "pung", "kong", "pair"
 _TILE_ORDER = {c: i for i, c in enumerate(CODE_OF_INDEX)}  # the canonical order of `tiles.ALL_TILES`

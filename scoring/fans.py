@@ -15,7 +15,6 @@ of chows or pungs) are NOT listed here: they follow the account-once rule
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -149,7 +148,8 @@ FANS: tuple[Fan, ...] = (
     _fan(F.ALL_TERMINALS_AND_HONORS, 32, "混幺九", "All Terminals and Honors", 48, 55, 73),  # 不计碰碰和; ref: 全带幺、幺九刻
     # 24 points
     _fan(F.SEVEN_PAIRS, 24, "七对", "Seven Pairs", 56, 62, 79),  # 不计不求人、单钓; ref: 门前清
-    _fan(F.GREATER_HONORS_AND_KNITTED_TILES, 24, "七星不靠", "Greater Honors and Knitted Tiles", 34, 51, 56, 62, 79),  # 不计五门齐、不求人、单钓; ref: 全不靠、门前清
+    # 不计五门齐、不求人、单钓; ref: 全不靠、门前清
+    _fan(F.GREATER_HONORS_AND_KNITTED_TILES, 24, "七星不靠", "Greater Honors and Knitted Tiles", 34, 51, 56, 62, 79),
     _fan(F.ALL_EVEN_PUNGS, 24, "全双刻", "All Even Pungs", 48, 68, 76),  # 不计碰碰和、断幺; ref: 无字
     _fan(F.FULL_FLUSH, 24, "清一色", "Full Flush", 76),  # 不计无字
     _fan(F.PURE_TRIPLE_CHOW, 24, "一色三同顺", "Pure Triple Chow", 24),  # 不计一色三节高

@@ -97,8 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     import sys
     import time
 
-    from scoring.fans import FANS
     from datasets.hands import random_hands
+    from scoring.fans import FANS
     from scoring.notation import format_hand
     from scoring.scorer import score
 

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tileset.labelfiles import LabelBox, LabelMeta, Photo, PhotoLabels, list_photos
+from tileset.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos
 from vision.adapt import AdaptError, ReadMetrics, adapt, decide, reviewed_photos
 from vision.settings import AdaptSettings
 

@@ -24,9 +24,9 @@ from browser_support import (
     write_y4m,
 )
 
+import vision.read  # noqa: F401 - the pages import it lazily and show a message if they cannot: fail here instead
 from appui.demo_scene import demo_scene, write_truth
 from scoring import parse_hand, score
-import vision.read  # noqa: F401 - the pages import it lazily and show a message if they cannot: fail here instead
 
 # The README's screenshots are refreshed only on request, so a test run leaves the tree clean:
 #   MCR_UPDATE_SCREENSHOTS=1 .venv/bin/pytest tests/test_app_browser.py

@@ -5,10 +5,10 @@ import pytest
 
 from appui.correction import CorrectionError, Reading
 from appui.saving import atomic_write, photo_name, save_for_training
-from tileset.labelfiles import history_paths, read_meta
-from tileset.classes import CLASS_ID
 from scoring.hand import HandError, MeldKind, WinContext
 from scoring.notation import parse_hand
+from tileset.classes import CLASS_ID
+from tileset.labelfiles import history_paths, read_meta
 from vision.issues import IssueCode, issue
 
 

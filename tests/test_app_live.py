@@ -4,15 +4,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from streamlit.testing.v1 import AppTest
 
+import vision.read  # noqa: F401 - the pages import it lazily and show a message if they cannot: fail here instead
 from appui.demo_scene import TruthDetector, demo_scene
 from appui.live_loop import LiveLoop, analyse, reading_key
 from appui.settings import AppSettings
 from scoring import WinContext, parse_hand, score
 from scoring.waits import waits
-import vision.read  # noqa: F401 - the pages import it lazily and show a message if they cannot: fail here instead
 
 HAND = "[123m] [EEE] (5555p) 78s11p +9s flowers=2"
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from datasets.scene import plan_calibration
-from tileset.calibration import calibration_rows, parse_bonus, LayoutSpecError
+from tileset.calibration import LayoutSpecError, calibration_rows, parse_bonus
 from tileset.classes import CLASS_ID
-from vision.calibrate import read_layout
+from vision.calibration_layout import read_layout
 from vision.detections import Detections
 
 

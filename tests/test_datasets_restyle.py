@@ -12,11 +12,11 @@ import pytest
 
 import datasets.restyle as restyle_module
 from datasets.art import FACE_SIZE, ArtSet, load_art
-from tileset.classes import FACE_NAMES, FLOWER_NAMES
 from datasets.fake_art import write_fake_art
 from datasets.restyle import restyle
 from datasets.synth import main, make_scene
 from scoring.tiles import SUITS, WIND_NAMES
+from tileset.classes import FACE_NAMES, FLOWER_NAMES
 
 SUITS_AND_WINDS = [c for c in FACE_NAMES if (len(c) == 2 and c[1] in SUITS) or c in WIND_NAMES]
 

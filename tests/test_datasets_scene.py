@@ -8,10 +8,10 @@ import random
 import numpy as np
 import pytest
 
-from tileset.classes import BACK, CLASS_ID, FLOWER_NAMES
 from datasets.scene import GROUP_FLOWERS, GROUP_HAND, GROUP_WIN, PlacedTile, plan_layout, plan_scene
 from scoring.hand import Hand
 from scoring.notation import parse_hand
+from tileset.classes import BACK, CLASS_ID, FLOWER_NAMES
 
 HANDS = [
     "[123m] [EEE] (5555p) 78s11p +9s self-drawn seat=S prevalent=W flowers=2",

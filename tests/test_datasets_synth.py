@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from datasets.art import ArtError, load_art
-from tileset.classes import BACK, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES
 from datasets.fake_art import FAKE_BACK_COLOUR, class_colour, write_fake_art
 from datasets.render import render_scene
 from datasets.synth import main, make_scene
 from scoring.hand import Hand
 from scoring.notation import parse_hand
+from tileset.classes import BACK, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES
 
 HAND = parse_hand("[123m] [E E E] (5555p) 78s11p +9s self-drawn seat=S prevalent=W flowers=3")
 SHARED_ART = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "art"  # shared/ beside the checkout

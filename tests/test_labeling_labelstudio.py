@@ -62,7 +62,7 @@ def label_studio_json_export(tasks: list[dict]) -> list[dict]:
 
 def test_config_pins_every_class_to_its_canonical_id() -> None:
     labels = ET.fromstring(labeling_config()).find("RectangleLabels").findall("Label")
-    assert [(l.get("value"), int(l.get("category"))) for l in labels] == [(n, i) for i, n in enumerate(CLASS_NAMES)]
+    assert [(label.get("value"), int(label.get("category"))) for label in labels] == [(n, i) for i, n in enumerate(CLASS_NAMES)]
 
 
 def test_export_writes_percent_boxes_with_sizes_and_scores(tmp_path: Path) -> None:

@@ -13,9 +13,9 @@ from ledger.match import (
     build_ledger,
     check_next,
     draw,
-    without_deal,
     false_win,
     win,
+    without_deal,
 )
 from ledger.rules import SeatRule, seat_winds, table_points
 from scoring.notation import parse_hand

@@ -19,8 +19,8 @@ pytest.importorskip("MahjongGB", reason="the reference calculator pymahjonggb is
 
 from mcr_reference import reference_score
 
-from scoring.fans import FANS
 from datasets.hands import random_hands
+from scoring.fans import FANS
 from scoring.hand import Hand
 from scoring.notation import format_hand
 from scoring.scorer import score

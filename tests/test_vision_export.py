@@ -34,8 +34,8 @@ def test_an_ensemble_of_classifiers_is_one_onnx_that_averages_its_members(tmp_pa
     import numpy as np
     import onnxruntime as ort
 
-    from tileset.classes import FACE_NAMES
     from tests import vision_fake_models as fakes
+    from tileset.classes import FACE_NAMES
     from vision.export import ExportError, merge_classifiers
 
     names = list(FACE_NAMES)

@@ -472,10 +472,9 @@ def test_detector_reads_the_deeper_index_bands_only_where_the_first_do_not_confi
 
 
 def test_detector_reads_no_numeral_where_no_other_rank_has_a_chance(tmp_path):
-    from vision.detector import TileDetector
-
     from dataclasses import replace
 
+    from vision.detector import TileDetector
     from vision.settings import DetectorSettings
 
     models = _models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", six_weight=-20.0)

@@ -10,18 +10,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES
-from datasets.scene import PlacedTile, plan_scene
 from datasets.hands import random_hand
+from datasets.scene import PlacedTile, plan_scene
 from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.notation import parse_hand
 from scoring.tiles import Tile
+from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES
 from vision.detections import Detections
 from vision.evaluate_read import hand_key
 from vision.issues import IssueCode, ReaderIssue, messages
 from vision.layout import merge_duplicates, read_layout, segment_sets, sets_between_apart, type_group
-from vision.repair import read_hand
 from vision.read import DEFAULT_CONTEXT, is_winning, read_detections
+from vision.repair import read_hand
 from vision.rows import estimate_row_angle, tile_extent
 from vision.settings import LayoutSettings
 

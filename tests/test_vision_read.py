@@ -9,16 +9,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tileset.classes import CLASS_ID
+from datasets.hands import random_hand
 from datasets.scene import plan_scene
 from scoring import score
-from datasets.hands import random_hand
 from scoring.hand import Hand, WinContext
 from scoring.notation import parse_hand
+from tileset.classes import CLASS_ID
 from vision import evaluate_read, read
 from vision.detections import Detections
-from vision.images import ImageError
 from vision.evaluate_read import hand_key
+from vision.images import ImageError
 from vision.issues import IssueCode
 from vision.read import read_detections
 from vision.settings import MODELS_DIR

@@ -36,9 +36,9 @@ import numpy as np
 import yaml
 
 from tileset.classes import BACK_ID, CLASS_NAMES
-from vision.detections import Detections
-from vision.boxes import box_iou, match_boxes
 from tileset.labelfiles import IMAGE_SUFFIXES, LabelFileError, read_labels
+from vision.boxes import box_iou, match_boxes
+from vision.detections import Detections
 
 MATCH_IOU = 0.5
 STRETCHED_BEYOND = 4.0  # a real tile, upright (0.75) or on its side (1.33), seen from any usable angle is well inside

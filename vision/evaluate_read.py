@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from tileset.classes import CLASS_ID
 from scoring.hand import Hand, HandError
+from tileset.classes import CLASS_ID
 
 from .detections import Detections
 from .read import ReadResult, read_detections
@@ -131,8 +131,8 @@ def scenes_from_dir(folder: Path) -> Iterator[Scene]:
 
 
 def generated_scenes(n: int, seed: int, with_totals: bool) -> Iterator[Scene]:
-    from datasets.scene import plan_scene
     from datasets.hands import random_hand
+    from datasets.scene import plan_scene
 
     rng = random.Random(seed)
     for k in range(n):

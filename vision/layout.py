@@ -23,10 +23,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from tileset.classes import BACK, CLASS_NAMES, FLOWER_NAMES
-from tileset.groups import FLOWERS, HAND, WIN, meld_group
 from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.tiles import TILE_NAMES, Tile
+from tileset.classes import BACK, CLASS_NAMES, FLOWER_NAMES
+from tileset.groups import FLOWERS, HAND, WIN, meld_group
 
 from .detections import Detections
 from .issues import IssueCode, ReaderIssue, issue

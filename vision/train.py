@@ -31,11 +31,11 @@ import cv2
 import numpy as np
 import yaml
 
+from tileset import labelfiles
 from tileset.classes import BACK_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch, check_names
+from tileset.labelfiles import IMAGE_SUFFIXES
 from vision.crops import crop_geometry, cut_tile
 from vision.evaluate import label_path_for, read_truth
-from tileset import labelfiles
-from tileset.labelfiles import IMAGE_SUFFIXES
 
 DETECTOR_NAMES = {0: "tile", 1: "back"}
 DETECTOR_MODEL = "yolo11n.yaml"
@@ -354,8 +354,8 @@ def train_model(kind: str, data: Path, args: argparse.Namespace) -> Path:
     """Run ultralytics training; returns WORK/<kind>/weights/best.pt."""
     _ultralytics_environment()
     _share_tensors_through_files_if_shm_is_small()
-    from ultralytics import YOLO
     import ultralytics.utils.torch_utils as torch_utils
+    from ultralytics import YOLO
 
     # ultralytics keeps one core free for itself: on a 2-core CPU that trains on one thread, ~1.7x slower.
     torch_utils.NUM_THREADS = max(torch_utils.NUM_THREADS, os.cpu_count() or 1)
