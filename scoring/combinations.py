@@ -270,10 +270,11 @@ def _taken(
     sets: tuple[int, ...], four: Callable[[tuple[int, ...]], int], three: Callable[..., int], two: Callable[[int, int], int]
 ) -> tuple[tuple[int, int], ...]:
     big = four(sets) if len(sets) == 4 else 0
+    taken: list[tuple[int, ...]]
     if big:
         taken = [sets]
     else:
-        trios = [t for t in combinations(sets, 3) if three(*t)] if len(sets) >= 3 else []
+        trios: list[tuple[int, ...]] = [t for t in combinations(sets, 3) if three(*t)] if len(sets) >= 3 else []
         if not trios:
             return ()
         taken = trios[:1]

@@ -39,7 +39,10 @@ class Meld:
 
     @staticmethod
     def chow(lowest: Tile) -> "Meld":
-        return Meld(MeldKind.CHOW, (lowest, lowest.next_in_suit(1), lowest.next_in_suit(2)))
+        second, third = lowest.next_in_suit(1), lowest.next_in_suit(2)
+        if second is None or third is None:
+            raise HandError(f"no chow starts at {lowest}: a chow is three consecutive tiles of one suit")
+        return Meld(MeldKind.CHOW, (lowest, second, third))
 
     @staticmethod
     def pung(tile: Tile) -> "Meld":

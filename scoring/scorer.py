@@ -133,13 +133,13 @@ def hand_facts(hand: Hand) -> tuple[HandFacts, list[str]]:
     standing[win] += 1
     counts = list(standing)
     for b in fixed:
-        t = b.tile
+        c = b.tile
         if b.kind == CHOW:
-            counts[t - 1] += 1
-            counts[t] += 1
-            counts[t + 1] += 1
+            counts[c - 1] += 1
+            counts[c] += 1
+            counts[c + 1] += 1
         else:
-            counts[t] += 4 if b.kind == KONG else 3
+            counts[c] += 4 if b.kind == KONG else 3
     in_melds = counts[win] - standing[win]  # copies of the winning tile in the declared melds
     ctx = hand.context
     warnings: list[str] = []

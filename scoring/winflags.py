@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Any
 
 from .hand import Meld, MeldKind, WinContext
 from .tiles import Tile
@@ -101,7 +102,8 @@ def consistent(context: WinContext, facts: TileFacts) -> tuple[WinContext, list[
         blocked = ruled_out(facts, context.self_drawn)
         dropped = [r for name, r in blocked.items() if getattr(context, name)]
         if dropped:
-            context = replace(context, **{r.flag: False for r in dropped})
+            cleared: dict[str, Any] = {r.flag: False for r in dropped}
+            context = replace(context, **cleared)
     if facts.meld_copies_of_win == 3 and not context.last_tile:
         context = replace(context, last_tile=True)  # the other three are in the melds: it is the last one
     return context, dropped

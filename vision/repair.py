@@ -93,7 +93,9 @@ def second_reading(dets: Detections, i: int) -> int:
     """The class tile `i` could be instead: its runner-up; for a back, a blank white dragon; -1 for none."""
     if dets.class_id[i] == BACK_ID:
         return CLASS_ID["P"]  # many sets leave the white dragon blank, and a blank face passes for a back
-    return int(dets.runner_up[i])
+    runner_up = dets.runner_up
+    assert runner_up is not None  # Detections fills it (-1 for none)
+    return int(runner_up[i])
 
 
 def read_hand(
