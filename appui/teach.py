@@ -9,6 +9,10 @@ figures before and after; the versions of the models folder with switch and back
 from __future__ import annotations
 
 import hashlib
+import json
+import re
+import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +30,8 @@ PREFIX = "teach."
 READ = PREFIX + "read"
 RESULT = PREFIX + "result"
 BONUS_CHOICES = ("all", "f1,f2,f3,f4", "s1,s2,s3,s4", "none")
+REPO_ROOT = Path(__file__).resolve().parent.parent
+STEP = re.compile(r"\[calibrate (\d)/5\]")
 
 _TEXT: dict[str, tuple[str, str]] = {
     "title": ("Teach my tiles", "教它认我的牌"),
@@ -103,7 +109,7 @@ def _photo_input() -> bytes | None:
 
 def read_teach_photo(image_bytes: bytes, bonus: str, detector: Any) -> TeachRead:
     """The photo decoded as the runtime decodes it and its calibration layout read (no learning yet)."""
-    from vision.calibrate import read_layout
+    from vision.calibration_layout import read_layout
     from vision.images import decode_image
 
     key = hashlib.sha1(image_bytes + bonus.encode()).hexdigest()
@@ -120,8 +126,8 @@ def read_teach_photo(image_bytes: bytes, bonus: str, detector: Any) -> TeachRead
 
 
 def unordered_reading(read: TeachRead, detector: Any) -> Any:
-    """Every face-up tile named jointly, one of each face (`vision.calibrate.read_unordered`)."""
-    from vision.calibrate import read_unordered
+    """Every face-up tile named jointly, one of each face (`vision.calibration_layout.read_unordered`)."""
+    from vision.calibration_layout import read_unordered
 
     return read_unordered(detector, read.image_bgr, bonus_of(read.bonus))
 
@@ -139,18 +145,40 @@ def annotated(image_bgr: np.ndarray, reading: Any) -> np.ndarray:
     return out
 
 
-def _learn(read: TeachRead, reading: Any) -> None:
-    from vision.calibrate import CalibrationError, calibrate
+def learn_command(read: TeachRead, reading: Any, models_root: Path) -> list[str]:
+    """`python -m vision calibrate` for this photo: learning runs in its own process (it edits ONNX graphs,
+    which the app itself never needs), with the tiles as the page shows them when the person confirmed
+    a one-of-each reading."""
+    command = [sys.executable, "-m", "vision", "calibrate", read.photo_path, "--models", str(models_root),
+               "--name", "app"]
+    if read.bonus != "all":
+        command += ["--bonus", read.bonus]
+    if reading is not read.reading:
+        tiles = Path(read.photo_path).with_suffix(".tiles.json")
+        tiles.write_text(json.dumps([[{"row": t.row, "place": t.place, "expected": t.expected, "read_as": t.read_as,
+                                       "confidence": t.confidence, "xyxy": list(t.xyxy)} for t in reading.tiles]]))
+        command += ["--tiles", str(tiles)]
+    return command
 
+
+def _learn(read: TeachRead, reading: Any) -> None:
     bar = st.progress(0.0, text=tr("learning"))
-    try:
-        result = calibrate([Path(read.photo_path)], models_root=_models_root(), bonus=bonus_of(read.bonus),
-                           command="app: Teach my tiles", log=lambda line: None, layouts=[reading],
-                           progress=lambda share, text: bar.progress(min(1.0, share), text=text.splitlines()[0]))
-    except CalibrationError as error:
-        st.session_state[RESULT] = {"error": str(error)}
+    process = subprocess.Popen(learn_command(read, reading, _models_root()), cwd=REPO_ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None and process.stdout is not None
+    errors = []
+    for line in process.stderr:  # "[calibrate k/5] ..." lines say how far it is
+        step = STEP.match(line)
+        if step:
+            bar.progress(int(step.group(1)) / 5, text=line.strip()[:120])
+        elif line.startswith("error") or line.startswith("  "):
+            errors.append(line.rstrip())
+    output = process.stdout.read().strip().splitlines()
+    process.wait()
+    if process.returncode != 0 or not output:
+        st.session_state[RESULT] = {"error": "\n".join(errors) or f"calibration stopped (exit {process.returncode})"}
         return
-    st.session_state[RESULT] = result.to_json()
+    st.session_state[RESULT] = json.loads(output[-1])
     from appui import models as app_models
 
     app_models._load_detector.clear()  # the next photo is read with the version now in use

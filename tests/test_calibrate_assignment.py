@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from vision.calibrate import one_of_each
+from vision.calibration_layout import one_of_each
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -1,0 +1,296 @@
+"""The calibration layout read from a photo (`shared/spec/calibration-layout.md`, `tileset.calibration`).
+
+Every tile named by its row and place (rows far to near, tiles left to right), or the problems that
+say which row or place is missing or extra; for a photo in no particular order, the faces given one
+of each (`one_of_each`: the most likely assignment of distinct faces to tiles) for the player to
+confirm. Runtime code (no onnx, no torch): the app reads a layout with it; `vision.calibrate` learns
+from what it reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from tileset.calibration import calibration_rows
+from tileset.classes import BACK, BACK_ID, CLASS_NAMES
+from vision.detections import Detections
+from vision.settings import LayoutSettings
+
+ROW_TITLES = {1: "characters", 2: "dots", 3: "bamboo", 4: "winds and dragons", 5: "flowers and seasons"}
+MATCH_IOU = 0.5  # a detection reads a tile it overlaps this much (as vision.evaluate pairs them)
+
+
+@dataclass(frozen=True)
+class LaidTile:
+    """One tile of the layout: where it lies, what it is by its place, what the models read."""
+
+    row: int  # 1 = farthest from the camera
+    place: int  # 1 = leftmost
+    expected: str
+    read_as: str
+    confidence: float
+    xyxy: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class LayoutReading:
+    tiles: tuple[LaidTile, ...]
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def read_accuracy(self) -> float:
+        return sum(t.read_as == t.expected for t in self.tiles) / len(self.tiles) if self.tiles else 0.0
+
+    @property
+    def misread(self) -> list[str]:
+        return [f"row {t.row} place {t.place}: {t.expected} read as {t.read_as}" for t in self.tiles
+                if t.read_as != t.expected]
+
+
+def _row_title(number: int) -> str:
+    return f"row {number} ({ROW_TITLES.get(number, 'extra')})"
+
+
+def _align_rows(found: Sequence[Sequence[str]], expected: Sequence[Sequence[str]]) -> list[tuple[int, int]]:
+    """Pairs (found row, expected row), in order, that share the most tiles read as faces of that row."""
+    n, m = len(found), len(expected)
+    score = np.zeros((n + 1, m + 1))
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            shared = sum(name in expected[j - 1] for name in found[i - 1]) + 0.01  # a pair beats a skip
+            score[i, j] = max(score[i - 1, j - 1] + shared, score[i - 1, j], score[i, j - 1])
+    pairs, i, j = [], n, m
+    while i and j:
+        shared = sum(name in expected[j - 1] for name in found[i - 1]) + 0.01
+        if np.isclose(score[i, j], score[i - 1, j - 1] + shared):
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif score[i, j] == score[i - 1, j]:
+            i -= 1
+        else:
+            j -= 1
+    return pairs[::-1]
+
+
+def _align_places(read: Sequence[str], expected: Sequence[str]) -> list[tuple[int, int]]:
+    """Pairs (found tile, place), in order: the most tiles read as their place's face, then the most pairs."""
+    n, m = len(read), len(expected)
+    score = np.zeros((n + 1, m + 1))
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            score[i, j] = max(score[i - 1, j - 1] + (read[i - 1] == expected[j - 1]) + 0.001,
+                              score[i - 1, j], score[i, j - 1])
+    pairs, i, j = [], n, m
+    while i and j:
+        if np.isclose(score[i, j], score[i - 1, j - 1] + (read[i - 1] == expected[j - 1]) + 0.001):
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif score[i, j] == score[i - 1, j]:
+            i -= 1
+        else:
+            j -= 1
+    return pairs[::-1]
+
+
+def _places_by_gaps(row: Sequence[Any], read: Sequence[str], expected: Sequence[str]) -> "list[tuple[int, int]] | None":
+    """Pairs (found tile, place) of a row with tiles missing, from the gaps they leave: each step between
+    neighbours, in tile pitches (the median step), says how many places it spans. Tiles missing at the
+    ends leave no gap: there the readings choose the offset. None when the steps do not fit the row."""
+    if len(row) < 2 or len(row) >= len(expected):
+        return None
+    steps = np.diff([t.u for t in row])
+    pitch = float(np.median(steps))
+    if pitch <= 0:
+        return None
+    offsets = np.concatenate([[0], np.cumsum([max(1, round(step / pitch)) for step in steps])])
+    room = len(expected) - 1 - int(offsets[-1])
+    if room < 0:
+        return None
+    best = max(range(room + 1), key=lambda o: (sum(read[k] == expected[o + int(offsets[k])] for k in range(len(row))), -o))
+    return [(k, best + int(offsets[k])) for k in range(len(row))]
+
+
+def read_layout(dets: Detections, bonus: "tuple[str, ...] | None" = None,
+                settings: LayoutSettings = LayoutSettings()) -> LayoutReading:
+    """Name every tile of a calibration photo by its row and place; `problems` say what does not fit.
+
+    `bonus`: row 5 as `tileset.calibration.parse_bonus` gives it (None: all eight flowers and seasons,
+    or no row 5 at all). Row 4 may end with one back.
+    """
+    from vision.layout import merge_duplicates
+    from vision.rows import find_rows
+
+    dets, _ = merge_duplicates(dets, settings)
+    if len(dets) == 0:
+        return LayoutReading((), ("no tiles found",))
+    names = dets.class_names
+    layout = find_rows(np.arange(len(dets)), names, dets.confidence, dets.xyxy, settings)
+    found = [list(row.tiles) for row in layout.rows]
+    full = list(calibration_rows(bonus))
+    if bonus is None:  # a set without flowers and seasons leaves row 5 out
+        short = _named(dets, found, full[:4])
+        if short.ok:
+            return short
+    return _named(dets, found, full)
+
+
+def _named(dets: Detections, found: list[list[Any]], expected: list[tuple[str, ...]]) -> LayoutReading:
+    """The found rows (far to near, tiles left to right) named as the `expected` rows."""
+    problems: list[str] = []
+    if len(found) == len(expected):  # rows are named by their order; readings only place a missing or extra one
+        pairs = [(i, i) for i in range(len(found))]
+    else:
+        pairs = _align_rows([[t.name for t in row] for row in found], expected)
+    paired_found = {i for i, _ in pairs}
+    paired_expected = {j for _, j in pairs}
+    for j, row in enumerate(expected):
+        if j not in paired_expected:
+            problems.append(f"{_row_title(j + 1)} missing: {' '.join(row)} not found as a row")
+    for i, row in enumerate(found):
+        if i not in paired_found:
+            before = max((j + 1 for fi, j in pairs if fi < i), default=0)
+            where = f"after row {before}" if before else "before row 1"
+            shown = " ".join(t.name for t in row)
+            problems.append(f"an extra row of {len(row)} tile(s) {where} (read as {shown}, from "
+                            f"({row[0].x:.0f}, {row[0].y:.0f}))")
+    tiles: list[LaidTile] = []
+    for i, j in pairs:
+        row, names_expected, number = found[i], list(expected[j]), j + 1
+        if number == 4 and len(row) == len(names_expected) + 1 and row[-1].name == BACK:
+            names_expected.append(BACK)  # the optional back at the end of row 4
+        read = [t.name for t in row]
+        if len(row) != len(names_expected):
+            placed = _places_by_gaps(row, read, names_expected) or _align_places(read, names_expected)
+            got = {p for _, p in placed}
+            used = {k for k, _ in placed}
+            for place, name in enumerate(names_expected, start=1):
+                if place - 1 not in got:
+                    problems.append(f"{_row_title(number)} has {len(row)} tiles, {len(names_expected)} expected: "
+                                    f"place {place} ({name}) missing")
+            for k, tile in enumerate(row):
+                if k not in used:
+                    problems.append(f"{_row_title(number)} has {len(row)} tiles, {len(names_expected)} expected: "
+                                    f"the tile at place {k + 1} (read as {tile.name}, at ({tile.x:.0f}, "
+                                    f"{tile.y:.0f})) is extra")
+            continue
+        for place, (tile, name) in enumerate(zip(row, names_expected), start=1):
+            box = tuple(float(v) for v in dets.xyxy[tile.index])
+            tiles.append(LaidTile(number, place, name, tile.name, float(tile.conf), box))  # type: ignore[arg-type]
+    return LayoutReading(tuple(tiles), tuple(problems))
+
+
+# ---------------------------------------------------------------- one of each, in no order
+
+
+def one_of_each(scores: np.ndarray) -> list[int]:
+    """The face (column) of each tile (row) that makes the sum of scores largest with no face given twice:
+    for a photo of one tile of each face laid out in no particular order, scores are the classifier's
+    log-probabilities. Needs no more tiles than faces. The Hungarian method (shortest augmenting paths
+    with potentials), O(tiles^2 x faces)."""
+    cost = -np.asarray(scores, np.float64)
+    n, m = cost.shape
+    if n > m:
+        raise ValueError(f"{n} tiles but only {m} faces: one of each cannot name them all")
+    u, v = np.zeros(n + 1), np.zeros(m + 1)
+    owner = np.zeros(m + 1, np.int64)  # owner[j]: the tile (1-based) holding face j; 0 = free
+    way = np.zeros(m + 1, np.int64)
+    for tile in range(1, n + 1):
+        owner[0], free = tile, 0
+        reach = np.full(m + 1, np.inf)
+        used = np.zeros(m + 1, bool)
+        while True:
+            used[free] = True
+            row, delta, nxt = owner[free], np.inf, 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    step = cost[row - 1, j - 1] - u[row] - v[j]
+                    if step < reach[j]:
+                        reach[j], way[j] = step, free
+                    if reach[j] < delta:
+                        delta, nxt = reach[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[owner[j]] += delta
+                    v[j] -= delta
+                else:
+                    reach[j] -= delta
+            free = nxt
+            if owner[free] == 0:
+                break
+        while free:
+            previous = way[free]
+            owner[free] = owner[previous]
+            free = previous
+    faces = [0] * n
+    for j in range(1, m + 1):
+        if owner[j]:
+            faces[owner[j] - 1] = j - 1
+    return faces
+
+
+# ---------------------------------------------------------------- reading again
+
+
+def reread(detector: Any, picture: np.ndarray, reading: LayoutReading) -> LayoutReading:
+    """The tiles of `reading`, each read again by `detector` (the detection overlapping it most; "none"
+    when no detection overlaps it by MATCH_IOU)."""
+    from vision.boxes import box_iou
+
+    dets = detector.detect(picture)
+    boxes = np.array([t.xyxy for t in reading.tiles], np.float32).reshape(-1, 4)
+    tiles = []
+    iou = box_iou(boxes, dets.xyxy) if len(dets) and len(boxes) else np.zeros((len(boxes), 0))
+    for k, tile in enumerate(reading.tiles):
+        best = int(iou[k].argmax()) if iou.shape[1] else -1
+        hit = best >= 0 and iou[k, best] >= MATCH_IOU
+        tiles.append(replace(tile, read_as=dets.class_names[best] if hit else "none",
+                             confidence=float(dets.confidence[best]) if hit else 0.0))
+    return LayoutReading(tuple(tiles), ())
+
+
+def read_unordered(detector: Any, picture: np.ndarray, bonus: "tuple[str, ...] | None" = None,
+                   settings: LayoutSettings = LayoutSettings()) -> LayoutReading:
+    """A photo of one tile of each face in no particular order, each face given to one tile (`one_of_each`
+    on the classifier's log-probabilities), for the player to confirm. Places are the tiles' rows and
+    places as found; `problems` name faces no tile was given and tiles beyond one of each."""
+    from vision.crops import cut_tiles
+    from vision.layout import merge_duplicates
+    from vision.rows import find_rows
+
+    dets, _ = merge_duplicates(detector.detect(picture), settings)
+    faces = [name for row in calibration_rows(bonus) for name in row]
+    face_up = np.flatnonzero(dets.class_id != BACK_ID)
+    classifier = getattr(detector, "classifier", None)
+    if classifier is not None and len(face_up):
+        probs = classifier.probabilities(cut_tiles(picture, dets.xyxy[face_up], classifier.imgsz, detector.settings))
+        columns = [list(classifier.names).index(name) for name in faces]
+        scores = np.log(probs[:, columns] + 1e-9)
+    else:  # a detector without a separate classifier: its own names, one-hot
+        scores = np.array([[0.0 if CLASS_NAMES[dets.class_id[i]] == name else -20.0 for name in faces]
+                           for i in face_up]).reshape(len(face_up), len(faces))
+    problems: list[str] = []
+    if len(face_up) > len(faces):
+        problems.append(f"{len(face_up)} face-up tiles, but one of each is {len(faces)}: take the others away")
+        return LayoutReading((), tuple(problems))
+    given = one_of_each(scores) if len(face_up) else []
+    missing = sorted(set(range(len(faces))) - set(given))
+    if missing:
+        problems.append("no tile for " + " ".join(faces[j] for j in missing))
+    layout = find_rows(face_up, [CLASS_NAMES[dets.class_id[i]] for i in face_up], dets.confidence[face_up],
+                       dets.xyxy[face_up], settings)
+    where = {t.index: (r + 1, p + 1) for r, row in enumerate(layout.rows) for p, t in enumerate(row.tiles)}
+    tiles = []
+    for k, index in enumerate(face_up):
+        row, place = where.get(int(index), (0, 0))
+        tiles.append(LaidTile(row, place, faces[given[k]], CLASS_NAMES[dets.class_id[index]],
+                              float(dets.confidence[index]), tuple(float(v) for v in dets.xyxy[index])))  # type: ignore[arg-type]
+    tiles.sort(key=lambda t: (t.row, t.place))
+    return LayoutReading(tuple(tiles), tuple(problems))
