@@ -56,7 +56,8 @@ class TileDetector:
         self.settings = settings
         self.finder = finder
         self.classifier = None if finder.names_faces else classifier
-        self._reader: "TextLineReader | bool | None" = None  # made on first use; False: none to be had
+        self._reader: "TextLineReader | None" = None  # made on first use
+        self._no_reader = False  # rapidocr is not installed: warned once, not tried again
         versions = {"detector": finder.version}
         if self.classifier is not None:
             versions["classifier"] = self.classifier.version
@@ -132,7 +133,7 @@ class TileDetector:
         candidates = np.flatnonzero(probs[:, is_flower].sum(axis=1) >= flowers.min_flower_share)
         if not flowers.enabled or len(candidates) == 0 or (reader := self._text_reader()) is None:
             return
-        tiles = [(index, tile) for index in candidates if (tile := upright[index]) is not None]
+        tiles = [(int(index), tile) for index in candidates if (tile := upright[int(index)]) is not None]
         bands = [caption_bands(tile, flowers) for _, tile in tiles]
         first = UPRIGHT_BANDS if flowers.upright_first else None
         texts = _split(reader.read_lines([band for each in bands for band in each[:first]]), [b[:first] for b in bands])
@@ -167,7 +168,7 @@ class TileDetector:
         sideways = wh[:, 0] > wh[:, 1] * self.settings.sideways_ratio
         margin = margin_share(self.settings)
         candidates = []  # (index, the tile as read, the classifier's chance of each rank, its band lists)
-        for index in np.flatnonzero(confidence < ranks.max_confidence):
+        for index in map(int, np.flatnonzero(confidence < ranks.max_confidence)):
             name = CLASS_NAMES[ids[index]]
             read_as = Tile.parse(name) if name in TILE_NAMES else None
             if read_as is None or not read_as.is_suited:
@@ -224,14 +225,14 @@ class TileDetector:
             confidence[index] = max(float(confidence[index]), reading.score)
 
     def _text_reader(self) -> "TextLineReader | None":
-        if self._reader is None:
+        if self._reader is None and not self._no_reader:
             try:
                 self._reader = TextLineReader(self.settings.intra_op_threads, self.settings.ocr_line_width,
                                               spinning=self.settings.intra_op_spinning)
             except TextReaderUnavailable as error:
                 warnings.warn(f"flowers and ranks are read by the classifier alone: {error}", stacklevel=2)
-                self._reader = False
-        return self._reader or None
+                self._no_reader = True
+        return self._reader
 
     # ------------------------------------------------------------ the pipeline
 

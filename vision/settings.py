@@ -200,7 +200,7 @@ def with_overrides(settings: DetectorSettings, assignments: "list[str] | tuple[s
         path, sep, text = assignment.partition("=")
         if not sep or not path:
             raise ValueError(f"{assignment!r}: write FIELD=VALUE or SECTION.FIELD=VALUE")
-        settings = _assigned(settings, path.split("."), text.strip(), assignment)
+        settings = _assigned(settings, path.split("."), text.strip(), assignment)  # type: ignore[assignment]
     return settings
 
 

@@ -81,5 +81,5 @@ def unstretched(image_bgr: np.ndarray, find: Callable[[np.ndarray], Found], is_f
     read_in = shaped[-1][0]
     (bh, bw), (rh, rw) = boxes_from[0].shape[:2], read_in.shape[:2]
     xyxy, conf, classes = boxes_from[1]
-    xyxy = xyxy * np.float32([rw / bw, rh / bh, rw / bw, rh / bh])
+    xyxy = xyxy * np.array([rw / bw, rh / bh, rw / bw, rh / bh], np.float32)
     return Unstretched(read_in, (xyxy, conf, classes))
