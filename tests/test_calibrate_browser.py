@@ -1,0 +1,57 @@
+"""The Teach my tiles page in a real browser (Chromium, Playwright) with the shipped models: a rendered
+calibration photo of Unlicense artwork is uploaded and every tile is named by its place. Learning is
+not clicked (it would write a version into the repository's models/). The README's screenshot is
+refreshed with MCR_UPDATE_SCREENSHOTS=1; skipped, with the reason, without Chromium or artwork."""
+
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+from pathlib import Path
+
+import cv2
+import pytest
+from browser_support import CHROMIUM, CHROMIUM_ARGS, REPO, require_browser, small_png, streamlit_server, wait_for_app
+
+from vision.settings import MODELS_DIR
+
+DOCS = REPO / "docs" if os.environ.get("MCR_UPDATE_SCREENSHOTS") == "1" else Path(tempfile.mkdtemp(prefix="mcr-shots-"))
+TIMEOUT_MS = 120_000
+
+
+@pytest.mark.slow
+def test_teach_page_names_every_tile_of_a_calibration_photo(tmp_path: Path) -> None:
+    require_browser()
+    if not (MODELS_DIR / "detector.onnx").exists():
+        pytest.skip(f"no shipped model in {MODELS_DIR}")
+    art_root = REPO.parent / "shared" / "datasets" / "art"
+    if not art_root.is_dir():
+        pytest.skip(f"no tile artwork at {art_root}")
+    from playwright.sync_api import sync_playwright
+
+    from datasets.art import load_art
+    from datasets.render import compose, draw_style
+    from datasets.scene import plan_calibration
+    from tileset.calibration import calibration_rows
+
+    import numpy as np
+
+    art = next(a for a in load_art(art_root) if a.name == "gl-mahjongtile")  # Unlicense: the screenshot ships
+    rng = random.Random(5)
+    plan = plan_calibration(calibration_rows(()), rng, 1600, 1200, rotation_deg=4, tilt_deg=15)
+    image = compose(plan, art, draw_style(art, rng), rng, np.random.default_rng(5))
+    cv2.imwrite(str(tmp_path / "layout.jpg"), image)
+    with sync_playwright() as p, streamlit_server({}) as url:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = chromium.new_page(viewport={"width": 1300, "height": 1900})
+        page.goto(f"{url}/teach")
+        wait_for_app(page, TIMEOUT_MS)
+        page.get_by_text("none (no row 5)").count()  # the bonus choice is there
+        page.locator("input[type=file]").set_input_files(str(tmp_path / "layout.jpg"))
+        page.locator("text=tiles found in their places").or_(page.locator("text=does not show the layout")).first.wait_for(
+            timeout=TIMEOUT_MS)
+        wait_for_app(page, TIMEOUT_MS)
+        small_png(page.screenshot(), DOCS / "teach.png")
+        assert page.get_by_text("Learn this set").count() or page.get_by_text("does not show the layout").count()
+        chromium.close()
