@@ -103,3 +103,28 @@ def test_bad_bonus_lists_are_refused():
         parse_bonus("f1,x9")
     assert parse_bonus("none") == () and parse_bonus(None) is None
     assert parse_bonus("s2,f1") == ("f1", "s2")
+
+
+def test_synth_renders_calibration_photos_with_labels(tmp_path):
+    import json
+
+    from datasets.fake_art import write_fake_art
+    from datasets.synth import main
+
+    art = write_fake_art(tmp_path / "art")
+    out = tmp_path / "out"
+    assert main(["--layout", "calibration", "--art", str(art), "--out", str(out), "--n", "2", "--seed", "3",
+                 "--only", "gl-mahjongtile", "--back", "1"]) == 0
+    truths = sorted((out / "truth").glob("*.json"))
+    assert len(truths) == 2
+    truth = json.loads(truths[0].read_text())
+    assert truth["layout"] == "calibration" and truth["rows"] == [list(r) for r in calibration_rows(back=True)]
+    assert [t["cls"] for t in truth["tiles"]] == [n for row in reversed(truth["rows"]) for n in row]
+    assert {t["group"] for t in truth["tiles"]} == {f"row{k}" for k in range(1, 6)}
+    labels = (out / "labels" / (truths[0].stem + ".txt")).read_text().split("\n")
+    assert len([line for line in labels if line]) == 43
+    # the layout the renderer placed reads back by place
+    boxes = np.array([t["xyxy"] for t in truth["tiles"]], np.float32)
+    reading = read_layout(detections([t["cls"] for t in truth["tiles"]], boxes))
+    assert reading.ok and reading.read_accuracy == 1.0
+    assert main(["--layout", "calibration", "--art", str(art), "--out", str(out), "--n", "1", "--bonus", "x9"]) == 2
