@@ -1,7 +1,7 @@
 """Text lines -> (text, score) with rapidocr's PP-OCR line recognizer, many lines in one run.
 
 The second readings (`vision.flowers`, `vision.ranks`) cut bands from tile crops and
-hand them all here at once: one onnxruntime run per batch of lines of similar shape,
+hand them all here at once: one onnxruntime run per small batch of lines of similar shape,
 each line scaled to the recognizer's height (48 px) and padded as rapidocr pads it
 (to 320 px), so every line reads exactly as `RapidOCR(img, use_det=False)` reads
 it one at a time, with less overhead per line.
@@ -39,12 +39,13 @@ class TextReaderUnavailable(RuntimeError):
 class TextLineReader:
     """rapidocr's text-line recognizer (no text detection: the bands are the lines)."""
 
-    def __init__(self, threads: int = 2, min_line_width: "int | None" = None, batch_lines: int = 16,
+    def __init__(self, threads: int = 2, min_line_width: "int | None" = None, batch_lines: int = 4,
                  min_score: float = 0.0, spinning: bool = False) -> None:
         """`min_line_width`: pixels (at the recognizer's 48 px height) every line is padded to at least;
         None: rapidocr's own width (320), which reads exactly as `RapidOCR` does (narrower is faster,
-        but this recognizer reads a line differently with less padding); `batch_lines`: lines per onnxruntime run; texts read
-        less surely than `min_score` count as nothing read (`RapidOCR`'s `text_score`); `spinning`:
+        but this recognizer reads a line differently with less padding); `batch_lines`: lines per onnxruntime run
+        (fewest ms a line on 2 cores at 2-4; 16 took 70 % longer: its activations outgrow the caches);
+        texts read less surely than `min_score` count as nothing read (`RapidOCR`'s `text_score`); `spinning`:
         whether idle onnxruntime threads busy-wait (rapidocr's own session does; on 2 shared cores a
         session that does not reads a batch about a quarter faster)."""
         try:
