@@ -201,17 +201,62 @@ def _suit_waits_anywhere(group: tuple[int, ...], target: int) -> tuple[int, ...]
 
 @cache
 def _suit_waits(group: tuple[int, ...], target: int) -> tuple[int, ...]:
+    """Ranks (1..len(group)) whose tile brings `group` to `target` (0 sets only, 1 sets and a pair)."""
     if (sum(group) + 1) % 3 != 2 * target:  # sets only need a multiple of 3 tiles, sets and a pair 3n + 2
         return ()
-    out = []
     size = len(group)
-    for i in range(size):
-        if any(group[max(0, i - 2): i + 3]):
-            g = list(group)
-            g[i] += 1
-            if _group_state(tuple(g)) == target:
-                out.append(i + 1)
-    return tuple(out)
+    return tuple([w + 1 for w in sorted(_waits_in(group, target == 1)) if 0 <= w < size])
+
+
+@cache
+def _waits_in(g: tuple[int, ...], need_pair: bool) -> frozenset[int]:
+    """Indices w (maybe just outside g) where one more tile makes `g` sets (and a pair when `need_pair`).
+
+    One pass over the ways to divide `g` (instead of trying every tile): its lowest tile lies in a
+    set, in the pair, or in the one unfinished block that the waited tile completes."""
+    i = next((k for k, n in enumerate(g) if n), None)
+    if i is None:
+        return frozenset()
+    n = len(g)
+    out: set[int] = set()
+    # the lowest tile in the unfinished block
+    if g[i] >= 2 and _divides(_less(g, i, 2), need_pair):
+        out.add(i)  # two alike wait for the third
+    if i + 1 < n and g[i + 1] and _divides(_less(_less(g, i, 1), i + 1, 1), need_pair):
+        out.update((i - 1, i + 2))  # two in a row wait at either end
+    if i + 2 < n and g[i + 2] and _divides(_less(_less(g, i, 1), i + 2, 1), need_pair):
+        out.add(i + 1)  # a gap waits for its middle
+    if need_pair and _divides(_less(g, i, 1), False):
+        out.add(i)  # a single waits for its pair
+    # the lowest tile in a finished set or in the pair: the unfinished block lies further on
+    if g[i] >= 3:
+        out |= _waits_in(_less(g, i, 3), need_pair)
+    if i + 2 < n and g[i + 1] and g[i + 2]:
+        out |= _waits_in(_chow_less(g, i), need_pair)
+    if need_pair and g[i] >= 2:
+        out |= _waits_in(_less(g, i, 2), False)
+    return frozenset(out)
+
+
+@cache
+def _divides(g: tuple[int, ...], need_pair: bool) -> bool:
+    """Whether `g` is sets only, or sets and one pair when `need_pair`."""
+    i = next((k for k, n in enumerate(g) if n), None)
+    if i is None:
+        return not need_pair
+    if need_pair and g[i] >= 2 and _divides(_less(g, i, 2), False):
+        return True
+    if g[i] >= 3 and _divides(_less(g, i, 3), need_pair):
+        return True
+    return i + 2 < len(g) and g[i + 1] > 0 and g[i + 2] > 0 and _divides(_chow_less(g, i), need_pair)
+
+
+def _less(g: tuple[int, ...], i: int, n: int) -> tuple[int, ...]:
+    return g[:i] + (g[i] - n,) + g[i + 1:]
+
+
+def _chow_less(g: tuple[int, ...], i: int) -> tuple[int, ...]:
+    return g[:i] + (g[i] - 1, g[i + 1] - 1, g[i + 2] - 1) + g[i + 3:]
 
 
 @cache
