@@ -39,3 +39,27 @@ def test_evaluate_models_dir_reads_the_version_in_use(tmp_path: Path, capsys) ->
     registry.back()
     assert main([str(data), "--models", str(root), "--json", "--set", "flowers.enabled=false"]) == 0
     assert json.loads(capsys.readouterr().out)["models"]["detector"]["path"] == str(root / "detector.onnx")
+
+
+def test_detect_and_read_models_dir_read_the_version_in_use(tmp_path: Path, capsys) -> None:
+    from vision.__main__ import main
+
+    root = tmp_path / "models"
+    root.mkdir()
+    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for _, (x0, y0, x1, y1) in layout_boxes()]
+    fake_finder(root / "detector.onnx", raw_head(boxes, [[0.9, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
+    tiny_classifier(root / "classifier.onnx")
+    registry = Registry(root)
+    version = registry.new_version_dir("finds-nothing")
+    fake_finder(version / "detector.onnx", raw_head(boxes, [[0.0, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
+    shutil.copy(root / "classifier.onnx", version / "classifier.onnx")
+    photo = write_photo(tmp_path / "a.png", layout_boxes())
+
+    def tiles_found(*command: str) -> int:
+        assert main([*command, str(photo), "--models", str(root)]) == 0
+        return len(json.loads(capsys.readouterr().out.strip().splitlines()[-1])["tiles"])
+
+    assert tiles_found("detect") == 42
+    registry.activate(version.name)
+    assert tiles_found("detect") == 0
+    assert tiles_found("read") == 0

@@ -29,7 +29,9 @@ USAGE = __doc__
 def build_detect_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m vision detect", description="Find and name the tiles of photos.")
     parser.add_argument("images", nargs="+", help="image files (JPEG, PNG, ...)")
-    parser.add_argument("--model", type=Path, default=None, help="models folder (default: the model version in use, see python -m vision.registry)")
+    parser.add_argument("--models", "--model", dest="model", type=Path, default=None,
+                        help="models folder: its version in use is read (default: the repository's models/, "
+                             "see python -m vision.registry)")
     return parser
 
 
@@ -41,7 +43,9 @@ def detect_main(argv: list[str]) -> int:
     from vision.models import ModelLoadError
 
     try:
-        detector = TileDetector.load(args.model)  # None: the model version in use
+        from vision.registry import active_dir
+
+        detector = TileDetector.load(active_dir(args.model) if args.model else None)  # DIR's version in use
     except (ModelLoadError, ClassTableMismatch) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

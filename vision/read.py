@@ -140,7 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--last-of-wall", action="store_true", help="won on the last tile of the wall")
     p.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile")
     p.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong")
-    p.add_argument("--model", type=Path, default=None, help="models folder (default: the model version in use)")
+    p.add_argument("--models", "--model", dest="model", type=Path, default=None,
+                   help="models folder: its version in use is read (default: the repository's models/)")
     return p
 
 
@@ -168,7 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     context = context_from_args(args)
     try:
-        detector = load_detector(args.model)
+        from .registry import active_dir
+
+        detector = load_detector(active_dir(args.model) if args.model else None)  # DIR's version in use
     except Exception as exc:  # noqa: BLE001 - any load failure is reported as one clear line
         print(f"error: cannot load the tile detector: {exc}", file=sys.stderr)
         return 2
