@@ -28,14 +28,13 @@ def test_teach_page_names_every_tile_of_a_calibration_photo(tmp_path: Path) -> N
     art_root = REPO.parent / "shared" / "datasets" / "art"
     if not art_root.is_dir():
         pytest.skip(f"no tile artwork at {art_root}")
+    import numpy as np
     from playwright.sync_api import sync_playwright
 
     from datasets.art import load_art
     from datasets.render import compose, draw_style
     from datasets.scene import plan_calibration
     from tileset.calibration import calibration_rows
-
-    import numpy as np
 
     art = next(a for a in load_art(art_root) if a.name == "gl-mahjongtile")  # Unlicense: the screenshot ships
     rng = random.Random(5)
