@@ -267,8 +267,8 @@ def _group_state(group: tuple[int, ...]) -> int:
         return -1
     core = _strip_zeros(group)  # the same shape anywhere in the suit: one cached answer
     if r == 0:
-        return 0 if _suit_sets(core) else -1
-    return 1 if _suit_with_pair(core) else -1
+        return 0 if _divides(core, False) else -1
+    return 1 if _divides(core, True) else -1
 
 
 def _strip_zeros(group: tuple[int, ...]) -> tuple[int, ...]:
@@ -278,36 +278,6 @@ def _strip_zeros(group: tuple[int, ...]) -> tuple[int, ...]:
     while hi > lo and not group[hi - 1]:
         hi -= 1
     return group[lo:hi]
-
-
-@cache
-def _suit_sets(group: tuple[int, ...]) -> bool:
-    i = next((k for k, n in enumerate(group) if n), None)
-    if i is None:
-        return True
-    g = list(group)
-    if g[i] >= 3:
-        g[i] -= 3
-        if _suit_sets(tuple(g)):
-            return True
-        g[i] += 3
-    if i + 2 < len(g) and g[i + 1] and g[i + 2]:
-        g[i] -= 1
-        g[i + 1] -= 1
-        g[i + 2] -= 1
-        return _suit_sets(tuple(g))
-    return False
-
-
-@cache
-def _suit_with_pair(group: tuple[int, ...]) -> bool:
-    for i, n in enumerate(group):
-        if n >= 2:
-            g = list(group)
-            g[i] -= 2
-            if _suit_sets(tuple(g)):
-                return True
-    return False
 
 
 # --- one reading -----------------------------------------------------------------------------------
