@@ -1,6 +1,7 @@
 """Speed and read accuracy of `vision detect` against the PyPI peer `mahjong-detector`, same images, same run.
 
-    .venv/bin/python benchmarks/detect.py FOLDER [--models DIR] [--limit N] [--resize 4032x3024] [--json]
+    .venv/bin/python benchmarks/detect.py FOLDER [--split S] [--models DIR] [--limit N] [--resize 4032x3024]
+                                             [--no-peer] [--no-cli] [--set FIELD=VALUE] [--json]
 
 FOLDER holds images, or a YOLO dataset (`images/` + `labels/`, or a data YAML
 with `--split`).  For every image both detectors read the file from disk and
