@@ -69,18 +69,13 @@ def split_scenes(scenes: Path, labeled: int, work: Path) -> tuple[Path, Path]:
 
 def review_with_truth(photo: Photo, truth: tuple[LabelBox, ...], width: int, height: int) -> dict[str, int]:
     """The person's corrections, one saved edit at a time, until the labels hold every true tile."""
-    from vision.boxes import box_iou
+    from vision.boxes import match_boxes
 
     labels = photo.load()
     counts = {"faces_fixed": 0, "deleted": 0, "added": 0, "accepted": 0}
     truth_xyxy = np.array([b.xyxy(width, height) for b in truth], np.float32).reshape(-1, 4)
     pred_xyxy = np.array([b.xyxy(width, height) for b in labels.boxes], np.float32).reshape(-1, 4)
-    iou = box_iou(pred_xyxy, truth_xyxy) if len(pred_xyxy) and len(truth_xyxy) else np.zeros((len(pred_xyxy), 0))
-    pairs = sorted(((iou[p, t], p, t) for p, t in zip(*np.nonzero(iou >= MATCH_IOU))), reverse=True)
-    matched: dict[int, int] = {}
-    for _, p, t in pairs:
-        if p not in matched and t not in matched.values():
-            matched[int(p)] = int(t)
+    matched = dict(match_boxes(pred_xyxy, truth_xyxy, MATCH_IOU))
     for p, t in sorted(matched.items()):
         if labels.boxes[p].class_id != truth[t].class_id:
             labels = labels.with_class(p, truth[t].class_id)
