@@ -203,3 +203,24 @@ def test_png_beyond_the_full_decode_limit_is_refused_clearly():
     rgb = np.full((400, 600, 3), 90, np.uint8)
     with pytest.raises(ImageError, match=r"too large to read: 600x400.*PNG.*JPEG is read reduced"):
         decode_image(_png_bytes(rgb), DetectorSettings(max_full_decode_pixels=100_000), reduce_to=100)
+
+
+def test_a_png_too_large_to_read_is_refused_before_its_pixels_are_decoded(monkeypatch):
+    """Refusing must not cost the memory it protects: nothing decodes the pixels first (Pillow's getexif
+    on a PNG loads them all)."""
+    loads = []
+    monkeypatch.setattr(Image.Image, "load", lambda self: loads.append(self.size))
+    with pytest.raises(ImageError, match="too large to read"):
+        decode_image(_png_bytes(np.full((400, 600, 3), 90, np.uint8)), DetectorSettings(max_full_decode_pixels=100_000))
+    assert loads == []
+
+
+def test_png_exif_orientation_is_applied():
+    buffer = io.BytesIO()
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    Image.fromarray(_marked_image()).save(buffer, "PNG", exif=exif.tobytes())
+    decoded = decode_image(buffer.getvalue())
+    assert decoded.bgr.shape[:2] == (60, 40)
+    cx, cy = _red_centre(decoded.bgr)
+    assert cx > 0.75 and cy < 0.25

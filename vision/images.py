@@ -86,6 +86,22 @@ def _open(source: "str | Path | bytes", settings: DetectorSettings) -> tuple[Ima
     return image, data
 
 
+def _orientation(image: Image.Image) -> int:
+    """The EXIF orientation (1..8) of an opened image, 1 when it has none or a broken one."""
+    try:
+        if image.format == "PNG":  # Pillow's getexif() decodes a whole PNG to look for EXIF after its pixels
+            raw = image.info.get("exif")
+            if not raw:
+                return 1
+            exif = Image.Exif()
+            exif.load(raw)
+        else:
+            exif = image.getexif()
+        return int(exif.get(EXIF_ORIENTATION, 1))
+    except Exception:  # a broken EXIF block is no reason to refuse the picture
+        return 1
+
+
 def reduction_for(long_side: int, wanted_long_side: int) -> int:
     """The largest reduction (1, 2, 4, 8) that keeps the long side >= wanted."""
     factor = 1
@@ -163,10 +179,7 @@ def decode_image(
     """
     image, data = _open(source, settings)
     width, height = image.size
-    try:
-        orientation = int(image.getexif().get(EXIF_ORIENTATION, 1))
-    except Exception:  # a broken EXIF block is no reason to refuse the picture
-        orientation = 1
+    orientation = _orientation(image)
     original_wh = (height, width) if orientation in _SWAPS_AXES else (width, height)
     factor = reduction_for(max(width, height), reduce_to) if reduce_to else 1
     if image.format == "JPEG":
