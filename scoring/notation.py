@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 from .hand import Hand, HandError, Meld, MeldKind, WinContext
 from .tiles import HONOR_NAMES, SUITS, Tile, TileError
@@ -113,7 +114,8 @@ def parse_hand(text: str) -> Hand:
                     raise HandError(f"'+' must be followed by exactly one winning tile, got {token!r}")
                 win = tiles[0]
             elif token in _FLAG_WORDS:
-                ctx = replace(ctx, **{_FLAG_WORDS[token]: True})
+                flag: dict[str, Any] = {_FLAG_WORDS[token]: True}
+                ctx = replace(ctx, **flag)
             elif "=" in token:
                 ctx = _setting(ctx, token)
             elif win is not None:
@@ -135,7 +137,8 @@ def _setting(ctx: WinContext, token: str) -> WinContext:
     if key in ("seat", "prevalent"):
         if value not in ("E", "S", "W", "N"):
             raise HandError(f"{key} wind must be one of E S W N, not {value!r}")
-        return replace(ctx, **{f"{key}_wind" if key == "seat" else "prevalent_wind": Tile.parse(value)})
+        wind: dict[str, Any] = {"seat_wind" if key == "seat" else "prevalent_wind": Tile.parse(value)}
+        return replace(ctx, **wind)
     if key == "flowers":
         if not _FLOWER_COUNT.fullmatch(value):  # ASCII digits only: str.isdigit takes '²' and '٣' too
             raise HandError(f"flowers must be a number 0 to 8, not {value[:20]!r}")

@@ -337,7 +337,7 @@ def remove_stale_temp_files(folder: Path, now: float | None = None) -> list[Path
     process may have reused) when it is older than STALE_TEMP_AGE_S.
     """
     now = time.time() if now is None else now
-    removed = []
+    removed: list[Path] = []
     try:
         candidates = [p for p in Path(folder).iterdir() if p.name.startswith(".") and p.name.endswith(".tmp")]
     except OSError:
