@@ -18,6 +18,7 @@ import numpy as np
 from tileset.calibration import calibration_rows
 from tileset.classes import BACK, BACK_ID, CLASS_NAMES
 from vision.detections import Detections
+from vision.rows import TileObs
 from vision.settings import LayoutSettings
 
 ROW_TITLES = {1: "characters", 2: "dots", 3: "bamboo", 4: "winds and dragons", 5: "flowers and seasons"}
@@ -142,7 +143,7 @@ def read_layout(dets: Detections, bonus: "tuple[str, ...] | None" = None,
     return _named(dets, found, full)
 
 
-def _named(dets: Detections, found: list[list[Any]], expected: list[tuple[str, ...]]) -> LayoutReading:
+def _named(dets: Detections, found: "list[list[TileObs]]", expected: list[tuple[str, ...]]) -> LayoutReading:
     """The found rows (far to near, tiles left to right) named as the `expected` rows."""
     problems: list[str] = []
     if len(found) == len(expected):  # rows are named by their order; readings only place a missing or extra one
@@ -151,16 +152,16 @@ def _named(dets: Detections, found: list[list[Any]], expected: list[tuple[str, .
         pairs = _align_rows([[t.name for t in row] for row in found], expected)
     paired_found = {i for i, _ in pairs}
     paired_expected = {j for _, j in pairs}
-    for j, row in enumerate(expected):
+    for j, names in enumerate(expected):
         if j not in paired_expected:
-            problems.append(f"{_row_title(j + 1)} missing: {' '.join(row)} not found as a row")
-    for i, row in enumerate(found):
+            problems.append(f"{_row_title(j + 1)} missing: {' '.join(names)} not found as a row")
+    for i, extra_row in enumerate(found):
         if i not in paired_found:
             before = max((j + 1 for fi, j in pairs if fi < i), default=0)
             where = f"after row {before}" if before else "before row 1"
-            shown = " ".join(t.name for t in row)
-            problems.append(f"an extra row of {len(row)} tile(s) {where} (read as {shown}, from "
-                            f"({row[0].x:.0f}, {row[0].y:.0f}))")
+            shown = " ".join(t.name for t in extra_row)
+            problems.append(f"an extra row of {len(extra_row)} tile(s) {where} (read as {shown}, from "
+                            f"({extra_row[0].x:.0f}, {extra_row[0].y:.0f}))")
     tiles: list[LaidTile] = []
     for i, j in pairs:
         row, names_expected, number = found[i], list(expected[j]), j + 1
@@ -182,8 +183,8 @@ def _named(dets: Detections, found: list[list[Any]], expected: list[tuple[str, .
                                     f"{tile.y:.0f})) is extra")
             continue
         for place, (tile, name) in enumerate(zip(row, names_expected), start=1):
-            box = tuple(float(v) for v in dets.xyxy[tile.index])
-            tiles.append(LaidTile(number, place, name, tile.name, float(tile.conf), box))  # type: ignore[arg-type]
+            x0, y0, x1, y1 = (float(v) for v in dets.xyxy[tile.index])
+            tiles.append(LaidTile(number, place, name, tile.name, float(tile.conf), (x0, y0, x1, y1)))
     return LayoutReading(tuple(tiles), tuple(problems))
 
 
