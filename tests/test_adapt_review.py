@@ -38,18 +38,27 @@ def labeled_folder(folder: Path, kinds: list[str]) -> None:
         boxes = (LabelBox(0, 0.5, 0.5, 0.2, 0.3),)
         meta = {"prelabel": LabelMeta("prelabel", False, "m", (0.9,)),
                 "reviewed": LabelMeta("prelabel", True, "m", (0.9,)),
-                "human": LabelMeta("human", False, "", (1.0,))}[kind]
+                "human": LabelMeta("human", False, "", (1.0,)),
+                "human-reviewed": LabelMeta("human", True, "", (1.0,))}[kind]
         photo.save(PhotoLabels(boxes, meta))
 
 
-def test_only_reviewed_or_hand_made_labels_are_used(tmp_path: Path) -> None:
-    labeled_folder(tmp_path / "club", ["prelabel", "reviewed", "human", "prelabel"])
+def test_only_reviewed_labels_are_used(tmp_path: Path) -> None:
+    labeled_folder(tmp_path / "club", ["prelabel", "reviewed", "human", "prelabel", "human-reviewed"])
     used, skipped = reviewed_photos(tmp_path / "club")
-    assert [p.name for p in used] == ["p1", "p2"]
-    assert [p.name for p in skipped] == ["p0", "p3"]
+    assert [p.name for p in used] == ["p1", "p4"]
+    assert [p.name for p in skipped] == ["p0", "p2", "p3"]  # an edit alone (p2) is not a check
+
+
+def test_label_files_made_elsewhere_count_as_reviewed(tmp_path: Path) -> None:
+    labeled_folder(tmp_path / "club", ["prelabel", "prelabel"])
+    photo = list_photos(tmp_path / "club")[1]
+    photo.meta_path.unlink()  # a folder labeled with another tool has no metadata
+    used, skipped = reviewed_photos(tmp_path / "club")
+    assert [p.name for p in used] == ["p1"] and [p.name for p in skipped] == ["p0"]
 
 
 def test_too_few_reviewed_photos_says_how_many_were_skipped(tmp_path: Path) -> None:
     labeled_folder(tmp_path / "club", ["prelabel"] * 5 + ["reviewed"])
-    with pytest.raises(AdaptError, match="1 reviewed photos \\(5 pre-labeled ones nobody reviewed"):
+    with pytest.raises(AdaptError, match="1 reviewed photos \\(5 unreviewed ones"):
         adapt(tmp_path / "club", models_root=tmp_path / "models", log=lambda line: None)

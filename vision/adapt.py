@@ -170,12 +170,15 @@ def labeled_photos(folder: Path) -> list[Photo]:
 
 
 def reviewed_photos(folder: Path) -> tuple[list[Photo], list[Photo]]:
-    """(photos whose labels a person made or confirmed, pre-labels nobody reviewed): only the first are
-    learned from or judged by (`PhotoLabels.made_by_person`)."""
+    """(photos a person marked reviewed, the others): only the first are learned from or judged by.
+
+    Reviewed means checked: the Label page's "Looks right", a Label Studio import, or label files made
+    outside this program (no metadata). An edit alone is not a check: a photo with one box fixed may
+    still show a dozen false ones."""
     used: list[Photo] = []
     skipped: list[Photo] = []
     for photo in labeled_photos(folder):
-        (used if photo.load().made_by_person else skipped).append(photo)
+        (used if photo.load().meta.reviewed else skipped).append(photo)
     return used, skipped
 
 
@@ -353,11 +356,11 @@ def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | Non
     parent_dir = registry.active_dir()
     photos, unreviewed = reviewed_photos(labeled_dir)
     if len(photos) < settings.min_photos and unreviewed:
-        raise AdaptError(f"{len(photos)} reviewed photos ({len(unreviewed)} pre-labeled ones nobody reviewed are "
+        raise AdaptError(f"{len(photos)} reviewed photos ({len(unreviewed)} unreviewed ones are "
                          f"skipped): review at least {settings.min_photos} in the labeling page to adapt")
     train, held = split_photos(photos, settings, seed)
     log(f"[adapt 1/5] {len(photos)} reviewed photos: {len(train)} to train on, {len(held)} held back "
-        f"({', '.join(p.name for p in held)}); {len(unreviewed)} skipped (pre-labels nobody reviewed)")
+        f"({', '.join(p.name for p in held)}); {len(unreviewed)} skipped (not reviewed)")
 
     old_detector = TileDetector.load(parent_dir)
     old = score_photos(old_detector, held, settings.match_iou)
