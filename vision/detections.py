@@ -9,7 +9,7 @@ Filtering returns a new object. `Detector` is what produces them from a photo.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -25,10 +25,12 @@ class Detections:
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
-        if self.runner_up is None:
-            object.__setattr__(self, "runner_up", np.full(n, -1, np.int64))
+        runner_up = self.runner_up
+        if runner_up is None:
+            runner_up = np.full(n, -1, np.int64)
+            object.__setattr__(self, "runner_up", runner_up)
         if (self.xyxy.shape != (n, 4) or self.confidence.shape != (n,) or self.class_id.shape != (n,)
-                or self.runner_up.shape != (n,)):
+                or runner_up.shape != (n,)):
             raise ValueError("Detections arrays must be (N,4), (N,), (N,), (N,)")
 
     @staticmethod
@@ -44,6 +46,11 @@ class Detections:
             None if runner_up is None else np.asarray(runner_up, np.int64).reshape(-1),
         )
 
+    @property
+    def _runner_ups(self) -> np.ndarray:
+        """`runner_up`, which `__post_init__` always sets (None is only the constructor's default)."""
+        return cast(np.ndarray, self.runner_up)
+
     def __len__(self) -> int:
         return len(self.xyxy)
 
@@ -51,7 +58,7 @@ class Detections:
         """Boolean mask, index array or slice -> a new Detections."""
         if isinstance(index, (int, np.integer)):
             index = [index]
-        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], self.runner_up[index])
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], self._runner_ups[index])
 
     @property
     def class_names(self) -> list[str]:
@@ -73,7 +80,7 @@ class Detections:
 
     def with_class(self, index: int, class_id: int) -> "Detections":
         """The same detections with tile `index` read as `class_id` (its runner-up becomes the old reading)."""
-        classes, runner_up = self.class_id.copy(), self.runner_up.copy()
+        classes, runner_up = self.class_id.copy(), self._runner_ups.copy()
         runner_up[index], classes[index] = classes[index], class_id
         return Detections(self.xyxy, self.confidence, classes, runner_up)
 
