@@ -13,7 +13,7 @@ from .correction import GROUPS
 from .glyphs import strip_html
 from .i18n import t
 from .live_loop import LiveAnalysis, LiveLoop, analyse, reading_key
-from .models import get_detector
+from .models import get_detector, read_with
 from .photo import group_label
 from .settings import DEFAULT_APP_SETTINGS
 from .widgets import context_form, show_result, show_waits
@@ -92,6 +92,7 @@ def render() -> None:
     if detector is None:
         st.error(t("no_models", msg=why))
         return
+    st.caption(read_with())
     video_col, panel_col = st.columns([3, 2])
     with st.expander(t("context")):
         context, discarder = context_form(PREFIX, HandFacts(True, None, 0, 0))

@@ -53,3 +53,26 @@ def model_label(detector: Any) -> str:
     names = [Path(info.detector_path).name] + ([Path(info.classifier_path).name] if info.classifier_path else [])
     versions = ", ".join(f"{k} {v}" for k, v in sorted(info.versions.items()))
     return " + ".join(names) + (f" ({versions})" if versions else "")
+
+
+def read_with(models_root: "str | None" = None) -> str:
+    """A caption naming the model version in use (the one `get_detector` loads): "Read with: shipped models",
+    or the version's name and how it was made, e.g. "(calibrated from 1 photo, 2026-12-01)"."""
+    from vision import settings as vision_settings
+    from vision.registry import SHIPPED, Registry, RegistryError
+
+    from .i18n import t
+
+    registry = Registry(models_root or vision_settings.MODELS_DIR)
+    try:
+        version = registry.get(registry.active_name())
+    except (OSError, RegistryError):
+        return t("read_with_shipped")
+    if version.name == SHIPPED:
+        return t("read_with_shipped")
+    card = version.card
+    date = str(card.get("created", ""))[:10] or "?"
+    if card.get("kind") == "calibration":
+        n = len(card.get("photos") or ())
+        return t("read_with_calibrated", name=version.name, n=n, s="" if n == 1 else "s", date=date)
+    return t("read_with_adapted", name=version.name, date=date)

@@ -24,7 +24,7 @@ from .correction import FLOWERS, GROUPS, HAND, MELD_GROUPS, UNPLACED, WIN, Corre
 from .dataroot import OutsideDataRoot, data_root, relative_name, resolve_inside
 from .glyphs import tile_label
 from .i18n import lang, t, tile_words, translator
-from .models import get_detector, model_label
+from .models import get_detector, model_label, read_with
 from .overlay import crop, draw_boxes, fit, group_colour
 from .saving import SaveError, photo_name, save_for_training
 from .settings import DEFAULT_APP_SETTINGS
@@ -55,6 +55,7 @@ class PhotoRead:
     issues: tuple[Any, ...]  # vision.issues.ReaderIssue
     error: str | None = None
     model: str = ""
+    version: str = ""  # appui.models.read_with(): the model version it was read with
 
 
 def group_label(group: str, language: str | None = None) -> str:
@@ -88,7 +89,8 @@ def _read_photo(image_bytes: bytes, key: str) -> PhotoRead:
     except Exception as exc:  # a broken model must give a message, not a traceback
         return PhotoRead(key, image_bytes, image, empty, empty, (), t("detector_failed", msg=f"{type(exc).__name__}: {exc}"))
     reading = Reading.from_tiles(result.tiles)
-    return PhotoRead(key, image_bytes, image, reading, reading, tuple(result.issues), model=model_label(detector))
+    return PhotoRead(key, image_bytes, image, reading, reading, tuple(result.issues), model=model_label(detector),
+                     version=read_with())
 
 
 def _current() -> PhotoRead | None:
@@ -556,6 +558,7 @@ def render() -> None:
         st.error(photo.error)
         st.session_state.pop(PHOTO, None)  # try again on the next run (a model may have been added)
         return
+    st.caption(photo.version)
     if not photo.reading.tiles and not photo.original.tiles:
         st.warning(t("no_tiles_hint"))
         return
