@@ -272,6 +272,16 @@ def restyle(art: ArtSet, rng: random.Random) -> ArtSet:
     return replace(art, faces=faces)
 
 
+def drawn_set(art: ArtSet, seed: int) -> ArtSet:
+    """`art` with its suits and honours drawn anew by `datasets.drawn` from Random(seed) alone: one
+    fixed drawn set, the same in every scene (flowers, white dragon and backs stay `art`'s)."""
+    drawn = drawn_faces(random.Random(seed), system_fonts()[1])
+    if art.panel:
+        colour = np.array(panel_colour(art), np.float32)
+        drawn = {cls: _on_panel(face, colour) for cls, face in drawn.items()}
+    return replace(art, name=f"{art.name}-drawn{seed}", faces=dict(art.faces) | {c: (f,) for c, f in drawn.items()})
+
+
 def _on_panel(face: np.ndarray, colour: np.ndarray) -> np.ndarray:
     out = np.empty_like(face)
     a = face[..., 3:4].astype(np.float32) / 255

@@ -30,7 +30,7 @@ import numpy as np
 
 from datasets.art import ART_SETS, ArtError, ArtSet, load_art
 from datasets.render import compose, draw_style, render_scene
-from datasets.restyle import restyle
+from datasets.restyle import drawn_set, restyle
 from datasets.scene import PlacedTile, SceneVariation, plan_calibration, plan_layout, plan_scene
 from datasets.tables import TableSpecError, parse_families, render_empty, table_source
 from scoring.hand import Hand
@@ -214,10 +214,11 @@ _WORKER: dict[str, Any] = {}
 
 def _init_worker(art_root: str, only: list[str], hold_out: list[str], seed: int, out: str, restyle_share: float,
                  layout: str = "hand", bonus: tuple[str, ...] | None = None, back_share: float = 0.0,
-                 tables: tuple[str, ...] = (), empty_share: float = 0.0) -> None:
+                 tables: tuple[str, ...] = (), empty_share: float = 0.0, drawn: int | None = None) -> None:
     cv2.setNumThreads(1)
+    sets = load_art(art_root, only=only, hold_out=hold_out)
     _WORKER.update(
-        sets=load_art(art_root, only=only, hold_out=hold_out), seed=seed, out=Path(out),
+        sets=[drawn_set(s, drawn) for s in sets] if drawn is not None else sets, seed=seed, out=Path(out),
         source=_hand_source(), scorer=_scorer(), restyle_share=restyle_share,
         layout=layout, bonus=bonus, back_share=back_share, tables=tables, empty_share=empty_share,
     )
@@ -238,7 +239,7 @@ def _work(index: int) -> str:
 def _run(indices: range, args: argparse.Namespace) -> Iterator[str]:
     init = (str(args.art), args.only, args.hold_out, args.seed, str(args.out), args.restyle,
             args.layout, parse_bonus(args.bonus), args.back,
-            parse_families(args.tables) if args.tables else (), args.empty)
+            parse_families(args.tables) if args.tables else (), args.empty, args.drawn)
     if args.workers <= 1:
         _init_worker(*init)
         cv2.setNumThreads(0)
@@ -279,6 +280,9 @@ def _parser() -> argparse.ArgumentParser:
                         "test-only mosaic), test (only it), all, or names joined by commas (default: the older tables)")
     p.add_argument("--empty", type=float, default=0.0, metavar="SHARE",
                    help="hand scenes: share of photos showing a table without tiles (empty label files; default 0)")
+    p.add_argument("--drawn", type=int, default=None, metavar="SEED",
+                   help="replace every art set's suits and honours by the one drawn set of this seed "
+                        "(datasets.drawn, the same in every scene), named SET-drawnSEED: a set no model has seen")
     return p
 
 
@@ -325,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {
         "n": args.n, "seed": args.seed, "art_sets": [s.name for s in sets], "per_set": per_set,
         "only": args.only, "hold_out": args.hold_out, "restyle": args.restyle,
-        "tables": list(parse_families(args.tables)) if args.tables else None, "empty": args.empty, "seconds": round(elapsed, 1),
+        "tables": list(parse_families(args.tables)) if args.tables else None, "empty": args.empty, "drawn": args.drawn, "seconds": round(elapsed, 1),
         "scenes_per_second": round(args.n / elapsed, 2), "workers": args.workers,
         "gpl_derived": any(s.name.startswith(("kde-", "gnome-")) for s in sets),
     }

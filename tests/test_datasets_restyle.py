@@ -13,7 +13,7 @@ import pytest
 import datasets.restyle as restyle_module
 from datasets.art import FACE_SIZE, ArtSet, load_art
 from datasets.fake_art import write_fake_art
-from datasets.restyle import restyle
+from datasets.restyle import drawn_set, restyle
 from datasets.synth import main, make_scene
 from scoring.tiles import SUITS, WIND_NAMES
 from tileset.classes import FACE_NAMES, FLOWER_NAMES
@@ -108,3 +108,26 @@ def test_cli_restyle(tmp_path: Path) -> None:
     assert len(truths) == 3 and all(t["art"].endswith("-restyled") for t in truths)
     assert json.loads((out / "synth.json").read_text())["restyle"] == 1.0
     assert main(["--art", str(art_root), "--out", str(out), "--n", "1", "--restyle", "1.5"]) == 2
+
+
+def test_drawn_set_is_one_fixed_set_per_seed(gl: ArtSet) -> None:
+    a, b, other = drawn_set(gl, 7), drawn_set(gl, 7), drawn_set(gl, 8)
+    assert a.name == "gl-mahjongtile-drawn7" and a.classes == gl.classes
+    assert all(_same(a, b, c) for c in a.classes)  # the same seed draws the same set
+    assert not _same(a, gl, "5p") and not _same(a, other, "5p")  # dots drawn anew, differently per seed
+    assert all(_same(a, gl, f) for f in FLOWER_NAMES) and _same(a, gl, "P")  # flowers and white dragon kept
+    assert all(face.shape[:2] == (FACE_SIZE[1], FACE_SIZE[0]) for vs in a.faces.values() for face in vs)
+
+
+def test_cli_drawn_renders_the_same_drawn_set_in_every_scene(tmp_path: Path) -> None:
+    art_root = write_fake_art(tmp_path / "art")
+    out = tmp_path / "synth"
+    assert main(["--art", str(art_root), "--out", str(out), "--n", "3", "--seed", "2", "--only", "gl-mahjongtile",
+                 "--drawn", "424242001"]) == 0
+    truths = [json.loads(p.read_text()) for p in (out / "truth").glob("*.json")]
+    assert len(truths) == 3 and {t["art"] for t in truths} == {"gl-mahjongtile-drawn424242001"}
+    assert json.loads((out / "synth.json").read_text())["drawn"] == 424242001
+    calibration = tmp_path / "calibration"
+    assert main(["--art", str(art_root), "--out", str(calibration), "--n", "1", "--only", "gl-mahjongtile",
+                 "--layout", "calibration", "--drawn", "424242001"]) == 0
+    assert [p.name for p in (calibration / "images").iterdir()] == ["00000000_gl-mahjongtile-drawn424242001_calibration.jpg"]
