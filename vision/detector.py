@@ -130,7 +130,8 @@ class TileDetector:
         flowers = self.settings.flowers
         assert self.classifier is not None
         is_flower = self.classifier.flower_columns
-        candidates = np.flatnonzero(probs[:, is_flower].sum(axis=1) >= flowers.min_flower_share)
+        candidates = np.flatnonzero((probs[:, is_flower].sum(axis=1) >= flowers.min_flower_share)
+                                    & (probs.max(axis=1) < flowers.max_confidence))
         if not flowers.enabled or len(candidates) == 0 or (reader := self._text_reader()) is None:
             return
         tiles = [(int(index), tile) for index in candidates if (tile := upright[int(index)]) is not None]

@@ -21,6 +21,8 @@ class FlowerSettings:
     # a face the classifier gives at least this chance (summed over the eight) of being a flower is read
     # again from its caption (how it was chosen: models/MODEL_CARD.md, stop 13)
     min_flower_share: float = 0.01
+    # ... unless the classifier reads it at least this surely (a face read this surely is not read again)
+    max_confidence: float = 0.99
     band_share: float = 0.3  # of the upright tile's height: the bands across its top and bottom that are read
     middle_share: float = 0.5  # ... and the band across its middle (a framed 梅 alone)
     min_name_score: float = 0.8  # recognizer score for a name (梅, PLUM) to decide
