@@ -46,3 +46,23 @@ def test_a_name_that_is_not_utf8_does_not_end_the_batch(tmp_path: Path, monkeypa
     assert code == 0
     assert [os.fsencode(line["image"]) for line in lines] == [odd, os.fsencode(later)], "the name survives"
     assert [line["width"] for line in lines] == [5, 3], "the file after the odd name was read too"
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses file names that are not UTF-8")
+def test_vision_read_goes_on_past_a_name_that_is_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.read as read_cli
+
+    monkeypatch.setattr(read_cli, "load_detector", lambda *a, **k: _ReadsFilesOnly())
+    odd = os.path.join(os.fsencode(tmp_path), b"h\xffnd.jpg")
+    with open(odd, "wb") as handle:
+        handle.write(b"12345")
+    later = tmp_path / "later.jpg"
+    later.write_bytes(b"123")
+    raw = io.BytesIO()
+    strict = io.TextIOWrapper(raw, encoding="utf-8", errors="strict", write_through=True)
+    monkeypatch.setattr(sys, "stdout", strict)
+    read_cli.main([os.fsdecode(odd), str(later)])
+    strict.flush()
+    lines = [json.loads(line) for line in raw.getvalue().decode("utf-8").splitlines()]
+    assert [os.fsencode(line["image"]) for line in lines] == [odd, os.fsencode(later)], "both photos have their line"
+    assert all(line["hand"] is None and line["issues"] for line in lines), "no tiles: no hand, and a reason"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -186,8 +186,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             line, failures = {"image": image, "error": str(exc)}, failures + 1
         except MemoryError:
             line, failures = {"image": image, "error": "out of memory while reading the image"}, failures + 1
-        print(json.dumps(line, ensure_ascii=False), flush=True)
+        print_json_line(line)
     return 1 if failures else 0
+
+
+def print_json_line(line: Mapping[str, Any]) -> None:
+    """One JSON line, readable (中 as is) where the output can show it, escaped where it cannot.
+
+    A file name that is not UTF-8 arrives as a str with lone surrogates: under strict UTF-8 output it
+    cannot be printed as is, and ending the batch there would leave the later photos unread.
+    """
+    try:
+        print(json.dumps(line, ensure_ascii=False), flush=True)
+    except UnicodeEncodeError:
+        print(json.dumps(line, ensure_ascii=True), flush=True)
 
 
 def detect_file(detector: Detector, path: str) -> Detections:
