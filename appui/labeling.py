@@ -586,6 +586,10 @@ def _teach(folder: Path, photos: list[Photo]) -> None:
             pass
     command = st.session_state.get(ADAPT_COMMAND_KEY)
     missing = None if command or importlib.util.find_spec("torch") else t("lbl_teach_no_torch")
+    from .access import confirm_again
+
+    if not confirm_again(PREFIX + "teach_code"):  # LAN mode: adapting may change the model in use for everyone
+        return
     st.button(t("lbl_teach", n=reviewed), key=PREFIX + "teach", disabled=bool(missing) or not reviewed,
               help=missing or t("lbl_teach_help"))
     if missing:

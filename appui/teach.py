@@ -217,6 +217,10 @@ def _versions() -> None:
     names = [v.name for v in versions]
     choice = st.selectbox(tr("versions"), names, index=names.index(active) if active in names else 0,
                           key=PREFIX + "version", label_visibility="collapsed")
+    from .access import confirm_again
+
+    if not confirm_again(PREFIX + "versions_code"):  # LAN mode: the access code again (changes it for everyone)
+        return
     left, right = st.columns(2)
     try:
         if left.button(tr("use"), key=PREFIX + "use", disabled=choice == active):
@@ -284,5 +288,9 @@ def _photo(image_bytes: bytes, bonus: str, detector: Any) -> None:
     right = sum(t.read_as == t.expected for t in reading.tiles)
     st.info(tr("all_placed", n=len(reading.tiles), right=right))
     confirmed = reading is read.reading or st.checkbox(tr("confirm"), key=PREFIX + "confirm")
+    from .access import confirm_again
+
+    if not confirm_again(PREFIX + "learn_code"):  # LAN mode: learning makes a new version in use for everyone
+        return
     if st.button(tr("learn"), type="primary", key=PREFIX + "learn", disabled=not confirmed):
         _learn(read, reading)

@@ -104,3 +104,24 @@ def test_versions_switch_and_back(models: Path) -> None:
     at.button(key="teach.back").click().run()
     assert not at.exception, at.exception
     assert Registry(models).active_name() == "shipped"
+
+
+def test_lan_mode_asks_the_code_again_to_learn_or_switch(models: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from appui.access import GRANTED_KEY
+
+    monkeypatch.setenv("MCR_LAN", "1")
+    monkeypatch.setenv("MCR_ACCESS_CODE", "731904")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[DETECTOR_OVERRIDE_KEY] = layout()
+    at.session_state[GRANTED_KEY] = True  # signed in: the page opens, its changes for everyone still ask again
+    at.run()
+    at.switch_page("appui/pages/teach.py").run()
+    ok, jpeg = cv2.imencode(".jpg", np.full((1200, 1600, 3), 120, np.uint8))
+    at.file_uploader(key="teach.upload").upload("layout.jpg", jpeg.tobytes(), "image/jpeg").run()
+    assert not at.exception, at.exception
+    assert not [b for b in at.button if b.key in ("teach.learn", "teach.use", "teach.back")]
+    at.text_input(key="teach.learn_code").input("000000").run()
+    assert not [b for b in at.button if b.key == "teach.learn"]
+    at.text_input(key="teach.learn_code").input("731904").run()
+    at.text_input(key="teach.versions_code").input("731904").run()
+    assert {b.key for b in at.button} >= {"teach.learn", "teach.use", "teach.back"}

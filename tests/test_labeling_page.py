@@ -130,6 +130,15 @@ def test_lan_mode_asks_the_code_again_to_switch_models(folder: Path, tmp_path: P
     assert [b for b in at.button if b.key == "label.use"]
 
 
+def test_lan_mode_asks_the_code_again_to_teach_the_model(folder: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("MCR_LAN", "1")
+    monkeypatch.setenv("MCR_ACCESS_CODE", "650218")
+    at = open_page(folder, tmp_path / "models")
+    assert not [b for b in at.button if b.key == "label.teach"]
+    at.text_input(key="label.teach_code").input("650218").run()
+    assert [b for b in at.button if b.key == "label.teach"]
+
+
 def test_switch_model_version_and_go_back(folder: Path, tmp_path: Path) -> None:
     models = tmp_path / "models"
     registry = Registry(models)
