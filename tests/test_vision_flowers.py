@@ -282,6 +282,19 @@ def test_detector_without_the_reader_keeps_the_classifier_reading(tmp_path):
     assert detector.detect(_scene("SPRING")).class_names == ["1p"]
 
 
+def test_a_face_read_surely_is_not_read_from_its_caption(tmp_path):
+    from dataclasses import replace
+
+    from vision.detector import TileDetector
+    from vision.settings import DetectorSettings
+
+    models = _models_reading_every_face_as_1p_with_some_chance_of_f1(tmp_path / "m")  # 1p, at 0.3-0.5
+    surely = replace(DetectorSettings(), flowers=FlowerSettings(max_confidence=0.3))
+    assert TileDetector.load(models, surely).detect(_scene("SPRING")).class_names == ["1p"]
+    unsure = replace(DetectorSettings(), flowers=FlowerSettings(max_confidence=0.5))
+    assert TileDetector.load(models, unsure).detect(_scene("SPRING")).class_names == ["s1"]
+
+
 def test_detector_without_rapidocr_warns_once_and_keeps_the_classifier_reading(tmp_path, monkeypatch):
     import sys
 
