@@ -456,16 +456,21 @@ def _lines_read(detector, image) -> list[int]:
     return [n for n in runs if n]
 
 
-@pytest.mark.parametrize("read_as, caption, runs", [("s1", "SPRING", [2]), ("1p", "SPRING", [2, 3]), ("s1", "", [2, 3]),
-                                                    ("s1", "WINTER", [2, 3])])
+@pytest.mark.parametrize("read_as, caption, runs, share", [("s1", "SPRING", [2], 0.3), ("1p", "SPRING", [2, 3], 0.1),
+                                                           ("1p", "SPRING", [2], 0.3), ("s1", "", [2, 3], 0.3),
+                                                           ("s1", "WINTER", [2, 3], 0.3)])
 def test_detector_reads_turned_over_and_middle_bands_only_where_the_upright_ones_do_not_confirm_the_reading(
-        tmp_path, read_as, caption, runs):
+        tmp_path, read_as, caption, runs, share):
     """A tile read as s1 whose upright bands read SPRING surely stays s1 whatever the other bands say:
-    they are not read. Read as 1p, or with no caption or another one, every band is read."""
+    they are not read. Read as 1p (f1 at about 0.2), every band is read only where that share reaches
+    `second_round_share`; with no caption or another one, every band is read."""
+    from dataclasses import replace
+
     from vision.detector import TileDetector
+    from vision.settings import DetectorSettings
 
     models = _models_reading_every_face_as_1p_with_some_chance_of_f1(tmp_path / "m", first=read_as)
-    detector = TileDetector.load(models)
+    detector = TileDetector.load(models, replace(DetectorSettings(), flowers=FlowerSettings(second_round_share=share)))
     assert _lines_read(detector, _scene(caption)) == runs
     assert detector.detect(_scene(caption)).class_names == [{"SPRING": "s1", "WINTER": "s4"}.get(caption, read_as)]
 

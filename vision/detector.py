@@ -139,7 +139,8 @@ class TileDetector:
         first = UPRIGHT_BANDS if flowers.upright_first else None
         texts = _split(reader.read_lines([band for each in bands for band in each[:first]]), [b[:first] for b in bands])
         rest = [k for k, ((index, _), read) in enumerate(zip(tiles, texts))
-                if first is not None and not caption_confirms(read, CLASS_NAMES[ids[index]], flowers)]
+                if first is not None and not caption_confirms(read, CLASS_NAMES[ids[index]], flowers)
+                and probs[index, is_flower].sum() >= flowers.second_round_share]
         more = _split(reader.read_lines([band for k in rest for band in bands[k][first:]]), [bands[k][first:] for k in rest])
         for k, read in zip(rest, more):
             texts[k] = texts[k] + read

@@ -30,6 +30,8 @@ class FlowerSettings:
     # the top and bottom bands are read first; the bands turned over and the middle only for tiles where
     # those did not name, surely, the class the tile is read as (`flowers.confirms`)
     upright_first: bool = True
+    # ... and only for faces the classifier gives at least this chance of being a flower (models/MODEL_CARD.md, stop 16)
+    second_round_share: float = 0.3
 
 
 @dataclass(frozen=True)
