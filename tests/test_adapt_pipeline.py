@@ -153,7 +153,7 @@ def test_real_fine_tuning_one_short_epoch(tmp_path: Path) -> None:
 
     club = tmp_path / "club"
     write_photos(club, 8, "B", seed=11)
-    settings = AdaptSettings(base_images=10, base_val_images=2, user_repeat=2)
+    settings = AdaptSettings(base_images=10, base_val_images=2, user_repeat=2, hard_negatives=2)
     result = adapt(club, base_data=base, epochs=1, models_root=models, settings=settings, log=print)
 
     version = result.version_dir

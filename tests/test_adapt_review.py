@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tileset.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos
-from vision.adapt import AdaptError, ReadMetrics, adapt, decide, reviewed_photos
+from vision.adapt import AdaptError, ReadMetrics, adapt, build_dataset, decide, reviewed_photos
 from vision.settings import AdaptSettings
 
 
@@ -62,3 +62,20 @@ def test_too_few_reviewed_photos_says_how_many_were_skipped(tmp_path: Path) -> N
     labeled_folder(tmp_path / "club", ["prelabel"] * 5 + ["reviewed"])
     with pytest.raises(AdaptError, match="1 reviewed photos \\(5 unreviewed ones"):
         adapt(tmp_path / "club", models_root=tmp_path / "models", log=lambda line: None)
+
+
+def test_the_finders_fine_tune_sees_bare_tables_with_no_tile(tmp_path: Path) -> None:
+    labeled_folder(tmp_path / "club", ["reviewed"] * 2)
+    train = list_photos(tmp_path / "club")
+    data_yaml = build_dataset(tmp_path / "work", train, None, AdaptSettings(user_repeat=1, hard_negatives=3), seed=5)
+    labels = sorted((data_yaml.parent / "train" / "labels").glob("*.txt"))
+    images = sorted((data_yaml.parent / "train" / "images").iterdir())
+    assert len(labels) == len(images) == 2 + 3
+    empty = [p for p in labels if p.read_text() == ""]
+    assert len(empty) == 3, "three photos of tables with nothing on them to box"
+    tables = [cv2.imread(str(p)) for p in images if p.stem.endswith(tuple(f"table{k:03d}" for k in range(3)))]
+    assert len(tables) == 3 and all(t is not None and t.shape == (480, 640, 3) and t.std() > 5 for t in tables)
+    assert not np.array_equal(tables[0], tables[1]), "each table its own"
+    again = build_dataset(tmp_path / "again", train, None, AdaptSettings(user_repeat=1, hard_negatives=3), seed=5)
+    assert np.array_equal(cv2.imread(str(sorted((again.parent / "negatives").glob("*.jpg"))[0])),
+                          cv2.imread(str(sorted((data_yaml.parent / "negatives").glob("*.jpg"))[0]))), "same seed, same tables"

@@ -212,6 +212,29 @@ def base_samples(base: Path, split: str) -> list[Sample]:
     return [Sample(p.image, p.label_path) for p in photos[: len(photos) - max(1, len(photos) // 10)]]
 
 
+def hard_negatives(folder: Path, count: int, seed: int) -> list[Sample]:
+    """`count` photos of bare tables (patterned cloths, books, papers, hands; no tile) with empty labels.
+
+    The finder's fine-tune sees what is not a tile, so learning a club's tiles cannot buy recall with
+    false boxes on its tablecloth.  Drawn from the training table families only (`datasets.tables`).
+    """
+    if count <= 0:
+        return []
+    import cv2
+
+    from datasets.tables import TRAIN_FAMILIES, render_empty, table_source
+
+    source = table_source(TRAIN_FAMILIES, negatives=1.0)
+    rng = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    samples: list[Sample] = []
+    for k in range(count):
+        image = folder / f"table{k:03d}.jpg"
+        cv2.imwrite(str(image), render_empty(rng, 640, 480, source))
+        samples.append(Sample(image, folder / f"table{k:03d}.txt"))  # no label file: no tile on it
+    return samples
+
+
 def link_samples(samples: Sequence[Sample], folder: Path, prefix: str) -> None:
     """folder/images/<prefix>NAME + folder/labels/<prefix>NAME.txt, the layout ultralytics reads."""
     (folder / "images").mkdir(parents=True, exist_ok=True)
@@ -238,6 +261,7 @@ def build_dataset(work: Path, train: Sequence[Photo], base: Path | None, setting
         base_val = base_samples(base, "val")
         train_samples += rng.sample(base_train, min(settings.base_images, len(base_train)))
         val_samples += rng.sample(base_val, min(settings.base_val_images, len(base_val)))
+    train_samples += hard_negatives(root / "negatives", settings.hard_negatives, seed)
     link_samples(train_samples, root / "train", "t")
     link_samples(val_samples, root / "val", "v")
     config = {"path": str(root.resolve()), "train": "train/images", "val": "val/images",

@@ -158,6 +158,7 @@ class AdaptSettings:
     user_repeat: int = 4  # the club's photos are few: each appears this many times per epoch
     base_images: int = 60  # base-data images mixed in, so faces missing from the club's photos are kept
     base_val_images: int = 10
+    hard_negatives: int = 40  # photos of bare tables (patterned cloths, books, papers, hands) with no tile, mixed into training
     classifier_epochs: int = 6
     detector_epochs: int = 5
     batch: int = 32
