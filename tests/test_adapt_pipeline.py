@@ -163,3 +163,19 @@ def test_real_fine_tuning_one_short_epoch(tmp_path: Path) -> None:
     card = json.loads((version / "card.json").read_text())
     assert card["promoted"] == (result.new.read_accuracy > result.old.read_accuracy)
     assert Registry(models).active_name() == (result.version if card["promoted"] else SHIPPED)
+
+
+def test_finder_flag_fine_tunes_the_tile_finder_whatever_its_recall(monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.adapt as adapt_module
+
+    seen: list[AdaptSettings] = []
+
+    def record(labeled_dir, **kwargs):
+        seen.append(kwargs["settings"])
+        raise AdaptError("stop here")
+
+    monkeypatch.setattr(adapt_module, "adapt", record)
+    assert adapt_main(["club"]) == 2 and adapt_main(["club", "--finder"]) == 2
+    default, finder = seen
+    assert not adapt_module.needs_detector(1.0, default), "a finder that finds every tile is left alone"
+    assert adapt_module.needs_detector(1.0, finder), "--finder: fine-tuned all the same"

@@ -476,6 +476,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--holdout", type=float, default=DEFAULT.holdout_share, help="share of photos held back")
     parser.add_argument("--keep-work", action="store_true", help="keep the training work folder in the version")
+    parser.add_argument("--finder", action="store_true",
+                        help="fine-tune the tile finder too, even when it finds every tile of the training photos")
     return parser
 
 
@@ -483,7 +485,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from dataclasses import replace
 
-    settings = replace(DEFAULT, holdout_share=args.holdout, keep_work=args.keep_work)
+    settings = replace(DEFAULT, holdout_share=args.holdout, keep_work=args.keep_work,
+                       detector_recall_min=2.0 if args.finder else DEFAULT.detector_recall_min)
     command = "python -m vision.adapt " + " ".join(sys.argv[1:] if argv is None else argv)
     try:
         result = adapt(args.labeled, base_data=args.base_data, epochs=args.epochs, device=args.device,
