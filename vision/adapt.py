@@ -394,7 +394,7 @@ def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | Non
     if needs_detector(train_recall, settings):
         if checkpoint_for(parent_dir, DETECTOR_SETTINGS.detector_file).is_file():
             roles.append("detector")
-            log(f"  the tile finder misses tiles (recall {train_recall:.2%} on the training photos): fine-tuning it too")
+            log(f"  fine-tuning the tile finder too (its recall on the training photos: {train_recall:.2%})")
         else:
             log(f"  the tile finder misses tiles (recall {train_recall:.2%}) but {parent} has no detector.pt: "
                 "only the classifier is fine-tuned")
