@@ -9,7 +9,7 @@ from what it reads.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -60,18 +60,16 @@ def _row_title(number: int) -> str:
     return f"row {number} ({ROW_TITLES.get(number, 'extra')})"
 
 
-def _align_rows(found: Sequence[Sequence[str]], expected: Sequence[Sequence[str]]) -> list[tuple[int, int]]:
-    """Pairs (found row, expected row), in order, that share the most tiles read as faces of that row."""
-    n, m = len(found), len(expected)
+def _align(n: int, m: int, gain: Callable[[int, int], float]) -> list[tuple[int, int]]:
+    """Pairs (i, j), increasing in both, of the most total `gain(i, j)`: found items matched to expected
+    places in order, any of either left out (gains carry a small bonus, so a pair beats a skip)."""
     score = np.zeros((n + 1, m + 1))
     for i in range(1, n + 1):
         for j in range(1, m + 1):
-            shared = sum(name in expected[j - 1] for name in found[i - 1]) + 0.01  # a pair beats a skip
-            score[i, j] = max(score[i - 1, j - 1] + shared, score[i - 1, j], score[i, j - 1])
+            score[i, j] = max(score[i - 1, j - 1] + gain(i - 1, j - 1), score[i - 1, j], score[i, j - 1])
     pairs, i, j = [], n, m
     while i and j:
-        shared = sum(name in expected[j - 1] for name in found[i - 1]) + 0.01
-        if np.isclose(score[i, j], score[i - 1, j - 1] + shared):
+        if np.isclose(score[i, j], score[i - 1, j - 1] + gain(i - 1, j - 1)):
             pairs.append((i - 1, j - 1))
             i, j = i - 1, j - 1
         elif score[i, j] == score[i - 1, j]:
@@ -79,26 +77,16 @@ def _align_rows(found: Sequence[Sequence[str]], expected: Sequence[Sequence[str]
         else:
             j -= 1
     return pairs[::-1]
+
+
+def _align_rows(found: Sequence[Sequence[str]], expected: Sequence[Sequence[str]]) -> list[tuple[int, int]]:
+    """Pairs (found row, expected row), in order, that share the most tiles read as faces of that row."""
+    return _align(len(found), len(expected), lambda i, j: sum(name in expected[j] for name in found[i]) + 0.01)
 
 
 def _align_places(read: Sequence[str], expected: Sequence[str]) -> list[tuple[int, int]]:
     """Pairs (found tile, place), in order: the most tiles read as their place's face, then the most pairs."""
-    n, m = len(read), len(expected)
-    score = np.zeros((n + 1, m + 1))
-    for i in range(1, n + 1):
-        for j in range(1, m + 1):
-            score[i, j] = max(score[i - 1, j - 1] + (read[i - 1] == expected[j - 1]) + 0.001,
-                              score[i - 1, j], score[i, j - 1])
-    pairs, i, j = [], n, m
-    while i and j:
-        if np.isclose(score[i, j], score[i - 1, j - 1] + (read[i - 1] == expected[j - 1]) + 0.001):
-            pairs.append((i - 1, j - 1))
-            i, j = i - 1, j - 1
-        elif score[i, j] == score[i - 1, j]:
-            i -= 1
-        else:
-            j -= 1
-    return pairs[::-1]
+    return _align(len(read), len(expected), lambda i, j: (read[i] == expected[j]) + 0.001)
 
 
 def _places_by_gaps(row: Sequence[Any], read: Sequence[str], expected: Sequence[str]) -> "list[tuple[int, int]] | None":
