@@ -16,6 +16,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -60,20 +61,28 @@ def streamlit_server(env: dict[str, str]) -> Iterator[str]:
         cwd=REPO, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
+    with _until_stopped(process, log, log_path, f"{url}/_stcore/health", SERVER_START_S, None, "streamlit"):
+        yield url
+
+
+@contextlib.contextmanager
+def _until_stopped(process: subprocess.Popen, log: Any, log_path: Path, health_url: str, start_s: float,
+                   context: Any, what: str) -> Iterator[None]:
+    """Wait until the server's health check answers (or fail with its output), then stop it afterwards."""
     try:
-        deadline = time.monotonic() + SERVER_START_S
+        deadline = time.monotonic() + start_s
         while True:
             try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                with urllib.request.urlopen(health_url, timeout=2, context=context) as response:
                     if response.status == 200:
                         break
             except OSError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
                 tail = log_path.read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"streamlit did not start (exit code {process.poll()}):\n{tail}")
+                raise RuntimeError(f"{what} did not start (exit code {process.poll()}):\n{tail}")
             time.sleep(0.5)
-        yield url
+        yield
     finally:
         process.terminate()
         try:
@@ -149,30 +158,10 @@ def streamlit_process(
     process = subprocess.Popen(argv, cwd=REPO, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
     scheme = "https" if https else "http"
     context = ssl._create_unverified_context() if https else None  # the LAN certificate is self-signed
-    try:
-        deadline = time.monotonic() + start_s
-        while True:
-            try:
-                with urllib.request.urlopen(f"{scheme}://127.0.0.1:{port}/_stcore/health", timeout=2,
-                                            context=context) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                tail = log_path.read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"the app did not start (exit code {process.poll()}):\n{tail}")
-            time.sleep(0.5)
+    with _until_stopped(process, log, log_path, f"{scheme}://127.0.0.1:{port}/_stcore/health", start_s, context,
+                        "the app"):
         log.flush()
         yield port, log_path.read_text(errors="replace")
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
-        log_path.unlink(missing_ok=True)
 
 
 def websocket_status(port: int, host: str, https: bool) -> int:
