@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -309,27 +309,25 @@ def plan_layout(hand: Hand, rng: random.Random, width: int, height: int, **varia
     `variation` overrides fields of `SceneVariation`; a number fixes a range
     (`win_gap=0.0`, `rotation_deg=10`).
     """
-    if width < 32 or height < 32:
-        raise ValueError(f"image size {width}x{height} is too small for a scene")
-    var = _variation(variation)
-    aspect = var.aspect.draw(rng)
-    thickness = var.thickness.draw(rng)
-    table = layout_table(hand, rng, var, aspect)
-    camera = make_camera(table, rng, width, height, var, thickness)
-    placed = tuple(place(t, camera.homography) for t in table)
-    return ScenePlan(width, height, aspect, thickness, tuple(table), camera, placed)
+    return _plan(lambda var, aspect: layout_table(hand, rng, var, aspect), rng, width, height, variation)
 
 
 def plan_calibration(rows: Sequence[Sequence[str]], rng: random.Random, width: int, height: int,
                      **variation: Any) -> ScenePlan:
     """The plan of one calibration photo: `rows` of tile names (far to near) laid out as in
     calibration-layout.md, seen by the same camera as the hand scenes."""
+    return _plan(lambda var, aspect: layout_calibration(rows, rng, var, aspect), rng, width, height, variation)
+
+
+def _plan(lay_out: Callable[[SceneVariation, float], list[TableTile]], rng: random.Random, width: int, height: int,
+          variation: dict[str, Any]) -> ScenePlan:
+    """Aspect and thickness, then the table laid out by `lay_out`, then the camera (in that order of draws)."""
     if width < 32 or height < 32:
         raise ValueError(f"image size {width}x{height} is too small for a scene")
     var = _variation(variation)
     aspect = var.aspect.draw(rng)
     thickness = var.thickness.draw(rng)
-    table = layout_calibration(rows, rng, var, aspect)
+    table = lay_out(var, aspect)
     camera = make_camera(table, rng, width, height, var, thickness)
     placed = tuple(place(t, camera.homography) for t in table)
     return ScenePlan(width, height, aspect, thickness, tuple(table), camera, placed)
