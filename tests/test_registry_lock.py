@@ -64,3 +64,26 @@ def test_the_lock_is_reentrant_within_a_process(tmp_path: Path) -> None:
     with registry.locked():
         registry.activate(folder.name)  # takes the lock again inside: must not wait for itself
         assert registry.back().name == "shipped"
+
+
+def test_another_thread_waits_while_one_holds_the_lock(tmp_path: Path) -> None:
+    import threading
+
+    registry = Registry(tmp_path)
+    held, release, order = threading.Event(), threading.Event(), []
+
+    def holder() -> None:
+        with registry.locked():
+            held.set()
+            release.wait(10)
+            order.append("holder done")
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    assert held.wait(10)
+    timer = threading.Timer(0.3, release.set)
+    timer.start()
+    with registry.locked():  # not re-entry: another thread holds it, so this waits
+        order.append("second in")
+    thread.join(10)
+    assert order == ["holder done", "second in"]

@@ -62,8 +62,9 @@ class ModelVersion:
         return text
 
 
-_HELD: dict[str, int] = {}  # lock file -> how deeply this process holds it (the lock is re-entrant)
-_HELD_GUARD = threading.Lock()
+_THREAD_LOCKS: dict[str, threading.RLock] = {}  # lock file -> the lock that keeps this process's threads apart
+_HELD: dict[str, int] = {}  # lock file -> how deeply its holder holds it (changed only by the thread holding it)
+_THREAD_LOCKS_GUARD = threading.Lock()
 
 
 class Registry:
@@ -72,30 +73,30 @@ class Registry:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the registry's lock (an exclusive `fcntl.flock`, waited for) while changing it."""
+        """Hold the registry's lock while changing it: other processes wait on an exclusive `fcntl.flock`,
+        other threads of this one on a lock of their own; the thread that holds it may take it again."""
         import fcntl
 
         self.versions_dir.mkdir(parents=True, exist_ok=True)
         key = str((self.versions_dir / LOCK_FILE).resolve())
-        with _HELD_GUARD:
+        with _THREAD_LOCKS_GUARD:
+            thread_lock = _THREAD_LOCKS.setdefault(key, threading.RLock())
+        with thread_lock:
             depth = _HELD.get(key, 0)
             _HELD[key] = depth + 1
-        if depth:
             try:
-                yield
+                if depth:
+                    yield
+                    return
+                handle = os.open(key, os.O_RDWR | os.O_CREAT, 0o644)
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX)
+                    yield
+                finally:
+                    fcntl.flock(handle, fcntl.LOCK_UN)
+                    os.close(handle)
             finally:
-                with _HELD_GUARD:
-                    _HELD[key] -= 1
-            return
-        handle = os.open(key, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            yield
-        finally:
-            with _HELD_GUARD:
                 _HELD[key] -= 1
-            fcntl.flock(handle, fcntl.LOCK_UN)
-            os.close(handle)
 
     @property
     def versions_dir(self) -> Path:
