@@ -21,7 +21,7 @@ from scoring.hand import Hand, HandError, WinContext
 from scoring.notation import format_hand, parse_hand
 
 from .i18n import lang
-from .widgets import WIND_ZH
+from .widgets import FLAG_NAMES, WIND_ZH
 
 PREFIX = "match."
 MATCH_ID = PREFIX + "id"
@@ -32,7 +32,6 @@ PENDING = PREFIX + "pending"  # the deal sent to another page for scoring (widge
 # the other pages' session keys (appui.manual / appui.photo; read, not imported: the photo page loads the models)
 MANUAL_PREFIX, PHOTO_PREFIX = "manual.", "photo."
 MANUAL_DRAFT, PHOTO_READ = "manual.draft", "photo.photo"
-FLAG_NAMES = ("last_tile", "last_of_wall", "kong_replacement", "robbing_kong")
 
 _LABELS: dict[str, tuple[str, str]] = {
     "title": ("Match", "对局记分"),

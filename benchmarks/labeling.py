@@ -19,16 +19,12 @@ leave the same boxes on disk.  Needs Chromium (scripts/install_browser.sh) and P
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -38,7 +34,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS, free_port, wait_for_app
+from browser_support import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_for_app
 
 from tileset.classes import CLASS_ID
 from tileset.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos
@@ -64,27 +60,6 @@ def prelabeled(folder: Path) -> Path:
     boxes += [LabelBox.from_xyxy(CLASS_ID["9p"], c, W, H) for c in FALSE]
     photo.save(PhotoLabels(tuple(boxes), LabelMeta("prelabel", False, "shipped", tuple(CONFIDENCES + FALSE_CONF))))
     return folder
-
-
-@contextlib.contextmanager
-def server(script: Path, env: dict[str, str]) -> Iterator[str]:
-    port = free_port()
-    log = open(Path(tempfile.gettempdir()) / f"mcr-bench-label-{port}.log", "w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true", "--server.port",
-         str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"], cwd=REPO, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(120):
-            with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
-                break
-            time.sleep(0.5)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        log.close()
 
 
 class Person:
@@ -181,7 +156,7 @@ def fix_now(person: Person) -> None:
 def run(name: str, script: Path, folder: Path, fix) -> dict:  # type: ignore[no-untyped-def]
     from playwright.sync_api import sync_playwright
 
-    with server(script, {"MCR_DATA": str(folder.parent)}) as url, sync_playwright() as p:
+    with streamlit_server({"MCR_DATA": str(folder.parent)}, script) as url, sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         page = chromium.new_page(viewport={"width": 1366, "height": 768})
         page.goto(url)

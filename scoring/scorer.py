@@ -13,7 +13,7 @@ from functools import cache
 from typing import Any
 
 from .codes import CODE_OF_INDEX, SIZE
-from .combinations import taken_by_larger
+from .combinations import PURE_TRIPLE_CHOW, TRIPLE_PUNG, taken_by_larger
 from .detectors import (
     COMBINATION,
     GROUPS,
@@ -31,13 +31,12 @@ from .detectors import (
     Reading,
 )
 from .divide import CHOW, KONG, PUNG, Block, decompositions
-from .fans import CHICKEN_HAND_ID, FAN, FANS, FLOWER_FAN_ID, MINIMUM_POINTS, Fan, FanId
+from .fans import CHICKEN_HAND_ID, FAN, FANS, FLOWER_FAN_ID, MINIMUM_POINTS, Fan
 from .hand import Hand, HandError, Meld, MeldKind
 from .notation import format_hand
 from .winflags import TileFacts, consistent
 
 # plain numbers on the hot path (the dicts of fan counts are keyed by them)
-PURE_TRIPLE_CHOW, TRIPLE_PUNG = int(FanId.PURE_TRIPLE_CHOW), int(FanId.TRIPLE_PUNG)
 _FLOWERS, _CHICKEN_HAND = int(FLOWER_FAN_ID), int(CHICKEN_HAND_ID)
 
 

@@ -49,13 +49,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(env: dict[str, str]) -> Iterator[str]:
-    """`streamlit run app.py` on a free port; yields its URL, stops it afterwards."""
+def streamlit_server(env: dict[str, str], script: Path = REPO / "app.py") -> Iterator[str]:
+    """`streamlit run SCRIPT` (the app by default) on a free port; yields its URL, stops it afterwards."""
     port = free_port()
     log_path = Path(tempfile.gettempdir()) / f"mcr-streamlit-{port}.log"
     log = open(log_path, "w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
         cwd=REPO, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
