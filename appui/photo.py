@@ -226,8 +226,9 @@ def _in_order(photo: PhotoRead, group: str, indices: list[int]) -> list[int]:
     return indices
 
 
-def _strip(photo: PhotoRead) -> None:
-    """The tiles as read, one row per layout row, groups apart, wrapping on a narrow screen."""
+def _strip(photo: PhotoRead, flagged: set[int]) -> None:
+    """The tiles as read, one row per layout row, groups apart, wrapping on a narrow screen; the
+    `flagged` ones (named by an open doubt) marked."""
     st.markdown(f"**{t('as_read')}**")
     st.caption(t("tiles_found", n=len(photo.reading.tiles)) + " · " + t("tap_tile"))
     members = photo.reading.group_members()
@@ -242,14 +243,13 @@ def _strip(photo: PhotoRead) -> None:
                     st.caption(group_label(group))
                     with st.container(horizontal=True, gap="xxsmall"):
                         for index in _in_order(photo, group, indices):
-                            _strip_tile(photo, index)
+                            _strip_tile(photo, index, index in flagged)
         if selected is not None and any(selected in indices for _, indices in groups):
             _editor(photo, selected)
 
 
-def _strip_tile(photo: PhotoRead, index: int) -> None:
+def _strip_tile(photo: PhotoRead, index: int, flagged: bool) -> None:
     tile = photo.reading.tiles[index]
-    flagged = index in _flagged(photo)
     with st.container(gap=None, width=SETTINGS.strip_tile_width):
         st.image(crop(photo.image_bgr, tile.xyxy, SETTINGS.crop_height), channels="BGR", width="stretch")
         st.button(
@@ -384,14 +384,9 @@ def _doubts(photo: PhotoRead) -> tuple[list[tuple[int, Any, list[int]]], list[An
     return open_, settled
 
 
-def _open_issues(photo: PhotoRead) -> list[tuple[int, Any, list[int]]]:
-    return _doubts(photo)[0]
-
-
-def _issues(photo: PhotoRead) -> None:
-    """The reader's open doubts, each with buttons for the tiles it names (a tap opens the tile's editor);
-    doubts the hand itself settles are folded away."""
-    open_, settled = _doubts(photo)
+def _issues(photo: PhotoRead, open_: list[tuple[int, Any, list[int]]], settled: list[Any]) -> None:
+    """The reader's open doubts (`_doubts`), each with buttons for the tiles it names (a tap opens the
+    tile's editor); doubts the hand itself settles are folded away."""
     if not open_ and not settled:
         st.caption(t("no_doubts"))
     elif open_:
@@ -407,10 +402,6 @@ def _issues(photo: PhotoRead) -> None:
         with st.expander(t("settled_doubts", n=len(settled))):
             for issue in settled:
                 st.caption(issue_text(issue))
-
-
-def _flagged(photo: PhotoRead) -> set[int]:
-    return {i for _, _, named in _open_issues(photo) for i in named}
 
 
 def _more_panel(photo: PhotoRead) -> None:
@@ -570,8 +561,9 @@ def render() -> None:
         if context is not None:
             _score(photo, context, discarder)
     with right:
-        _issues(photo)
-        _strip(photo)
+        open_, settled = _doubts(photo)  # once a run: settling a doubt tries every face in the hand
+        _issues(photo, open_, settled)
+        _strip(photo, {i for _, _, named in open_ for i in named})
         _more_panel(photo)
         with st.expander(t("photo_boxes"), expanded=True):
             st.image(_annotated(photo), channels="BGR")
