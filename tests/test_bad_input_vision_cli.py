@@ -66,3 +66,24 @@ def test_vision_read_goes_on_past_a_name_that_is_not_utf8(tmp_path: Path, monkey
     lines = [json.loads(line) for line in raw.getvalue().decode("utf-8").splitlines()]
     assert [os.fsencode(line["image"]) for line in lines] == [odd, os.fsencode(later)], "both photos have their line"
     assert all(line["hand"] is None and line["issues"] for line in lines), "no tiles: no hand, and a reason"
+
+
+class _ClosedPipe(io.StringIO):
+    """stdout after `| head -1` has read its line and gone."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self) -> int:
+        raise ValueError("no file descriptor")
+
+
+def test_vision_read_ends_quietly_when_the_reader_goes_away(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.read as read_cli
+
+    monkeypatch.setattr(read_cli, "load_detector", lambda *a, **k: _ReadsFilesOnly())
+    photos = [tmp_path / f"p{k}.jpg" for k in range(3)]
+    for photo in photos:
+        photo.write_bytes(b"123")
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe())
+    assert read_cli.main([str(p) for p in photos]) == 0

@@ -18,8 +18,6 @@ terminal's encoding; a reader that stops early (`| head -1`) ends the run quietl
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 from pathlib import Path
 
@@ -41,6 +39,7 @@ def detect_main(argv: list[str]) -> int:
     from vision.detector import TileDetector
     from vision.images import ImageError
     from vision.models import ModelLoadError
+    from vision.read import emit_json_line
 
     try:
         from vision.registry import active_dir
@@ -60,26 +59,9 @@ def detect_main(argv: list[str]) -> int:
             line, failures = {"image": image, "error": "out of memory while reading the image"}, failures + 1
         except Exception as error:  # one odd file must not end the run for the others
             line, failures = {"image": image, "error": f"internal error: {type(error).__name__}: {error}"}, failures + 1
-        if not _emit(line):
+        if not emit_json_line(line, ascii_only=True):  # ASCII: see the module doc
             return 0
     return 1 if failures else 0
-
-
-def _emit(line: dict) -> bool:
-    """Print one JSON line; False when the reader has gone away (a closed pipe)."""
-    try:
-        # ASCII: a name that is not UTF-8 (surrogate escapes) cannot fail under a strict encoding.
-        print(json.dumps(line, ensure_ascii=True), flush=True)
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, sys.stdout.fileno())  # the final flush at exit must not raise again
-        except (OSError, ValueError):
-            pass
-        finally:
-            os.close(devnull)
-        return False
-    return True
 
 
 def main(argv: "list[str] | None" = None) -> int:

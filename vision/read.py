@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -186,20 +187,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             line, failures = {"image": image, "error": str(exc)}, failures + 1
         except MemoryError:
             line, failures = {"image": image, "error": "out of memory while reading the image"}, failures + 1
-        print_json_line(line)
+        if not emit_json_line(line):
+            return 0
     return 1 if failures else 0
 
 
-def print_json_line(line: Mapping[str, Any]) -> None:
-    """One JSON line, readable (中 as is) where the output can show it, escaped where it cannot.
+def emit_json_line(line: Mapping[str, Any], *, ascii_only: bool = False) -> bool:
+    """Print one JSON line; False when the reader has gone away (a closed pipe: `| head -1`).
 
-    A file name that is not UTF-8 arrives as a str with lone surrogates: under strict UTF-8 output it
-    cannot be printed as is, and ending the batch there would leave the later photos unread.
+    Readable (中 as is) unless `ascii_only`, escaped where the output cannot show it: a file name that
+    is not UTF-8 arrives as a str with lone surrogates, and ending the batch there would leave the
+    later photos unread.
     """
     try:
-        print(json.dumps(line, ensure_ascii=False), flush=True)
-    except UnicodeEncodeError:
-        print(json.dumps(line, ensure_ascii=True), flush=True)
+        try:
+            print(json.dumps(line, ensure_ascii=ascii_only), flush=True)
+        except UnicodeEncodeError:
+            print(json.dumps(line, ensure_ascii=True), flush=True)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())  # the final flush at exit must not raise again
+        except (OSError, ValueError):
+            pass
+        finally:
+            os.close(devnull)
+        return False
+    return True
 
 
 def detect_file(detector: Detector, path: str) -> Detections:
