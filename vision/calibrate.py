@@ -315,12 +315,15 @@ class CalibrationResult:
 
 
 def read_photo(detector: Any, photo: Path, bonus: "tuple[str, ...] | None",
-               layout: LayoutSettings = LayoutSettings()) -> tuple[np.ndarray, LayoutReading]:
-    """The photo's pixels (decoded as the runtime decodes it) and its layout read by `detector`."""
+               confirmed: "LayoutReading | None" = None) -> tuple[np.ndarray, LayoutReading]:
+    """The photo's pixels (decoded as the runtime decodes it) and its layout read by `detector`, or,
+    given the `confirmed` layout (the player's, in the app), those tiles each read again."""
     from vision.images import decode_image
 
-    decoded = decode_image(photo, detector.settings, reduce_to=detector.settings.decode_long_side)
-    return decoded.bgr, read_layout(detector.detect(decoded.bgr), bonus, layout)
+    picture = decode_image(photo, detector.settings, reduce_to=detector.settings.decode_long_side).bgr
+    if confirmed is not None:
+        return picture, reread(detector, picture, confirmed)
+    return picture, read_layout(detector.detect(picture), bonus, LayoutSettings())
 
 
 def _classifier_source(parent_dir: Path, settings: DetectorSettings) -> Path:
@@ -365,9 +368,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     if layouts is not None and len(layouts) != len(photos):
         raise CalibrationError(f"{len(layouts)} confirmed layouts for {len(photos)} photos")
     for k, photo in enumerate(photos):
-        picture, reading = read_photo(detector, Path(photo), bonus)
-        if layouts is not None:
-            reading = reread(detector, picture, layouts[k])
+        picture, reading = read_photo(detector, Path(photo), bonus, None if layouts is None else layouts[k])
         if not reading.ok or not reading.tiles:
             raise LayoutProblem(str(photo), reading.problems or ("no tiles",))
         pictures.append((picture, reading))
