@@ -44,7 +44,7 @@ def detect_main(argv: list[str]) -> int:
     try:
         from vision.registry import active_dir
 
-        detector = TileDetector.load(active_dir(args.model) if args.model else None)  # DIR's version in use
+        detector = TileDetector.load(active_dir(args.model))  # DIR's version in use
     except (ModelLoadError, ClassTableMismatch) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

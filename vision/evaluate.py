@@ -361,7 +361,7 @@ def main(argv: "list[str] | None" = None) -> int:
         from vision.registry import active_dir
 
         # the version in use of DIR (its ACTIVE pointer), as every --models DIR command reads it
-        detector = TileDetector.load(active_dir(args.models) if args.models else None, settings)
+        detector = TileDetector.load(active_dir(args.models), settings)
     except (DatasetError, ModelLoadError, ClassTableMismatch) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

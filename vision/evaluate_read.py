@@ -247,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             from .registry import active_dir
 
-            detector = load_detector(active_dir(args.model) if args.model else None, detector_settings)
+            detector = load_detector(active_dir(args.model), detector_settings)
         except Exception as exc:  # noqa: BLE001 - one clear line instead of a traceback
             print(f"cannot load the tile detector: {exc}", file=sys.stderr)
             return 2

@@ -172,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from .registry import active_dir
 
-        detector = load_detector(active_dir(args.model) if args.model else None)  # DIR's version in use
+        detector = load_detector(active_dir(args.model))  # DIR's version in use
     except Exception as exc:  # noqa: BLE001 - any load failure is reported as one clear line
         print(f"error: cannot load the tile detector: {exc}", file=sys.stderr)
         return 2
