@@ -538,9 +538,23 @@ def compose(
     image[y0:y1, x0:x1] = (roi + (layer[..., :3] - roi) * alpha).astype(np.uint8)
     if not effects:
         return image
-    image = cv2.multiply(image, _light(rng, w, h), scale=1 / 128)
-    _glare(rng, image, plan.tiles)
+    return photo_effects(rng, image, plan.tiles)
+
+
+def photo_effects(rng: random.Random, image: np.ndarray, tiles: Sequence[PlacedTile]) -> np.ndarray:
+    """Light falling across the table, glare (on `tiles`' faces among other places), then the camera."""
+    height, width = image.shape[:2]
+    image = cv2.multiply(image, _light(rng, width, height), scale=1 / 128)
+    _glare(rng, image, tiles)
     return camera_effects(rng, image)
+
+
+def render_plan(plan: ScenePlan, art: ArtSet, rng: random.Random, effects: bool = True,
+                table_source: TableSource | None = None) -> np.ndarray:
+    """The photo of a planned scene: a tile style drawn for it, then the scene composed."""
+    style = draw_style(art, rng)
+    nrng = np.random.default_rng(rng.getrandbits(63))
+    return compose(plan, art, style, rng, nrng, effects, table_source)
 
 
 def render_scene(
@@ -553,6 +567,4 @@ def render_scene(
     renders without light, glare, blur and noise (for tests and debugging).
     """
     plan = plan_layout(hand, rng, width, height, **variation)
-    style = draw_style(art_set, rng)
-    nrng = np.random.default_rng(rng.getrandbits(63))
-    return compose(plan, art_set, style, rng, nrng, effects, table_source), list(plan.tiles)
+    return render_plan(plan, art_set, rng, effects, table_source), list(plan.tiles)

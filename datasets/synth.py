@@ -26,10 +26,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import cv2
-import numpy as np
 
 from datasets.art import ART_SETS, ArtError, ArtSet, load_art
-from datasets.render import compose, draw_style, render_scene
+from datasets.render import render_plan, render_scene
 from datasets.restyle import drawn_set, restyle
 from datasets.scene import PlacedTile, SceneVariation, plan_calibration, plan_layout, plan_scene
 from datasets.tables import TableSpecError, parse_families, render_empty, table_source
@@ -191,9 +190,7 @@ def make_calibration_scene(index: int, seed: int, sets: Sequence[ArtSet], bonus:
     rows = calibration_rows(bonus, back=rng.random() < back_share)
     width, height = image_size(rng)
     plan = plan_calibration(rows, rng, width, height)
-    style = draw_style(art, rng)
-    nrng = np.random.default_rng(rng.getrandbits(63))
-    image = compose(plan, art, style, rng, nrng)
+    image = render_plan(plan, art, rng)
     quality = rng.randint(*JPEG_QUALITY)
     return Scene(f"{seed + index:08d}_{art.name}_calibration", image, quality, art.name, None, None, plan.tiles, rows)
 

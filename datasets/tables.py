@@ -36,14 +36,12 @@ from datasets.art import ArtSet
 from datasets.render import (
     TableSource,
     _add_noise,
-    _glare,
     _hsv_colour,
-    _light,
-    camera_effects,
     draw_clutter,
     draw_style,
     draw_table,
     face_pixels,
+    photo_effects,
 )
 from tileset.classes import BACK
 
@@ -444,6 +442,4 @@ def render_empty(rng: random.Random, width: int, height: int, source: TableSourc
         draw_edge_tiles(rng, image, art, unit)
     if not effects:
         return image
-    image = cv2.multiply(image, _light(rng, width, height), scale=1 / 128)
-    _glare(rng, image, [])
-    return camera_effects(rng, image)
+    return photo_effects(rng, image, [])
