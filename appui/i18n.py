@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 LANG_KEY = "lang"
@@ -385,17 +385,23 @@ def lang() -> str:
     return value if value in LANGUAGES else "en"
 
 
-def t(key: str, language: str | None = None, **values: Any) -> str:
-    """The label `key` in the current (or given) language, with `{name}` fields filled."""
-    en, zh = _LABELS[key]
+def pick(table: Mapping[str, tuple[str, str]], key: str, language: str | None = None, **values: Any) -> str:
+    """The (English, Chinese) label `key` of `table` in the current (or given) language, `{name}` fields filled;
+    a page with labels of its own keeps them in a table of this shape."""
+    en, zh = table[key]
     text = zh if (language or lang()) == "zh" else en
     return text.format(**values) if values else text
 
 
-def translator(prefix: str = "") -> Callable[[str], str]:
-    """A widget format_func: `prefix + key` in the language of this run (bound now, used later)."""
+def t(key: str, language: str | None = None, **values: Any) -> str:
+    """The label `key` in the current (or given) language, with `{name}` fields filled."""
+    return pick(_LABELS, key, language, **values)
+
+
+def translator(prefix: str = "", table: Mapping[str, tuple[str, str]] = _LABELS) -> Callable[[str], str]:
+    """A widget format_func: `prefix + key` of `table` in the language of this run (bound now, used later)."""
     language = lang()
-    return lambda key: t(f"{prefix}{key}", language)
+    return lambda key: pick(table, f"{prefix}{key}", language)
 
 
 def label_keys() -> tuple[str, ...]:

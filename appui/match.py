@@ -8,6 +8,7 @@ discarder into that page's win-context form; back here, one click adds the hand 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -20,7 +21,7 @@ from ledger.tournament import tournament
 from scoring.hand import Hand, HandError, WinContext
 from scoring.notation import format_hand, parse_hand
 
-from .i18n import lang
+from .i18n import lang, pick, translator
 from .widgets import FLAG_NAMES, WIND_ZH
 
 PREFIX = "match."
@@ -103,15 +104,12 @@ _LABELS: dict[str, tuple[str, str]] = {
 
 
 def tr(key: str, language: str | None = None, **values: Any) -> str:
-    en, zh = _LABELS[key]
-    text = zh if (language or lang()) == "zh" else en
-    return text.format(**values) if values else text
+    return pick(_LABELS, key, language, **values)
 
 
-def labeler(prefix: str = "") -> Any:
+def labeler(prefix: str = "") -> Callable[[str], str]:
     """A widget format_func: `tr(prefix + option)` in the language of this run (bound now, used later)."""
-    language = lang()
-    return lambda option: tr(f"{prefix}{option}", language)
+    return translator(prefix, _LABELS)
 
 
 def wind_name(w: str) -> str:

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 import streamlit as st
 
-from .i18n import lang
+from .i18n import pick
 from .models import get_detector
 from .overlay import fit
 
@@ -69,9 +69,7 @@ _TEXT: dict[str, tuple[str, str]] = {
 
 
 def tr(key: str, **values: Any) -> str:
-    english, chinese = _TEXT[key]
-    text = chinese if lang() == "zh" else english
-    return text.format(**values) if values else text
+    return pick(_TEXT, key, **values)
 
 
 @dataclass(frozen=True)
