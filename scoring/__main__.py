@@ -26,7 +26,7 @@ from typing import Any, NoReturn, TextIO
 
 from .fans import FLOWER_FAN_ID, MINIMUM_POINTS
 from .hand import Hand, HandError, WinContext
-from .notation import format_hand, format_tiles, parse_hand
+from .notation import format_hand, format_tiles, parse_flowers, parse_hand
 from .payments import BASE, payments
 from .scorer import ScoreResult, score
 from .tiles import ALL_TILES, Tile
@@ -131,10 +131,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _flower_count(text: str) -> int:
-    """0..8 in ASCII digits: int() alone takes '٣' as 3."""
-    if len(text) != 1 or text not in "012345678":
-        raise argparse.ArgumentTypeError(f"flowers must be a number 0 to 8, not {text[:20]!r}")
-    return int(text)
+    try:
+        return parse_flowers(text)
+    except HandError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _fail(message: str) -> NoReturn:

@@ -140,10 +140,15 @@ def _setting(ctx: WinContext, token: str) -> WinContext:
         wind: dict[str, Any] = {"seat_wind" if key == "seat" else "prevalent_wind": Tile.parse(value)}
         return replace(ctx, **wind)
     if key == "flowers":
-        if not _FLOWER_COUNT.fullmatch(value):  # ASCII digits only: str.isdigit takes '²' and '٣' too
-            raise HandError(f"flowers must be a number 0 to 8, not {value[:20]!r}")
-        return replace(ctx, flowers=int(value))
+        return replace(ctx, flowers=parse_flowers(value))
     raise HandError(f"unknown setting {token!r}: use seat=, prevalent= or flowers=")
+
+
+def parse_flowers(text: str) -> int:
+    """A flower count, 0 to 8 in ASCII digits (str.isdigit and int() take '²' and '٣' too)."""
+    if not _FLOWER_COUNT.fullmatch(text):
+        raise HandError(f"flowers must be a number 0 to 8, not {text[:20]!r}")
+    return int(text)
 
 
 def format_hand(hand: Hand) -> str:
