@@ -45,7 +45,6 @@ from datasets.render import (
 )
 from tileset.classes import BACK
 
-Colour = tuple[int, int, int]
 Pattern = Callable[[random.Random, int, int, float], np.ndarray]  # (rng, width, height, unit px) -> BGR float32
 
 TEST_ONLY = ("mosaic",)

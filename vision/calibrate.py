@@ -130,29 +130,29 @@ def augmented_copy(image: np.ndarray, boxes: np.ndarray, rng: random.Random,
     return picture, moved.astype(np.float32), upside_down
 
 
-def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, labels: np.ndarray,
-                  rng: random.Random, settings: CalibrateSettings = DEFAULT) -> tuple[np.ndarray, np.ndarray]:
-    """Classifier crops of one copy, cut as the runtime cuts them: from the finder's box where it found
-    the tile, else from the moved box with a little jitter. Returns (crops, labels)."""
+def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, rng: random.Random,
+                  settings: CalibrateSettings = DEFAULT) -> np.ndarray:
+    """Classifier crops of one copy, one per box, cut as the runtime cuts them: from the finder's box
+    where it found the tile, else from the moved box with a little jitter."""
     from vision.boxes import box_iou
     from vision.crops import cut_tiles
 
     found, _, classes = detector.find_tiles(picture)
     found = found[detector.finder.is_face(classes)] if len(found) else found
     use = boxes.copy()
+    hit = np.zeros(len(boxes), bool)
     if len(found):
         iou = box_iou(boxes, found)
         best = iou.argmax(axis=1)
         hit = iou[np.arange(len(boxes)), best] >= settings.match_iou
         use[hit] = found[best[hit]]
     for k in range(len(use)):
-        if not len(found) or not hit[k]:
+        if not hit[k]:
             x1, y1, x2, y2 = use[k]
             bw, bh = x2 - x1, y2 - y1
             use[k] = [x1 + rng.uniform(-0.04, 0.04) * bw, y1 + rng.uniform(-0.04, 0.04) * bh,
                       x2 + rng.uniform(-0.04, 0.04) * bw, y2 + rng.uniform(-0.04, 0.04) * bh]
-    crops = cut_tiles(picture, use, detector.model_info.classifier_imgsz, detector.settings)
-    return crops, labels
+    return cut_tiles(picture, use, detector.model_info.classifier_imgsz, detector.settings)
 
 
 # ---------------------------------------------------------------- embeddings and the blend
@@ -165,16 +165,14 @@ class Embedder:
         import onnxruntime as ort
 
         from vision.fewshot import with_features
-        from vision.models import read_metadata
+        from vision.models import class_names_of, read_metadata
 
         graph, self.members = with_features(classifier_onnx)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.log_severity_level = 3
         self.session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
-        meta = read_metadata(self.session)
-        names = meta["names"]
-        self.names = [str(names[i]) for i in sorted(names)] if isinstance(names, dict) else list(names)
+        self.names = class_names_of(read_metadata(self.session), str(classifier_onnx))
         self.to_canonical = np.array([CLASS_ID[n] for n in self.names], np.int64)
         self.input = self.session.get_inputs()[0].name
         self.fixed_batch = isinstance(self.session.get_inputs()[0].shape[0], int)
@@ -388,12 +386,12 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
         faces = [t for t in reading.tiles if t.expected != BACK]
         boxes = np.array([t.xyxy for t in faces], np.float32)
         labels = np.array([CLASS_ID[t.expected] for t in faces], np.int64)
-        train_crops.append(crops_of_copy(detector, picture, boxes, labels, rng, settings)[0])  # the photo itself
+        train_crops.append(crops_of_copy(detector, picture, boxes, rng, settings))  # the photo itself
         train_labels.append(labels)
         train_ways.append(np.zeros(len(labels), np.int64))
         for k in range(settings.views + settings.check_views):
             copy, moved, upside_down = augmented_copy(picture, boxes, rng, settings)
-            crops, _ = crops_of_copy(detector, copy, moved, labels, rng, settings)
+            crops = crops_of_copy(detector, copy, moved, rng, settings)
             if k < settings.views:
                 train_crops.append(crops)
                 train_labels.append(labels)
