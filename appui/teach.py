@@ -13,7 +13,6 @@ import json
 import re
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import cv2
 import numpy as np
 import streamlit as st
 
+from .dataroot import data_root
 from .i18n import pick
 from .models import get_detector
 from .overlay import fit
@@ -111,8 +111,8 @@ def read_teach_photo(image_bytes: bytes, bonus: str, detector: Any) -> TeachRead
     from vision.images import decode_image
 
     key = hashlib.sha1(image_bytes + bonus.encode()).hexdigest()
-    folder = Path(tempfile.gettempdir()) / "mcr-teach"
-    folder.mkdir(exist_ok=True)
+    folder = data_root() / "teach"  # the app writes only under its data folder
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{key[:16]}.jpg"
     path.write_bytes(image_bytes)
     try:

@@ -41,7 +41,7 @@ def test_teach_page_names_every_tile_of_a_calibration_photo(tmp_path: Path) -> N
     plan = plan_calibration(calibration_rows(()), rng, 1600, 1200, rotation_deg=4, tilt_deg=15)
     image = compose(plan, art, draw_style(art, rng), rng, np.random.default_rng(5))
     cv2.imwrite(str(tmp_path / "layout.jpg"), image)
-    with sync_playwright() as p, streamlit_server({}) as url:
+    with sync_playwright() as p, streamlit_server({"MCR_DATA": str(tmp_path / "data")}) as url:
         chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         page = chromium.new_page(viewport={"width": 1300, "height": 1900})
         page.goto(f"{url}/teach")

@@ -50,6 +50,7 @@ def grid() -> FixedTiles:
 @pytest.fixture
 def models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(vision.settings, "MODELS_DIR", tmp_path)
+    monkeypatch.setenv("MCR_DATA", str(tmp_path / "data"))
     version = Registry(tmp_path).new_version_dir("calibrated")
     (version / "card.json").write_text('{"metrics": {"read_accuracy": 1.0}, "evaluated_on": "1 calibration photo"}')
     return tmp_path
@@ -73,6 +74,7 @@ def texts(at: AppTest) -> str:
 
 def test_a_complete_layout_can_be_learned(models: Path) -> None:
     at = open_page(layout())
+    assert len(list((models / "data" / "teach").glob("*.jpg"))) == 1, "the photo is kept under the data folder"
     assert "All 42 tiles found in their places: 42 read right" in texts(at)
     assert not at.button(key="teach.learn").disabled
 
