@@ -8,7 +8,7 @@ as tile pictures in compact rows and a tap on a tile opens its editor right unde
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -17,6 +17,7 @@ import numpy as np
 import streamlit as st
 
 from scoring.hand import HandError, WinContext
+from scoring.scorer import is_winning
 from scoring.tiles import Tile
 from tileset.classes import CLASS_NAMES
 
@@ -332,30 +333,29 @@ def _issue_values(params: dict[str, Any], language: str | None) -> dict[str, Any
 _CONFIRMABLE = frozenset({"low_confidence"})  # doubts about one face, which the hand's shape can settle
 
 
+def _other_winning_faces(reading: Reading, index: int, context: WinContext) -> Iterator[str]:
+    """The faces, other than the one read, that make the hand win when tile `index` is read as them."""
+    for face in CLASS_NAMES[:34]:
+        if face == reading.tiles[index].cls:
+            continue
+        try:
+            if is_winning(reading.with_face(index, face).to_hand(context)):
+                yield face
+        except (HandError, CorrectionError):
+            continue
+
+
 def _confirmed_by_hand(reading: Reading, index: int) -> bool:
     """The hand wins as read, and with no other face at `index`: its shape confirms that tile."""
-    try:
-        from scoring.scorer import is_winning
-    except ImportError:
-        return False
     context = WinContext()
     try:
         if not is_winning(reading.to_hand(context)):
             return False
     except (HandError, CorrectionError):
         return False
-    face = reading.tiles[index].cls
-    if face not in _TILE_NAMES or reading.tiles[index].group not in (HAND, WIN, *MELD_GROUPS):
+    if reading.tiles[index].cls not in _TILE_NAMES or reading.tiles[index].group not in (HAND, WIN, *MELD_GROUPS):
         return False
-    for other in CLASS_NAMES[:34]:
-        if other == face:
-            continue
-        try:
-            if is_winning(reading.with_face(index, other).to_hand(context)):
-                return False
-        except (HandError, CorrectionError):
-            continue
-    return True
+    return next(_other_winning_faces(reading, index, context), None) is None
 
 
 def _doubts(photo: PhotoRead) -> tuple[list[tuple[int, Any, list[int]]], list[Any]]:
@@ -452,23 +452,13 @@ class WinningHint:
 def winning_hints(reading: Reading, context: WinContext, limit: int = 3) -> list[WinningHint]:
     """The standing tiles (and the winning tile) that, read as another face, would make the hand win;
     doubtful and corrected tiles first."""
-    try:
-        from scoring.scorer import is_winning
-    except ImportError:
-        return []
     candidates = [i for i, tile in enumerate(reading.tiles) if tile.group in (HAND, WIN) and tile.cls in _TILE_NAMES]
     candidates.sort(key=lambda i: (not reading.tiles[i].edited, reading.tiles[i].conf))
     hints: list[WinningHint] = []
     for index in candidates:
-        for face in CLASS_NAMES[:34]:
-            if face == reading.tiles[index].cls:
-                continue
-            try:
-                if is_winning(reading.with_face(index, face).to_hand(context)):
-                    hints.append(WinningHint(index, face))
-                    break
-            except (HandError, CorrectionError):
-                continue
+        face = next(_other_winning_faces(reading, index, context), None)
+        if face is not None:
+            hints.append(WinningHint(index, face))
         if len(hints) >= limit:
             break
     return hints
