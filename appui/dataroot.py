@@ -1,27 +1,21 @@
 """The one folder the app writes to: saved corrections, label folders, model versions, the LAN certificate.
 
-`MCR_DATA` names it, else `~/.mcr-scorer`.  A folder the user types or picks is taken relative
+`MCR_DATA` names it, else `~/.mcr-scorer` (`datafolder.data_root`, shared with the ledger).  A folder the user types or picks is taken relative
 to it and refused when it resolves outside (`..`, an absolute path elsewhere, a symlink out).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
-DATA_ENV = "MCR_DATA"
-DEFAULT_DATA_ROOT = "~/.mcr-scorer"
+from datafolder import data_root
+
+__all__ = ["OutsideDataRoot", "data_root", "relative_name", "resolve_inside", "subfolders"]
 
 
 class OutsideDataRoot(ValueError):
     """A folder that would be outside the data root."""
-
-
-def data_root(environ: Mapping[str, str] | None = None) -> Path:
-    """The data root (not created here)."""
-    environ = os.environ if environ is None else environ
-    return Path(environ.get(DATA_ENV) or DEFAULT_DATA_ROOT).expanduser().resolve()
 
 
 def resolve_inside(root: Path, user_path: str | os.PathLike[str]) -> Path:

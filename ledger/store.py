@@ -23,25 +23,23 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from datafolder import data_root
+
 from .match import Deal, DealTaken, Ledger, LedgerError, Match, Result, build_ledger, check_next, without_deal
 from .rules import SeatRule
 
-DATA_ENV = "MCR_DATA"
 DATABASE_ENV = "MCR_DATABASE_URL"
 DATABASE_FILE = "ledger.sqlite3"
 SCHEMA_VERSION = 1
 
 
-def data_root() -> Path:
-    """The app's data folder (created): `$MCR_DATA`, else `~/.mcr-scorer`."""
-    root = Path(os.environ.get(DATA_ENV) or Path.home() / ".mcr-scorer").expanduser()
-    root.mkdir(parents=True, exist_ok=True)
-    return root
-
-
 def default_url() -> str:
-    """`$MCR_DATABASE_URL`, else the SQLite file in the data folder."""
-    return os.environ.get(DATABASE_ENV) or f"sqlite:///{data_root() / DATABASE_FILE}"
+    """`$MCR_DATABASE_URL`, else the SQLite file in the data folder (created)."""
+    if url := os.environ.get(DATABASE_ENV):
+        return url
+    root = data_root()
+    root.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{root / DATABASE_FILE}"
 
 
 def _driver_url(url: str) -> str:

@@ -1,12 +1,13 @@
 """The packages import one way (issue 18), read from the source with `ast` (nothing is imported).
 
     scoring            the rules: the standard library only
+    datafolder         the one data folder ($MCR_DATA): the standard library only
     tileset            the tile set as data: scoring (+ numpy, filelock)
     vision (runtime)   photos to hands: scoring, tileset, other runtime modules
     vision tools       training, export, evaluation, adaptation, calibration (the `train` extra):
                        anything below, and datasets
     datasets           synthesis, build, labeling: scoring, tileset, vision runtime
-    ledger             the scores of a match: scoring
+    ledger             the scores of a match: scoring, datafolder
     appui              the app: anything but the vision tools (the app does not need torch)
 
 Every import counts, also one inside a function.  The vision tool modules keep their names
@@ -23,7 +24,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("scoring", "tileset", "vision", "datasets", "ledger", "appui")
+PACKAGES = ("scoring", "datafolder", "tileset", "vision", "datasets", "ledger", "appui")
 VISION_TOOLS = frozenset({"train", "export", "evaluate", "evaluate_read", "adapt", "calibrate", "fewshot"})
 VISION_DISPATCH = "vision.__main__"
 TRAIN_EXTRA = frozenset({"torch", "torchvision", "ultralytics", "onnx", "onnxslim"})
@@ -31,14 +32,15 @@ TRAIN_EXTRA = frozenset({"torch", "torchvision", "ultralytics", "onnx", "onnxsli
 # layer -> the layers it may import (itself included)
 ALLOWED: dict[str, frozenset[str]] = {
     "scoring": frozenset({"scoring"}),
+    "datafolder": frozenset({"datafolder"}),
     "tileset": frozenset({"scoring", "tileset"}),
     "vision": frozenset({"scoring", "tileset", "vision"}),
     "vision tools": frozenset({"scoring", "tileset", "vision", "vision tools", "datasets"}),
     "datasets": frozenset({"scoring", "tileset", "vision", "datasets"}),
-    "ledger": frozenset({"scoring", "ledger"}),
-    "appui": frozenset({"scoring", "tileset", "vision", "datasets", "ledger", "appui"}),
+    "ledger": frozenset({"scoring", "datafolder", "ledger"}),
+    "appui": frozenset({"scoring", "datafolder", "tileset", "vision", "datasets", "ledger", "appui"}),
 }
-THIRD_PARTY = {"scoring": frozenset(), "tileset": frozenset({"numpy", "filelock"})}  # the rest: any dependency
+THIRD_PARTY = {"scoring": frozenset(), "datafolder": frozenset(), "tileset": frozenset({"numpy", "filelock"})}  # the rest: any dependency
 
 
 def module_name(path: Path) -> str:

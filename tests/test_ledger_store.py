@@ -21,9 +21,10 @@ import pytest
 
 sa = pytest.importorskip("sqlalchemy")
 
+from datafolder import data_root  # noqa: E402
 from ledger.exchange import ledger_from_json, ledger_to_json  # noqa: E402
 from ledger.match import DealTaken, LedgerError, Match, draw, false_win, win  # noqa: E402
-from ledger.store import SCHEMA_VERSION, LedgerStore, data_root, default_url  # noqa: E402
+from ledger.store import SCHEMA_VERSION, LedgerStore, default_url  # noqa: E402
 from ledger.tournament import tournament  # noqa: E402
 
 PLAYERS = ("Ann", "Bob", "Cat", "Dan")
@@ -289,8 +290,9 @@ def test_newer_schema_is_refused(tmp_path):
 def test_data_folder_and_url_from_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("MCR_DATA", str(tmp_path / "data"))
     monkeypatch.delenv("MCR_DATABASE_URL", raising=False)
-    assert data_root() == tmp_path / "data" and (tmp_path / "data").is_dir()
+    assert data_root() == tmp_path / "data" and not (tmp_path / "data").exists()
     assert default_url() == f"sqlite:///{tmp_path / 'data' / 'ledger.sqlite3'}"
+    assert (tmp_path / "data").is_dir()  # the SQLite file's folder is made when the URL is taken
     with LedgerStore() as opened:
         opened.create_match(Match(PLAYERS))
     assert (tmp_path / "data" / "ledger.sqlite3").is_file()
