@@ -18,6 +18,7 @@ import numpy as np
 import streamlit as st
 
 from appui.i18n import t
+from appui.widgets import model_versions
 from tileset.classes import BACK_ID, CLASS_NAMES, NAMES_ZH
 from tileset.labelfiles import (
     IMAGE_SUFFIXES,
@@ -47,7 +48,6 @@ ADAPT_COMMAND_KEY = PREFIX + "adapt_command"  # tests replace `python -m vision.
 CANVAS_KEY = PREFIX + "canvas"  # the photo: a click picks a box, a drag draws one (streamlit-image-coordinates)
 DRAG_MIN_PX = 6  # a press and release closer than this (screen pixels) is a click, not a drag
 MESSAGE_KEY = PREFIX + "message"
-VERSION_KEY = PREFIX + "version"
 MODELS_ROOT_KEY = PREFIX + "models_root"  # tests point the model panel at a temporary folder
 DISPLAY_MAX_WIDTH = 1280
 LOW_CONFIDENCE = 0.5  # boxes below this are drawn in red: look at them first
@@ -442,53 +442,6 @@ def _box_adder(photo: Photo, width: int, height: int) -> None:
             st.form_submit_button(t("lbl_add"), on_click=_on_add, args=(photo, width, height), key=PREFIX + "add")
 
 
-def _on_use_version(root: Path) -> None:
-    from vision.registry import Registry, RegistryError
-
-    try:
-        version = Registry(root).activate(st.session_state[VERSION_KEY])
-    except (RegistryError, KeyError) as error:
-        st.session_state[MESSAGE_KEY] = ("error", str(error))
-        return
-    st.session_state[MESSAGE_KEY] = ("success", f"now using {version.name}")
-
-
-def _on_back(root: Path) -> None:
-    from vision.registry import Registry, RegistryError
-
-    try:
-        version = Registry(root).back()
-    except RegistryError as error:
-        st.session_state[MESSAGE_KEY] = ("error", str(error))
-        return
-    st.session_state[MESSAGE_KEY] = ("success", f"back to {version.name}")
-
-
-def render_model_versions(models_root: Path | None = None) -> None:
-    """Which model version reads photos, the others, and a switch (also used by other pages)."""
-    from vision.registry import Registry
-    from vision.settings import MODELS_DIR
-
-    root = Path(models_root or st.session_state.get(MODELS_ROOT_KEY) or MODELS_DIR)
-    registry = Registry(root)
-    versions = registry.versions()
-    active = registry.active_name()
-    with st.expander(f"Model in use: {active}"):
-        for version in versions:
-            st.markdown(("**▶ " if version.name == active else "- ") + version.summary + ("**" if version.name == active else ""))
-        names = [v.name for v in versions]
-        st.selectbox("Version", names, index=names.index(active), key=VERSION_KEY)
-        from .access import confirm_again
-
-        if not confirm_again(PREFIX + "model_code"):  # LAN mode: the access code again (changes it for everyone)
-            return
-        left, right = st.columns(2)
-        with left:
-            st.button("Use this version", on_click=_on_use_version, args=(root,), key=PREFIX + "use")
-        with right:
-            st.button("Go back to the previous version", on_click=_on_back, args=(root,), key=PREFIX + "goback")
-
-
 def add_photos(folder: Path, files: list[tuple[str, bytes]]) -> list[str]:
     """Write uploaded photos into the folder's photo place (`images/` for a new folder); returns their names.
 
@@ -514,12 +467,16 @@ def add_photos(folder: Path, files: list[tuple[str, bytes]]) -> list[str]:
     return written
 
 
-def _models_dir() -> Path:
-    from vision.registry import Registry
+def _models_root() -> Path:
     from vision.settings import MODELS_DIR
 
-    registry = Registry(Path(st.session_state.get(MODELS_ROOT_KEY) or MODELS_DIR))
-    return registry.active_dir()
+    return Path(st.session_state.get(MODELS_ROOT_KEY) or MODELS_DIR)
+
+
+def _models_dir() -> Path:
+    from vision.registry import Registry
+
+    return Registry(_models_root()).active_dir()
 
 
 def _folder_tools(folder: Path) -> None:
@@ -576,8 +533,6 @@ def _teach(folder: Path, photos: list[Photo]) -> None:
     import json
     import subprocess
 
-    from vision.settings import MODELS_DIR
-
     reviewed = 0
     for photo in photos:
         try:
@@ -596,8 +551,7 @@ def _teach(folder: Path, photos: list[Photo]) -> None:
         st.caption(missing)
     if not st.session_state.get(PREFIX + "teach"):
         return
-    models_root = Path(st.session_state.get(MODELS_ROOT_KEY) or MODELS_DIR)
-    argv = list(command) if command else adapt_command(folder, models_root)
+    argv = list(command) if command else adapt_command(folder, _models_root())
     result = None
     with st.status(t("lbl_teaching"), expanded=True) as status:
         process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -627,7 +581,7 @@ def render() -> None:
     st.header(t("page_label"))
     st.caption(t("lbl_intro"))
     folder_text = st.text_input("Photo folder", key=FOLDER_KEY, placeholder="/path/to/photos")
-    render_model_versions()
+    model_versions(_models_root(), PREFIX)
     _show_message()
     if not folder_text:
         return

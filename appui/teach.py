@@ -62,9 +62,6 @@ _TEXT: dict[str, tuple[str, str]] = {
                      "已保存版本 {version}，但未启用：{reason}。"),
     "before": ("Read right before", "学习前认对"), "after": ("after", "学习后"),
     "base": ("Other sets (base val photos)", "其他牌（基础验证照片）"),
-    "versions": ("Versions", "版本"), "in_use": ("in use", "使用中"),
-    "use": ("Use this version", "使用此版本"), "back": ("Back to the previous version", "回到上一个版本"),
-    "now_using": ("Now using {name}.", "现在使用 {name}。"),
 }
 
 
@@ -203,40 +200,17 @@ def _show_result() -> None:
 
 
 def _versions() -> None:
-    from vision.registry import Registry, RegistryError
+    from .widgets import model_versions
 
-    registry = Registry(_models_root())
-    st.subheader(tr("versions"))
-    active = registry.active_name()
-    versions = registry.versions()
-    for version in versions:
-        mark = f" — **{tr('in_use')}**" if version.name == active else ""
-        st.markdown(f"- {version.summary}{mark}")
-    names = [v.name for v in versions]
-    choice = st.selectbox(tr("versions"), names, index=names.index(active) if active in names else 0,
-                          key=PREFIX + "version", label_visibility="collapsed")
-    from .access import confirm_again
-
-    if not confirm_again(PREFIX + "versions_code"):  # LAN mode: the access code again (changes it for everyone)
-        return
-    left, right = st.columns(2)
-    try:
-        if left.button(tr("use"), key=PREFIX + "use", disabled=choice == active):
-            st.success(tr("now_using", name=registry.activate(choice).name))
-            _changed()
-        if right.button(tr("back"), key=PREFIX + "back"):
-            st.success(tr("now_using", name=registry.back().name))
-            _changed()
-    except RegistryError as error:
-        st.warning(str(error))
+    model_versions(_models_root(), PREFIX, expanded=True, on_change=_changed)
 
 
 def _changed() -> None:
+    """The version in use changed: the photo is read again, with it."""
     from appui import models as app_models
 
     app_models._load_detector.clear()
     st.session_state.pop(READ, None)
-    st.rerun()
 
 
 def render() -> None:

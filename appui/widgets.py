@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -11,7 +13,7 @@ from scoring.tiles import WIND_NAMES as _WIND_LETTERS
 from scoring.tiles import Tile
 
 from .glyphs import tile_label
-from .i18n import lang, t, translator
+from .i18n import lang, pick, t, translator
 from .winctx import HandFacts, impossible_flags
 
 WIND_NAMES: tuple[str, ...] = tuple(_WIND_LETTERS)
@@ -315,3 +317,61 @@ def data_folder_input(label: str, key: str, *, placeholder: str = "photos") -> s
     st.caption(t("save_root", root=str(root)))
     return text
 
+
+
+_VERSION_TEXT: dict[str, tuple[str, str]] = {
+    "model_in_use": ("Model in use: {name}", "使用中的模型：{name}"),
+    "version": ("Version", "版本"), "in_use": ("in use", "使用中"),
+    "use": ("Use this version", "使用此版本"), "back": ("Go back to the previous version", "回到上一个版本"),
+    "now_using": ("Now using {name}.", "现在使用 {name}。"),
+}
+
+
+def model_versions(models_root: Path, prefix: str, *, expanded: bool = False,
+                   on_change: Callable[[], None] | None = None) -> None:
+    """The model versions of `models_root`, the one in use marked, a switch and a way back (Label and Teach pages).
+
+    Widget keys are `prefix` + version, use, goback and model_code.  A switch changes the model for
+    everyone, so LAN mode asks the access code again.  The switch happens in the button's callback,
+    before the page runs again, so the page already reads with the new version; `on_change` runs
+    right after it (e.g. to drop a reading made with the old one).
+    """
+    from vision.registry import Registry
+
+    from .access import confirm_again
+
+    registry = Registry(models_root)
+    versions, active = registry.versions(), registry.active_name()
+    message_key = prefix + "version_message"
+    with st.expander(pick(_VERSION_TEXT, "model_in_use", name=active), expanded=expanded):
+        for version in versions:
+            mark = f" — **{pick(_VERSION_TEXT, 'in_use')}**" if version.name == active else ""
+            st.markdown(f"- {version.summary}{mark}")
+        names = [v.name for v in versions]
+        choice = st.selectbox(pick(_VERSION_TEXT, "version"), names, index=names.index(active) if active in names else 0,
+                              key=prefix + "version")
+        message = st.session_state.pop(message_key, None)
+        if message:
+            getattr(st, message[0])(message[1])
+        if not confirm_again(prefix + "model_code"):  # LAN mode: the access code again (changes it for everyone)
+            return
+        left, right = st.columns(2)
+        left.button(pick(_VERSION_TEXT, "use"), key=prefix + "use", disabled=choice == active,
+                    on_click=_switch_version, args=(models_root, prefix + "version", message_key, on_change))
+        right.button(pick(_VERSION_TEXT, "back"), key=prefix + "goback",
+                     on_click=_switch_version, args=(models_root, None, message_key, on_change))
+
+
+def _switch_version(models_root: Path, choice_key: str | None, message_key: str, on_change: Callable[[], None] | None) -> None:
+    """Put the version chosen under `choice_key` in use, or (None) go back to the previous one."""
+    from vision.registry import Registry, RegistryError
+
+    registry = Registry(models_root)
+    try:
+        version = registry.activate(st.session_state[choice_key]) if choice_key else registry.back()
+    except (RegistryError, KeyError) as error:
+        st.session_state[message_key] = ("error", str(error))
+        return
+    st.session_state[message_key] = ("success", pick(_VERSION_TEXT, "now_using", name=version.name))
+    if on_change is not None:
+        on_change()

@@ -103,7 +103,8 @@ def test_versions_switch_and_back(models: Path) -> None:
     at.selectbox(key="teach.version").set_value(name).run()
     at.button(key="teach.use").click().run()
     assert Registry(models).active_name() == name
-    at.button(key="teach.back").click().run()
+    assert [s.value for s in at.success] == [f"Now using {name}."]
+    at.button(key="teach.goback").click().run()
     assert not at.exception, at.exception
     assert Registry(models).active_name() == "shipped"
 
@@ -121,9 +122,9 @@ def test_lan_mode_asks_the_code_again_to_learn_or_switch(models: Path, monkeypat
     ok, jpeg = cv2.imencode(".jpg", np.full((1200, 1600, 3), 120, np.uint8))
     at.file_uploader(key="teach.upload").upload("layout.jpg", jpeg.tobytes(), "image/jpeg").run()
     assert not at.exception, at.exception
-    assert not [b for b in at.button if b.key in ("teach.learn", "teach.use", "teach.back")]
+    assert not [b for b in at.button if b.key in ("teach.learn", "teach.use", "teach.goback")]
     at.text_input(key="teach.learn_code").input("000000").run()
     assert not [b for b in at.button if b.key == "teach.learn"]
     at.text_input(key="teach.learn_code").input("731904").run()
-    at.text_input(key="teach.versions_code").input("731904").run()
-    assert {b.key for b in at.button} >= {"teach.learn", "teach.use", "teach.back"}
+    at.text_input(key="teach.model_code").input("731904").run()
+    assert {b.key for b in at.button} >= {"teach.learn", "teach.use", "teach.goback"}

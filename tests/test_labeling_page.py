@@ -150,6 +150,7 @@ def test_switch_model_version_and_go_back(folder: Path, tmp_path: Path) -> None:
     assert registry.active_name() == new_name
     at.button(key="label.goback").click().run()
     assert registry.active_name() == "shipped"
+    assert [s.value for s in at.success] == ["Now using shipped."]
     assert not at.exception, at.exception
 
 
