@@ -16,7 +16,7 @@ import streamlit as st
 from ledger.exchange import ledger_from_json, ledger_to_csv, ledger_to_json
 from ledger.match import Deal, Ledger, LedgerError, Match, draw, false_win, win
 from ledger.rules import DEALS_PER_MATCH, SeatRule, prevalent_wind
-from ledger.store import LedgerStore, default_url
+from ledger.store import LedgerStore, MatchNotFound, default_url
 from ledger.tournament import tournament
 from scoring.hand import Hand, HandError, WinContext
 from scoring.notation import format_hand, parse_hand
@@ -405,8 +405,7 @@ def _sheet(ledger: Ledger, match_id: int) -> None:
                        width="stretch")
 
 
-def _tournament() -> None:
-    ledgers = store().ledgers()
+def _tournament(ledgers: dict[int, Ledger]) -> None:
     if len(ledgers) < 2:
         return
     view = tournament(ledgers)
@@ -440,14 +439,17 @@ def render() -> None:
         st.info(tr("no_match"))
         return
     try:
-        ledger = store().ledger(match_id)
+        ledgers = store().ledgers()  # read once a run: this match's sheet and the tournament view
+        if match_id not in ledgers:
+            raise MatchNotFound(match_id)
     except LedgerError as exc:
         st.error(str(exc))
         return
+    ledger = ledgers[match_id]
     _current_deal(ledger)
     _record_panel(match_id, ledger)
     _sheet(ledger, match_id)
-    _tournament()
+    _tournament(ledgers)
 
 
 __all__ = ["render", "deal_table", "chart_data", "standings_table", "carry_to_page", "hand_from_pages"]

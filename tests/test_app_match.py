@@ -172,6 +172,26 @@ def test_tournament_view_sums_table_points_over_tables():
     assert [(t["Table"], t["Deal"]) for t in tables] == [("1", 2), ("2", 2)]
 
 
+def test_a_run_reads_the_ledgers_once(monkeypatch):
+    at = start_match(open_page())
+    ok(at.button(key="match.draw").click().run())
+    reads: list[str] = []
+
+    def counted(name: str):
+        real = getattr(LedgerStore, name)
+
+        def read(self, *args):
+            reads.append(name)
+            return real(self, *args)
+        return read
+
+    for name in ("ledger", "ledgers"):
+        monkeypatch.setattr(LedgerStore, name, counted(name))
+    ok(at.run())
+    assert reads == ["ledgers"]
+    assert header(at) == "Deal 2 of 16 · E 东 round · dealer Bob"
+
+
 def test_the_page_in_chinese():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.session_state["lang"] = "zh"
