@@ -527,18 +527,12 @@ def adapt_command(folder: Path, models_root: Path) -> list[str]:
     return [sys.executable, "-m", "vision.adapt", str(folder), "--models", str(models_root)]
 
 
-def _teach(folder: Path, photos: list[Photo]) -> None:
-    """"Teach the model": `python -m vision.adapt` on the reviewed photos, its progress and before/after figures."""
+def _teach(folder: Path, reviewed: int) -> None:
+    """"Teach the model": `python -m vision.adapt` on the `reviewed` photos, its progress and before/after figures."""
     import importlib.util
     import json
     import subprocess
 
-    reviewed = 0
-    for photo in photos:
-        try:
-            reviewed += photo.load().meta.reviewed
-        except LabelFileError:
-            pass
     command = st.session_state.get(ADAPT_COMMAND_KEY)
     missing = None if command or importlib.util.find_spec("torch") else t("lbl_teach_no_torch")
     from .access import confirm_again
@@ -600,6 +594,7 @@ def render() -> None:
         return
     photo = _current(photos)
     index = int(st.session_state[INDEX_KEY])
+    readings = _read_all(photos)
     st.subheader(f"{index + 1} / {len(photos)}: {photo.image.name}")
     # Navigation first: a photo whose files cannot be read must not block the rest of the folder.
     nav = st.columns(3)
@@ -610,13 +605,13 @@ def render() -> None:
                   key=PREFIX + "reviewed", type="primary", shortcut="L")
     with nav[2]:
         st.button(t("lbl_next"), on_click=_on_step, args=(1, len(photos)), key=PREFIX + "next", shortcut="N")
-    _all_done(photos)
-    _teach(folder, photos)
-    try:
-        labels, problems = photo.load_checked()
-    except LabelFileError as error:
-        st.error(t("lbl_unreadable", name=photo.image.name, msg=error))
+    _all_done(readings)
+    _teach(folder, sum(_reviewed(r) for r in readings))
+    reading = readings[index]
+    if isinstance(reading, LabelFileError):
+        st.error(t("lbl_unreadable", name=photo.image.name, msg=reading))
         return
+    labels, problems = reading
     for problem in problems:
         st.warning(problem)
     from vision.images import ImageError, load_image
@@ -638,12 +633,25 @@ def render() -> None:
         _box_adder(photo, width, height)
 
 
-def _all_done(photos: list[Photo]) -> None:
-    """Say so when every photo of the folder has been checked."""
+Reading = tuple[PhotoLabels, tuple[str, ...]] | LabelFileError  # Photo.load_checked's answer, or why it failed
+
+
+def _read_all(photos: list[Photo]) -> list[Reading]:
+    """Every photo's labels, each file read once a run: the photo shown, the reviewed count, 'all done'."""
+    readings: list[Reading] = []
     for photo in photos:
         try:
-            if not photo.load().meta.reviewed:
-                return
-        except LabelFileError:
-            return
-    st.success(t("lbl_all_done", n=len(photos)))
+            readings.append(photo.load_checked())
+        except LabelFileError as error:
+            readings.append(error)
+    return readings
+
+
+def _reviewed(reading: Reading) -> bool:
+    return not isinstance(reading, LabelFileError) and reading[0].meta.reviewed
+
+
+def _all_done(readings: list[Reading]) -> None:
+    """Say so when every photo of the folder has been checked."""
+    if all(_reviewed(r) for r in readings):
+        st.success(t("lbl_all_done", n=len(readings)))

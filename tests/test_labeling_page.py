@@ -14,6 +14,7 @@ from tileset.labelfiles import (
     LabelBox,
     LabelFileError,
     LabelMeta,
+    Photo,
     PhotoLabels,
     history_paths,
     list_photos,
@@ -152,6 +153,22 @@ def test_switch_model_version_and_go_back(folder: Path, tmp_path: Path) -> None:
     assert registry.active_name() == "shipped"
     assert [s.value for s in at.success] == ["Now using shipped."]
     assert not at.exception, at.exception
+
+
+def test_a_run_reads_each_label_file_once(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_page(folder, tmp_path / "models")
+    read: list[str] = []
+    real = Photo.load_checked
+
+    def counted(photo: Photo) -> tuple[PhotoLabels, tuple[str, ...]]:
+        read.append(photo.name)
+        return real(photo)
+
+    monkeypatch.setattr(Photo, "load_checked", counted)
+    at.run()
+    assert not at.exception, at.exception
+    assert sorted(read) == ["sure", "unsure"]
+    assert "3 boxes" in " ".join(m.value for m in at.markdown), "the photo shown is still read"
 
 
 def test_unreadable_photo_is_a_message_not_a_crash(tmp_path: Path) -> None:
