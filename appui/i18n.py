@@ -165,6 +165,7 @@ _LABELS: dict[str, tuple[str, str]] = {
                   "first; every change is saved at once; a photo is reviewed once you press \"Looks right\".",
                   "先预标注文件夹: `python -m datasets.label prelabel 文件夹`。最不确定的照片排在前面; 每次修改立即保存; "
                   "按 \"看过了, 正确\" 后照片才算已审核。"),
+    "lbl_folder": ("Photo folder", "照片文件夹"),
     "lbl_previous": ("◀ Previous", "◀ 上一张"),
     "lbl_next": ("Next ▶", "下一张 ▶"),
     "lbl_looks_right": ("Looks right: mark reviewed ▶", "看过了, 正确: 标为已审核 ▶"),

@@ -18,7 +18,7 @@ import numpy as np
 import streamlit as st
 
 from appui.i18n import t
-from appui.widgets import model_versions
+from appui.widgets import data_folder_input, model_versions
 from tileset.classes import BACK_ID, CLASS_NAMES, NAMES_ZH
 from tileset.labelfiles import (
     IMAGE_SUFFIXES,
@@ -574,7 +574,7 @@ def _teach(folder: Path, reviewed: int) -> None:
 def render() -> None:
     st.header(t("page_label"))
     st.caption(t("lbl_intro"))
-    folder_text = st.text_input("Photo folder", key=FOLDER_KEY, placeholder="/path/to/photos")
+    folder_text = data_folder_input(t("lbl_folder"), FOLDER_KEY)
     model_versions(_models_root(), PREFIX)
     _show_message()
     if not folder_text:

@@ -155,6 +155,17 @@ def test_switch_model_version_and_go_back(folder: Path, tmp_path: Path) -> None:
     assert not at.exception, at.exception
 
 
+def test_a_folder_in_the_data_root_can_be_picked(folder: Path, tmp_path: Path) -> None:
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.session_state["label.models_root"] = str(tmp_path / "models")
+    at.run()
+    assert "photos" in at.selectbox(key="label.folder.pick").options
+    at.selectbox(key="label.folder.pick").set_value("photos").run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="label.folder").value == "photos"
+    assert "unsure.jpg" in at.subheader[0].value
+
+
 def test_a_run_reads_each_label_file_once(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     at = open_page(folder, tmp_path / "models")
     read: list[str] = []
