@@ -31,7 +31,8 @@ from datasets.art import ART_SETS, ArtError, ArtSet, load_art
 from datasets.render import render_plan, render_scene
 from datasets.restyle import drawn_set, restyle
 from datasets.scene import PlacedTile, SceneVariation, plan_calibration, plan_layout, plan_scene
-from datasets.tables import TableSpecError, parse_families, render_empty, table_source
+from datasets.standing import WEBCAM_SIZES, render_standing
+from datasets.tables import TRAIN_FAMILIES, TableSpecError, parse_families, render_empty, table_source
 from scoring.hand import Hand
 from scoring.notation import format_hand, parse_hand
 from tileset.calibration import LayoutSpecError, calibration_rows, parse_bonus
@@ -66,6 +67,7 @@ class Scene:
     expected_total: int | None
     tiles: tuple[PlacedTile, ...]
     rows: tuple[tuple[str, ...], ...] = ()
+    layout: str = ""  # for a photo without a hand: calibration, standing or empty (the default by `rows`)
 
     @property
     def width(self) -> int:
@@ -81,7 +83,7 @@ class Scene:
     def truth(self) -> dict[str, Any]:
         if self.hand is None:
             return {"image": f"images/{self.name}.jpg", "width": self.width, "height": self.height, "art": self.art,
-                    "layout": "calibration" if self.rows else "empty", "rows": [list(row) for row in self.rows],
+                    "layout": self.layout or ("calibration" if self.rows else "empty"), "rows": [list(row) for row in self.rows],
                     "tiles": [t.to_json() for t in self.tiles]}
         return {
             "image": f"images/{self.name}.jpg",
@@ -195,6 +197,25 @@ def make_calibration_scene(index: int, seed: int, sets: Sequence[ArtSet], bonus:
     return Scene(f"{seed + index:08d}_{art.name}_calibration", image, quality, art.name, None, None, plan.tiles, rows)
 
 
+def make_standing_scene(index: int, seed: int, sets: Sequence[ArtSet],
+                        source: Callable[[random.Random], Hand] | None = None, restyle_share: float = 0.0,
+                        tables: tuple[str, ...] = ()) -> Scene:
+    """Webcam photo number `index` of standing tiles (`datasets.standing`): a hand and maybe a second
+    row, drawn from Random(seed + index); the table from `tables` (default: every training family)."""
+    rng = random.Random(seed + index)
+    art = sets[rng.randrange(len(sets))]
+    art_name = art.name
+    if restyle_share > 0 and rng.random() < restyle_share:
+        art, art_name = restyle(art, rng), f"{art.name}-restyled"
+    source = source or _hand_source()
+    hand, other = source(rng), source(rng)
+    width, height = rng.choice(WEBCAM_SIZES)
+    image, tiles, rows = render_standing(hand, art, rng, width, height, other=other, families=tables or TRAIN_FAMILIES)
+    quality = rng.randint(*JPEG_QUALITY)
+    return Scene(f"{seed + index:08d}_{art_name}_standing", image, quality, art_name, None, None, tuple(tiles), rows,
+                 layout="standing")
+
+
 def write_scene(scene: Scene, out: Path) -> None:
     ok, jpeg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])
     if not ok:
@@ -225,6 +246,11 @@ def _work(index: int) -> str:
     if _WORKER.get("layout") == "calibration":
         scene = make_calibration_scene(index, _WORKER["seed"], _WORKER["sets"], _WORKER["bonus"],
                                        _WORKER["back_share"])
+        write_scene(scene, _WORKER["out"])
+        return scene.art
+    if _WORKER.get("layout") == "standing":
+        scene = make_standing_scene(index, _WORKER["seed"], _WORKER["sets"], _WORKER["source"],
+                                    _WORKER["restyle_share"], _WORKER["tables"])
         write_scene(scene, _WORKER["out"])
         return scene.art
     scene = make_scene(index, _WORKER["seed"], _WORKER["sets"], _WORKER["source"], _WORKER["scorer"],
@@ -264,9 +290,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="share of scenes drawn with a restyled variant of their art set: other flowers and white "
                         "dragons, suits and honours drawn anew, corner indices (datasets.restyle; default 0)")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
-    p.add_argument("--layout", choices=("hand", "calibration"), default="hand",
+    p.add_argument("--layout", choices=("hand", "calibration", "standing"), default="hand",
                    help="hand: finished hands (photo-layout.md, default); calibration: one of each face in rows "
-                        "(calibration-layout.md), truth JSON without a hand")
+                        "(calibration-layout.md), truth JSON without a hand; standing: webcam views of a hand "
+                        "standing on the table, seen from the front and low, before shelves and books "
+                        "(datasets.standing; --tables default train)")
+    p.add_argument("--view", dest="layout", choices=("standing",), help="--view standing is --layout standing")
     p.add_argument("--bonus", default=None, metavar="LIST",
                    help="calibration row 5: the bonus tiles the set has (f1,f2,f3,f4), or none (default: all eight "
                         "when the art has them)")
@@ -311,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     scorer = _scorer()
     if scorer is None:
         print("warning: scoring.scorer is not available; expected_total will be null", file=sys.stderr)
-    kind = "calibration " if args.layout == "calibration" else ""
+    kind = "" if args.layout == "hand" else f"{args.layout} "
     names = ", ".join(s.name for s in sets)
     print(f"rendering {args.n} {kind}scenes from art sets {names} with {args.workers} worker(s)", flush=True)
     start = time.perf_counter()
