@@ -174,3 +174,35 @@ def test_the_page_runs_the_calibrate_command(tmp_path: Path) -> None:
     command = learn_command(read, confirmed, tmp_path / "models")
     tiles = json.loads(Path(command[command.index("--tiles") + 1]).read_text())
     assert tiles[0][0]["expected"] == "2m"
+
+
+def test_the_blend_chosen_reads_the_check_crops_better_and_every_base_crop_as_before() -> None:
+    from vision.calibrate import choose_blend
+    from vision.fewshot import FewShotHead
+
+    rng = np.random.default_rng(0)
+    members, dims, faces = 2, 16, 43
+
+    def normalised(x: np.ndarray) -> np.ndarray:
+        return np.concatenate([p / np.linalg.norm(p, axis=-1, keepdims=True) for p in np.split(x, members, axis=-1)],
+                              axis=-1).astype(np.float32)
+
+    def softmax(logits: np.ndarray) -> np.ndarray:
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+    prototypes = normalised(rng.normal(size=(1, faces, members * dims)))
+    prototypes[:, 40:] = 0  # a set without some faces: never gated open
+    truth = rng.integers(0, 40, 300)
+    check_feats = normalised(prototypes[0, truth] + 0.3 * rng.normal(size=(300, members * dims)))
+    check_probs = softmax(rng.normal(size=(300, faces)))  # the classifier alone reads this set poorly
+    base = (softmax(3 * rng.normal(size=(500, faces))), normalised(rng.normal(size=(500, members * dims))))
+
+    choice = choose_blend(prototypes, members, (check_probs, check_feats, truth), base)
+    head = FewShotHead(prototypes, members, choice.scale, 1.0, choice.thresholds)
+    assert choice.scale > 0 and choice.base_crops == 500
+    assert choice.classifier_check_accuracy == float((check_probs.argmax(axis=1) == truth).mean())
+    assert choice.check_accuracy == float((head.blend(check_probs, check_feats).argmax(axis=1) == truth).mean())
+    assert choice.check_accuracy > choice.classifier_check_accuracy + 0.5
+    assert (head.blend(*base).argmax(axis=1) == base[0].argmax(axis=1)).all()
+    assert choice.thresholds is not None and np.isinf(choice.thresholds[40:]).all()

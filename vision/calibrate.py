@@ -210,21 +210,18 @@ class BlendChoice:
     classifier_check_accuracy: float  # the held-out copies without the head
 
 
-def face_thresholds(prototypes: np.ndarray, members: int, base: "tuple[np.ndarray, np.ndarray] | None",
-                    margin: float) -> "np.ndarray | None":
-    """Per face: the highest cosine with its prototypes of any base crop, plus `margin` (faces without
-    prototypes: never): the head never acts on another set's crops, so they read exactly as before, and
-    so do the second readings (captions, printed ranks) that follow from their probabilities. A
-    threshold over the crops read as other faces only read 1.4 points more of this set's held-out copies
-    right, but made the base crops read as that face surer, skipping second readings that had put some
-    right (kde-traditional: base val 97.09 -> 96.42 %). None without base crops (every face open)."""
-    from vision.fewshot import FewShotHead
-
-    if base is None or len(base[0]) == 0:
+def face_thresholds(prototypes: np.ndarray, base_cosines: "np.ndarray | None", margin: float) -> "np.ndarray | None":
+    """Per face: the highest cosine with its prototypes of any base crop (`base_cosines`: FewShotHead.cosines
+    of the base crops), plus `margin` (faces without prototypes: never): the head never acts on another
+    set's crops, so they read exactly as before, and so do the second readings (captions, printed ranks)
+    that follow from their probabilities. A threshold over the crops read as other faces only read 1.4
+    points more of this set's held-out copies right, but made the base crops read as that face surer,
+    skipping second readings that had put some right (kde-traditional: base val 97.09 -> 96.42 %). None
+    without base crops (every face open)."""
+    if base_cosines is None or len(base_cosines) == 0:
         return None
-    cos = FewShotHead(prototypes, members, 0.0, 1.0).cosines(base[1])
     present = np.abs(prototypes).sum(axis=(0, 2)) > 0
-    return np.where(present, cos.max(axis=0) + margin, np.inf).astype(np.float32)
+    return np.where(present, base_cosines.max(axis=0) + margin, np.inf).astype(np.float32)
 
 
 def choose_blend(prototypes: np.ndarray, members: int, check: tuple[np.ndarray, np.ndarray, np.ndarray],
@@ -236,20 +233,24 @@ def choose_blend(prototypes: np.ndarray, members: int, check: tuple[np.ndarray, 
     larger margin. `check`: (probs, features, true classifier columns); `base`: (probs, features)."""
     from vision.fewshot import EPS, FewShotHead
 
+    check_probs, check_feats, truth = check
+    plain = FewShotHead(prototypes, members, 0.0, 1.0)
+    check_cos = plain.cosines(check_feats)  # the cosines depend on the prototypes only: once for every blend tried
+    base_cos = None if base is None else plain.cosines(base[1])
+
     def figures(head: FewShotHead) -> tuple[np.ndarray, float]:
-        probs, feats, truth = check
-        out = head.blend(probs, feats)
+        out = head.blend_cosines(check_probs, check_cos)
         return out.argmax(axis=1) == truth, float(np.mean(np.log(out[np.arange(len(truth)), truth] + EPS)))
 
-    check_plain = float(figures(FewShotHead(prototypes, members, 0.0, 1.0))[0].mean())
+    check_plain = float(figures(plain)[0].mean())
     base_read = None if base is None else base[0].argmax(axis=1)
     best = None
     for margin in settings.margins:
-        thresholds = face_thresholds(prototypes, members, base, margin)
+        thresholds = face_thresholds(prototypes, base_cos, margin)
         for scale in (0.0, *settings.scales):
             head = FewShotHead(prototypes, members, scale, 1.0, thresholds)
             right, sureness = figures(head)
-            if base is not None and (head.blend(*base).argmax(axis=1) != base_read).any():
+            if base is not None and (head.blend_cosines(base[0], base_cos).argmax(axis=1) != base_read).any():
                 continue
             key = (float(right.mean()), sureness, margin)
             if best is None or key > best[0]:

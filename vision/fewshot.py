@@ -57,7 +57,11 @@ class FewShotHead:
 
     def blend(self, probs: np.ndarray, features: np.ndarray) -> np.ndarray:
         """The head's class probabilities for crops read as `probs` with these `features`."""
-        cos = self.cosines(features)
+        return self.blend_cosines(probs, self.cosines(features))
+
+    def blend_cosines(self, probs: np.ndarray, cos: np.ndarray) -> np.ndarray:
+        """`blend` of crops whose `cosines` are known (they depend on the prototypes alone, not on the
+        scale or thresholds: a search over those computes them once)."""
         gate = np.ones_like(cos) if self.thresholds is None else (cos > self.thresholds[None, :]).astype(np.float32)
         logits = self.keep * np.log(np.asarray(probs, np.float32) + EPS) + self.scale * gate * cos
         logits -= logits.max(axis=1, keepdims=True)
