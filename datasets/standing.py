@@ -41,6 +41,7 @@ from tileset.groups import meld_group
 
 SECOND_ROW = "row2"  # the group of the tiles of the row further back
 WEBCAM_SIZES: tuple[tuple[int, int], ...] = ((640, 480), (800, 600), (960, 540), (1024, 576), (1280, 720), (1280, 960))
+BACKGROUND_BLUR_SHARE = 0.5  # photos whose wall and shelves are out of focus
 MAX_TABLE_SIDE = 1400  # the table pattern is drawn at most this large, then warped into the photo
 
 Vec = np.ndarray  # a 3-vector: x to the right, y up, z away from the camera (tile widths)
@@ -81,6 +82,7 @@ class StandingVariation:
 DEFAULT_VARIATION = StandingVariation()
 MELD_HIDES = 0.1  # flat melds in front hide at most this share of a standing face's height
 MELDS_WITHIN = 3.0  # flat melds lie at most this far in front of the standing row
+MIN_FLAT_VIEW_DEG = 18.0  # flat melds only where the camera sees their faces from at least this high
 
 
 @dataclass(frozen=True, eq=False)
@@ -244,7 +246,8 @@ def plan_standing(hand: Hand, rng: random.Random, width: int, height: int, other
     # `MELD_HIDES` of the standing faces from no further than `MELDS_WITHIN` in front of the row
     meld_far = row_distance * (camera_height - thickness) / max(camera_height - MELD_HIDES * aspect, 1e-6)
     flat_melds = (bool(hand.melds) and rng.random() < var.melds_flat_prob and camera_height > thickness * 1.5
-                  and meld_far > row_distance - MELDS_WITHIN)
+                  and meld_far > row_distance - MELDS_WITHIN
+                  and camera_height > (row_distance - MELDS_WITHIN) * math.tan(math.radians(MIN_FLAT_VIEW_DEG)))
     standing = [str(t) for t in hand.concealed]
     if not flat_melds:
         standing += [str(t) for meld in hand.melds for t in meld.tiles]
@@ -599,8 +602,10 @@ def _plant(rng: random.Random, image: np.ndarray, x: float, floor: float, size: 
     pot = _any_colour(rng)
     cv2.rectangle(image, (int(x), int(floor - size)), (int(x + size), int(floor)), pot, -1)
     leaf = _hsv_colour(rng.uniform(80, 150), rng.uniform(0.4, 0.9), rng.uniform(0.2, 0.7))
+    stem = _shade(leaf, 0.7)
     for _ in range(rng.randint(4, 10)):
-        centre = (int(x + size / 2 + rng.uniform(-1, 1) * size), int(floor - size - rng.uniform(0, 1.5) * size))
+        centre = (int(x + size / 2 + rng.uniform(-0.6, 0.6) * size), int(floor - size - rng.uniform(0.1, 1.1) * size))
+        cv2.line(image, (int(x + size / 2), int(floor - size)), centre, stem, max(1, int(size * 0.04)), cv2.LINE_AA)
         axes = (max(1, int(size * rng.uniform(0.2, 0.5))), max(1, int(size * rng.uniform(0.08, 0.2))))
         cv2.ellipse(image, centre, axes, rng.uniform(0, 180), 0, 360, leaf, -1, cv2.LINE_AA)
 
@@ -680,11 +685,14 @@ def render_standing(hand: Hand, art: ArtSet, rng: random.Random, width: int = 12
     wall_unit = plan.camera.focal / max(far_depth, 1.0) * rng.uniform(0.4, 0.9)
     draw_wall(rng, image, wall_unit)
     edge = plan.camera.project(np.array([_table_point(plan, s, plan.table_far - camera_distance) for s in (-40, 0, 40)]))
-    draw_shelves(rng, image, wall_unit, int(np.clip(edge[:, 1].min(), 0, height)))
+    table_top = int(np.clip(edge[:, 1].min(), 0, height - 1))
+    draw_shelves(rng, image, wall_unit, table_top)
     tile_px = draw_table_plane(plan, image, table_source(families), rng)
+    if rng.random() < BACKGROUND_BLUR_SHARE:  # the webcam focused on the tiles: the room behind is soft
+        sigma = tile_px * rng.uniform(0.02, 0.08)
+        image[:table_top] = cv2.GaussianBlur(image, (0, 0), sigma)[:table_top]
     behind = max(b.centre @ -plan.row_normal for b in plan.blocks) + 2.0
     _things_on_table(plan, image, rng, float(behind), plan.table_far - camera_distance - 1.0)
-    table_top = int(np.clip(edge[:, 1].min(), 0, height - 1))
     if rng.random() < 0.25:  # a player's hand on the table (the table source lays more hands, books, papers)
         draw_hand(rng, image[table_top:], tile_px * rng.uniform(0.5, 0.9))
     _shadows(plan, image, rng, tile_px)

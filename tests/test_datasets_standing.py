@@ -84,6 +84,14 @@ def test_flat_melds_and_a_second_row_get_at_most_one_label_each(art: ArtSet, see
     assert iou.max() < 0.5, "two labels box the same tile"
 
 
+def test_flat_melds_seen_from_above_are_labeled_with_their_faces(art: ArtSet) -> None:
+    image, tiles, _ = render_standing(HAND, art, random.Random(3), 640, 480, effects=False, melds_flat_prob=1.0,
+                                      elevation_deg=30.0, **NO_EXTRAS)
+    melds = [t for t in tiles if t.group.startswith("meld")]
+    assert sorted(t.cls for t in melds) == sorted(["1m", "2m", "3m", "E", "E", "E", BACK, "5p", "5p", BACK])
+    assert sorted(t.cls for t in tiles if t.group in (GROUP_HAND, GROUP_WIN)) == ["1p", "1p", "7s", "8s", "9s"]
+
+
 def test_backs_to_the_camera_are_labeled_back(art: ArtSet) -> None:
     for seed in range(4):
         _, tiles, rows = render_standing(HAND, art, random.Random(seed), 640, 480, other=OTHER, effects=False,
