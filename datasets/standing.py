@@ -258,7 +258,7 @@ def plan_standing(hand: Hand, rng: random.Random, width: int, height: int, other
     standing.append(str(hand.win_tile))
     turned: frozenset[int] = frozenset()
     if rng.random() < var.turned_prob:
-        turned = frozenset(rng.sample(range(len(standing)), rng.randint(*var.turned_count)))
+        turned = frozenset(rng.sample(range(len(standing)), min(len(standing), rng.randint(*var.turned_count))))
     length = len(standing) + sum(apart.values())
     foot = np.zeros(3)  # the near row's foot, middle
     win_index = len(standing) - 1

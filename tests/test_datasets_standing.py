@@ -105,6 +105,16 @@ def test_backs_to_the_camera_are_labeled_back(art: ArtSet) -> None:
         assert far and all(t.cls == BACK for t in far)
 
 
+def test_a_hand_of_four_melds_stands_its_last_two_tiles(art: ArtSet) -> None:
+    """Four melds laid flat leave one tile and the winning tile standing; all may be turned."""
+    hand = parse_hand("[123m] [456p] [789s] [EEE] 9s +9s")
+    for seed in range(6):
+        _, tiles, rows = render_standing(hand, art, random.Random(seed), 640, 480, effects=False, turned_prob=1.0,
+                                         turned_count=(3, 3), melds_flat_prob=1.0, elevation_deg=32.0,
+                                         second_row_prob=0.0)
+        assert rows[0] == (BACK, BACK) and len(tiles) <= len(hand.all_tiles)
+
+
 def test_scene_is_deterministic_per_seed(art_root: Path) -> None:
     sets = load_art(art_root)
     a, b, c = (make_standing_scene(i, 4242, sets) for i in (0, 0, 1))
