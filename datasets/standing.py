@@ -148,7 +148,7 @@ class StandingPlan:
 # --- geometry -------------------------------------------------------------------------------------
 
 
-def _unit(v: Sequence[float]) -> Vec:
+def _unit(v: Sequence[float] | np.ndarray) -> Vec:
     v = np.asarray(v, np.float64)
     return v / np.linalg.norm(v)
 
@@ -302,7 +302,7 @@ def _variation(overrides: dict[str, Any]) -> StandingVariation:
     unknown = set(overrides) - set(StandingVariation.__dataclass_fields__)
     if unknown:
         raise TypeError(f"unknown standing variation(s): {', '.join(sorted(unknown))}")
-    fixed = {k: Range(float(v), float(v)) if isinstance(v, (int, float)) and isinstance(getattr(DEFAULT_VARIATION, k), Range)
+    fixed: dict[str, Any] = {k: Range(float(v), float(v)) if isinstance(v, (int, float)) and isinstance(getattr(DEFAULT_VARIATION, k), Range)
              else v for k, v in overrides.items()}
     return replace(DEFAULT_VARIATION, **fixed)
 
@@ -393,7 +393,7 @@ def _paste_face(image: np.ndarray, pixels: np.ndarray, mask: np.ndarray, quad: n
     if x1 <= x0 or y1 <= y0:
         return
     fh, fw = mask.shape
-    src = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]])
+    src = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32)
     warp = cv2.getPerspectiveTransform(src, (quad - (x0, y0)).astype(np.float32))
     size = (int(x1 - x0), int(y1 - y0))
     face = cv2.warpPerspective(pixels, warp, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,7 +22,7 @@ from vision.boxes import box_iou
 
 HAND = parse_hand("[123m] [EEE] (5555p) 78s11p +9s")
 OTHER = parse_hand("123m456p789s11sEE +E")
-NO_EXTRAS = {"second_row_prob": 0.0, "turned_prob": 0.0}
+NO_EXTRAS: dict[str, Any] = {"second_row_prob": 0.0, "turned_prob": 0.0}
 
 
 @pytest.fixture(scope="module")
