@@ -16,6 +16,7 @@ Runtime dependencies only: onnxruntime, OpenCV, Pillow, numpy (rapidocr for the 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,7 @@ from vision.flowers import UPRIGHT_BANDS, caption_bands, reading_from_texts
 from vision.flowers import confirms as caption_confirms
 from vision.images import DecodedImage, decode_image
 from vision.models import FaceClassifier, ModelInfo, ModelLoadError, TileFinder, load_models
-from vision.ocr import TextLineReader, TextReaderUnavailable
+from vision.ocr import TextLineReader, TextRead, TextReaderUnavailable
 from vision.ranks import (
     FIRST_ROUND,
     Reads,
@@ -135,15 +136,14 @@ class TileDetector:
         if not flowers.enabled or len(candidates) == 0 or (reader := self._text_reader()) is None:
             return
         tiles = [(int(index), tile) for index in candidates if (tile := upright[int(index)]) is not None]
-        bands = [caption_bands(tile, flowers) for _, tile in tiles]
-        first = UPRIGHT_BANDS if flowers.upright_first else None
-        texts = _split(reader.read_lines([band for each in bands for band in each[:first]]), [b[:first] for b in bands])
-        rest = [k for k, ((index, _), read) in enumerate(zip(tiles, texts))
-                if first is not None and not caption_confirms(read, CLASS_NAMES[ids[index]], flowers)
-                and probs[index, is_flower].sum() >= flowers.second_round_share]
-        more = _split(reader.read_lines([band for k in rest for band in bands[k][first:]]), [bands[k][first:] for k in rest])
-        for k, read in zip(rest, more):
-            texts[k] = texts[k] + read
+
+        def unsettled(k: int, read: list[TextRead]) -> bool:
+            index = tiles[k][0]
+            return (not caption_confirms(read, CLASS_NAMES[ids[index]], flowers)
+                    and probs[index, is_flower].sum() >= flowers.second_round_share)
+
+        texts = _read_in_two_rounds(reader, [caption_bands(tile, flowers) for _, tile in tiles],
+                                    UPRIGHT_BANDS if flowers.upright_first else None, unsettled)
         for (index, _), read in zip(tiles, texts):
             reading = reading_from_texts(read, CLASS_NAMES[ids[index]], flowers)
             if reading is None:
@@ -190,16 +190,14 @@ class TileDetector:
             return
         every_band = [bands for _, _, band_lists in candidates for bands in band_lists]
         ranks_read = [read_as.rank for _, read_as, band_lists in candidates for _ in band_lists]
-        first = FIRST_ROUND if ranks.shallow_first else None
-        firsts = [bands[:first] for bands in every_band]
-        reads_each = [reads_of(bands, texts) for bands, texts in
-                      zip(firsts, _split(reader.read_lines([band for bands in firsts for _, band in bands]), firsts))]
-        rest = [k for k, reads in enumerate(reads_each)
-                if first is not None and not numeral_confirms(reads, ranks_read[k], ranks)]
-        deeper = [every_band[k][first:] for k in rest]
-        for k, bands, texts in zip(rest, deeper, _split(reader.read_lines([b for bs in deeper for _, b in bs]), deeper)):
-            reads_each[k] = reads_each[k] + reads_of(bands, texts)
-        read_lists = iter(reads_each)
+
+        def unsettled(k: int, texts: list[TextRead]) -> bool:
+            return not numeral_confirms(reads_of(every_band[k], texts), ranks_read[k], ranks)
+
+        texts_each = _read_in_two_rounds(reader, [[band for _, band in bands] for bands in every_band],
+                                         FIRST_ROUND if ranks.shallow_first else None, unsettled)
+        # reads_of pairs the bands with the texts in order: the bands read, as many as the texts
+        read_lists = iter([reads_of(bands, texts) for bands, texts in zip(every_band, texts_each)])
         unsure: list[tuple[int, Tile, Reads, dict[str, int], "Reads | None"]] = []
         for index, read_as, band_lists in candidates:
             reads = next(read_lists)
@@ -288,6 +286,20 @@ class _UprightCrops:
         if index not in self._cut:
             self._cut[index] = cut_upright(self._image, self._boxes[index], self._settings)
         return self._cut[index]
+
+
+def _read_in_two_rounds(reader: TextLineReader, groups: list[list[np.ndarray]], first: "int | None",
+                        unsettled: Callable[[int, list[TextRead]], bool]) -> list[list[TextRead]]:
+    """What the recognizer reads on each group's bands (one tile's caption or index bands), one batch a
+    round: the first `first` bands of every group, then the other bands of the groups the first round
+    left `unsettled(k, texts so far)`.  `first` None: every band in the first round."""
+    heads = [bands[:first] for bands in groups]
+    texts = _split(reader.read_lines([band for bands in heads for band in bands]), heads)
+    rest = [k for k, read in enumerate(texts) if first is not None and unsettled(k, read)]
+    tails = [groups[k][first:] for k in rest]
+    for k, more in zip(rest, _split(reader.read_lines([band for bands in tails for band in bands]), tails)):
+        texts[k] = texts[k] + more
+    return texts
 
 
 def _split(texts: list, groups: list) -> list[list]:
