@@ -6,7 +6,9 @@
 #   QUICK=1 OUT=/tmp/q bash scripts/gpu_train.sh         # tiny end-to-end rehearsal on this CPU
 #
 # Stages (timestamps printed): install wheels -> synthetic scenes (all cores; artwork
-# kde-traditional and gnome-smooth held out) -> dataset (real photos re-split by session + synth)
+# kde-traditional and gnome-smooth held out; hands over the older tables, TABLES_SHARE=0.25 over
+# datasets.tables families with EMPTY_SHARE=0.2 empty tables, STANDING_SHARE=0.25 webcam views of
+# standing tiles) -> dataset (real photos re-split by session + synth)
 # -> detector and classifier trained at the same time on GPU 0, each time-boxed so the whole run
 # ends within BUDGET_S (default 540 s) -> ONNX export -> evaluation on the real validation
 # and test sessions (scenes of the held-out artwork are evaluated where that artwork is, not here).
@@ -97,26 +99,65 @@ fi
 # ---------------------------------------------------------------- synthetic scenes
 # Rounds of CHUNK scenes (all cores) until SYNTH_S seconds are used: every round finishes whole,
 # so no half-written scene reaches the dataset however fast this machine turns out to be.
+# Each round renders three kinds of scenes into their own folders, by share of its CHUNK scenes:
+#   tables    TABLES_SHARE (0.25): hands over datasets.tables families ("train": every family but the
+#             test-only mosaic, which the finder is measured on and must never see), EMPTY_SHARE (0.2)
+#             of them an empty table: hard negatives (patterns, books, papers, hands, cut-off tiles);
+#   standing  STANDING_SHARE (0.25): webcam views of standing tiles (datasets.standing), over the same
+#             "train" families; their crops feed the classifier too: whole faces (every labeled
+#             face of 60 scenes was >= 85 % visible), seen as the live camera sees them;
+#   hand      the rest: hands over the older tables.
+# Seeds, so that no scene repeats one of another kind or of the measurements (test scenes use
+# 91000000-97999999, calibration photos 777000xx): hand SEED*1000000 + round*CHUNK + i (SEED < 60),
+# tables 60000000 + SEED*100000 + round*CHUNK + i, standing 80000000 + SEED*100000 + round*CHUNK + i
+# (rounds * CHUNK stays below 100000: MAX_ROUNDS * CHUNK = 100 * 32 * cores, 51200 on 16 cores).
+TABLES_SHARE=${TABLES_SHARE:-0.25}; STANDING_SHARE=${STANDING_SHARE:-0.25}; EMPTY_SHARE=${EMPTY_SHARE:-0.2}
+COUNTS=$(awk -v n="$CHUNK" -v t="$TABLES_SHARE" -v s="$STANDING_SHARE" -v e="$EMPTY_SHARE" 'BEGIN {
+  if (t !~ /^[0-9.]+$/ || s !~ /^[0-9.]+$/ || e !~ /^[0-9.]+$/ || t + s > 1 || e > 1) exit 1
+  printf "%d %d\n", n * t + 0.5, n * s + 0.5 }') \
+  || { echo "FATAL: TABLES_SHARE ($TABLES_SHARE) + STANDING_SHARE ($STANDING_SHARE) and EMPTY_SHARE ($EMPTY_SHARE) must be shares of at most 1"; exit 1; }
+read -r N_TABLES N_STANDING <<<"$COUNTS"
+N_HAND=$((CHUNK - N_TABLES - N_STANDING))
+[ "$N_HAND" -ge 0 ] || { N_STANDING=$((N_STANDING + N_HAND)); N_HAND=0; }  # rounding of two halves
 SYNTH_DIRS=()
 if $PY -c "import datasets.synth" 2>/dev/null; then
-  stage "synthetic scenes: rounds of $CHUNK for ${SYNTH_S}s, $CORES workers (held out: kde-traditional, gnome-smooth)"
+  stage "synthetic scenes: rounds of $CHUNK ($N_HAND hand, $N_TABLES tables, $N_STANDING standing) for ${SYNTH_S}s, $CORES workers (held out: kde-traditional, gnome-smooth)"
   SYNTH_END=$(($(date +%s) + SYNTH_S))
-  round=0
+  round=0; failed=0
   while [ "$round" -lt "$MAX_ROUNDS" ]; do
-    dir=$WORK/synth/r$round
-    if timeout $((SYNTH_S + 30)) $PY -m datasets.synth --art "$CARRY/art" --out "$dir" --n "$CHUNK" --seed $((SEED * 1000000 + round * CHUNK)) \
-        --hold-out kde-traditional --hold-out gnome-smooth --workers "$CORES" >"$WORK/synth_r$round.log" 2>&1; then
-      SYNTH_DIRS+=("$dir"); echo "  round $round: $(tail -1 "$WORK/synth_r$round.log")"
-    else
-      echo "  synth round $round failed or overran (left out):"; tail -3 "$WORK/synth_r$round.log"; break
-    fi
+    for kind in hand tables standing; do
+      case $kind in
+        hand) n=$N_HAND; seed=$((SEED * 1000000 + round * CHUNK)); args=() ;;
+        tables) n=$N_TABLES; seed=$((60000000 + SEED * 100000 + round * CHUNK)); args=(--tables train --empty "$EMPTY_SHARE") ;;
+        standing) n=$N_STANDING; seed=$((80000000 + SEED * 100000 + round * CHUNK)); args=(--view standing --tables train) ;;
+      esac
+      [ "$n" -gt 0 ] || continue
+      dir=$WORK/synth/r${round}_$kind; log=$WORK/synth_r${round}_$kind.log
+      # every part of a round must end by SYNTH_END + 30 s, as the one command of the first round did
+      if timeout $((SYNTH_END + 30 - $(date +%s) > 10 ? SYNTH_END + 30 - $(date +%s) : 10)) \
+          $PY -m datasets.synth --art "$CARRY/art" --out "$dir" --n "$n" --seed "$seed" "${args[@]}" \
+          --hold-out kde-traditional --hold-out gnome-smooth --workers "$CORES" >"$log" 2>&1; then
+        if grep -q '"mosaic"' "$dir/synth.json"; then  # the test-only family must never reach training
+          echo "  round $round $kind: rendered over the test-only mosaic tables (left out)"; failed=1; continue
+        fi
+        SYNTH_DIRS+=("$dir"); echo "  round $round $kind: $(tail -1 "$log")"
+      else
+        echo "  synth round $round $kind failed or overran (left out):"; tail -3 "$log"; failed=1
+      fi
+    done
+    [ "$failed" = 1 ] && break
     round=$((round + 1))
     # stop when another round (as long as the last one) would overrun
     per_round=$((($(date +%s) - SYNTH_END + SYNTH_S) / round))
     [ $(($(date +%s) + per_round)) -gt "$SYNTH_END" ] && break
   done
+  counts=()
+  for kind in hand tables standing; do
+    k=0; for d in "${SYNTH_DIRS[@]}"; do [[ $d == *_$kind ]] && k=$((k + $(ls "$d/images" | wc -l))); done
+    counts+=("$k $kind")
+  done
   n=0; for d in "${SYNTH_DIRS[@]}"; do n=$((n + $(ls "$d/images" | wc -l))); done
-  echo "synthetic scenes: $n in ${#SYNTH_DIRS[@]} rounds"
+  echo "synthetic scenes: $n in ${#SYNTH_DIRS[@]} folders ($(IFS=,; echo "${counts[*]}" | sed 's/,/, /g'))"
 else
   echo "WARNING: datasets.synth is missing: training on real photos only"
 fi
@@ -211,7 +252,8 @@ if [ -f "$CKPT/detector43.pt" ]; then
 fi
 stage "evaluate"
 EVAL_THREADS=$((CORES > 8 ? 8 : CORES))
-# val: real sessions never trained on (best.pt was picked on them); test: sessions used for nothing else
+# val: real sessions never trained on (best.pt was picked on them); test: sessions used for nothing else.
+# The carried photos are 512 px copies (prepare_gpu_carry.sh): compare models on the originals, locally.
 for split in val test; do
   grep -q "^$split:" "$DATA_YAML" || continue
   for models in models models43; do
