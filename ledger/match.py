@@ -162,13 +162,20 @@ def score_hand(match: Match, number: int, winner: str, discarder: str | None, ha
     except HandError as exc:
         raise LedgerError(f"deal {number}: {exc}") from None
     if not result.meets_minimum:
-        flowers = parsed.context.flowers
-        counted = f"{result.total} fan" + (f", {result.total - flowers} without the flowers," if flowers else "")
-        raise LedgerError(
+        raise UnderMinimum(number, result.total, parsed.context.flowers)
+    return parsed, result.total
+
+
+class UnderMinimum(LedgerError):
+    """The hand scores under the 8-fan minimum (flowers do not count toward it): not a win to record."""
+
+    def __init__(self, number: int, total: int, flowers: int):
+        counted = f"{total} fan" + (f", {total - flowers} without the flowers," if flowers else "")
+        super().__init__(
             f"deal {number}: the hand scores {counted} under the {MINIMUM_FAN}-fan minimum"
             f"{' (flowers do not count toward it)' if flowers else ''}: record it as a false win"
         )
-    return parsed, result.total
+        self.number, self.total, self.flowers = number, total, flowers
 
 
 def deal_points(match: Match, deal: Deal) -> tuple[int, int, int, int]:
