@@ -11,6 +11,7 @@ from scoring.tiles import ALL_TILES, Tile
 from .draft import Draft, Target
 from .glyphs import strip_html, tile_button_label, tile_label
 from .i18n import t, translator
+from .match import add_to_match_panel
 from .widgets import context_form, score_and_show, set_context_state, show_waits
 from .winctx import HandFacts
 
@@ -153,4 +154,5 @@ def render() -> None:
     except HandError as exc:
         st.error(t("bad_hand", msg=str(exc)))
         return
-    score_and_show(hand, discarder)
+    if score_and_show(hand, discarder) is not None:
+        add_to_match_panel("manual")

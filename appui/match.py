@@ -3,18 +3,22 @@
 Every run reads the match from the database, so two browser sessions on one match see the same
 ledger; a deal another session recorded first is refused with the reason, nothing is lost.
 "Score in the manual scorer / a photo" puts the deal's winds, the winner's seat and the
-discarder into that page's win-context form; back here, one click adds the hand scored there.
+discarder into that page's win-context form; back here, one click adds the hand scored there,
+or "Add to match" on that page does it (`add_to_match_panel`: the same hand and deal building).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
 from ledger.exchange import ledger_from_json, ledger_to_csv, ledger_to_json
-from ledger.match import Deal, Ledger, LedgerError, Match, draw, false_win, win
+from ledger.match import Deal, Ledger, LedgerError, Match, UnderMinimum, draw, false_win, win
 from ledger.rules import DEALS_PER_MATCH, SeatRule, prevalent_wind
 from ledger.store import LedgerStore, MatchNotFound, default_url
 from ledger.tournament import tournament
@@ -30,9 +34,13 @@ MESSAGE = PREFIX + "message"
 NOTATION = PREFIX + "notation"
 SOURCE = PREFIX + "source"
 PENDING = PREFIX + "pending"  # the deal sent to another page for scoring (widget state does not survive a page switch)
+CURRENT = PREFIX + "current"  # the match this session's Match page shows (not a widget key: kept on other pages)
+ADDED = PREFIX + "added"  # the last win "Add to match" recorded: a second click of the same hand adds nothing
 # the other pages' session keys (appui.manual / appui.photo; read, not imported: the photo page loads the models)
 MANUAL_PREFIX, PHOTO_PREFIX = "manual.", "photo."
 MANUAL_DRAFT, PHOTO_READ = "manual.draft", "photo.photo"
+PAGE_PREFIXES = {"manual": MANUAL_PREFIX, "photo": PHOTO_PREFIX}
+MATCH_PAGE = "appui/pages/match.py"
 
 _LABELS: dict[str, tuple[str, str]] = {
     "title": ("Match", "对局记分"),
@@ -100,6 +108,26 @@ _LABELS: dict[str, tuple[str, str]] = {
     "tournament": ("Tournament: every match in this database", "赛事：本数据库中的所有对局"),
     "matches_played": ("Matches", "局数"),
     "db_error": ("The match database cannot be opened: {msg}", "无法打开对局数据库：{msg}"),
+    # "Add to match" on the photo and manual pages
+    "add_to_match": ("Add to match", "记入对局"),
+    "will_add": ("Match #{id}, deal {n}: {winner} ({seat}) wins {how} · {fan} fan",
+                 "对局 #{id} 第 {n} 盘：{winner}（{seat}）{how} · {fan} 番"),
+    "how_discard": ("on {who}'s discard", "和 {who} 的点炮"),
+    "how_self_drawn": ("self-drawn", "自摸"),
+    "added": ("Added to match #{id} as deal {n}: {winner} {fan} fan · {points}",
+              "已记入对局 #{id} 第 {n} 盘：{winner} {fan} 番 · {points}"),
+    "no_open_match": ("No match is open: start or choose one on the Match page, then add the hand.",
+                      "没有打开的对局：请先在“对局记分”页开始或选择一局，再记入这手牌。"),
+    "open_match_page": ("Open the Match page", "打开对局记分页"),
+    "match_over": ("Match #{id} is over: all 16 deals are recorded.", "对局 #{id} 已结束：16 盘均已记录。"),
+    "ask_won_by_first": ("Say how it was won (discard or self-drawn) first.", "请先选择和牌方式（点和或自摸）。"),
+    "ask_discarder_first": ("Say who discarded first.", "请先选择放铳者。"),
+    "under_minimum": ("Not added: {fan} fan ({without} without the flowers) is under the 8-fan minimum, so this "
+                      "is not a win. If it was declared, record a false win on the Match page.",
+                      "未记入：{fan} 番（不计花牌 {without} 番）不足 8 番起和，不是和牌。若已宣布和牌，请在对局记分页记为诈和。"),
+    "not_added": ("Not added: {msg}", "未记入：{msg}"),
+    "already_added": ("Already in match #{id} as deal {n}: a second click adds nothing.",
+                      "已记入对局 #{id} 第 {n} 盘：再次点击不会重复记录。"),
 }
 
 
@@ -198,6 +226,132 @@ def carry_to_page(prefix: str, ledger: Ledger, number: int, winner: str, discard
     state.setdefault(prefix + "context_seen", {})
 
 
+# --- "Add to match" on the photo and manual pages ------------------------------------------
+
+
+class Refused(Exception):
+    """Why a hand scored on another page cannot be added now (a message in the page's language)."""
+
+    def __init__(self, text: str, *, to_match_page: bool = False):
+        super().__init__(text)
+        self.text, self.to_match_page = text, to_match_page
+
+
+@dataclass(frozen=True)
+class PageWin:
+    """A win scored on the photo or manual page, built into the current match's next deal."""
+
+    match_id: int
+    deal: Deal
+    seat: str  # the winner's seat wind in that deal
+    guard: str  # the scored hand with its page context, in this match: the same one twice adds one deal
+
+
+def page_fingerprint(source: str) -> str | None:
+    """The hand scored on `source`'s page with the context picked there (None when there is no hand)."""
+    hand = hand_from_pages(source)
+    if hand is None:
+        return None
+    prefix, state = PAGE_PREFIXES[source], st.session_state
+    picked = [state.get(prefix + name) for name in ("seat", "won_by", "discarder")]
+    return hashlib.sha1(json.dumps([source, hand.to_json(), picked], sort_keys=True).encode()).hexdigest()
+
+
+def page_win(source: str) -> PageWin:
+    """The hand scored on the photo or manual page as the next deal of the match open in this session:
+    the winner is the player at the seat picked there, the discarder the one at the discarding seat;
+    the ledger scores it with the deal's winds. Refused (with the reason) when it cannot be added."""
+    state = st.session_state
+    match_id = state.get(CURRENT)
+    if match_id is None:
+        raise Refused(tr("no_open_match"), to_match_page=True)
+    try:
+        ledger = store().ledger(match_id)
+    except MatchNotFound:
+        raise Refused(tr("no_open_match"), to_match_page=True) from None
+    except LedgerError as exc:
+        raise Refused(tr("db_error", msg=str(exc))) from None
+    hand, fingerprint = hand_from_pages(source), page_fingerprint(source)
+    if hand is None or fingerprint is None:
+        raise Refused(tr("no_hand_there"))
+    guard = f"{match_id}:{fingerprint}"
+    added = state.get(ADDED)
+    if added and added["guard"] == guard and added["number"] <= len(ledger.rows):
+        if ledger.rows[added["number"] - 1].deal.hand == added["hand"]:  # still there (not undone)
+            raise Refused(tr("already_added", id=match_id, n=added["number"]))
+    number = ledger.next_deal
+    if number is None:
+        raise Refused(tr("match_over", id=match_id), to_match_page=True)
+    prefix, match = PAGE_PREFIXES[source], ledger.match
+    won_by, seat, discarding = (state.get(prefix + name) for name in ("won_by", "seat", "discarder"))
+    if won_by not in ("discard", "self_drawn") or seat not in WIND_ZH:
+        raise Refused(tr("ask_won_by_first"))
+    discarder = None
+    if won_by == "discard":
+        if discarding not in WIND_ZH or discarding == seat:
+            raise Refused(tr("ask_discarder_first"))
+        discarder = match.player_at(discarding, number)
+    try:
+        deal = win(match, number, match.player_at(seat, number), discarder=discarder, hand=hand)
+    except UnderMinimum as exc:
+        raise Refused(tr("under_minimum", fan=exc.total, without=exc.total - exc.flowers)) from None
+    except LedgerError as exc:
+        raise Refused(tr("not_added", msg=str(exc))) from None
+    return PageWin(match_id, deal, seat, guard)
+
+
+def _page_message_key(source: str) -> str:
+    return f"{PREFIX}message.{source}"
+
+
+def _on_add_to_match(source: str) -> None:
+    """The click (read afresh from the database and the page: a double click's second run sees the first deal)."""
+    state = st.session_state
+    shown_with = (state.get(CURRENT), page_fingerprint(source))
+    try:
+        planned = page_win(source)
+        ledger = store().add_deal(planned.match_id, planned.deal)
+    except Refused as refusal:
+        state[_page_message_key(source)] = (shown_with, "error", refusal.text, refusal.to_match_page)
+        return
+    except LedgerError as exc:  # another session recorded this deal number first, the database went away...
+        state[_page_message_key(source)] = (shown_with, "error", tr("not_added", msg=str(exc)), False)
+        return
+    deal = planned.deal
+    row = ledger.rows[deal.number - 1]
+    points = " · ".join(f"{p} {row.points[i]:+d}" for i, p in enumerate(ledger.match.players))
+    state[ADDED] = {"guard": planned.guard, "number": deal.number, "hand": deal.hand}
+    pending = state.get(PENDING)
+    if pending and pending.get("match") == planned.match_id:
+        state.pop(PENDING)  # that deal is recorded: the Match page must not offer it again
+    text = tr("added", id=planned.match_id, n=deal.number, winner=deal.winner, fan=deal.total, points=points)
+    state[_page_message_key(source)] = (shown_with, "success", text, False)
+
+
+def add_to_match_panel(source: str) -> None:
+    """Under a hand scored on the photo ("photo") or manual ("manual") page: what "Add to match" would
+    record in the match open in this session, the button, and what the last click did."""
+    state = st.session_state
+    try:
+        preview: PageWin | None = page_win(source)
+    except Refused:
+        preview = None  # the click says why
+    if preview is not None:
+        deal = preview.deal
+        how = tr("how_discard", who=deal.discarder) if deal.discarder else tr("how_self_drawn")
+        st.caption(tr("will_add", id=preview.match_id, n=deal.number, winner=deal.winner,
+                      seat=wind_name(preview.seat), how=how, fan=deal.total))
+    st.button(tr("add_to_match"), key=PAGE_PREFIXES[source] + "add_to_match", icon=":material/scoreboard:",
+              on_click=_on_add_to_match, args=(source,))
+    message = state.get(_page_message_key(source))
+    if message is None or message[0] != (state.get(CURRENT), page_fingerprint(source)):
+        return  # none yet, or about another hand or match than the one shown now
+    _, kind, text, to_match_page = message
+    (st.success if kind == "success" else st.error)(text)
+    if to_match_page:
+        st.page_link(MATCH_PAGE, label=tr("open_match_page"), icon=":material/scoreboard:")
+
+
 # --- the page -------------------------------------------------------------------
 
 
@@ -266,9 +420,12 @@ def _pick_match() -> int | None:
     ids = [s.id for s in summaries]
     labels = {s.id: f"#{s.id} " + (s.match.name or " · ".join(s.match.players))
               + (f" · {tr('table')} {s.match.table}" if s.match.table else "") + f" · {s.deals}/16" for s in summaries}
-    if st.session_state.get(MATCH_ID) not in ids:
-        st.session_state[MATCH_ID] = ids[-1]
-    return st.selectbox(tr("choose"), ids, key=MATCH_ID, format_func=labels.get)
+    if st.session_state.get(MATCH_ID) not in ids:  # a widget key: gone once another page ran
+        current = st.session_state.get(CURRENT)
+        st.session_state[MATCH_ID] = current if current in ids else ids[-1]
+    match_id = st.selectbox(tr("choose"), ids, key=MATCH_ID, format_func=labels.get)
+    st.session_state[CURRENT] = match_id  # the match "Add to match" on the photo and manual pages adds to
+    return match_id
 
 
 def _current_deal(ledger: Ledger) -> None:
@@ -395,8 +552,6 @@ def _sheet(ledger: Ledger, match_id: int) -> None:
     st.line_chart(chart_data(ledger), x_label=tr("deal_no"), y_label=tr("points"))
     st.subheader(tr("final") if ledger.finished else tr("standings"))
     st.dataframe(standings_table(ledger), hide_index=True, width="stretch")
-    import json
-
     c1, c2 = st.columns(2)
     c1.download_button(tr("csv"), ledger_to_csv(ledger), file_name=f"match-{match_id}.csv", mime="text/csv",
                        key=PREFIX + "csv", width="stretch")
@@ -452,4 +607,5 @@ def render() -> None:
     _tournament(ledgers)
 
 
-__all__ = ["render", "deal_table", "chart_data", "standings_table", "carry_to_page", "hand_from_pages"]
+__all__ = ["render", "deal_table", "chart_data", "standings_table", "carry_to_page", "hand_from_pages",
+           "add_to_match_panel", "page_win", "Refused", "PageWin"]

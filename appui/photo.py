@@ -25,6 +25,7 @@ from .correction import FLOWERS, GROUPS, HAND, MELD_GROUPS, UNPLACED, WIN, Corre
 from .dataroot import OutsideDataRoot, data_root, relative_name, resolve_inside
 from .glyphs import tile_label
 from .i18n import lang, t, tile_words, translator
+from .match import add_to_match_panel
 from .models import get_detector, model_label, read_with
 from .overlay import crop, draw_boxes, fit, group_colour
 from .saving import SaveError, photo_name, save_for_training
@@ -464,13 +465,14 @@ def winning_hints(reading: Reading, context: WinContext, limit: int = 3) -> list
     return hints
 
 
-def _score(photo: PhotoRead, context: WinContext, discarder: str | None) -> None:
-    """One clear total with its fans; a hand that does not win says which tile to look at."""
+def _score(photo: PhotoRead, context: WinContext, discarder: str | None) -> bool:
+    """One clear total with its fans; a hand that does not win says which tile to look at.
+    True when a total is shown."""
     try:
         from scoring.scorer import NotWinningHand, score
     except ImportError as exc:
         st.error(t("scorer_missing", msg=str(exc)))
-        return
+        return False
     try:
         hand = photo.reading.to_hand(context)
         result = score(hand)
@@ -487,11 +489,12 @@ def _score(photo: PhotoRead, context: WinContext, discarder: str | None) -> None
                 for h in hints:
                     st.button(photo.reading.tiles[h.index].cls, key=f"{PREFIX}hint.{h.index}", on_click=_select,
                               args=(h.index,), type="tertiary", icon=":material/search:")
-        return
+        return False
     except HandError as exc:
         st.warning(t("cannot_score", msg=str(exc)))
-        return
+        return False
     show_result(result, hand.context, discarder, details_folded=True)
+    return True
 
 
 def _save_panel(photo: PhotoRead) -> None:
@@ -548,8 +551,8 @@ def render() -> None:
         context, discarder = context_form(PREFIX, _facts(photo.reading), flowers_read=photo.reading.flower_count,
                                           ask=True)
         _remember_context()
-        if context is not None:
-            _score(photo, context, discarder)
+        if context is not None and _score(photo, context, discarder):
+            add_to_match_panel("photo")
     with right:
         open_, settled = _doubts(photo)  # once a run: settling a doubt tries every face in the hand
         _issues(photo, open_, settled)

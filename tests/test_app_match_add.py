@@ -1,0 +1,158 @@
+"""Streamlit AppTest of "Add to match" on the photo and manual pages: the hand scored there goes into the
+match open in this session as its next deal, the winner and discarder taken from the seats picked there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sqlalchemy")
+
+import streamlit as st  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from appui.demo_scene import TruthDetector, demo_scene  # noqa: E402
+from appui.models import DETECTOR_OVERRIDE_KEY  # noqa: E402
+from ledger.match import Match  # noqa: E402
+from ledger.store import LedgerStore  # noqa: E402
+from scoring import parse_hand, score  # noqa: E402
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+TIMEOUT = 60
+EAST_PUNG = "[EEE] [123p] 456p 789p 1s +1s"
+PHOTO_HAND = "[EEE] [123p] 456p 789p 1s +1s self-drawn seat=S prevalent=W flowers=1"
+
+
+@pytest.fixture(autouse=True)
+def data_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("MCR_DATA", str(tmp_path))
+    monkeypatch.delenv("MCR_DATABASE_URL", raising=False)
+    st.cache_resource.clear()
+    yield tmp_path
+    st.cache_resource.clear()
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def app(detector=None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    if detector is not None:
+        at.session_state[DETECTOR_OVERRIDE_KEY] = detector
+    return ok(at.run())
+
+
+def start_match(at: AppTest) -> AppTest:
+    at.switch_page("appui/pages/match.py").run()
+    for wind, name in zip("ESWN", ("Ann", "Bob", "Cat", "Dan")):
+        at.text_input(key=f"match.name_{wind}").input(name)
+    (start,) = [b for b in at.button if b.label == "Start the match"]
+    return ok(start.click().run())
+
+
+def manual_hand(at: AppTest, notation: str, discarder_seat: str | None, seat: str = "E") -> AppTest:
+    at.switch_page("appui/pages/manual.py").run()
+    at.text_input(key="manual.notation").input(notation).run()
+    at.button(key="manual.load").click().run()
+    at.selectbox(key="manual.seat").set_value(seat).run()
+    at.segmented_control(key="manual.won_by").set_value("discard" if discarder_seat else "self_drawn").run()
+    if discarder_seat:
+        at.selectbox(key="manual.discarder").set_value(discarder_seat).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def recorded(match_id: int = 1) -> list:
+    with LedgerStore() as store:
+        return store.deals(match_id)
+
+
+def test_add_from_the_manual_page_records_the_next_deal_with_the_seats_picked_there():
+    at = manual_hand(start_match(app()), EAST_PUNG, discarder_seat="W")  # seat E: Ann wins on Cat's (W) discard
+    assert any(c.value == "Match #1, deal 1: Ann (E 东) wins on Cat's discard · 22 fan" for c in at.caption), \
+        [c.value for c in at.caption]
+    ok(at.button(key="manual.add_to_match").click().run())
+    (added,) = [s.value for s in at.success if s.value.startswith("Added")]
+    assert added == "Added to match #1 as deal 1: Ann 22 fan · Ann +46 · Bob -8 · Cat -30 · Dan -8"
+    (deal,) = recorded()
+    assert (deal.number, deal.winner, deal.discarder, deal.total) == (1, "Ann", "Cat", 22)
+    # deal 2: Bob deals, so the seat picked (S) is now Cat's and the discarding seat (E) Bob's
+    manual_hand(at, EAST_PUNG, discarder_seat="E", seat="S")
+    ok(at.button(key="manual.add_to_match").click().run())
+    (added,) = [s.value for s in at.success if s.value.startswith("Added")]
+    assert added == "Added to match #1 as deal 2: Cat 20 fan · Ann -8 · Bob -28 · Cat +44 · Dan -8"
+    deals = recorded()
+    assert [(d.number, d.winner, d.discarder, d.total) for d in deals] == [(1, "Ann", "Cat", 22), (2, "Cat", "Bob", 20)]
+    # back on the Match page: the same match, both deals, deal 3 next
+    at.switch_page("appui/pages/match.py").run()
+    assert at.subheader[0].value == "Deal 3 of 16 · E 东 round · dealer Cat"
+
+
+def test_add_from_the_photo_page():
+    scene = demo_scene(parse_hand(PHOTO_HAND), seed=1)
+    at = start_match(app(TruthDetector(scene)))
+    at.switch_page("appui/pages/photo.py").run()
+    at.file_uploader(key="photo.upload").upload("scene.jpg", scene.jpeg(), "image/jpeg").run()
+    at.segmented_control(key="photo.won_by").set_value("self_drawn").run()
+    at.selectbox(key="photo.seat").set_value("S").run()  # deal 1: Bob sits South
+    ok(at.button(key="photo.add_to_match").click().run())
+    # the ledger scores it with deal 1's winds (East round), not the West round the photo page was left at
+    expected = score(parse_hand(PHOTO_HAND.replace("prevalent=W", "prevalent=E"))).total
+    assert expected != score(parse_hand(PHOTO_HAND)).total
+    (deal,) = recorded()
+    assert (deal.number, deal.winner, deal.discarder, deal.total) == (1, "Bob", None, expected)
+    (added,) = [s.value for s in at.success if s.value.startswith("Added")]
+    assert added == (f"Added to match #1 as deal 1: Bob {expected} fan · "
+                     f"Ann -{8 + expected} · Bob +{3 * (8 + expected)} · Cat -{8 + expected} · Dan -{8 + expected}")
+
+
+def test_no_match_open_is_refused_with_the_way_to_the_match_page():
+    with LedgerStore() as store:  # another table's match in the same database: never guessed
+        store.create_match(Match(("Eve", "Fay", "Gus", "Hal"), table="2"))
+    at = manual_hand(app(), EAST_PUNG, discarder_seat="W")
+    assert not [c for c in at.caption if c.value.startswith("Match #")]  # nothing offered
+    at.button(key="manual.add_to_match").click().run()
+    assert not at.exception, at.exception
+    assert [e.value for e in at.error] == [
+        "No match is open: start or choose one on the Match page, then add the hand."]
+    (link,) = at.get("page_link")
+    assert (link.proto.page, link.proto.label) == ("match", "Open the Match page")
+    assert recorded() == []
+
+
+def test_a_double_click_adds_one_deal():
+    at = manual_hand(start_match(app()), EAST_PUNG, discarder_seat="W")
+    ok(at.button(key="manual.add_to_match").click().run())
+    at.button(key="manual.add_to_match").click().run()
+    assert not at.exception, at.exception
+    assert [e.value for e in at.error] == ["Already in match #1 as deal 1: a second click adds nothing."]
+    assert [d.number for d in recorded()] == [1]
+    # undone on the Match page: the same hand can be added again
+    at.switch_page("appui/pages/match.py").run()
+    ok(at.button(key="match.undo").click().run())
+    manual_hand(at, EAST_PUNG, discarder_seat="W")
+    ok(at.button(key="manual.add_to_match").click().run())
+    assert [(d.number, d.winner) for d in recorded()] == [(1, "Ann")]
+
+
+def test_a_hand_under_eight_fan_is_refused():
+    at = manual_hand(start_match(app()), "123m 456m 789p 234s 5s +5s", discarder_seat="S")
+    at.button(key="manual.add_to_match").click().run()
+    assert not at.exception, at.exception
+    assert any(e.value.startswith("Not added: 5 fan (5 without the flowers) is under the 8-fan minimum")
+               for e in at.error), [e.value for e in at.error]
+    assert recorded() == []
+
+
+def test_add_to_match_in_chinese():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["lang"] = "zh"
+    at = manual_hand(at.run(), EAST_PUNG, discarder_seat="W")
+    (button,) = [b for b in at.button if b.key == "manual.add_to_match"]
+    assert button.label == "记入对局"
+    button.click().run()
+    assert [e.value for e in at.error] == ["没有打开的对局：请先在“对局记分”页开始或选择一局，再记入这手牌。"]
