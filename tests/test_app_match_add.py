@@ -87,7 +87,9 @@ def test_add_from_the_manual_page_records_the_next_deal_with_the_seats_picked_th
     assert added == "Added to match #1 as deal 2: Cat 20 fan · Ann -8 · Bob -28 · Cat +44 · Dan -8"
     deals = recorded()
     assert [(d.number, d.winner, d.discarder, d.total) for d in deals] == [(1, "Ann", "Cat", 22), (2, "Cat", "Bob", 20)]
-    # back on the Match page: the same match, both deals, deal 3 next
+    # back on the Match page: the same match (not the newest one), both deals, deal 3 next
+    with LedgerStore() as store:
+        store.create_match(Match(("Eve", "Fay", "Gus", "Hal"), table="2"))
     at.switch_page("appui/pages/match.py").run()
     assert at.subheader[0].value == "Deal 3 of 16 · E 东 round · dealer Cat"
 
