@@ -14,6 +14,9 @@ The photo shows one tile of each face in rows (`shared/spec/calibration-layout.m
 3. Few-shot head (`vision.fewshot`): each face's prototype is the mean pooled feature of its
    crops; the blend with the classifier (temperature and share) is chosen on further copies,
    never worse crop by crop on the base val data than the classifier alone.
+   `--method finetune`: instead, the classifier's .pt is fine-tuned on the crops mixed with labeled
+   crops of the base train photos (ultralytics on the CPU, time-boxed) and exported as `vision.adapt`
+   does (an ensemble keeps its other members); `--method both`: the head on the fine-tuned classifier.
 4. Write a version of DIR (`vision.registry`): the classifier with the head inside, its card
    (photos, command, figures before and after). It becomes the version in use only when it reads
    the calibration photos exactly and reads the base val photos no worse than the version in use.
@@ -29,6 +32,7 @@ import json
 import random
 import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -48,6 +52,7 @@ DEFAULT = CalibrateSettings()
 DEFAULT_BASE_VAL = REPO_ROOT.parent / "shared" / "datasets" / "real" / "chinese-v4"
 BASE_CLASSIFIER = "classifier_base.onnx"  # a calibrated version keeps the classifier it was made from
 PHOTOS_DIR = "photos"
+METHODS = ("fewshot", "finetune", "both")  # --method: the few-shot head, a fine-tuned classifier, or both
 
 
 class CalibrationError(RuntimeError):
@@ -295,6 +300,177 @@ def base_crops(embedder: Embedder, models_dir: Path, images: Sequence[Path], set
     return embedder.run_inputs(np.concatenate(recorder.batches))
 
 
+# ---------------------------------------------------------------- fine-tuning the classifier (--method finetune)
+
+
+def labeled_base_crops(images: Sequence[Path], size: int, settings: DetectorSettings,
+                       seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(crops, canonical ids) of the labeled face tiles of base photos, cut as the runtime cuts them
+    (boxes jittered a little): the other sets' faces the fine-tune must not forget."""
+    from vision.crops import cut_tiles
+    from vision.evaluate import read_truth
+    from vision.images import decode_image
+
+    rng = random.Random(seed)
+    crops, labels = [], []
+    for image in images:
+        try:
+            picture = decode_image(image, settings, reduce_to=settings.decode_long_side).bgr
+        except ValueError:
+            continue
+        truth = read_truth(image, picture.shape[1], picture.shape[0])
+        faces = (truth.class_id != CLASS_ID[BACK]) & (truth.class_id >= 0)
+        boxes = truth.xyxy[faces].copy()
+        for box in boxes:
+            bw, bh = box[2] - box[0], box[3] - box[1]
+            box += np.array([rng.uniform(-0.04, 0.04) * bw, rng.uniform(-0.04, 0.04) * bh,
+                             rng.uniform(-0.04, 0.04) * bw, rng.uniform(-0.04, 0.04) * bh], np.float32)
+        if len(boxes):
+            crops.append(cut_tiles(picture, boxes, size, settings))
+            labels.append(truth.class_id[faces])
+    if not crops:
+        return np.zeros((0, size, size, 3), np.uint8), np.zeros(0, np.int64)
+    return np.concatenate(crops), np.concatenate(labels).astype(np.int64)
+
+
+def write_crop_folder(folder: Path, names: Sequence[str], splits: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    """FOLDER/{split}/<face name>/*.png, the layout ultralytics classifies from; every face gets a folder,
+    and a split without a crop of a face borrows one from another split (its figures mean nothing)."""
+    from tileset.classes import CLASS_NAMES
+
+    for split, (crops, labels) in splits.items():
+        for name in names:
+            (folder / split / name).mkdir(parents=True, exist_ok=True)
+        for k, (crop, label) in enumerate(zip(crops, labels)):
+            cv2.imwrite(str(folder / split / CLASS_NAMES[int(label)] / f"{k:06d}.png"), crop)
+    for name in names:
+        for split in splits:
+            if not any((folder / split / name).iterdir()):
+                donor = next((f for other in splits for f in sorted((folder / other / name).glob("*.png"))), None)
+                if donor is None:
+                    raise CalibrationError(f"no crop of {name} to fine-tune with (neither the photo nor the base data)")
+                shutil.copy(donor, folder / split / name / f"lent_{donor.name}")
+
+
+def member_graph(ensemble_onnx: Path, member: int, target: Path) -> Path:
+    """Member `member` of an ensemble classifier (`vision.export.merge_classifiers`) as a classifier of
+    its own, taking the ensemble's input (it resizes inside as before), with the ensemble's metadata."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    model = onnx.load(str(ensemble_onnx))
+    prefix = f"m{member}_"
+    graph = model.graph
+    nodes = [n for n in graph.node if n.output and all(o.startswith(prefix) for o in n.output)]
+    inits = [i for i in graph.initializer if i.name.startswith(prefix)]
+    classes = graph.output[0].type.tensor_type.shape.dim[-1].dim_value
+    out = helper.make_model(
+        helper.make_graph(nodes, f"member{member}", [graph.input[0]],
+                          [helper.make_tensor_value_info(f"{prefix}output0", TensorProto.FLOAT, ["batch", classes])],
+                          initializer=inits),
+        opset_imports=list(model.opset_import))
+    out.ir_version = model.ir_version
+    for prop in model.metadata_props:
+        out.metadata_props.append(onnx.StringStringEntryProto(key=prop.key, value=prop.value))
+    onnx.checker.check_model(out)
+    onnx.save(out, str(target))
+    return target
+
+
+def _metadata(onnx_path: Path) -> dict[str, str]:
+    import onnx
+
+    return {p.key: p.value for p in onnx.load(str(onnx_path), load_external_data=False).metadata_props}
+
+
+def ensemble_members(classifier_onnx: Path) -> int:
+    """How many members an ensemble classifier averages (1: a plain classifier)."""
+    from vision.fewshot import with_features
+
+    return with_features(classifier_onnx)[1]
+
+
+@dataclass(frozen=True)
+class FineTune:
+    onnx: Path  # the fine-tuned classifier, an ensemble again when the source was one
+    checkpoint: Path
+    epochs: int
+    train_crops: int  # the photo's crops
+    base_crops: int  # labeled base crops mixed in
+    seconds: float
+    check_accuracy: float  # held-out copies of the photo, crop by crop, with the fine-tuned classifier alone
+    classifier_check_accuracy: float  # ... with the classifier it started from
+
+
+def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Sequence[str], imgsz: int,
+                        train: tuple[np.ndarray, np.ndarray], check: tuple[np.ndarray, np.ndarray],
+                        base: tuple[np.ndarray, np.ndarray], settings: CalibrateSettings, seed: int,
+                        log: Callable[[str], None]) -> FineTune:
+    """Fine-tune `weights` (the version in use's classifier .pt, the largest member of an ensemble) on the
+    photo's crops (canonical ids) mixed with labeled base crops, time-boxed, with ultralytics on the CPU;
+    export it the way `vision.adapt` does; an ensemble's other members are kept as they were."""
+    import contextlib
+    import logging
+
+    from vision.adapt import DEFAULT as ADAPT
+    from vision.export import _add_metadata, export_checkpoint, merge_classifiers
+    from vision.train import _ultralytics_environment
+
+    started = time.monotonic()
+    data = work / "crops"
+    write_crop_folder(data, names, {"train": (np.concatenate([train[0], base[0]]), np.concatenate([train[1], base[1]])),
+                                    "val": check})
+    _ultralytics_environment()
+    import torch
+    from ultralytics import YOLO
+
+    def threads(_: Any) -> None:  # ultralytics leaves one core of two idle
+        torch.set_num_threads(settings.finetune_threads)
+
+    epochs_done: list[int] = []
+
+    handlers = [h for h in logging.getLogger("ultralytics").handlers if isinstance(h, logging.StreamHandler)]
+    streams = [h.setStream(sys.stderr) for h in handlers]  # stdout carries the one JSON line
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            model = YOLO(str(weights))
+            model.add_callback("on_pretrain_routine_end", threads)
+            model.add_callback("on_train_start", threads)
+            model.add_callback("on_train_epoch_end", lambda trainer: epochs_done.append(trainer.epoch + 1))
+            model.train(data=str(data), epochs=settings.finetune_max_epochs, time=settings.finetune_seconds / 3600,
+                        imgsz=imgsz, batch=settings.finetune_batch, device="cpu", workers=0, amp=False,
+                        optimizer=ADAPT.optimizer, lr0=settings.finetune_lr0, warmup_epochs=0, seed=seed,
+                        deterministic=True, project=str(work.resolve()), name="finetune", exist_ok=True, plots=False,
+                        patience=settings.finetune_max_epochs + 1, verbose=False,
+                        fliplr=0.0, erasing=0.1, scale=0.1)  # as vision.adapt: tiles are not mirror-symmetric
+            run = work / "finetune" / "weights"
+            checkpoint = run / "best.pt" if (run / "best.pt").is_file() else run / "last.pt"
+            if not checkpoint.is_file():
+                raise CalibrationError(f"fine-tuning the classifier left no checkpoint in {run}")
+            epochs = max(epochs_done, default=0)
+            tuned = export_checkpoint(checkpoint, work / "finetuned_member.onnx", "classifier", dynamic=True)
+            members = ensemble_members(source_onnx)
+            if members > 1:  # the .pt is member 0 (the largest input); the others stay as shipped
+                others = [member_graph(source_onnx, k, work / f"member{k}.onnx") for k in range(1, members)]
+                tuned = merge_classifiers([tuned, *others], work / "finetuned.onnx",
+                                          [str(checkpoint), *(f"{source_onnx.name} member {k}" for k in range(1, members))])
+                _add_metadata(tuned, {key: value for key, value in _metadata(source_onnx).items()
+                                      if key == "mcr_ensemble"})  # the kept members take the input at its size
+    finally:
+        for handler, stream in zip(handlers, streams):
+            handler.setStream(stream)
+    check_ids = check[1]
+    accuracy = []
+    for onnx_path in (source_onnx, tuned):
+        embedder = Embedder(onnx_path, settings.finetune_threads)
+        probs, _ = embedder(check[0])
+        accuracy.append(float((embedder.to_canonical[probs.argmax(axis=1)] == check_ids).mean()))
+    log(f"  fine-tuned {epochs} epoch(s) on {len(train[1])} crops of the photo + {len(base[1])} base crops "
+        f"({time.monotonic() - started:.0f} s); held-out copies {accuracy[0]:.2%} -> {accuracy[1]:.2%} read right")
+    return FineTune(tuned, checkpoint, epochs, len(train[1]), len(base[1]), time.monotonic() - started,
+                    accuracy[1], accuracy[0])
+
+
 # ---------------------------------------------------------------- the pipeline
 
 
@@ -307,10 +483,12 @@ class CalibrationResult:
     before: dict[str, Any]
     after: dict[str, Any]
     issues: tuple[str, ...] = field(default=())
+    method: str = "fewshot"
 
     def to_json(self) -> dict[str, Any]:
         return {"version": self.version, "promoted": self.promoted, "seconds": round(self.seconds, 1),
-                "before": self.before, "after": self.after, "issues": list(self.issues), "reason": self.reason}
+                "before": self.before, "after": self.after, "issues": list(self.issues), "reason": self.reason,
+                "method": self.method}
 
 
 def read_photo(detector: Any, photo: Path, bonus: "tuple[str, ...] | None",
@@ -339,10 +517,11 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
               detector_settings: DetectorSettings = DetectorSettings(), name: str = "calibrated", seed: int = 0,
               command: str = "", log: Callable[[str], None] = print,
               progress: "Callable[[float, str], None] | None" = None,
-              layouts: "Sequence[LayoutReading] | None" = None) -> CalibrationResult:
+              layouts: "Sequence[LayoutReading] | None" = None, method: str = "fewshot") -> CalibrationResult:
     """Learn the set shown in `photos` (see the module doc); raises LayoutProblem before writing anything
     when a photo does not show the layout. `layouts`: each photo's tiles as a person confirmed them (e.g.
-    `read_unordered`), instead of reading the layout."""
+    `read_unordered`), instead of reading the layout. `method` (METHODS): the few-shot head on the
+    classifier, the classifier's .pt fine-tuned on the crops, or the head on the fine-tuned classifier."""
     from vision.detector import TileDetector
     from vision.evaluate import dataset_images, evaluate
     from vision.fewshot import PROTOTYPES_FILE, FewShotHead, bake, prototypes_from
@@ -357,6 +536,8 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
 
     if not photos:
         raise CalibrationError("no photo given")
+    if method not in METHODS:
+        raise CalibrationError(f"unknown method {method!r}: one of {', '.join(METHODS)}")
     registry = Registry(models_root)
     parent = registry.active_name()
     parent_dir = registry.active_dir()
@@ -410,35 +591,67 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     check_x, check_y = np.concatenate(check_crops), np.concatenate(check_labels)
     step(0.5, f"[calibrate 2/5] {len(train_x)} crops to learn from, {len(check_x)} to choose the blend with")
 
-    train_probs, train_feats = embedder(train_x)
-    check_probs, check_feats = embedder(check_x)
-    columns = embedder.column_of(train_y)
-    prototypes = prototypes_from(train_feats, columns, train_w, len(embedder.names), embedder.members,
-                                 settings.clusters, seed)
     base_images: list[Path] = []
     issues: list[str] = []
     if base_val is not None and Path(base_val).exists():
         base_images = dataset_images(Path(base_val), "val")
     elif base_val is not None:
         issues.append(f"no base val data at {base_val}: the base check was skipped")
-    base = base_crops(embedder, parent_dir, base_images[: settings.base_crops_images],
-                      detector_settings) if base_images else None
-    choice = choose_blend(prototypes, embedder.members, (check_probs, check_feats, embedder.column_of(check_y)),
-                          base, settings)
-    step(0.65, f"[calibrate 3/5] few-shot head: scale {choice.scale:g}, threshold margin {choice.margin:g}; held-out copies "
-               f"{choice.classifier_check_accuracy:.2%} -> {choice.check_accuracy:.2%} read right; every one of "
-               f"{choice.base_crops} base val crops read as before")
-    head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds)
+    source = _classifier_source(parent_dir, detector_settings)
+    tune: "FineTune | None" = None
+    choice: "BlendChoice | None" = None
+    head: "FewShotHead | None" = None
+    with tempfile.TemporaryDirectory(prefix="mcr_calibrate_") as scratch:
+        work = Path(scratch)
+        if method != "fewshot":
+            weights = parent_dir / (Path(detector_settings.classifier_file).stem + ".pt")
+            if not weights.is_file():
+                raise CalibrationError(f"--method {method} fine-tunes the classifier's PyTorch weights: {parent} "
+                                       f"has no {weights.name}")
+            base_train: list[Path] = []
+            if base_images:
+                try:
+                    base_train = dataset_images(Path(base_val), "train")  # type: ignore[arg-type]
+                except Exception as error:  # a base dataset without a train split: the photo's crops alone
+                    issues.append(f"no base train photos to mix into the fine-tune: {error}")
+            base_train = base_train[:: max(1, len(base_train) // max(1, settings.finetune_base_images))]
+            base_train = base_train[: settings.finetune_base_images]
+            imgsz = int(detector.model_info.classifier_imgsz)
+            labeled = labeled_base_crops(base_train, imgsz, detector_settings, seed)
+            step(0.5, f"[calibrate 3/5] fine-tuning {weights.name} on {len(train_x)} crops of the photo(s) + "
+                      f"{len(labeled[1])} labeled crops of {len(base_train)} base photos "
+                      f"(time box {settings.finetune_seconds:.0f} s)")
+            tune = finetune_classifier(work, weights, source, embedder.names, imgsz, (train_x, train_y),
+                                       (check_x, check_y), labeled, settings, seed, log)
+            embedder = Embedder(tune.onnx, detector_settings.intra_op_threads)
+        classifier = source if tune is None else tune.onnx
+        if method != "finetune":
+            train_probs, train_feats = embedder(train_x)
+            check_probs, check_feats = embedder(check_x)
+            columns = embedder.column_of(train_y)
+            prototypes = prototypes_from(train_feats, columns, train_w, len(embedder.names), embedder.members,
+                                         settings.clusters, seed)
+            base = base_crops(embedder, parent_dir, base_images[: settings.base_crops_images],
+                              detector_settings) if base_images else None
+            choice = choose_blend(prototypes, embedder.members,
+                                  (check_probs, check_feats, embedder.column_of(check_y)), base, settings)
+            step(0.65, f"[calibrate 3/5] few-shot head: scale {choice.scale:g}, threshold margin {choice.margin:g}; "
+                       f"held-out copies {choice.classifier_check_accuracy:.2%} -> {choice.check_accuracy:.2%} read "
+                       f"right; every one of {choice.base_crops} base val crops read as before")
+            head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds)
+            bake(classifier, head, work / "with_head.onnx")
+            classifier = work / "with_head.onnx"
+        classifier_bytes = classifier.read_bytes()
 
     version_dir = registry.new_version_dir(name)
     try:
         for model_file in sorted(parent_dir.glob("*.onnx")) + sorted(parent_dir.glob("*.pt")):
             if model_file.name not in (BASE_CLASSIFIER, detector_settings.classifier_file):
                 shutil.copy2(model_file, version_dir / model_file.name)
-        source = _classifier_source(parent_dir, detector_settings)
         shutil.copy2(source, version_dir / BASE_CLASSIFIER)
-        bake(source, head, version_dir / detector_settings.classifier_file)
-        head.save(version_dir / PROTOTYPES_FILE)
+        (version_dir / detector_settings.classifier_file).write_bytes(classifier_bytes)
+        if head is not None:
+            head.save(version_dir / PROTOTYPES_FILE)
         (version_dir / PHOTOS_DIR).mkdir()
         for index, photo in enumerate(photos):
             shutil.copy2(photo, version_dir / PHOTOS_DIR / f"{index + 1:02d}_{Path(photo).name}")
@@ -479,10 +692,17 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
             "metrics": after_json, "parent_metrics": before_json,
             "misread_before": [line for r in before for line in r.misread],
             "misread_after": [line for r in after for line in r.misread],
-            "head": {"scale": choice.scale, "threshold_margin": choice.margin, "check_accuracy": choice.check_accuracy,
-                     "classifier_check_accuracy": choice.classifier_check_accuracy,
-                     "base_crops_unchanged": choice.base_crops,
-                     "train_crops": int(len(train_x)), "check_crops": int(len(check_x))},
+            "method": method,
+            "head": None if choice is None else {
+                "scale": choice.scale, "threshold_margin": choice.margin, "check_accuracy": choice.check_accuracy,
+                "classifier_check_accuracy": choice.classifier_check_accuracy,
+                "base_crops_unchanged": choice.base_crops,
+                "train_crops": int(len(train_x)), "check_crops": int(len(check_x))},
+            "finetune": None if tune is None else {
+                "epochs": tune.epochs, "seconds": round(tune.seconds, 1), "train_crops": tune.train_crops,
+                "base_crops": tune.base_crops, "check_accuracy": tune.check_accuracy,
+                "classifier_check_accuracy": tune.classifier_check_accuracy,
+                "weights": f"{parent}/{Path(detector_settings.classifier_file).stem}.pt (the fine-tuned weights are not kept)"},
             "base_val": {"data": str(base_val) if base_images else None, "photos": len(checked),
                          "before": base_old, "after": base_new},
             "settings": asdict(settings), "issues": issues,
@@ -495,7 +715,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
         registry.activate(version_dir.name)
     step(1.0, f"[calibrate 5/5] {'promoted' if promote else 'not promoted'}: {reason}; version {version_dir.name} "
               f"({time.monotonic() - started:.0f} s)")
-    return CalibrationResult(version_dir.name, promote, reason, seconds, before_json, after_json, tuple(issues))
+    return CalibrationResult(version_dir.name, promote, reason, seconds, before_json, after_json, tuple(issues), method)
 
 
 def cached_base_figures(registry: Registry, parent_dir: Path, images: Sequence[Path], settings: DetectorSettings,
@@ -523,9 +743,9 @@ def write_card(folder: Path, card: dict[str, Any]) -> None:
     from tileset.labelfiles import atomic_write_text
 
     atomic_write_text(folder / "card.json", json.dumps(card, indent=1, ensure_ascii=False) + "\n")
-    before, after, head = card["parent_metrics"], card["metrics"], card["head"]
+    before, after, head, tune = card["parent_metrics"], card["metrics"], card["head"], card.get("finetune")
     lines = [
-        f"# Model version {card['name']} (calibration)",
+        f"# Model version {card['name']} (calibration, method {card.get('method', 'fewshot')})",
         "",
         f"Calibrated from `{card['parent']}` on {card['created']} with:",
         "",
@@ -537,9 +757,15 @@ def write_card(folder: Path, card: dict[str, Any]) -> None:
     if "base_read_accuracy" in before:
         lines.append(f"- Base val ({card['base_val']['photos']} photos of `{card['base_val']['data']}`) read accuracy: "
                      f"before {before['base_read_accuracy']:.2%}, after {after['base_read_accuracy']:.2%}")
+    if tune is not None:
+        lines.append(f"- Fine-tuned classifier: {tune['epochs']} epoch(s) in {tune['seconds']:.0f} s on {tune['train_crops']} "
+                     f"crops of the photo(s) + {tune['base_crops']} base crops; held-out copies "
+                     f"{tune['classifier_check_accuracy']:.2%} -> {tune['check_accuracy']:.2%}")
+    if head is not None:
+        lines.append(f"- Few-shot head: scale {head['scale']:g}, threshold margin {head['threshold_margin']:g} "
+                     f"({head['train_crops']} crops; held-out copies {head['classifier_check_accuracy']:.2%} -> "
+                     f"{head['check_accuracy']:.2%})")
     lines += [
-        f"- Few-shot head: scale {head['scale']:g}, threshold margin {head['threshold_margin']:g} ({head['train_crops']} crops; held-out "
-        f"copies {head['classifier_check_accuracy']:.2%} -> {head['check_accuracy']:.2%})",
         f"- Promoted: {'yes' if card['promoted'] else 'no'} — {card['reason']}",
         f"- Time: {card['seconds']:.0f} s",
         "",
@@ -563,6 +789,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the tiles of each photo as a person confirmed them (the app's one-of-each fallback): "
                              "a JSON list, per photo, of {row, place, expected, read_as, confidence, xyxy}")
     parser.add_argument("--views", type=int, default=DEFAULT.views, help="augmented copies per photo to learn from")
+    parser.add_argument("--method", choices=METHODS, default="fewshot",
+                        help="fewshot: a few-shot head baked into the classifier; finetune: the classifier's .pt "
+                             "fine-tuned on the photo's crops mixed with base data (ultralytics, time-boxed); both: "
+                             "the head on the fine-tuned classifier (default: %(default)s)")
     parser.add_argument("--name", default="calibrated", help="label in the new version's name")
     parser.add_argument("--seed", type=int, default=0)
     return parser
@@ -594,7 +824,7 @@ def main(argv: "list[str] | None" = None) -> int:
         result = calibrate(args.photos, models_root=args.models, bonus=bonus, base_val=args.base_val,
                            settings=replace(DEFAULT, views=args.views), name=args.name, seed=args.seed,
                            command=command, log=lambda line: print(line, file=sys.stderr, flush=True),
-                           layouts=layouts)
+                           layouts=layouts, method=args.method)
     except LayoutProblem as error:
         print(f"error: {error.photo} does not show the calibration layout; nothing was written:", file=sys.stderr)
         for problem in error.problems:
@@ -605,7 +835,7 @@ def main(argv: "list[str] | None" = None) -> int:
         return 2
     except Exception as error:
         if type(error).__name__ in ("ModelLoadError", "ClassTableMismatch", "ImageError", "DatasetError",
-                                    "FewShotError"):
+                                    "FewShotError", "ExportError"):
             print(f"error: {error}", file=sys.stderr)
             return 2
         raise

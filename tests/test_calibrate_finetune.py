@@ -1,0 +1,149 @@
+"""`python -m vision calibrate --method finetune|both`: the classifier's .pt fine-tuned on the photo's crops
+with ultralytics, on a tiny model (a real, short run: slow-marked like vision.adapt's)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tileset.classes import CLASS_ID, FACE_NAMES
+from vision.registry import Registry
+
+pytest.importorskip("ultralytics")
+from tests.test_calibrate import (  # noqa: E402
+    NO_READERS,
+    QUICK,
+    SIZE,
+    face_colours,
+    layout_boxes,
+    tiny_classifier,
+)
+from tests.vision_fake_models import fake_finder, raw_head  # noqa: E402
+
+SHIFT = 5  # the calibrated set paints face i as the pretrained set paints face i + SHIFT: new to the model
+
+
+def tile_picture(width: int, height: int, index: int, rng: np.random.Generator) -> np.ndarray:
+    tile = np.full((height, width, 3), 235, np.uint8)
+    top, bottom = face_colours(index % len(FACE_NAMES))
+    tile[4:height // 2, 3:width - 3] = top
+    tile[height // 2:height - 4, 3:width - 3] = bottom
+    noise = rng.normal(0, 6, tile.shape)
+    return np.clip(tile + noise, 0, 255).astype(np.uint8)
+
+
+def pretrained_classifier(root: Path, work: Path) -> Path:
+    """classifier.pt: yolo11n-cls at 32 px trained briefly on set A's faces; its ONNX export as
+    member 0 of a two-member ensemble classifier.onnx (the shipped layout: the .pt is member 0)."""
+    from vision.calibrate import write_crop_folder
+    from vision.export import export_checkpoint, merge_classifiers
+    from vision.train import _ultralytics_environment
+
+    rng = np.random.default_rng(0)
+    crops = np.stack([cv2.resize(tile_picture(40, 56, k, rng), (32, 32)) for k in range(len(FACE_NAMES))
+                      for _ in range(12)])
+    labels = np.array([CLASS_ID[name] for name in FACE_NAMES for _ in range(12)])
+    write_crop_folder(work / "pre", FACE_NAMES, {"train": (crops, labels), "val": (crops[::6], labels[::6])})
+    _ultralytics_environment()
+    from ultralytics import YOLO
+
+    YOLO("yolo11n-cls.yaml").train(data=str(work / "pre"), epochs=3, imgsz=32, batch=32, device="cpu", workers=0,
+                                   project=str(work / "runs"), name="pre", plots=False, amp=False, verbose=False,
+                                   lr0=0.002, optimizer="AdamW", warmup_epochs=0, seed=0)
+    (root / "classifier.pt").write_bytes((work / "runs" / "pre" / "weights" / "last.pt").read_bytes())
+    member0 = export_checkpoint(root / "classifier.pt", work / "member0.onnx", "classifier", dynamic=True)
+    member1 = sorted_names(tiny_classifier(work / "member1.onnx"))
+    return merge_classifiers([member0, member1], root / "classifier.onnx", ["classifier.pt", "tiny"])
+
+
+def sorted_names(classifier: Path) -> Path:
+    """The tiny random classifier with its classes named in ultralytics' order (sorted folder names)."""
+    import onnx
+
+    model = onnx.load(str(classifier))
+    for prop in model.metadata_props:
+        if prop.key == "names":
+            prop.value = str(dict(enumerate(sorted(FACE_NAMES))))
+    onnx.save(model, str(classifier))
+    return classifier
+
+
+def calibration_photo(path: Path) -> Path:
+    rng = np.random.default_rng(1)
+    image = np.full((SIZE, SIZE, 3), 90, np.uint8)
+    for name, (x0, y0, x1, y1) in layout_boxes():
+        image[y0:y1, x0:x1] = tile_picture(x1 - x0, y1 - y0, FACE_NAMES.index(name) + SHIFT, rng)
+    cv2.imwrite(str(path), image)
+    return path
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("shipped")
+    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for _, (x0, y0, x1, y1) in layout_boxes()]
+    fake_finder(root / "detector.onnx", raw_head(boxes, [[0.9, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
+    pretrained_classifier(root, tmp_path_factory.mktemp("pretrain"))
+    return root
+
+
+def models_copy(shipped: Path, target: Path) -> Path:
+    target.mkdir()
+    for model in shipped.glob("*.*"):
+        (target / model.name).write_bytes(model.read_bytes())
+    return target
+
+
+def test_a_member_of_an_ensemble_reads_as_it_did_inside_it(shipped: Path, tmp_path: Path) -> None:
+    from vision.calibrate import Embedder, ensemble_members, member_graph
+
+    member = member_graph(shipped / "classifier.onnx", 1, tmp_path / "member1.onnx")
+    alone = sorted_names(tiny_classifier(tmp_path / "tiny.onnx"))
+    crops = np.random.default_rng(2).integers(0, 255, (6, 32, 32, 3), dtype=np.uint8)
+    assert ensemble_members(shipped / "classifier.onnx") == 2 and ensemble_members(member) == 1
+    np.testing.assert_allclose(Embedder(member, 1)(crops)[0], Embedder(alone, 1)(crops)[0], atol=1e-5)
+
+
+@pytest.mark.slow
+def test_finetune_learns_the_set_into_a_version_whose_card_names_the_method(shipped: Path, tmp_path: Path) -> None:
+    from vision.calibrate import Embedder, calibrate
+
+    models = models_copy(shipped, tmp_path / "models")
+    photo = calibration_photo(tmp_path / "layout.png")
+    settings = replace(QUICK, finetune_seconds=30.0, finetune_max_epochs=3, finetune_lr0=0.002)
+    result = calibrate([photo], models_root=models, base_val=None, settings=settings, detector_settings=NO_READERS,
+                       log=print, method="finetune")
+    version = Registry(models).path_of(result.version)
+    card = json.loads((version / "card.json").read_text())
+    assert result.method == card["method"] == "finetune" and "method finetune" in (version / "card.md").read_text()
+    assert card["head"] is None and not (version / "prototypes.npz").exists()
+    tune = card["finetune"]
+    assert tune["epochs"] >= 1 and tune["train_crops"] == 2 * (QUICK.views + 1) * len(FACE_NAMES)
+    assert tune["check_accuracy"] > tune["classifier_check_accuracy"]  # the fine-tune learned the shifted colours
+    assert result.after["read_accuracy"] > result.before["read_accuracy"]
+    assert card["promoted"] == (result.after["read_accuracy"] == 1.0)
+    # the version keeps the classifier it was made from, and an ensemble stays one (member 1 as shipped)
+    assert (version / "classifier_base.onnx").read_bytes() == (shipped / "classifier.onnx").read_bytes()
+    tuned = Embedder(version / "classifier.onnx", 1)
+    assert tuned.members == 2
+
+
+@pytest.mark.slow
+def test_both_puts_the_head_on_the_fine_tuned_classifier(shipped: Path, tmp_path: Path, capsys) -> None:
+    from vision.__main__ import main
+
+    models = models_copy(shipped, tmp_path / "models")
+    photo = calibration_photo(tmp_path / "layout.png")
+    code = main(["calibrate", str(photo), "--models", str(models), "--base-val", str(tmp_path / "none"),
+                 "--views", "4", "--method", "both"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    summary = json.loads(out.out.strip().splitlines()[-1])  # ultralytics' own lines went to stderr
+    assert summary["method"] == "both"
+    version = Registry(models).path_of(summary["version"])
+    card = json.loads((version / "card.json").read_text())
+    assert card["head"] is not None and card["finetune"] is not None and (version / "prototypes.npz").is_file()
