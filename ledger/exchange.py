@@ -9,10 +9,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import replace
 from typing import Any
 
 from .match import Deal, Ledger, LedgerError, Match, Result, build_ledger, draw, false_win, win
-from .rules import SeatRule
+from .rules import SeatRule, check_deal_number
 
 FORMAT = "mcr-ledger"
 FORMAT_VERSION = 1
@@ -59,7 +60,7 @@ def deal_from_json(match: Match, data: Any, *, rescore: bool = True) -> Deal:
     """A deal from its JSON; a win's hand is scored again (so an edited total cannot slip in)."""
     if not isinstance(data, dict):
         raise LedgerError("a deal must be a JSON object")
-    number = data.get("number")
+    number = check_deal_number(data.get("number"))
     try:
         result = Result(data.get("result"))
     except ValueError:
@@ -67,15 +68,23 @@ def deal_from_json(match: Match, data: Any, *, rescore: bool = True) -> Deal:
             f"deal {number}: result must be one of {', '.join(r.value for r in Result)}, not {data.get('result')!r}"
         ) from None
     if result is Result.DRAW:
-        return draw(number)  # type: ignore[arg-type]
+        return draw(number)
     if result is Result.FALSE_WIN:
-        return false_win(match, number, data.get("offender"), data.get("penalty"))  # type: ignore[arg-type]
+        return false_win(match, number, _player_name(number, data, "offender"), data.get("penalty"))
+    winner = _player_name(number, data, "winner")
+    discarder = None if data.get("discarder") is None else _player_name(number, data, "discarder")
     hand = data.get("hand")
     if hand is not None and not rescore:
-        return Deal(number, Result.WIN, winner=data.get("winner"), discarder=data.get("discarder"),
-                    total=data.get("total"), hand=hand)
-    return win(match, number, data.get("winner"), discarder=data.get("discarder"),  # type: ignore[arg-type]
-               hand=hand, total=data.get("total"))
+        # the stored total is kept, not scored again; the players and the total are still checked
+        return replace(win(match, number, winner, discarder=discarder, total=data.get("total")), hand=hand)
+    return win(match, number, winner, discarder=discarder, hand=hand, total=data.get("total"))
+
+
+def _player_name(number: int, data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str):
+        raise LedgerError(f"deal {number}: {key} must be a player's name, not {value!r}")
+    return value
 
 
 def ledger_to_json(ledger: Ledger) -> dict[str, Any]:

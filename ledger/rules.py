@@ -57,7 +57,7 @@ class DealNumberError(LedgerError):
     """A deal number outside 1..16."""
 
 
-def check_deal_number(number: int) -> int:
+def check_deal_number(number: object) -> int:
     if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= DEALS_PER_MATCH:
         raise DealNumberError(f"a deal number is 1 to {DEALS_PER_MATCH}, not {number!r}")
     return number

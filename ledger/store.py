@@ -211,7 +211,7 @@ class LedgerStore:
 
     def list_matches(self) -> list[MatchSummary]:
         with self.engine.connect() as conn:
-            counts = dict(conn.execute(
+            counts: dict[int, int] = dict(conn.execute(
                 sa.select(deals.c.match_id, sa.func.count()).group_by(deals.c.match_id)
             ).all())
             rows = conn.execute(sa.select(matches.c.id, matches.c.created_at).order_by(matches.c.id)).all()

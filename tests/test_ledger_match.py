@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.exchange import ledger_from_json, ledger_to_csv, ledger_to_json
+from ledger.exchange import deal_from_json, ledger_from_json, ledger_to_csv, ledger_to_json
 from ledger.match import (
     DealTaken,
     LedgerError,
@@ -191,6 +191,35 @@ def test_import_rescore_refuses_an_edited_total():
     data["deals"][0]["total"] = 88
     with pytest.raises(LedgerError, match="scores 22 fan, not 88"):
         ledger_from_json(data)
+
+
+def test_import_without_rescoring_keeps_the_total_but_checks_the_deal():
+    match = Match(PLAYERS).validate()
+    stored = ledger_to_json(build_ledger(match, play_match(match)[:1]))["deals"][0]
+    kept = deal_from_json(match, dict(stored, total=30), rescore=False)
+    assert (kept.number, kept.winner, kept.discarder, kept.total) == (1, "Ann", "Cat", 30)
+    assert kept.hand == stored["hand"]
+    with pytest.raises(LedgerError, match="a deal number is 1 to 16, not None"):
+        deal_from_json(match, {k: v for k, v in stored.items() if k != "number"}, rescore=False)
+    with pytest.raises(LedgerError, match="no player 'Zed'"):
+        deal_from_json(match, dict(stored, winner="Zed"), rescore=False)
+    with pytest.raises(LedgerError, match="under the 8-fan minimum"):
+        deal_from_json(match, dict(stored, total=5), rescore=False)
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"number": "2", "result": "draw"}, "a deal number is 1 to 16, not '2'"),
+        ({"number": 2, "result": "win", "total": 8}, "deal 2: winner must be a player's name, not None"),
+        ({"number": 2, "result": "win", "winner": "Ann", "discarder": 3, "total": 8},
+         "deal 2: discarder must be a player's name, not 3"),
+        ({"number": 2, "result": "false_win", "offender": ["Ann"]}, "deal 2: offender must be a player's name"),
+    ],
+)
+def test_import_refuses_a_deal_with_a_wrong_number_or_name(data, message):
+    with pytest.raises(LedgerError, match=message):
+        deal_from_json(Match(PLAYERS).validate(), data)
 
 
 @pytest.mark.parametrize(
