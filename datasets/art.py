@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -160,7 +161,7 @@ def _load_gnome(root: Path) -> ArtSet:
 
 
 _LOADERS: dict[str, Callable[[Path], ArtSet]] = {
-    **{f"kde-{t}": (lambda root, t=t: _load_kde(root, t)) for t in _KDE_SETS},
+    **{f"kde-{t}": partial(_load_kde, tileset=t) for t in _KDE_SETS},
     "gl-mahjongtile": _load_gl,
     "fluffystuff-riichi": _load_fluffy,
     "gnome-smooth": _load_gnome,

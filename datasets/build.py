@@ -413,7 +413,7 @@ def build(args: argparse.Namespace) -> dict[str, object]:
     for split in splits:
         items = plan.parts()[split]
         boxes = write_split(args.out, split, items, args.link)
-        summary[split] = {
+        part: dict[str, object] = {
             "images": len(items),
             "boxes": boxes,
             "real_images": sum(i.origin == "real" for i in items),
@@ -423,7 +423,8 @@ def build(args: argparse.Namespace) -> dict[str, object]:
         }
         if split == "train" and args.squeezed_copies > 0:
             copies, copied_boxes = write_squeezed_copies(args.out, items, args.squeezed_copies, args.seed)
-            summary[split].update(squeezed_copies=copies, images=len(items) + copies, boxes=boxes + copied_boxes)
+            part.update(squeezed_copies=copies, images=len(items) + copies, boxes=boxes + copied_boxes)
+        summary[split] = part
     summary["dropped_augmented_copies"] = len(plan.dropped)
     summary["val_sessions"] = sorted({i.session for i in plan.val if i.origin == "real"})
     summary["args"] = {k: (str(v) if isinstance(v, Path) else [str(x) for x in v] if isinstance(v, list) else v)

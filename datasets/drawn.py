@@ -14,6 +14,7 @@ dragons need a CJK font and are left out without one.
 
 from __future__ import annotations
 
+import math
 import random
 from functools import lru_cache
 from pathlib import Path
@@ -90,7 +91,7 @@ def _stick(image: np.ndarray, centre: tuple[int, int], length: int, width: int, 
         else:
             cv2.polylines(image, [corners], True, (*ink, 255), thickness, cv2.LINE_AA)
     half_l, half_w = length / 2, width / 2
-    dark = tuple(int(v * 0.55) for v in colour)
+    dark: Colour = (int(colour[0] * 0.55), int(colour[1] * 0.55), int(colour[2] * 0.55))
     if style == "bone":
         cap = max(2.0, length * 0.14)
         bar(half_w * 0.45, -half_l, half_l, colour, -1)
@@ -183,6 +184,7 @@ def _font(path: str, size: int) -> ImageFont.FreeTypeFont:
 def text_rgba(text: str, height: int, max_width: int, colour: Colour, font: Path | None) -> np.ndarray:
     """`text` as an RGBA (BGR order) image about `height` px tall, no wider than `max_width`;
     `font` None: OpenCV's own font."""
+    image: np.ndarray
     if font is None:
         scale = height / 22
         (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, round(scale * 2)))
@@ -191,7 +193,7 @@ def text_rgba(text: str, height: int, max_width: int, colour: Colour, font: Path
     else:
         pil_font = _font(str(font), max(6, height))
         x0, y0, x1, y1 = pil_font.getbbox(text)
-        canvas = Image.new("RGBA", (max(1, x1 - x0 + 4), max(1, y1 - y0 + 4)), (0, 0, 0, 0))
+        canvas = Image.new("RGBA", (max(1, math.ceil(x1 - x0) + 4), max(1, math.ceil(y1 - y0) + 4)), (0, 0, 0, 0))
         ImageDraw.Draw(canvas).text((2 - x0, 2 - y0), text, font=pil_font, fill=(colour[2], colour[1], colour[0], 255))
         image = np.asarray(canvas)[..., [2, 1, 0, 3]].copy()
     if image.shape[1] > max_width:

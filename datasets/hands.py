@@ -116,23 +116,24 @@ def random_hand(rng: random.Random, *, shape: str | None = None, target_fan: int
         raise ValueError(f"unknown shape {shape!r}: use one of {', '.join(SHAPES)}")
     if target_fan is not None and target_fan not in TEMPLATES:
         raise ValueError(f"unknown fan id {target_fan!r}: use 1..81")
-    if shape is None and target_fan is None and rng.random() < _TARGETED_SHARE:
-        target_fan = rng.choice(sorted(TEMPLATES))
+    fan = None if target_fan is None else FanId(target_fan)
+    if shape is None and fan is None and rng.random() < _TARGETED_SHARE:
+        fan = rng.choice(sorted(TEMPLATES))
     for _ in range(_MAX_TRIES):
-        if target_fan is not None:
-            hand = _build(rng, TEMPLATES[target_fan](rng))
+        if fan is not None:
+            hand = _build(rng, TEMPLATES[fan](rng))
         else:
             chosen = shape or rng.choices(SHAPES, weights=_SHAPE_WEIGHTS)[0]
             hand = _build(rng, _SHAPE_BUILDERS[chosen](rng))
         if hand is not None:
             return hand
-    raise GenerationError(f"no legal hand after {_MAX_TRIES} tries (shape={shape}, target_fan={target_fan})")
+    raise GenerationError(f"no legal hand after {_MAX_TRIES} tries (shape={shape}, target_fan={fan})")
 
 
-def random_hands(seed: int, n: int, **kw: object) -> list[Hand]:
+def random_hands(seed: int, n: int, *, shape: str | None = None, target_fan: int | None = None) -> list[Hand]:
     """`n` hands from `random.Random(seed)`: the same seed gives the same hands."""
     rng = random.Random(seed)
-    return [random_hand(rng, **kw) for _ in range(n)]  # type: ignore[arg-type]
+    return [random_hand(rng, shape=shape, target_fan=target_fan) for _ in range(n)]
 
 
 # --- building a hand from a plan -----------------------------------------------------------

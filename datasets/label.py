@@ -66,7 +66,9 @@ def prelabel_folder(folder: Path, detector: Detector, model: str, *, overwrite_r
     reviewed photo can be undone.
     """
     if read_image is None:
-        from vision.images import load_image as read_image
+        from vision.images import load_image
+
+        read_image = load_image
     unreadable = image_errors()
     photos = list_photos(folder)
     labeled = skipped = boxes = 0

@@ -205,7 +205,8 @@ def json_export_boxes(tasks: Iterable[Any], photos: dict[str, Photo], warnings: 
         if not isinstance(task, dict):
             warnings.append(f"task {number}: not a Label Studio task ({type(task).__name__}), skipped")
             continue
-        data = task.get("data") if isinstance(task.get("data"), dict) else {}
+        given = task.get("data")
+        data = given if isinstance(given, dict) else {}
         image_name = str(data.get("mcr_photo") or data.get("image") or task.get("image") or "")
         photo = match_photo(image_name, photos)
         if photo is None:

@@ -208,7 +208,7 @@ def draw_canvas(plan: ScenePlan, art: ArtSet, style: TileStyle, rng: random.Rand
     # shadows: the body footprints pushed away from the light, blurred (drawn at a quarter size: they are soft)
     light = np.array([rng.uniform(-1, 1), rng.uniform(-1, 0.6)]) * plan.thickness * rng.uniform(0.3, 1.0)
     q = 0.25
-    shadow = np.zeros((int(h * q) + 1, int(w * q) + 1), np.uint8)
+    shadow: np.ndarray = np.zeros((int(h * q) + 1, int(w * q) + 1), np.uint8)
     for t in tiles:
         base = px(t) + body_offsets[id(t)] * ppu
         _fill(shadow, _hull(base, base + light * ppu, px(t)) * q, (255,))

@@ -298,7 +298,7 @@ def _variation(overrides: dict[str, Any]) -> SceneVariation:
     unknown = set(overrides) - set(SceneVariation.__dataclass_fields__)
     if unknown:
         raise TypeError(f"unknown scene variation(s): {', '.join(sorted(unknown))}")
-    fixed = {k: Range(float(v), float(v)) if isinstance(v, (int, float)) and isinstance(getattr(DEFAULT_VARIATION, k), Range) else v
+    fixed: dict[str, Any] = {k: Range(float(v), float(v)) if isinstance(v, (int, float)) and isinstance(getattr(DEFAULT_VARIATION, k), Range) else v
              for k, v in overrides.items()}
     return replace(DEFAULT_VARIATION, **fixed)
 

@@ -206,11 +206,11 @@ def glass(rng: random.Random, width: int, height: int, unit: float) -> np.ndarra
         centre = (rng.randrange(width), rng.randrange(height))
         axes = (int(unit * rng.uniform(1, 6)), int(unit * rng.uniform(1, 6)))
         cv2.ellipse(img, centre, axes, rng.uniform(0, 180), 0, 360, _colour(rng, v=(0.2, 0.7)).tolist(), -1)
-    img = cv2.GaussianBlur(img, (0, 0), unit * rng.uniform(0.5, 1.5))
+    img = cv2.GaussianBlur(img, (0, 0), unit * rng.uniform(0.5, 1.5)).astype(np.float32, copy=False)
     u, _ = _grid(width, height, rng.uniform(0, math.pi))
     for _ in range(rng.randint(1, 4)):  # window reflections: bright soft bands
-        centre, reach = rng.uniform(u.min(), u.max()), unit * rng.uniform(0.5, 4.0)
-        img += (np.exp(-((u - centre) / reach) ** 2) * rng.uniform(40, 150))[..., None]
+        middle, reach = rng.uniform(u.min(), u.max()), unit * rng.uniform(0.5, 4.0)
+        img += (np.exp(-((u - middle) / reach) ** 2) * rng.uniform(40, 150))[..., None]
     img += nrng.normal(0, 3, img.shape[:2]).astype(np.float32)[..., None]
     return img
 
@@ -308,9 +308,9 @@ def _slanted(rng: random.Random, flat: np.ndarray, width: int, height: int) -> n
     half_w, half_h = fw / SLANT_MARGIN / 2, fh / SLANT_MARGIN / 2
     far = rng.uniform(1.0, 1.3)  # the far edge takes in this much more of the cloth
     near = 2.0 - far
-    src = np.float32([[cx - half_w * far, cy - half_h], [cx + half_w * far, cy - half_h],
-                      [cx + half_w * near, cy + half_h], [cx - half_w * near, cy + half_h]])
-    dst = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    src = np.array([[cx - half_w * far, cy - half_h], [cx + half_w * far, cy - half_h],
+                    [cx + half_w * near, cy + half_h], [cx - half_w * near, cy + half_h]], np.float32)
+    dst = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     return cv2.warpPerspective(flat, cv2.getPerspectiveTransform(src, dst), (width, height), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REFLECT)
 
