@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -117,7 +118,11 @@ def boxes_inside(labels: PhotoLabels, corners: tuple[float, float, float, float]
             if x1 <= box.cx * width <= x2 and y1 <= box.cy * height <= y2]
 
 
-def canvas_action(labels: PhotoLabels, value: object, width: int, height: int) -> tuple[str, object] | None:
+# ("pick", box index) or ("draw", (left, top, right, bottom) in photo pixels)
+CanvasAction = tuple[Literal["pick"], int] | tuple[Literal["draw"], tuple[float, float, float, float]]
+
+
+def canvas_action(labels: PhotoLabels, value: object, width: int, height: int) -> CanvasAction | None:
     """What a click or drag on the shown photo means: ("pick", box index), ("draw", corners in photo
     pixels) or None.  `value` is streamlit-image-coordinates' answer, in screen pixels of the photo
     as shown (`value["width"]` wide)."""
@@ -322,25 +327,26 @@ def _on_canvas(photo: Photo, width: int, height: int) -> None:
     action = canvas_action(labels, st.session_state.get(CANVAS_KEY), width, height)
     if action is None:
         return
-    kind, what = action
-    if kind == "pick":
+    if action[0] == "pick":
+        what = action[1]
         picked = _picked()
         st.session_state[PICKED_KEY] = [i for i in picked if i != what] if what in picked else picked + [what]
         return
+    corners = action[1]
     picked = _picked()
     if len(picked) == 1:  # one box picked: the drag is its right outline
         index = picked[0]
-        box = LabelBox.from_xyxy(labels.boxes[index].class_id, what, width, height)
+        box = LabelBox.from_xyxy(labels.boxes[index].class_id, corners, width, height)
         _change(photo, lambda current: current.with_box(index, box),
                 t("lbl_redrawn", boxes=box_numbers(labels).get(index, index)))
         return
     class_id = st.session_state.get(CLASS_KEY)
     if class_id is None:  # no face to draw with: the drag is a lasso, picking the boxes inside it
-        inside = boxes_inside(labels, what, width, height)
+        inside = boxes_inside(labels, corners, width, height)
         st.session_state[PICKED_KEY] = sorted(set(_picked()) | set(inside))
         _say("info", t("lbl_lassoed", n=len(inside)))
         return
-    box = LabelBox.from_xyxy(class_id, what, width, height)
+    box = LabelBox.from_xyxy(class_id, corners, width, height)
     _change(photo, lambda current: current.with_added(box), t("lbl_added", face=CLASS_NAMES[class_id]))
 
 

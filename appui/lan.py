@@ -48,7 +48,7 @@ def lan_addresses() -> tuple[str, ...]:
             found.extend(a.address for a in addresses if a.family == socket.AF_INET)
     except ImportError:
         try:
-            found.extend(info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET))
+            found.extend(str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET))
         except OSError:
             pass
     return tuple(dict.fromkeys(a for a in found if _is_lan(a)))

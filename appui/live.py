@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -19,13 +19,16 @@ from .settings import DEFAULT_APP_SETTINGS
 from .widgets import context_form, show_result, show_waits
 from .winctx import HandFacts
 
+if TYPE_CHECKING:
+    from streamlit_webrtc import Translations
+
 PREFIX = "live."
 # No STUN/TURN servers, in the browser and on the server: they meet through their host candidates,
 # on localhost or on the LAN (scripts/app.sh --lan), and nothing leaves the network.
 RTC_CONFIGURATION: dict[str, Any] = {"iceServers": []}
 
 
-def camera_messages() -> dict[str, str]:
+def camera_messages() -> Translations:
     """The webcam component's own texts, in player words and the page's language (streamlit-webrtc translations)."""
     return {
         "start": t("cam_start"),
@@ -118,6 +121,8 @@ def render() -> None:
         if not ctx.state.playing or processor is None:
             st.info(t("live_waiting"))
             st.caption(t("no_camera"))
+            return
+        if context is None:  # "Won by" unanswered: the form asks for it
             return
         _show_reading(processor.loop.snapshot(), context, discarder)
 

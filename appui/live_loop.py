@@ -104,7 +104,8 @@ class LiveLoop:
                 if self._closed:
                     return
                 frame, self._pending = self._pending, None
-            self._store(self._read(frame))
+            if frame is not None:
+                self._store(self._read(frame))
 
     def _store(self, reading: _Reading) -> None:
         with self._lock:

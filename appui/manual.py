@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from scoring.hand import HandError, WinContext
@@ -97,7 +99,7 @@ def _current_hand(draft: Draft) -> None:
         groups.append((t("win_tile"), [str(draft.win_tile)]))
     st.markdown(strip_html(groups), unsafe_allow_html=True)
     st.caption(t("click_to_remove"))
-    items: list[tuple[str, str, object, tuple[int, ...]]] = []
+    items: list[tuple[str, str, Callable[..., None], tuple[int, ...]]] = []
     for i, meld in enumerate(draft.melds):
         items.append((f"{_meld_text(meld)} ✕", f"{PREFIX}rm.meld.{i}", _on_remove_meld, (i,)))
     for i, tile in enumerate(draft.standing):
@@ -137,6 +139,8 @@ def render() -> None:
     _current_hand(draft)
     facts = HandFacts.of(draft.melds, draft.standing, draft.win_tile)
     context, discarder = context_form(PREFIX, facts)
+    if context is None:  # "Won by" unanswered: the form asks for it
+        return
     missing = draft.missing()
     if missing == "need_win":
         st.info(t("need_win"))

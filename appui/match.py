@@ -26,7 +26,7 @@ from scoring.hand import Hand, HandError, WinContext
 from scoring.notation import format_hand, parse_hand
 
 from .i18n import lang, pick, translator
-from .widgets import FLAG_NAMES, WIND_ZH
+from .widgets import WIND_ZH
 
 PREFIX = "match."
 MATCH_ID = PREFIX + "id"
@@ -193,7 +193,12 @@ def standings_table(ledger: Ledger) -> list[dict[str, Any]]:
 def context_from_page(prefix: str, flowers: int) -> WinContext:
     """The flags the other page's form holds (last tile, ...); winds and self-drawn are the ledger's."""
     state = st.session_state
-    return WinContext(flowers=flowers, **{name: bool(state.get(prefix + name)) for name in FLAG_NAMES})
+
+    def ticked(name: str) -> bool:
+        return bool(state.get(prefix + name))
+
+    return WinContext(flowers=flowers, last_tile=ticked("last_tile"), last_of_wall=ticked("last_of_wall"),
+                      kong_replacement=ticked("kong_replacement"), robbing_kong=ticked("robbing_kong"))
 
 
 def hand_from_pages(source: str) -> Hand | None:
@@ -423,7 +428,7 @@ def _pick_match() -> int | None:
     if st.session_state.get(MATCH_ID) not in ids:  # a widget key: gone once another page ran
         current = st.session_state.get(CURRENT)
         st.session_state[MATCH_ID] = current if current in ids else ids[-1]
-    match_id = st.selectbox(tr("choose"), ids, key=MATCH_ID, format_func=labels.get)
+    match_id = st.selectbox(tr("choose"), ids, key=MATCH_ID, format_func=lambda i: labels[i])
     st.session_state[CURRENT] = match_id  # the match "Add to match" on the photo and manual pages adds to
     return match_id
 
@@ -490,7 +495,7 @@ def _record_panel(match_id: int, ledger: Ledger) -> None:
             st.switch_page(f"appui/pages/{source}.py")
     st.session_state.setdefault(SOURCE, "notation")
     source = st.segmented_control(tr("hand_from"), ["notation", "manual", "photo"], required=True, key=SOURCE,
-                                  format_func=labeler("src_"))
+                                  format_func=labeler("src_")) or "notation"
     hand: Hand | None = None
     if source == "notation":
         text = st.text_input(tr("notation"), key=NOTATION, placeholder="[EEE] [123p] 456p 789p 1s +1s")

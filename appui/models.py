@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -63,7 +64,7 @@ def read_with(models_root: "str | None" = None) -> str:
 
     from .i18n import t
 
-    registry = Registry(models_root or vision_settings.MODELS_DIR)
+    registry = Registry(Path(models_root) if models_root else vision_settings.MODELS_DIR)
     try:
         version = registry.get(registry.active_name())
     except (OSError, RegistryError):

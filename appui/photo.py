@@ -51,11 +51,10 @@ class PhotoRead:
 
     key: str
     image_bytes: bytes
-    image_bgr: np.ndarray | None
+    image_bgr: np.ndarray
     original: Reading
     reading: Reading
     issues: tuple[Any, ...]  # vision.issues.ReaderIssue
-    error: str | None = None
     model: str = ""
     version: str = ""  # appui.models.read_with(): the model version it was read with
 
@@ -72,24 +71,24 @@ def group_labeler() -> Callable[[str], str]:
     return lambda group: group_label(group, language)
 
 
-def _read_photo(image_bytes: bytes, key: str) -> PhotoRead:
-    empty = Reading(())
+def _read_photo(image_bytes: bytes, key: str) -> PhotoRead | str:
+    """The photo read, or why it could not be read."""
     try:
         from vision.images import ImageError, load_image
         from vision.read import read_detections
     except ImportError as exc:
-        return PhotoRead(key, image_bytes, None, empty, empty, (), t("no_models", msg=str(exc)))
+        return t("no_models", msg=str(exc))
     try:
         image = load_image(image_bytes)
     except ImageError as exc:
-        return PhotoRead(key, image_bytes, None, empty, empty, (), t("bad_image", msg=str(exc)))
+        return t("bad_image", msg=str(exc))
     detector, why = get_detector()
     if detector is None:
-        return PhotoRead(key, image_bytes, image, empty, empty, (), t("no_models", msg=why))
+        return t("no_models", msg=why)
     try:
         result = read_detections(detector.detect(image), WinContext(), with_score=False)
     except Exception as exc:  # a broken model must give a message, not a traceback
-        return PhotoRead(key, image_bytes, image, empty, empty, (), t("detector_failed", msg=f"{type(exc).__name__}: {exc}"))
+        return t("detector_failed", msg=f"{type(exc).__name__}: {exc}")
     reading = Reading.from_tiles(result.tiles)
     return PhotoRead(key, image_bytes, image, reading, reading, tuple(result.issues), model=model_label(detector),
                      version=read_with())
@@ -533,15 +532,16 @@ def render() -> None:
     photo = _current()
     if photo is None or photo.key != key:
         with st.spinner(t("reading_photo")):
-            photo = _read_photo(image_bytes, key)
+            read = _read_photo(image_bytes, key)
+        if isinstance(read, str):
+            st.error(read)
+            st.session_state.pop(PHOTO, None)  # try again on the next run (a model may have been added)
+            return
+        photo = read
         st.session_state[PHOTO] = photo
         st.session_state.pop(SELECTED, None)
         st.session_state[MESSAGE] = None
         _start_context()
-    if photo.error:
-        st.error(photo.error)
-        st.session_state.pop(PHOTO, None)  # try again on the next run (a model may have been added)
-        return
     st.caption(photo.version)
     if not photo.reading.tiles and not photo.original.tiles:
         st.warning(t("no_tiles_hint"))

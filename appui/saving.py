@@ -17,7 +17,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tileset.labelfiles import LabelFileError, LabelMeta, Photo, PhotoLabels, atomic_write_bytes, parse_label_text
+from tileset.labelfiles import (
+    LabelBox,
+    LabelFileError,
+    LabelMeta,
+    Photo,
+    PhotoLabels,
+    atomic_write_bytes,
+    parse_label_text,
+)
 
 from .correction import Reading
 
@@ -48,7 +56,8 @@ def save_for_training(
     height, width = image_bgr.shape[:2]
     image_path = folder / "images" / f"{name}.jpg"
     photo = Photo(image_path, folder / "labels")
-    boxes, confidences = [], []
+    boxes: list[LabelBox] = []
+    confidences: list[float] = []
     for line, confidence in reading.labeled(width, height):
         try:
             boxes.extend(parse_label_text(line))

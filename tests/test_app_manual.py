@@ -140,3 +140,11 @@ def test_thirteen_tiles_show_the_waits_with_their_scores():
     expected = waits(hand.melds, hand.concealed, hand.context)
     assert [r["Tile"].split()[-1] for r in rows] == [str(w.tile) for w in expected] == ["6s", "9s"]
     assert [int(r["On a discard"]) for r in rows] == [w.discard.total for w in expected]
+
+
+def test_won_by_unanswered_asks_for_it_instead_of_a_traceback():
+    at = load(start(), HAND)
+    at.segmented_control(key="manual.won_by").set_value(None).run()  # was AttributeError: 'NoneType' ... 'flowers'
+    assert not at.exception, at.exception
+    assert not at.metric
+    assert any("How was it won?" in i.value for i in at.info)
