@@ -13,6 +13,7 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -20,6 +21,9 @@ import numpy as np
 from scoring.hand import Hand
 from tileset.classes import CLASS_ID, FACE_NAMES
 from vision.detections import Detections
+
+if TYPE_CHECKING:
+    from datasets.art import ArtSet
 
 GLYPH_COLOURS_BGR = {"m": (40, 40, 190), "p": (160, 80, 20), "s": (50, 130, 40), "z": (30, 30, 30), "f": (150, 50, 130)}
 
@@ -39,7 +43,7 @@ def _face(name: str, size: tuple[int, int]) -> np.ndarray:
 
 
 @lru_cache(maxsize=1)
-def glyph_art():  # type: ignore[no-untyped-def]
+def glyph_art() -> ArtSet:
     """An ArtSet with one drawn face per class (42 faces; backs come from the renderer)."""
     from datasets.art import FACE_SIZE, ArtSet
 

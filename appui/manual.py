@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from scoring.hand import HandError, WinContext
+from scoring.hand import HandError, Meld, WinContext
 from scoring.notation import format_tiles, parse_hand
 from scoring.tiles import ALL_TILES, Tile
 
@@ -86,7 +86,7 @@ def _palette() -> None:
                        args=(tile.name,), width="stretch")
 
 
-def _meld_text(meld) -> str:  # type: ignore[no-untyped-def]
+def _meld_text(meld: Meld) -> str:
     body = format_tiles(meld.tiles)
     return f"({body})" if meld.concealed else f"[{body}]"
 

@@ -380,7 +380,7 @@ def _on_start() -> None:
     state = st.session_state
     try:
         match = Match(
-            tuple(state.get(f"{PREFIX}name_{w}", "") for w in "ESWN"),  # type: ignore[arg-type]
+            tuple(state.get(f"{PREFIX}name_{w}", "") for w in "ESWN"),
             SeatRule(state.get(PREFIX + "rule", SeatRule.OFFICIAL.value)),
             name=state.get(PREFIX + "match_name", ""), table=state.get(PREFIX + "table", ""),
             round_label=state.get(PREFIX + "round", ""),

@@ -71,12 +71,13 @@ def draw_style(art: ArtSet, rng: random.Random) -> TileStyle:
         back_art = rng.choice(art.backs)
     back = random_back_colour(rng)
     if back_art is not None and back_art[..., 3].mean() > 200:  # opaque back art sets the body colour
-        back = tuple(int(v) for v in back_art[..., :3].reshape(-1, 3).mean(axis=0))  # type: ignore[assignment]
+        blue, green, red = (int(v) for v in back_art[..., :3].reshape(-1, 3).mean(axis=0))
+        back = (blue, green, red)
     split = rng.choice([rng.uniform(0.3, 0.7), 1.0]) if rng.random() < 0.85 else 0.0
     return TileStyle(
         face=face,
         body_top=_shade(face, rng.uniform(0.82, 0.95)),
-        back=back,  # type: ignore[arg-type]
+        back=back,
         back_art=back_art,
         split=split,
         corner_radius=rng.uniform(0.04, 0.14),

@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> Any:
 
     with LedgerStore(args.database) as store:
         if args.command == "new":
-            match = Match(tuple(args.players), SeatRule(args.seat_rule), args.penalty, args.name, args.table,  # type: ignore[arg-type]
+            match = Match(tuple(args.players), SeatRule(args.seat_rule), args.penalty, args.name, args.table,
                           args.round_label).validate()
             match_id = store.create_match(match)
             return {"match": match_id, **match_to_json(match), **_summary(match_id, store.ledger(match_id))}

@@ -37,7 +37,7 @@ def match_from_json(data: Any) -> Match:
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise LedgerError("'players' must be a list of 4 names")
     return Match(
-        players=tuple(players),  # type: ignore[arg-type]
+        players=tuple(players),
         seat_rule=data.get("seat_rule", SeatRule.OFFICIAL.value),
         false_win_penalty=data.get("false_win_penalty", Match.false_win_penalty),
         name=str(data.get("name", "")),

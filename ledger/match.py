@@ -62,7 +62,7 @@ class Match:
             raise LedgerError(f"seat rule must be one of {', '.join(r.value for r in SeatRule)}, not {self.seat_rule!r}") from None
         if not isinstance(self.false_win_penalty, int) or self.false_win_penalty < 0:
             raise LedgerError(f"the false-win penalty must be a whole number >= 0, not {self.false_win_penalty!r}")
-        return replace(self, players=names, seat_rule=rule)  # type: ignore[arg-type]
+        return replace(self, players=names, seat_rule=rule)
 
     def player(self, name: str) -> int:
         """Index (starting place) of the player called `name`."""

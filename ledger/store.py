@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -140,7 +141,7 @@ class LedgerStore:
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
 
         @sa.event.listens_for(self.engine, "connect")
-        def _on_connect(dbapi_connection, _record):  # type: ignore[no-untyped-def]
+        def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
             dbapi_connection.isolation_level = None  # SQLAlchemy's begin below starts every transaction
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
@@ -149,7 +150,7 @@ class LedgerStore:
             cursor.close()
 
         @sa.event.listens_for(self.engine, "begin")
-        def _on_begin(conn):  # type: ignore[no-untyped-def]
+        def _on_begin(conn: Connection) -> None:
             # take the write lock at the start: two writers queue instead of failing on upgrade
             conn.exec_driver_sql("BEGIN IMMEDIATE")
 
@@ -203,7 +204,7 @@ class LedgerStore:
             sa.select(players.c.name).where(players.c.match_id == match_id).order_by(players.c.place)
         ).scalars().all()
         return Match(
-            players=tuple(names),  # type: ignore[arg-type]
+            players=tuple(names),
             seat_rule=SeatRule(row.seat_rule),
             false_win_penalty=row.false_win_penalty,
             name=row.name, table=row.table_label, round_label=row.round_label,
