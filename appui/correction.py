@@ -33,9 +33,10 @@ class ReadTile:
     @staticmethod
     def from_json(data: Mapping[str, Any], source: int | None = None) -> "ReadTile":
         group = str(data.get("group") or UNPLACED)
+        x1, y1, x2, y2 = (float(v) for v in data["xyxy"])
         return ReadTile(
             cls=str(data["cls"]),
-            xyxy=tuple(float(v) for v in data["xyxy"]),  # type: ignore[arg-type]
+            xyxy=(x1, y1, x2, y2),
             conf=float(data.get("conf", 1.0)),
             group=group if group in GROUPS else UNPLACED,
             source=source,

@@ -331,12 +331,22 @@ def fill(
     """`groups` plus random sets from `pool` up to `n` sets."""
     out = list(groups)
     while len(out) < n:
-        g = random_group(rng, pool, kinds, weights)
-        if g is None:
-            raise GenerationError("empty pool for a set")
-        out.append(g)
+        out.append(_some_group(rng, pool, kinds, weights))
     rng.shuffle(out)
     return tuple(out)
+
+
+def _some_group(
+    rng: random.Random,
+    pool: Iterable[Tile],
+    kinds: tuple[str, ...] = ("chow", "pung", "kong"),
+    weights: tuple[float, ...] | None = None,
+) -> Group:
+    """random_group, or GenerationError when the pool allows no set."""
+    g = random_group(rng, pool, kinds, weights)
+    if g is None:
+        raise GenerationError("empty pool for a set")
+    return g
 
 
 def _suits(rng: random.Random, k: int) -> list[str]:
@@ -780,7 +790,7 @@ def _t_two_terminal_chows(rng: random.Random) -> Plan:
 def _t_one_voided_suit(rng: random.Random) -> Plan:
     a, b = _suits(rng, 2)
     pool = tuple(t for t in ALL_TILES if t.suit in (a, b, "z"))
-    groups = fill(rng, [random_group(rng, [t for t in SUITED if t.suit == s]) for s in (a, b)], pool=pool)  # type: ignore[misc]
+    groups = fill(rng, [_some_group(rng, [t for t in SUITED if t.suit == s]) for s in (a, b)], pool=pool)
     return Plan(groups, rng.choice(pool))
 
 

@@ -168,13 +168,13 @@ def result_to_box(result: Any, warnings: list[str], where: str) -> LabelBox | No
     if not isinstance(names, list) or len(names) != 1 or not isinstance(names[0], str) or names[0] not in CLASS_ID:
         warnings.append(f"{where}: skipped a box labeled {str(names)[:60]!r} (not one of our class names)")
         return None
-    corners = [_number(value.get(k)) for k in ("x", "y", "width", "height")]
-    if any(c is None for c in corners):
+    corners = [c for k in ("x", "y", "width", "height") if (c := _number(value.get(k))) is not None]
+    if len(corners) != 4:
         shown = {k: value.get(k) for k in ("x", "y", "width", "height")}
         warnings.append(f"{where}: skipped a {names[0]} box whose x, y, width, height are not all numbers: "
                         f"{str(shown)[:80]}")
         return None
-    x, y, w, h = (c / 100 for c in corners)  # type: ignore[operator]
+    x, y, w, h = (c / 100 for c in corners)
     rotation = _number(value.get("rotation", 0) or 0)
     if rotation is None or abs(rotation) > 1e-9:
         warnings.append(f"{where}: a rotated box was read without its rotation")

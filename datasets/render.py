@@ -44,7 +44,8 @@ class TileStyle:
 
 
 def _jitter(colour: Colour, rng: random.Random, amount: int) -> Colour:
-    return tuple(int(np.clip(c + rng.randint(-amount, amount), 0, 255)) for c in colour)  # type: ignore[return-value]
+    b, g, r = (int(np.clip(c + rng.randint(-amount, amount), 0, 255)) for c in colour)
+    return b, g, r
 
 
 def _hsv_colour(h: float, s: float, v: float) -> Colour:
@@ -94,7 +95,8 @@ def panel_colour(art: ArtSet) -> Colour:
 
 
 def _shade(colour: Colour, factor: float) -> Colour:
-    return tuple(int(min(255, c * factor)) for c in colour)  # type: ignore[return-value]
+    b, g, r = (int(min(255, c * factor)) for c in colour)
+    return b, g, r
 
 
 # --- faces ----------------------------------------------------------------------------

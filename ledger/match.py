@@ -7,6 +7,7 @@ after it by construction.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
@@ -185,7 +186,7 @@ def deal_points(match: Match, deal: Deal) -> tuple[int, int, int, int]:
     if deal.result is Result.FALSE_WIN:
         assert deal.offender is not None and deal.penalty is not None
         who = match.player(deal.offender)
-        return tuple(-3 * deal.penalty if i == who else deal.penalty for i in range(4))  # type: ignore[return-value]
+        return _by_place(-3 * deal.penalty if i == who else deal.penalty for i in range(4))
     assert deal.winner is not None and deal.total is not None
     winds = match.seat_winds(deal.number)
     by_seat = payments(
@@ -194,7 +195,13 @@ def deal_points(match: Match, deal: Deal) -> tuple[int, int, int, int]:
         winner=winds[match.player(deal.winner)],
         discarder=None if deal.discarder is None else winds[match.player(deal.discarder)],
     )
-    return tuple(by_seat[w] for w in winds)  # type: ignore[return-value]
+    return _by_place(by_seat[w] for w in winds)
+
+
+def _by_place(points: Iterable[int]) -> tuple[int, int, int, int]:
+    """The four players' numbers in the order of their starting places."""
+    first, second, third, fourth = points
+    return first, second, third, fourth
 
 
 @dataclass(frozen=True)
@@ -257,7 +264,7 @@ def build_ledger(match: Match, deals: list[Deal] | tuple[Deal, ...]) -> Ledger:
         totals = [t + p for t, p in zip(totals, points)]
         assert sum(totals) == 0, "payments always sum to zero"
         rows.append(LedgerRow(deal, prevalent_wind(deal.number), match.dealer(deal.number),
-                              match.seat_winds(deal.number), points, tuple(totals)))  # type: ignore[arg-type]
+                              match.seat_winds(deal.number), points, _by_place(totals)))
     return Ledger(match, tuple(rows))
 
 
@@ -266,8 +273,10 @@ def renumbered(match: Match, deal: Deal, number: int) -> Deal:
     if deal.result is Result.DRAW:
         return draw(number)
     if deal.result is Result.FALSE_WIN:
-        return false_win(match, number, deal.offender, deal.penalty)  # type: ignore[arg-type]
-    return win(match, number, deal.winner, discarder=deal.discarder,  # type: ignore[arg-type]
+        assert deal.offender is not None
+        return false_win(match, number, deal.offender, deal.penalty)
+    assert deal.winner is not None
+    return win(match, number, deal.winner, discarder=deal.discarder,
                hand=deal.hand, total=None if deal.hand is not None else deal.total)
 
 

@@ -88,7 +88,8 @@ def seat_wind_at(place: str, number: int) -> str:
 def seat_winds(number: int, rule: SeatRule) -> tuple[str, str, str, str]:
     """Seat wind in deal `number` of each player, players in the order of their starting places E S W N."""
     r = round_index(number)
-    return tuple(seat_wind_at(place_in_round(start, r, rule), number) for start in WINDS)  # type: ignore[return-value]
+    east, south, west, north = (seat_wind_at(place_in_round(start, r, rule), number) for start in WINDS)
+    return east, south, west, north
 
 
 def table_points(points: list[int] | tuple[int, ...]) -> tuple[float, ...]:
