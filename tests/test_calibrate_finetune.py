@@ -114,7 +114,7 @@ def test_finetune_learns_the_set_into_a_version_whose_card_names_the_method(ship
 
     models = models_copy(shipped, tmp_path / "models")
     photo = calibration_photo(tmp_path / "layout.png")
-    settings = replace(QUICK, finetune_seconds=30.0, finetune_max_epochs=3, finetune_lr0=0.002)
+    settings = replace(QUICK, finetune_seconds=60.0, finetune_epochs=3, finetune_lr0=0.002)
     result = calibrate([photo], models_root=models, base_val=None, settings=settings, detector_settings=NO_READERS,
                        log=print, method="finetune")
     version = Registry(models).path_of(result.version)

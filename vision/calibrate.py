@@ -428,6 +428,13 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
         torch.set_num_threads(settings.finetune_threads)
 
     epochs_done: list[int] = []
+    clock: list[float] = []
+
+    def time_box(trainer: Any) -> None:  # a fixed number of epochs, but none that would end past the box
+        epochs_done.append(trainer.epoch + 1)
+        spent = time.monotonic() - clock[0]
+        if spent + spent / epochs_done[-1] > settings.finetune_seconds:
+            trainer.stop = True
 
     handlers = [h for h in logging.getLogger("ultralytics").handlers if isinstance(h, logging.StreamHandler)]
     streams = [h.setStream(sys.stderr) for h in handlers]  # stdout carries the one JSON line
@@ -436,18 +443,19 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
             model = YOLO(str(weights))
             model.add_callback("on_pretrain_routine_end", threads)
             model.add_callback("on_train_start", threads)
-            model.add_callback("on_train_epoch_end", lambda trainer: epochs_done.append(trainer.epoch + 1))
-            model.train(data=str(data), epochs=settings.finetune_max_epochs, time=settings.finetune_seconds / 3600,
+            model.add_callback("on_train_start", lambda _: clock.append(time.monotonic()))
+            model.add_callback("on_fit_epoch_end", time_box)
+            model.train(data=str(data), epochs=settings.finetune_epochs,
                         imgsz=imgsz, batch=settings.finetune_batch, device="cpu", workers=0, amp=False,
                         optimizer=ADAPT.optimizer, lr0=settings.finetune_lr0, warmup_epochs=0, seed=seed,
                         deterministic=True, project=str(work.resolve()), name="finetune", exist_ok=True, plots=False,
-                        patience=settings.finetune_max_epochs + 1, verbose=False,
+                        patience=settings.finetune_epochs + 1, verbose=False,
                         fliplr=0.0, erasing=0.1, scale=0.1)  # as vision.adapt: tiles are not mirror-symmetric
             run = work / "finetune" / "weights"
             checkpoint = run / "best.pt" if (run / "best.pt").is_file() else run / "last.pt"
             if not checkpoint.is_file():
                 raise CalibrationError(f"fine-tuning the classifier left no checkpoint in {run}")
-            epochs = max(epochs_done, default=0)
+            epochs = len(epochs_done)
             tuned = export_checkpoint(checkpoint, work / "finetuned_member.onnx", "classifier", dynamic=True)
             members = ensemble_members(source_onnx)
             if members > 1:  # the .pt is member 0 (the largest input); the others stay as shipped

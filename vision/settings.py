@@ -186,8 +186,8 @@ class CalibrateSettings:
     base_crops_images: int = 40  # base val photos: every crop the runtime cuts from them sets the thresholds
     base_check_images: int = 30  # ... and that both versions read whole before promotion
     # --method finetune / both: the classifier's .pt fine-tuned on the crops (ultralytics, CPU), time-boxed
-    finetune_seconds: float = 60.0  # training time box (ultralytics `time`; at least one epoch runs)
-    finetune_max_epochs: int = 4
+    finetune_epochs: int = 3  # ~15 s each on an idle 2-core CPU (8200 crops at 96 px)
+    finetune_seconds: float = 90.0  # no epoch starts that would end past this (a loaded CPU: fewer epochs)
     finetune_base_images: int = 240  # base train photos whose labeled tiles are mixed in, so other sets are kept
     finetune_threads: int = 2
     finetune_batch: int = 64
