@@ -431,6 +431,8 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
     clock: list[float] = []
 
     def time_box(trainer: Any) -> None:  # a fixed number of epochs, but none that would end past the box
+        if trainer.epoch + 1 in epochs_done:  # the final validation calls back once more
+            return
         epochs_done.append(trainer.epoch + 1)
         spent = time.monotonic() - clock[0]
         if spent + spent / epochs_done[-1] > settings.finetune_seconds:
