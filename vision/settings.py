@@ -186,7 +186,7 @@ class CalibrateSettings:
     base_crops_images: int = 40  # base val photos: every crop the runtime cuts from them sets the thresholds
     base_check_images: int = 30  # ... and that both versions read whole before promotion
     # --method finetune / both: the classifier's .pt fine-tuned on the crops (ultralytics, CPU), time-boxed
-    finetune_epochs: int = 3  # ~15 s each on an idle 2-core CPU (8200 crops at 96 px)
+    finetune_epochs: int = 2  # ~15-30 s each on the shared 2-core CPU (8200 crops at 96 px); 3 read base val worse
     finetune_seconds: float = 90.0  # no epoch starts that would end past this (a loaded CPU: fewer epochs)
     finetune_base_images: int = 240  # base train photos whose labeled tiles are mixed in, so other sets are kept
     finetune_threads: int = 2
