@@ -431,11 +431,8 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
     clock: list[float] = []
 
     def time_box(trainer: Any) -> None:  # a fixed number of epochs, but none that would end past the box
-        if trainer.epoch + 1 in epochs_done:  # the final validation calls back once more
-            return
-        epochs_done.append(trainer.epoch + 1)
         spent = time.monotonic() - clock[0]
-        if spent + spent / epochs_done[-1] > settings.finetune_seconds:
+        if epochs_done and spent + spent / len(epochs_done) > settings.finetune_seconds:
             trainer.stop = True
 
     handlers = [h for h in logging.getLogger("ultralytics").handlers if isinstance(h, logging.StreamHandler)]
@@ -446,7 +443,8 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
             model.add_callback("on_pretrain_routine_end", threads)
             model.add_callback("on_train_start", threads)
             model.add_callback("on_train_start", lambda _: clock.append(time.monotonic()))
-            model.add_callback("on_fit_epoch_end", time_box)
+            model.add_callback("on_train_epoch_end", lambda trainer: epochs_done.append(trainer.epoch + 1))
+            model.add_callback("on_fit_epoch_end", time_box)  # also called by the final validation: counts nothing
             model.train(data=str(data), epochs=settings.finetune_epochs,
                         imgsz=imgsz, batch=settings.finetune_batch, device="cpu", workers=0, amp=False,
                         optimizer=ADAPT.optimizer, lr0=settings.finetune_lr0, warmup_epochs=0, seed=seed,
