@@ -54,7 +54,7 @@ BASE_CLASSIFIER = "classifier_base.onnx"  # a calibrated version keeps the class
 PHOTOS_DIR = "photos"
 # --method: the few-shot head, a fine-tuned classifier, or both. fewshot is the default: finetune read
 # kde-traditional's hands better (198 vs 194 of 200) but read the base val photos worse on two sets of three
-# (so it stayed unpromoted there), took 5x the time and raised low-confidence issues on half the hands
+# (so it stayed unpromoted there), took 5x the time and raised low-confidence issues on up to half the hands
 METHODS = ("fewshot", "finetune", "both")
 
 
