@@ -295,6 +295,25 @@ def test_a_face_read_surely_is_not_read_from_its_caption(tmp_path):
     assert TileDetector.load(models, unsure).detect(_scene("SPRING")).class_names == ["s1"]
 
 
+def test_a_classifier_with_a_few_shot_head_has_its_sure_faces_read_from_their_caption(tmp_path):
+    """A calibrated classifier is sure from one photo's prototypes: that sureness does not skip the caption."""
+    from dataclasses import replace
+
+    import onnx
+
+    from vision.detector import TileDetector
+    from vision.settings import DetectorSettings
+
+    models = _models_reading_every_face_as_1p_with_some_chance_of_f1(tmp_path / "m")  # 1p, at 0.3-0.5
+    classifier = onnx.load(str(models / "classifier.onnx"))
+    classifier.metadata_props.append(onnx.StringStringEntryProto(key="mcr_fewshot", value="prototypes"))
+    onnx.save(classifier, str(models / "classifier.onnx"))
+    surely = replace(DetectorSettings(), flowers=FlowerSettings(max_confidence=0.3))
+    assert TileDetector.load(models, surely).detect(_scene("SPRING")).class_names == ["s1"]
+    trusted = replace(DetectorSettings(), flowers=FlowerSettings(max_confidence=0.3, sure_fewshot_skips=True))
+    assert TileDetector.load(models, trusted).detect(_scene("SPRING")).class_names == ["1p"]
+
+
 def test_detector_without_rapidocr_warns_once_and_keeps_the_classifier_reading(tmp_path, monkeypatch):
     import sys
 

@@ -131,8 +131,9 @@ class TileDetector:
         flowers = self.settings.flowers
         assert self.classifier is not None
         is_flower = self.classifier.flower_columns
+        sure = np.inf if self.classifier.has_fewshot_head and not flowers.sure_fewshot_skips else flowers.max_confidence
         candidates = np.flatnonzero((probs[:, is_flower].sum(axis=1) >= flowers.min_flower_share)
-                                    & (probs.max(axis=1) < flowers.max_confidence))
+                                    & (probs.max(axis=1) < sure))
         if not flowers.enabled or len(candidates) == 0 or (reader := self._text_reader()) is None:
             return
         tiles = [(int(index), tile) for index in candidates if (tile := upright[int(index)]) is not None]

@@ -132,6 +132,7 @@ class FaceClassifier:
         self.names = names
         self.imgsz = input_size_of(metadata, session, f"classifier {path}")
         self.version = _version(metadata)
+        self.has_fewshot_head = "mcr_fewshot" in metadata  # calibrated from a photo (`vision.fewshot`)
         self.to_canonical = np.array([CLASS_ID[n] for n in names], np.int64)
         self.flower_columns = np.array([n in FLOWER_NAMES for n in names])
         # the columns of 1..9 of each suit: the ranks a printed numeral can pick between
