@@ -114,7 +114,8 @@ def test_finetune_learns_the_set_into_a_version_whose_card_names_the_method(ship
 
     models = models_copy(shipped, tmp_path / "models")
     photo = calibration_photo(tmp_path / "layout.png")
-    settings = replace(QUICK, finetune_seconds=60.0, finetune_epochs=3, finetune_lr0=0.002)
+    # a box the 3 tiny epochs fit in even on a loaded CPU (under load 60 s stopped it after 1)
+    settings = replace(QUICK, finetune_seconds=600.0, finetune_epochs=3, finetune_lr0=0.002)
     result = calibrate([photo], models_root=models, base_val=None, settings=settings, detector_settings=NO_READERS,
                        log=print, method="finetune")
     version = Registry(models).path_of(result.version)
@@ -147,3 +148,119 @@ def test_both_puts_the_head_on_the_fine_tuned_classifier(shipped: Path, tmp_path
     version = Registry(models).path_of(summary["version"])
     card = json.loads((version / "card.json").read_text())
     assert card["head"] is not None and card["finetune"] is not None and (version / "prototypes.npz").is_file()
+
+
+# ---------------------------------------------------------------- --method auto
+
+
+class FixedFigures:
+    """Stands in for vision.evaluate.evaluate: the base val figures of each call in turn (the version in use,
+    then each version judged), so the promotion rule's base check comes out as a test needs."""
+
+    def __init__(self, *read_accuracies: float) -> None:
+        self.figures, self.calls = list(read_accuracies), 0
+
+    def __call__(self, detector, images, *args, **kwargs) -> "FixedFigures":
+        self.calls += 1
+        return self
+
+    def summary(self) -> dict:
+        figure = self.figures[min(self.calls, len(self.figures)) - 1]
+        return {"read_accuracy": figure, "precision": 0.97, "recall": 1.0}
+
+
+def other_set(base: Path) -> Path:
+    """A base dataset folder whose one photo shows the layout in the pretrained set's colours (another set)."""
+    (base / "images").mkdir(parents=True)
+    rng = np.random.default_rng(3)
+    image = np.full((SIZE, SIZE, 3), 90, np.uint8)
+    for name, (x0, y0, x1, y1) in layout_boxes():
+        image[y0:y1, x0:x1] = tile_picture(x1 - x0, y1 - y0, FACE_NAMES.index(name), rng)
+    cv2.imwrite(str(base / "images" / "other.png"), image)
+    return base
+
+
+def weights_of(classifier: Path) -> set[tuple[str, bytes]]:
+    """Every weight of an ONNX graph, by name and value."""
+    import onnx
+    from onnx import numpy_helper
+
+    return {(i.name, numpy_helper.to_array(i).tobytes()) for i in onnx.load(str(classifier)).graph.initializer}
+
+
+def versions(models: Path) -> list[str]:
+    return [v.name for v in Registry(models).versions()[1:]]  # after the shipped one
+
+
+@pytest.mark.slow
+def test_auto_keeps_the_fine_tune_when_it_would_be_promoted(shipped: Path, tmp_path: Path, monkeypatch) -> None:
+    import vision.calibrate
+    from vision.calibrate import calibrate
+    from vision.calibration_layout import reread
+
+    def read_right(detector, picture, reading):  # the tiny fine-tune reads half of them: say it read them all
+        again = reread(detector, picture, reading)
+        return replace(again, tiles=tuple(replace(t, read_as=t.expected) for t in again.tiles))
+
+    figures = FixedFigures(0.95, 0.95)
+    monkeypatch.setattr("vision.evaluate.evaluate", figures)
+    monkeypatch.setattr(vision.calibrate, "reread", read_right)
+    models = models_copy(shipped, tmp_path / "models")
+    result = calibrate([calibration_photo(tmp_path / "layout.png")], models_root=models,
+                       base_val=other_set(tmp_path / "base"), settings=replace(QUICK, finetune_epochs=1, base_check_images=1),
+                       detector_settings=NO_READERS, log=print)  # auto is the default
+    assert figures.calls == 2  # the version in use, then the fine-tune alone: no few-shot head was judged
+    assert result.promoted and result.method == "finetune" and result.to_json()["method_asked"] == "auto"
+    assert versions(models) == [result.version] and Registry(models).active_name() == result.version
+    version = Registry(models).path_of(result.version)
+    card = json.loads((version / "card.json").read_text())
+    assert card["method"] == "finetune" and card["method_asked"] == "auto" and "would be promoted" in card["method_reason"]
+    assert card["head"] is None and not (version / "prototypes.npz").exists() and card["finetune"]["kept"]
+    assert "Method asked: auto; kept: finetune" in (version / "card.md").read_text()
+
+
+@pytest.mark.slow
+def test_auto_falls_back_to_the_few_shot_head_when_the_fine_tune_is_refused(shipped: Path, tmp_path: Path,
+                                                                            monkeypatch, capsys) -> None:
+    from vision.__main__ import main
+
+    figures = FixedFigures(0.95, 0.90, 0.95)  # the fine-tune reads the base val photos worse; the head does not
+    monkeypatch.setattr("vision.evaluate.evaluate", figures)
+    models = models_copy(shipped, tmp_path / "models")
+    photo = calibration_photo(tmp_path / "layout.png")
+    code = main(["calibrate", str(photo), "--models", str(models), "--base-val", str(other_set(tmp_path / "base")),
+                 "--views", "4", "--method", "auto"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    summary = json.loads(out.out.strip().splitlines()[-1])
+    assert summary["method"] == "fewshot" and summary["method_asked"] == "auto" and figures.calls == 3
+    assert "the few-shot head on shipped's classifier instead" in out.err
+    assert versions(models) == [summary["version"]]  # one version: the one kept
+    version = Registry(models).path_of(summary["version"])
+    card = json.loads((version / "card.json").read_text())
+    tune = card["finetune"]
+    assert card["method"] == "fewshot" and not tune["kept"] and tune["reason"] in card["method_reason"]
+    assert tune["base_val_after"]["read_accuracy"] == 0.90 and tune["epochs"] >= 1  # the fine-tune's figures
+    assert card["base_val"]["after"]["read_accuracy"] == 0.95
+    assert summary["promoted"] == card["promoted"] == (summary["after"]["read_accuracy"] == 1.0)
+    # the head sits on the version in use's classifier, not on the fine-tuned one
+    assert card["head"] is not None and (version / "prototypes.npz").is_file()
+    assert (version / "classifier_base.onnx").read_bytes() == (shipped / "classifier.onnx").read_bytes()
+    assert weights_of(version / "classifier.onnx") >= weights_of(shipped / "classifier.onnx")
+    text = (version / "card.md").read_text()
+    assert "Method asked: auto; kept: fewshot" in text and "not kept: " in text
+
+
+def test_auto_without_the_classifier_weights_makes_the_few_shot_head(shipped: Path, tmp_path: Path, capsys) -> None:
+    from vision.__main__ import main
+
+    models = models_copy(shipped, tmp_path / "models")
+    (models / "classifier.pt").unlink()
+    code = main(["calibrate", str(calibration_photo(tmp_path / "layout.png")), "--models", str(models),
+                 "--base-val", str(tmp_path / "none"), "--views", "4"])  # auto is the default
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    summary = json.loads(out.out.strip().splitlines()[-1])
+    assert summary["method"] == "fewshot" and summary["method_asked"] == "auto"
+    card = json.loads((Registry(models).path_of(summary["version"]) / "card.json").read_text())
+    assert card["finetune"] is None and "has no classifier.pt" in card["method_reason"]

@@ -17,17 +17,22 @@ The photo shows one tile of each face in rows (`shared/spec/calibration-layout.m
    `--method finetune`: instead, the classifier's .pt is fine-tuned on the crops mixed with labeled
    crops of the base train photos (ultralytics on the CPU, time-boxed) and exported as `vision.adapt`
    does (an ensemble keeps its other members); `--method both`: the head on the fine-tuned classifier.
+   `--method auto` (the default): the fine-tune, kept when it would be promoted (step 4); else the
+   few-shot head on the version in use, from the same crops, judged by the same rule. Without the .pt
+   or ultralytics (the train extra): the few-shot head.
 4. Write a version of DIR (`vision.registry`): the classifier with the head inside, its card
    (photos, command, figures before and after). It becomes the version in use only when it reads
    the calibration photos exactly and reads the base val photos no worse than the version in use.
 
-Prints one JSON line last on stdout: {"version", "promoted", "seconds", "before", "after", "issues"}.
+Prints one JSON line last on stdout: {"version", "promoted", "seconds", "before", "after", "issues", "reason",
+"method" (the one kept), "method_asked"}.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import json
 import random
 import shutil
@@ -52,10 +57,11 @@ DEFAULT = CalibrateSettings()
 DEFAULT_BASE_VAL = REPO_ROOT.parent / "shared" / "datasets" / "real" / "chinese-v4"
 BASE_CLASSIFIER = "classifier_base.onnx"  # a calibrated version keeps the classifier it was made from
 PHOTOS_DIR = "photos"
-# --method: the few-shot head, a fine-tuned classifier, or both. fewshot is the default: finetune read
-# kde-traditional's hands better (198 vs 194 of 200) but read the base val photos worse on two sets of three
-# (so it stayed unpromoted there), took 5x the time and raised low-confidence issues on up to half the hands
-METHODS = ("fewshot", "finetune", "both")
+# --method: the few-shot head, a fine-tuned classifier, both, or auto (the default): the fine-tune when it
+# would be promoted, else the few-shot head on the version in use. finetune read kde-traditional's hands better
+# (198 vs 194 of 200) but read the base val photos worse on two sets of three, where it stays unpromoted and
+# the club would be left on the version in use; the few-shot head was promoted on all three
+METHODS = ("auto", "fewshot", "finetune", "both")
 
 
 class CalibrationError(RuntimeError):
@@ -494,12 +500,24 @@ class CalibrationResult:
     before: dict[str, Any]
     after: dict[str, Any]
     issues: tuple[str, ...] = field(default=())
-    method: str = "fewshot"
+    method: str = "fewshot"  # the one the version was made with
+    method_asked: str = ""  # auto: the fine-tune or, when it would not be promoted, the few-shot head
 
     def to_json(self) -> dict[str, Any]:
         return {"version": self.version, "promoted": self.promoted, "seconds": round(self.seconds, 1),
                 "before": self.before, "after": self.after, "issues": list(self.issues), "reason": self.reason,
-                "method": self.method}
+                "method": self.method, "method_asked": self.method_asked or self.method}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How a new version reads the calibration photos and the base val photos, and whether it is promoted."""
+
+    promote: bool
+    reason: str
+    after: tuple[LayoutReading, ...]
+    accuracy: float  # of the calibration photos' tiles
+    base_new: "dict[str, Any] | None"
 
 
 def read_photo(detector: Any, photo: Path, bonus: "tuple[str, ...] | None",
@@ -528,11 +546,12 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
               detector_settings: DetectorSettings = DetectorSettings(), name: str = "calibrated", seed: int = 0,
               command: str = "", log: Callable[[str], None] = print,
               progress: "Callable[[float, str], None] | None" = None,
-              layouts: "Sequence[LayoutReading] | None" = None, method: str = "fewshot") -> CalibrationResult:
+              layouts: "Sequence[LayoutReading] | None" = None, method: str = "auto") -> CalibrationResult:
     """Learn the set shown in `photos` (see the module doc); raises LayoutProblem before writing anything
     when a photo does not show the layout. `layouts`: each photo's tiles as a person confirmed them (e.g.
     `read_unordered`), instead of reading the layout. `method` (METHODS): the few-shot head on the
-    classifier, the classifier's .pt fine-tuned on the crops, or the head on the fine-tuned classifier."""
+    classifier, the classifier's .pt fine-tuned on the crops, the head on the fine-tuned classifier, or
+    auto: the fine-tune when it would be promoted, else the few-shot head (one version is written)."""
     from vision.detector import TileDetector
     from vision.evaluate import dataset_images, evaluate
     from vision.fewshot import PROTOTYPES_FILE, FewShotHead, bake, prototypes_from
@@ -609,13 +628,65 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     elif base_val is not None:
         issues.append(f"no base val data at {base_val}: the base check was skipped")
     source = _classifier_source(parent_dir, detector_settings)
+    source_embedder = embedder
+    checked = base_images[: settings.base_check_images]
+    weights = parent_dir / (Path(detector_settings.classifier_file).stem + ".pt")
+    kept, why = method, f"--method {method}"
+    if method == "auto":
+        kept, why = "finetune", ""
+        if not weights.is_file():
+            kept, why = "fewshot", f"no fine-tune: {parent} has no {weights.name}; the few-shot head"
+        elif importlib.util.find_spec("ultralytics") is None:
+            kept, why = "fewshot", "no fine-tune: ultralytics (the train extra) is not installed; the few-shot head"
     tune: "FineTune | None" = None
+    tune_verdict: "Verdict | None" = None
     choice: "BlendChoice | None" = None
     head: "FewShotHead | None" = None
+
+    def head_on(embedder: Embedder, classifier: Path, target: Path, label: str) -> tuple[BlendChoice, FewShotHead, Path]:
+        """The few-shot head on `classifier` (read by `embedder`) from the crops cut above, baked into `target`."""
+        train_probs, train_feats = embedder(train_x)
+        check_probs, check_feats = embedder(check_x)
+        columns = embedder.column_of(train_y)
+        prototypes = prototypes_from(train_feats, columns, train_w, len(embedder.names), embedder.members,
+                                     settings.clusters, seed)
+        base = base_crops(embedder, parent_dir, base_images[: settings.base_crops_images],
+                          detector_settings) if base_images else None
+        choice = choose_blend(prototypes, embedder.members,
+                              (check_probs, check_feats, embedder.column_of(check_y)), base, settings)
+        step(0.65, f"{label} few-shot head: scale {choice.scale:g}, threshold margin {choice.margin:g}; "
+                   f"held-out copies {choice.classifier_check_accuracy:.2%} -> {choice.check_accuracy:.2%} read "
+                   f"right; every one of {choice.base_crops} base val crops read as before")
+        head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds)
+        bake(classifier, head, target)
+        return choice, head, target
+
+    def judge(folder: Path, base_old: "dict[str, Any] | None") -> Verdict:
+        """How the version in `folder` reads the calibration photos and the base val photos, and whether it
+        would become the version in use."""
+        new_detector = TileDetector.load(folder, detector_settings)
+        after = tuple(reread(new_detector, picture, reading) for picture, reading in pictures)
+        exact = all(r.ok and r.read_accuracy == 1.0 for r in after)
+        accuracy = float(np.mean([r.read_accuracy for r in after]))
+        step(0.8, f"[calibrate 4/5] the new version reads the calibration photo(s) {accuracy:.2%} right"
+                  + "".join(f"\n  {line}" for r in after for line in r.misread + list(r.problems)))
+        base_new = None
+        if base_old is not None:
+            base_new = evaluate(new_detector, checked).summary()
+            step(0.95, f"  base val ({len(checked)} photos of {base_val}): read accuracy "
+                       f"{base_old['read_accuracy']:.2%} -> {base_new['read_accuracy']:.2%}, "
+                       f"precision {base_old['precision']:.2%} -> {base_new['precision']:.2%}")
+        if not exact:
+            return Verdict(False, "it does not read the calibration photo(s) exactly", after, accuracy, base_new)
+        if base_old is not None and base_new is not None and (
+                base_new["read_accuracy"] < base_old["read_accuracy"] or base_new["precision"] < base_old["precision"]):
+            return Verdict(False, "it reads the base val photos worse than the version in use", after, accuracy, base_new)
+        return Verdict(True, "it reads the calibration photo(s) exactly and the base val photos no worse", after,
+                       accuracy, base_new)
+
     with tempfile.TemporaryDirectory(prefix="mcr_calibrate_") as scratch:
         work = Path(scratch)
-        if method != "fewshot":
-            weights = parent_dir / (Path(detector_settings.classifier_file).stem + ".pt")
+        if kept != "fewshot":
             if not weights.is_file():
                 raise CalibrationError(f"--method {method} fine-tunes the classifier's PyTorch weights: {parent} "
                                        f"has no {weights.name}")
@@ -636,97 +707,84 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                                        (check_x, check_y), labeled, settings, seed, log)
             embedder = Embedder(tune.onnx, detector_settings.intra_op_threads)
         classifier = source if tune is None else tune.onnx
-        if method != "finetune":
-            train_probs, train_feats = embedder(train_x)
-            check_probs, check_feats = embedder(check_x)
-            columns = embedder.column_of(train_y)
-            prototypes = prototypes_from(train_feats, columns, train_w, len(embedder.names), embedder.members,
-                                         settings.clusters, seed)
-            base = base_crops(embedder, parent_dir, base_images[: settings.base_crops_images],
-                              detector_settings) if base_images else None
-            choice = choose_blend(prototypes, embedder.members,
-                                  (check_probs, check_feats, embedder.column_of(check_y)), base, settings)
-            step(0.65, f"[calibrate 3/5] few-shot head: scale {choice.scale:g}, threshold margin {choice.margin:g}; "
-                       f"held-out copies {choice.classifier_check_accuracy:.2%} -> {choice.check_accuracy:.2%} read "
-                       f"right; every one of {choice.base_crops} base val crops read as before")
-            head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds)
-            bake(classifier, head, work / "with_head.onnx")
-            classifier = work / "with_head.onnx"
-        classifier_bytes = classifier.read_bytes()
+        if kept != "finetune":
+            choice, head, classifier = head_on(embedder, classifier, work / "with_head.onnx", "[calibrate 3/5]")
 
-    version_dir = registry.new_version_dir(name)
-    try:
-        for model_file in sorted(parent_dir.glob("*.onnx")) + sorted(parent_dir.glob("*.pt")):
-            if model_file.name not in (BASE_CLASSIFIER, detector_settings.classifier_file):
-                shutil.copy2(model_file, version_dir / model_file.name)
-        shutil.copy2(source, version_dir / BASE_CLASSIFIER)
-        (version_dir / detector_settings.classifier_file).write_bytes(classifier_bytes)
-        if head is not None:
-            head.save(version_dir / PROTOTYPES_FILE)
-        (version_dir / PHOTOS_DIR).mkdir()
-        for index, photo in enumerate(photos):
-            shutil.copy2(photo, version_dir / PHOTOS_DIR / f"{index + 1:02d}_{Path(photo).name}")
-        new_detector = TileDetector.load(version_dir, detector_settings)
-        after = [reread(new_detector, picture, reading) for picture, reading in pictures]
-        after_exact = all(r.ok and r.read_accuracy == 1.0 for r in after)
-        after_accuracy = float(np.mean([r.read_accuracy for r in after]))
-        step(0.8, f"[calibrate 4/5] the new version reads the calibration photo(s) {after_accuracy:.2%} right"
-                  + "".join(f"\n  {line}" for r in after for line in r.misread + list(r.problems)))
-        base_old = base_new = None
-        checked = base_images[: settings.base_check_images]
-        if checked:
+        version_dir = registry.new_version_dir(name)
+        try:
+            for model_file in sorted(parent_dir.glob("*.onnx")) + sorted(parent_dir.glob("*.pt")):
+                if model_file.name not in (BASE_CLASSIFIER, detector_settings.classifier_file):
+                    shutil.copy2(model_file, version_dir / model_file.name)
+            shutil.copy2(source, version_dir / BASE_CLASSIFIER)
+            shutil.copy2(classifier, version_dir / detector_settings.classifier_file)
+            if head is not None:
+                head.save(version_dir / PROTOTYPES_FILE)
+            (version_dir / PHOTOS_DIR).mkdir()
+            for index, photo in enumerate(photos):
+                shutil.copy2(photo, version_dir / PHOTOS_DIR / f"{index + 1:02d}_{Path(photo).name}")
             base_old = cached_base_figures(registry, parent_dir, checked, detector_settings,
-                                           lambda: evaluate(detector, checked).summary())
-            base_new = evaluate(new_detector, checked).summary()
-            step(0.95, f"  base val ({len(checked)} photos of {base_val}): read accuracy "
-                       f"{base_old['read_accuracy']:.2%} -> {base_new['read_accuracy']:.2%}, "
-                       f"precision {base_old['precision']:.2%} -> {base_new['precision']:.2%}")
-        if not after_exact:
-            promote, reason = False, "it does not read the calibration photo(s) exactly"
-        elif base_old is not None and base_new is not None and (
-                base_new["read_accuracy"] < base_old["read_accuracy"] or base_new["precision"] < base_old["precision"]):
-            promote, reason = False, "it reads the base val photos worse than the version in use"
-        else:
-            promote, reason = True, "it reads the calibration photo(s) exactly and the base val photos no worse"
-        seconds = time.monotonic() - started
-        before_json = {"read_accuracy": round(before_accuracy, 6)}
-        after_json = {"read_accuracy": round(after_accuracy, 6)}
-        if base_old is not None and base_new is not None:
-            before_json["base_read_accuracy"] = round(base_old["read_accuracy"], 6)
-            after_json["base_read_accuracy"] = round(base_new["read_accuracy"], 6)
-        card = {
-            "name": version_dir.name, "kind": "calibration", "created": utc_now(), "parent": parent,
-            "command": command, "seconds": round(seconds, 1), "promoted": promote, "reason": reason,
-            "photos": [{"path": str(Path(p).resolve()), "sha256": _sha256(Path(p))} for p in photos],
-            "bonus": list(bonus) if bonus is not None else None,
-            "evaluated_on": f"{len(photos)} calibration photo(s)",
-            "metrics": after_json, "parent_metrics": before_json,
-            "misread_before": [line for r in before for line in r.misread],
-            "misread_after": [line for r in after for line in r.misread],
-            "method": method,
-            "head": None if choice is None else {
-                "scale": choice.scale, "threshold_margin": choice.margin, "check_accuracy": choice.check_accuracy,
-                "classifier_check_accuracy": choice.classifier_check_accuracy,
-                "base_crops_unchanged": choice.base_crops,
-                "train_crops": int(len(train_x)), "check_crops": int(len(check_x))},
-            "finetune": None if tune is None else {
-                "epochs": tune.epochs, "seconds": round(tune.seconds, 1), "train_crops": tune.train_crops,
-                "base_crops": tune.base_crops, "check_accuracy": tune.check_accuracy,
-                "classifier_check_accuracy": tune.classifier_check_accuracy,
-                "weights": f"{parent}/{Path(detector_settings.classifier_file).stem}.pt (the fine-tuned weights are not kept)"},
-            "base_val": {"data": str(base_val) if base_images else None, "photos": len(checked),
-                         "before": base_old, "after": base_new},
-            "settings": asdict(settings), "issues": issues,
-        }
-        write_card(version_dir, card)
-    except BaseException:
-        shutil.rmtree(version_dir, ignore_errors=True)  # a half-made version is never listed
-        raise
+                                           lambda: evaluate(detector, checked).summary()) if checked else None
+            verdict = judge(version_dir, base_old)
+            if method == "auto" and kept == "finetune":
+                if verdict.promote:
+                    why = "the fine-tune would be promoted"
+                else:  # the few-shot head on the version in use, from the same crops, judged by the same rule
+                    tune_verdict = verdict
+                    step(0.85, f"[calibrate 4/5] the fine-tune would not be promoted ({verdict.reason}): "
+                               f"the few-shot head on {parent}'s classifier instead")
+                    choice, head, classifier = head_on(source_embedder, source, work / "with_head.onnx",
+                                                       "[calibrate 4/5]")
+                    shutil.copy2(classifier, version_dir / detector_settings.classifier_file)
+                    head.save(version_dir / PROTOTYPES_FILE)
+                    verdict = judge(version_dir, base_old)
+                    kept, why = "fewshot", f"the fine-tune would not be promoted ({tune_verdict.reason})"
+            promote, reason = verdict.promote, verdict.reason
+            seconds = time.monotonic() - started
+            before_json = {"read_accuracy": round(before_accuracy, 6)}
+            after_json = {"read_accuracy": round(verdict.accuracy, 6)}
+            if base_old is not None and verdict.base_new is not None:
+                before_json["base_read_accuracy"] = round(base_old["read_accuracy"], 6)
+                after_json["base_read_accuracy"] = round(verdict.base_new["read_accuracy"], 6)
+            card = {
+                "name": version_dir.name, "kind": "calibration", "created": utc_now(), "parent": parent,
+                "command": command, "seconds": round(seconds, 1), "promoted": promote, "reason": reason,
+                "photos": [{"path": str(Path(p).resolve()), "sha256": _sha256(Path(p))} for p in photos],
+                "bonus": list(bonus) if bonus is not None else None,
+                "evaluated_on": f"{len(photos)} calibration photo(s)",
+                "metrics": after_json, "parent_metrics": before_json,
+                "misread_before": [line for r in before for line in r.misread],
+                "misread_after": [line for r in verdict.after for line in r.misread],
+                "method": kept, "method_asked": method, "method_reason": why,
+                "head": None if choice is None else {
+                    "scale": choice.scale, "threshold_margin": choice.margin, "check_accuracy": choice.check_accuracy,
+                    "classifier_check_accuracy": choice.classifier_check_accuracy,
+                    "base_crops_unchanged": choice.base_crops,
+                    "train_crops": int(len(train_x)), "check_crops": int(len(check_x))},
+                "finetune": None if tune is None else {
+                    "epochs": tune.epochs, "seconds": round(tune.seconds, 1), "train_crops": tune.train_crops,
+                    "base_crops": tune.base_crops, "check_accuracy": tune.check_accuracy,
+                    "classifier_check_accuracy": tune.classifier_check_accuracy,
+                    "weights": f"{parent}/{weights.name} (the fine-tuned weights are not kept)",
+                    "kept": tune_verdict is None,
+                    **({} if tune_verdict is None else {
+                        "promoted": False, "reason": tune_verdict.reason,
+                        "read_accuracy": round(tune_verdict.accuracy, 6),
+                        "misread": [line for r in tune_verdict.after for line in r.misread],
+                        "base_val_after": tune_verdict.base_new})},
+                "base_val": {"data": str(base_val) if base_images else None, "photos": len(checked),
+                             "before": base_old, "after": verdict.base_new},
+                "settings": asdict(settings), "issues": issues,
+            }
+            write_card(version_dir, card)
+        except BaseException:
+            shutil.rmtree(version_dir, ignore_errors=True)  # a half-made version is never listed
+            raise
     if promote:
         registry.activate(version_dir.name)
-    step(1.0, f"[calibrate 5/5] {'promoted' if promote else 'not promoted'}: {reason}; version {version_dir.name} "
-              f"({time.monotonic() - started:.0f} s)")
-    return CalibrationResult(version_dir.name, promote, reason, seconds, before_json, after_json, tuple(issues), method)
+    step(1.0, f"[calibrate 5/5] {'promoted' if promote else 'not promoted'}: {reason}; version {version_dir.name}, "
+              f"method {kept}{f' ({why})' if method == 'auto' else ''} ({time.monotonic() - started:.0f} s)")
+    return CalibrationResult(version_dir.name, promote, reason, seconds, before_json, after_json, tuple(issues), kept,
+                             method)
 
 
 def cached_base_figures(registry: Registry, parent_dir: Path, images: Sequence[Path], settings: DetectorSettings,
@@ -758,6 +816,9 @@ def write_card(folder: Path, card: dict[str, Any]) -> None:
     lines = [
         f"# Model version {card['name']} (calibration, method {card.get('method', 'fewshot')})",
         "",
+        f"Method asked: {card.get('method_asked', card.get('method', 'fewshot'))}; kept: {card.get('method', 'fewshot')}"
+        f" ({card.get('method_reason') or 'asked for'})",
+        "",
         f"Calibrated from `{card['parent']}` on {card['created']} with:",
         "",
         f"    {card['command']}",
@@ -771,7 +832,11 @@ def write_card(folder: Path, card: dict[str, Any]) -> None:
     if tune is not None:
         lines.append(f"- Fine-tuned classifier: {tune['epochs']} epoch(s) in {tune['seconds']:.0f} s on {tune['train_crops']} "
                      f"crops of the photo(s) + {tune['base_crops']} base crops; held-out copies "
-                     f"{tune['classifier_check_accuracy']:.2%} -> {tune['check_accuracy']:.2%}")
+                     f"{tune['classifier_check_accuracy']:.2%} -> {tune['check_accuracy']:.2%}"
+                     + ("" if tune.get("kept", True) else
+                        f"; not kept: {tune['reason']} (calibration photo(s) {tune['read_accuracy']:.2%} read right"
+                        + ("" if not tune.get("base_val_after") else
+                           f", base val read accuracy {tune['base_val_after']['read_accuracy']:.2%}") + ")"))
     if head is not None:
         lines.append(f"- Few-shot head: scale {head['scale']:g}, threshold margin {head['threshold_margin']:g} "
                      f"({head['train_crops']} crops; held-out copies {head['classifier_check_accuracy']:.2%} -> "
@@ -800,10 +865,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the tiles of each photo as a person confirmed them (the app's one-of-each fallback): "
                              "a JSON list, per photo, of {row, place, expected, read_as, confidence, xyxy}")
     parser.add_argument("--views", type=int, default=DEFAULT.views, help="augmented copies per photo to learn from")
-    parser.add_argument("--method", choices=METHODS, default="fewshot",
+    parser.add_argument("--method", choices=METHODS, default="auto",
                         help="fewshot: a few-shot head baked into the classifier; finetune: the classifier's .pt "
                              "fine-tuned on the photo's crops mixed with base data (ultralytics, time-boxed); both: "
-                             "the head on the fine-tuned classifier (default: %(default)s)")
+                             "the head on the fine-tuned classifier; auto: the fine-tune when it would be promoted, "
+                             "else the few-shot head (default: %(default)s)")
     parser.add_argument("--name", default="calibrated", help="label in the new version's name")
     parser.add_argument("--seed", type=int, default=0)
     return parser
