@@ -737,7 +737,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                     shutil.copy2(classifier, version_dir / detector_settings.classifier_file)
                     head.save(version_dir / PROTOTYPES_FILE)
                     verdict = judge(version_dir, base_old)
-                    kept, why = "fewshot", f"the fine-tune would not be promoted ({tune_verdict.reason})"
+                    kept, why = "fewshot", f"the fine-tune would not be promoted: {tune_verdict.reason}"
             promote, reason = verdict.promote, verdict.reason
             seconds = time.monotonic() - started
             before_json = {"read_accuracy": round(before_accuracy, 6)}
