@@ -60,7 +60,8 @@ PHOTOS_DIR = "photos"
 # --method: the few-shot head, a fine-tuned classifier, both, or auto (the default): the fine-tune when it
 # would be promoted, else the few-shot head on the version in use. finetune read kde-traditional's hands better
 # (198 vs 194 of 200) but read the base val photos worse on two sets of three, where it stays unpromoted and
-# the club would be left on the version in use; the few-shot head was promoted on all three
+# the club would be left on the version in use; the few-shot head was promoted on all three. auto, idle CPU:
+# kde 68 s (fine-tune kept, 198/200 hands), gnome-smooth 75 s and drawn 78 s (head kept, 194 and 193 of 200)
 METHODS = ("auto", "fewshot", "finetune", "both")
 
 
