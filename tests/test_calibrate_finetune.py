@@ -109,6 +109,19 @@ def test_a_member_of_an_ensemble_reads_as_it_did_inside_it(shipped: Path, tmp_pa
 
 
 @pytest.mark.slow
+def test_a_busy_cpu_ends_the_fine_tune_at_its_time_box_even_inside_the_first_epoch(shipped: Path, tmp_path: Path) -> None:
+    from vision.calibrate import calibrate
+
+    models = models_copy(shipped, tmp_path / "models")
+    photo = calibration_photo(tmp_path / "layout.png")
+    settings = replace(QUICK, finetune_seconds=0.0, finetune_epochs=3)  # the box is over before the first batch ends
+    result = calibrate([photo], models_root=models, base_val=None, settings=settings, detector_settings=NO_READERS,
+                       log=print, method="finetune")
+    tune = json.loads((Registry(models).path_of(result.version) / "card.json").read_text())["finetune"]
+    assert tune["batches"] == 1 and tune["epochs"] == 1
+
+
+@pytest.mark.slow
 def test_finetune_learns_the_set_into_a_version_whose_card_names_the_method(shipped: Path, tmp_path: Path) -> None:
     from vision.calibrate import Embedder, calibrate
 
@@ -123,6 +136,7 @@ def test_finetune_learns_the_set_into_a_version_whose_card_names_the_method(ship
     assert result.method == card["method"] == "finetune" and "method finetune" in (version / "card.md").read_text()
     assert card["head"] is None and not (version / "prototypes.npz").exists()
     tune = card["finetune"]
+    assert tune["batches"] > tune["epochs"]  # whole epochs of several batches each
     assert tune["epochs"] == 3 and tune["train_crops"] == 2 * (QUICK.views + 1) * len(FACE_NAMES)  # tiny epochs: all run
     assert tune["check_accuracy"] > tune["classifier_check_accuracy"]  # the fine-tune learned the shifted colours
     assert result.after["read_accuracy"] > result.before["read_accuracy"]

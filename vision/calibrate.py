@@ -405,6 +405,7 @@ class FineTune:
     onnx: Path  # the fine-tuned classifier, an ensemble again when the source was one
     checkpoint: Path
     epochs: int
+    batches: int  # training steps run (a busy CPU ends the epoch running at the time box)
     train_crops: int  # the photo's crops
     base_crops: int  # labeled base crops mixed in
     seconds: float
@@ -439,10 +440,16 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
 
     epochs_done: list[int] = []
     clock: list[float] = []
+    batches_done: list[int] = []
 
     def time_box(trainer: Any) -> None:  # a fixed number of epochs, but none that would end past the box
         spent = time.monotonic() - clock[0]
         if epochs_done and spent + spent / len(epochs_done) > settings.finetune_seconds:
+            trainer.stop = True
+
+    def hard_stop(trainer: Any) -> None:  # a busy CPU: not even the first epoch runs on past the box
+        batches_done.append(1)
+        if time.monotonic() - clock[0] > settings.finetune_seconds:
             trainer.stop = True
 
     handlers = [h for h in logging.getLogger("ultralytics").handlers if isinstance(h, logging.StreamHandler)]
@@ -455,6 +462,7 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
             model.add_callback("on_train_start", lambda _: clock.append(time.monotonic()))
             model.add_callback("on_train_epoch_end", lambda trainer: epochs_done.append(trainer.epoch + 1))
             model.add_callback("on_fit_epoch_end", time_box)  # also called by the final validation: counts nothing
+            model.add_callback("on_train_batch_end", hard_stop)  # ultralytics stops between batches
             model.train(data=str(data), epochs=settings.finetune_epochs,
                         imgsz=imgsz, batch=settings.finetune_batch, device="cpu", workers=0, amp=False,
                         optimizer=ADAPT.optimizer, lr0=settings.finetune_lr0, warmup_epochs=0, seed=seed,
@@ -485,7 +493,7 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
         accuracy.append(float((embedder.to_canonical[probs.argmax(axis=1)] == check_ids).mean()))
     log(f"  fine-tuned {epochs} epoch(s) on {len(train[1])} crops of the photo + {len(base[1])} base crops "
         f"({time.monotonic() - started:.0f} s); held-out copies {accuracy[0]:.2%} -> {accuracy[1]:.2%} read right")
-    return FineTune(tuned, checkpoint, epochs, len(train[1]), len(base[1]), time.monotonic() - started,
+    return FineTune(tuned, checkpoint, epochs, len(batches_done), len(train[1]), len(base[1]), time.monotonic() - started,
                     accuracy[1], accuracy[0])
 
 
@@ -762,7 +770,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                     "base_crops_unchanged": choice.base_crops,
                     "train_crops": int(len(train_x)), "check_crops": int(len(check_x))},
                 "finetune": None if tune is None else {
-                    "epochs": tune.epochs, "seconds": round(tune.seconds, 1), "train_crops": tune.train_crops,
+                    "epochs": tune.epochs, "batches": tune.batches, "seconds": round(tune.seconds, 1), "train_crops": tune.train_crops,
                     "base_crops": tune.base_crops, "check_accuracy": tune.check_accuracy,
                     "classifier_check_accuracy": tune.classifier_check_accuracy,
                     "weights": f"{parent}/{weights.name} (the fine-tuned weights are not kept)",

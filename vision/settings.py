@@ -190,7 +190,9 @@ class CalibrateSettings:
     base_check_images: int = 30  # ... and that both versions read whole before promotion
     # --method finetune / both: the classifier's .pt fine-tuned on the crops (ultralytics, CPU), time-boxed
     finetune_epochs: int = 2  # ~15-30 s each on the shared 2-core CPU (8200 crops at 96 px); 3 read base val worse
-    finetune_seconds: float = 90.0  # no epoch starts that would end past this (a loaded CPU: fewer epochs)
+    # no epoch starts that would end past this, and on a busy CPU the epoch running at this time ends
+    # after its current batch (fewer epochs; a fine-tune that read less well then falls back to the head)
+    finetune_seconds: float = 90.0
     finetune_base_images: int = 240  # base train photos whose labeled tiles are mixed in, so other sets are kept
     finetune_threads: int = 2
     finetune_batch: int = 64
