@@ -3,13 +3,10 @@ match open in this session as its next deal, the winner and discarder taken from
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 pytest.importorskip("sqlalchemy")
 
-import streamlit as st  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from appui.demo_scene import TruthDetector, demo_scene  # noqa: E402
@@ -17,26 +14,9 @@ from appui.models import DETECTOR_OVERRIDE_KEY  # noqa: E402
 from ledger.match import Match  # noqa: E402
 from ledger.store import LedgerStore  # noqa: E402
 from scoring import parse_hand, score  # noqa: E402
+from tests.test_app_match import APP, EAST_PUNG, TIMEOUT, data_folder, ok  # noqa: E402, F401  (data_folder: autouse)
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-TIMEOUT = 60
-EAST_PUNG = "[EEE] [123p] 456p 789p 1s +1s"
 PHOTO_HAND = "[EEE] [123p] 456p 789p 1s +1s self-drawn seat=S prevalent=W flowers=1"
-
-
-@pytest.fixture(autouse=True)
-def data_folder(tmp_path, monkeypatch):
-    monkeypatch.setenv("MCR_DATA", str(tmp_path))
-    monkeypatch.delenv("MCR_DATABASE_URL", raising=False)
-    st.cache_resource.clear()
-    yield tmp_path
-    st.cache_resource.clear()
-
-
-def ok(at: AppTest) -> AppTest:
-    assert not at.exception, at.exception
-    assert not at.error, [e.value for e in at.error]
-    return at
 
 
 def app(detector=None) -> AppTest:

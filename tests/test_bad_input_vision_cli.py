@@ -27,19 +27,31 @@ class _ReadsFilesOnly:
         return Detections.empty(), (size, 1)
 
 
+def _odd_name_then_another(folder: Path) -> tuple[bytes, Path]:
+    """A 5-byte file whose name is not UTF-8, and a 3-byte file after it."""
+    odd = os.path.join(os.fsencode(folder), b"h\xffnd.jpg")
+    with open(odd, "wb") as handle:
+        handle.write(b"12345")
+    later = folder / "later.jpg"
+    later.write_bytes(b"123")
+    return odd, later
+
+
+def _strict_stdout(monkeypatch: pytest.MonkeyPatch) -> tuple[io.BytesIO, io.TextIOWrapper]:
+    """stdout that refuses what is not UTF-8, and the bytes it got."""
+    raw = io.BytesIO()
+    strict = io.TextIOWrapper(raw, encoding="utf-8", errors="strict", write_through=True)
+    monkeypatch.setattr(sys, "stdout", strict)
+    return raw, strict
+
+
 @pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses file names that are not UTF-8")
 def test_a_name_that_is_not_utf8_does_not_end_the_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from vision.detector import TileDetector
 
     monkeypatch.setattr(TileDetector, "load", classmethod(lambda cls, *a, **k: _ReadsFilesOnly()))
-    odd = os.path.join(os.fsencode(tmp_path), b"h\xffnd.jpg")
-    with open(odd, "wb") as handle:
-        handle.write(b"12345")
-    later = tmp_path / "later.jpg"
-    later.write_bytes(b"123")
-    raw = io.BytesIO()
-    strict = io.TextIOWrapper(raw, encoding="utf-8", errors="strict", write_through=True)
-    monkeypatch.setattr(sys, "stdout", strict)
+    odd, later = _odd_name_then_another(tmp_path)
+    raw, strict = _strict_stdout(monkeypatch)
     code = cli.main(["detect", os.fsdecode(odd), str(later)])
     strict.flush()
     lines = [json.loads(line) for line in raw.getvalue().decode("ascii").splitlines()]
@@ -53,14 +65,8 @@ def test_vision_read_goes_on_past_a_name_that_is_not_utf8(tmp_path: Path, monkey
     import vision.read as read_cli
 
     monkeypatch.setattr(read_cli, "load_detector", lambda *a, **k: _ReadsFilesOnly())
-    odd = os.path.join(os.fsencode(tmp_path), b"h\xffnd.jpg")
-    with open(odd, "wb") as handle:
-        handle.write(b"12345")
-    later = tmp_path / "later.jpg"
-    later.write_bytes(b"123")
-    raw = io.BytesIO()
-    strict = io.TextIOWrapper(raw, encoding="utf-8", errors="strict", write_through=True)
-    monkeypatch.setattr(sys, "stdout", strict)
+    odd, later = _odd_name_then_another(tmp_path)
+    raw, strict = _strict_stdout(monkeypatch)
     read_cli.main([os.fsdecode(odd), str(later)])
     strict.flush()
     lines = [json.loads(line) for line in raw.getvalue().decode("utf-8").splitlines()]

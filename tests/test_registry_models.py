@@ -14,14 +14,19 @@ pytest.importorskip("onnx")
 from tests.test_calibrate import SIZE, fake_finder, layout_boxes, raw_head, tiny_classifier, write_photo  # noqa: E402
 
 
-def test_evaluate_models_dir_reads_the_version_in_use(tmp_path: Path, capsys) -> None:
-    from vision.evaluate import main
-
-    root = tmp_path / "models"
+def _models_finding_the_layout(root: Path) -> tuple[Path, list[tuple[float, float, float, float]]]:
+    """A models folder whose finder boxes every tile of the layout photo (and those boxes, centre + size)."""
     root.mkdir()
     boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for _, (x0, y0, x1, y1) in layout_boxes()]
     fake_finder(root / "detector.onnx", raw_head(boxes, [[0.9, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
     tiny_classifier(root / "classifier.onnx")
+    return root, boxes
+
+
+def test_evaluate_models_dir_reads_the_version_in_use(tmp_path: Path, capsys) -> None:
+    from vision.evaluate import main
+
+    root, boxes = _models_finding_the_layout(tmp_path / "models")
     registry = Registry(root)
     version = registry.new_version_dir("club")
     for model in root.glob("*.onnx"):
@@ -44,11 +49,7 @@ def test_evaluate_models_dir_reads_the_version_in_use(tmp_path: Path, capsys) ->
 def test_detect_and_read_models_dir_read_the_version_in_use(tmp_path: Path, capsys) -> None:
     from vision.__main__ import main
 
-    root = tmp_path / "models"
-    root.mkdir()
-    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for _, (x0, y0, x1, y1) in layout_boxes()]
-    fake_finder(root / "detector.onnx", raw_head(boxes, [[0.9, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
-    tiny_classifier(root / "classifier.onnx")
+    root, boxes = _models_finding_the_layout(tmp_path / "models")
     registry = Registry(root)
     version = registry.new_version_dir("finds-nothing")
     fake_finder(version / "detector.onnx", raw_head(boxes, [[0.0, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
