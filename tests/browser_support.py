@@ -129,6 +129,39 @@ def wait_for_app(page, timeout_ms: int = 60_000) -> None:  # type: ignore[no-unt
     page.wait_for_timeout(300)
 
 
+def start_camera_until(page, text: Any, log_path: Path | None = None, attempts: int = 2,  # type: ignore[no-untyped-def]
+                       timeout_ms: int = 60_000) -> Any:
+    """Press the webcam component's START and wait until the page shows `text` (a string or a
+    compiled pattern); returns its locator.  A WebRTC connection that never comes up (seen once
+    on a loaded CI machine) is stopped and started again, up to `attempts` times; the failure
+    then says what the page and the server last showed instead of a bare timeout."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    frame = page.frame_locator("iframe").first
+    seen = page.get_by_text(text)
+    tried: list[str] = []
+    for attempt in range(attempts):
+        frame.get_by_role("button", name="START").click(timeout=timeout_ms)
+        try:
+            seen.first.wait_for(timeout=timeout_ms)
+            return seen.first
+        except PlaywrightTimeout:
+            shown = page.locator("[data-testid=stMain]").inner_text(timeout=5_000)
+            tried.append(f"attempt {attempt + 1}: the page showed {shown[-600:]!r}")
+            stop = frame.get_by_role("button", name="STOP")
+            if stop.count():
+                stop.click(timeout=timeout_ms)
+            page.wait_for_timeout(1_000)
+    server = log_path.read_text(errors="replace")[-2_000:] if log_path and log_path.exists() else "(no log)"
+    pytest.fail(f"{text!r} never shown after {attempts} starts of the camera\n" + "\n".join(tried)
+                + f"\nthe server's log ends:\n{server}")
+
+
+def app_log_path(port: int) -> Path:
+    """Where `streamlit_process` writes the app's output for `port`."""
+    return Path(tempfile.gettempdir()) / f"mcr-app-{port}.log"
+
+
 def listening_addresses(port: int) -> set[str]:
     """The local addresses with a TCP socket listening on `port` (`ss -ltn`)."""
     out = subprocess.run(["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True, check=True).stdout
@@ -149,7 +182,7 @@ def streamlit_process(
     import ssl
 
     port = free_port()
-    log_path = Path(tempfile.gettempdir()) / f"mcr-app-{port}.log"
+    log_path = app_log_path(port)
     log = open(log_path, "w")
     if command == ["lan"]:
         argv = [sys.executable, "-m", "appui.lan", "serve", "--port", str(port)]

@@ -19,6 +19,7 @@ from browser_support import (
     REPO,
     require_browser,
     small_png,
+    start_camera_until,
     streamlit_server,
     wait_for_app,
     write_y4m,
@@ -135,8 +136,7 @@ def test_live_page_boxes_tiles_from_a_fake_camera(browser, tmp_path):
         page = chromium.new_page(viewport={"width": 1300, "height": 1100})
         page.goto(f"{url}/live")
         wait_for_app(page, TIMEOUT_MS)
-        page.frame_locator("iframe").first.get_by_role("button", name="START").click(timeout=TIMEOUT_MS)
-        page.get_by_text(f"Tiles in view: {len(scene.tiles)}").wait_for(timeout=TIMEOUT_MS)
+        start_camera_until(page, f"Tiles in view: {len(scene.tiles)}", timeout_ms=TIMEOUT_MS)
         page.get_by_test_id("stMetricValue").first.wait_for(timeout=TIMEOUT_MS)
         page.wait_for_timeout(2000)
         shot = page.frame_locator("iframe").first.locator("video").screenshot()
@@ -210,9 +210,7 @@ def test_live_page_with_the_shipped_model(browser, tmp_path, model_scene):
         page = chromium.new_page(viewport={"width": 1300, "height": 1100})
         page.goto(f"{url}/live")
         wait_for_app(page, TIMEOUT_MS)
-        page.frame_locator("iframe").first.get_by_role("button", name="START").click(timeout=TIMEOUT_MS)
-        seen = page.get_by_text(re.compile(r"Tiles in view: [1-9]"))
-        seen.wait_for(timeout=TIMEOUT_MS)
+        seen = start_camera_until(page, re.compile(r"Tiles in view: [1-9]"), timeout_ms=TIMEOUT_MS)
         page.wait_for_timeout(3000)
         count = int(re.search(r"Tiles in view: (\d+)", seen.inner_text()).group(1))
         assert count >= 0.8 * len(tiles), (count, len(tiles))

@@ -18,8 +18,10 @@ from browser_support import (
     CHROMIUM_ARGS,
     FAKE_CAMERA_ARGS,
     REPO,
+    app_log_path,
     require_browser,
     small_png,
+    start_camera_until,
     streamlit_process,
     wait_for_app,
     write_y4m,
@@ -133,8 +135,7 @@ def test_phone_over_lan_https_code_photo_fix_and_live(tmp_path):
         page.goto(f"{url}/live")
         wait_for_app(page, TIMEOUT_MS)
         enter_code(page, CODE)  # a new browser session asks again
-        page.frame_locator("iframe").first.get_by_role("button", name="START").click(timeout=TIMEOUT_MS)
-        page.get_by_text(f"Tiles in view: {len(scene.tiles)}").wait_for(timeout=TIMEOUT_MS)
+        start_camera_until(page, f"Tiles in view: {len(scene.tiles)}", app_log_path(port), timeout_ms=TIMEOUT_MS)
         small_png(page.screenshot(), DOCS / "phone-live.png")
         chromium.close()
 
