@@ -307,6 +307,60 @@ def test_a_false_box_is_left_out_rather_than_read_as_a_second_copy_of_a_flower()
     assert tried >= 5
 
 
+@pytest.mark.parametrize("conf, read_as_pung", [(0.3, True), (0.9, False)])
+def test_a_doubtful_back_beside_a_winning_pung_is_left_out_not_read_as_a_concealed_kong(
+    conf: float, read_as_pung: bool
+) -> None:
+    """A shadow read as a back right after a pung: with it, "7m 7m 7m back" is a concealed kong and the
+    hand still wins, but a concealed kong shows two outer backs. A doubtful back is left out (the pung);
+    a sure one stays (the kong), with the note that asks the player to check it."""
+    tried = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        hand = parse_hand("[777m] 456p789s11sEE +E")
+        tiles = plan_scene(hand, rng, *SIZE)
+        dets = detections_of(tiles)
+        melds = [i for i, t in enumerate(tiles) if t.group.startswith("meld")]
+        last = max(melds, key=lambda i: dets.xyxy[i][2])
+        x0, y0, x1, y1 = dets.xyxy[last]
+        width = min(x1 - x0, y1 - y0)
+        fake = np.float32([[x1 + 0.02 * width, y0, x1 + 1.02 * width, y1]])  # touching it
+        with_back = Detections(np.r_[dets.xyxy, fake], np.r_[dets.confidence, [conf]], np.r_[dets.class_id, [BACK_ID]])
+        if not read_layout(with_back, S).groups().get(len(tiles), "").startswith("meld"):
+            continue  # the layout's tilt left it apart from the meld row
+        got, typed, _ = read_typed(with_back, hand.context)
+        codes = [i.code for i in typed]
+        assert got is not None
+        if read_as_pung:
+            assert hand_key(got) == hand_key(hand), (seed, messages(typed))
+            assert [i.tiles for i in typed if i.code is IssueCode.LEFT_OUT] == [(len(tiles),)]
+            assert IssueCode.UNUSUAL_CONCEALED_KONG not in codes
+        else:
+            assert any(m.kind is MeldKind.KONG and m.concealed for m in got.melds), messages(typed)
+            assert IssueCode.UNUSUAL_CONCEALED_KONG in codes and IssueCode.LEFT_OUT not in codes
+        tried += 1
+    assert tried >= 5
+
+
+def test_without_tidying_a_doubtful_back_stays_in_its_concealed_kong() -> None:
+    """`tidy_breaches=False` keeps the reading as it was: the winning hand as read, breach and all."""
+    from dataclasses import replace
+
+    rng = random.Random(0)
+    hand = parse_hand("[777m] 456p789s11sEE +E")
+    tiles = plan_scene(hand, rng, *SIZE)
+    dets = detections_of(tiles)
+    last = max((i for i, t in enumerate(tiles) if t.group.startswith("meld")), key=lambda i: dets.xyxy[i][2])
+    x0, y0, x1, y1 = dets.xyxy[last]
+    width = min(x1 - x0, y1 - y0)
+    fake = np.float32([[x1 + 0.02 * width, y0, x1 + 1.02 * width, y1]])
+    with_back = Detections(np.r_[dets.xyxy, fake], np.r_[dets.confidence, [0.3]], np.r_[dets.class_id, [BACK_ID]])
+    tidy = read_hand(with_back, hand.context, S, is_winning)
+    as_read = read_hand(with_back, hand.context, replace(S, tidy_breaches=False), is_winning)
+    assert tidy.left_out == (len(tiles),) and hand_key(tidy.hand) == hand_key(hand)
+    assert as_read.left_out == () and as_read.hand is not None and any(m.kind is MeldKind.KONG and m.concealed for m in as_read.hand.melds)
+
+
 def _with_standing_face(hand: Hand, tiles: list[PlacedTile], i: int, face: str) -> Hand | None:
     """`hand` with standing tile `i` shown as `face`; None when no set has such a hand (a fifth copy)."""
     concealed = list(hand.concealed)

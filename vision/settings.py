@@ -127,6 +127,10 @@ class LayoutSettings:
     # as the one tile face that makes the hand win, if exactly one does (the least sure this many)
     deduce_confidence: float = 0.9
     deduce_candidates: int = 3
+    # When the hand wins but breaks the photo layout (a concealed kong without its two outer backs), a
+    # tile of the breach read with less confidence than `doubtful_confidence` is left out when the hand
+    # still wins and breaks it less
+    tidy_breaches: bool = True
     neighbour_reach: float = 1.6  # tile heights: nearest neighbours within this give the row direction
     angle_vote_spread_deg: float = 8.0  # neighbour votes this far from their median are left out
     steep_max_share: float = 0.6  # more neighbour votes steeper than 45 degrees than this: the photo is turned
