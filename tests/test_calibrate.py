@@ -206,3 +206,57 @@ def test_the_blend_chosen_reads_the_check_crops_better_and_every_base_crop_as_be
     assert choice.check_accuracy > choice.classifier_check_accuracy + 0.5
     assert (head.blend(*base).argmax(axis=1) == base[0].argmax(axis=1)).all()
     assert choice.thresholds is not None and np.isinf(choice.thresholds[40:]).all()
+
+
+def test_the_baked_head_says_how_much_each_crop_looks_like_the_set(tmp_path: Path) -> None:
+    """The graph's second output is the crop's largest cosine margin over the faces' thresholds, as
+    the head computes it in numpy; the first output stays the blended probabilities."""
+    import onnxruntime as ort
+
+    from vision.calibrate import Embedder
+    from vision.fewshot import FewShotHead, bake
+    from vision.models import FaceClassifier
+
+    base = tiny_classifier(tmp_path / "base.onnx")
+    embedder = Embedder(base, 1)
+    rng = np.random.default_rng(3)
+    crops = rng.integers(0, 255, (12, 32, 32, 3), dtype=np.uint8)
+    probs, feats = embedder(crops)
+    prototypes = rng.normal(size=(2, len(FACE_NAMES), feats.shape[1])).astype(np.float32)
+    prototypes /= np.linalg.norm(prototypes, axis=2, keepdims=True)
+    head = FewShotHead(prototypes, 1, scale=3.0, keep=1.0,
+                       thresholds=rng.uniform(-0.2, 0.2, len(FACE_NAMES)).astype(np.float32))
+    bake(base, head, tmp_path / "baked.onnx")
+    classifier = FaceClassifier(ort.InferenceSession(str(tmp_path / "baked.onnx")), "baked")
+    assert classifier.knows_its_set
+    blended, likeness = classifier.read(crops)
+    np.testing.assert_allclose(blended, head.blend(probs, feats), atol=1e-5)
+    expected = (head.cosines(feats) - head.thresholds[None, :]).max(axis=1)
+    np.testing.assert_allclose(likeness, expected, atol=1e-5)
+    plain = FaceClassifier(ort.InferenceSession(str(base)), "base")
+    assert not plain.knows_its_set and np.isinf(plain.read(crops)[1]).all()
+
+
+@pytest.mark.parametrize("max_finder_conf, dropped", [(0.95, 1), (0.7, 0)])
+def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_unsure(
+    tmp_path: Path, models: Path, monkeypatch, max_finder_conf: float, dropped: int
+) -> None:
+    """The fake finder finds every tile with confidence 0.9; the classifier says the first looks like
+    none of the set's faces (likeness -0.5, the rest 0.3). Dropped when 0.9 counts as unsure."""
+    from vision.detector import TileDetector
+
+    photo = write_photo(tmp_path / "layout.png", layout_boxes())
+    settings = replace(NO_READERS, stray_max_finder_conf=max_finder_conf)
+    detector = TileDetector.load(models, settings)
+    assert detector.classifier is not None
+    read = detector.classifier.read
+
+    def unlike_first(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        probs, _ = read(crops)
+        likeness = np.full(len(crops), 0.3, np.float32)
+        likeness[0] = -0.5
+        return probs, likeness
+
+    monkeypatch.setattr(detector.classifier, "read", unlike_first)
+    dets, _ = detector.detect_file(photo)
+    assert len(dets) == len(layout_boxes()) - dropped

@@ -101,8 +101,9 @@ class TileDetector:
 
     def classify_faces(
         self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Canonical class id and probability of each face-up tile box, and its second reading.
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Canonical class id and probability of each face-up tile box, its second reading, and its
+        likeness to the calibrated set (+inf when the classifier was not calibrated with a head).
 
         The second reading is the second most likely class; for a face read as a flower or
         season, the most likely class that is not one: which flower it is never changes a
@@ -112,8 +113,8 @@ class TileDetector:
         assert classifier is not None
         crops = cut_tiles(image_bgr, boxes_xyxy, classifier.imgsz, self.settings)
         if len(crops) == 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64)
-        probs = classifier.probabilities(crops)
+            return np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64), np.zeros(0, np.float32)
+        probs, likeness = classifier.read(crops)
         best, second = np.argsort(-probs, axis=1, kind="stable")[:, :2].T
         flower_columns = classifier.flower_columns
         best_not_flower = np.where(flower_columns[None, :], -1.0, probs).argmax(axis=1)
@@ -123,7 +124,7 @@ class TileDetector:
         upright = _UprightCrops(image_bgr, boxes_xyxy, self.settings)
         self._read_captions(upright, probs, ids, confidence, seconds)
         self._read_index_numerals(upright, boxes_xyxy, probs, ids, confidence, seconds)
-        return ids, confidence, seconds
+        return ids, confidence, seconds, likeness
 
     def _read_captions(self, upright: "_UprightCrops", probs: np.ndarray, ids: np.ndarray, confidence: np.ndarray,
                        seconds: np.ndarray) -> None:
@@ -256,13 +257,16 @@ class TileDetector:
         canonical = np.full(len(xyxy), BACK_ID, np.int64)
         runner_up = np.full(len(xyxy), -1, np.int64)
         faces = self.finder.is_face(classes)
+        keep = np.ones(len(xyxy), bool)
         if faces.any():
-            face_ids, face_probs, second_ids = self.classify_faces(image_bgr, xyxy[faces])
+            face_ids, face_probs, second_ids, likeness = self.classify_faces(image_bgr, xyxy[faces])
             canonical[faces] = face_ids
             runner_up[faces] = second_ids
+            # a box the finder is unsure of that looks like none of the calibrated set's tiles: a stray
+            keep[faces] = (likeness >= self.settings.stray_likeness) | (conf[faces] >= self.settings.stray_max_finder_conf)
             conf = conf.copy()
             conf[faces] = conf[faces] * face_probs
-        return Detections(xyxy, conf, canonical, runner_up)
+        return Detections(xyxy[keep], conf[keep], canonical[keep], runner_up[keep])
 
     def detect_decoded(self, decoded: DecodedImage) -> Detections:
         """Detect on a (possibly reduced) decoded image; boxes in the original photo's pixels."""

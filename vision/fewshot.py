@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from vision.models import LIKENESS_OUTPUT
+
 FEATURES_OUTPUT = "features"  # the extra output of `with_features`: (N, members x D), each member's part L2-normalised
 PROTOTYPES_FILE = "prototypes.npz"
 EPS = 1e-6  # keeps log(p) finite
@@ -177,8 +179,9 @@ def with_features(classifier_onnx: Path) -> tuple[bytes, int]:
 
 
 def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path) -> None:
-    """Write `classifier_onnx` with `head` inside: its one output is the head's blended probabilities,
-    under the same name and shape, with the same metadata (class names, input size)."""
+    """Write `classifier_onnx` with `head` inside: its first output is the head's blended probabilities,
+    under the same name and shape, with the same metadata (class names, input size); its second,
+    LIKENESS_OUTPUT, is the largest margin of a crop's cosines over the faces' thresholds."""
     onnx = _onnx()
     helper = onnx.helper
     model, members = _add_features(onnx.load(str(classifier_onnx)))
@@ -212,7 +215,10 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path) -> None:
         helper.make_node("Mul", ["fewshot_logp", "fewshot_keep"], ["fewshot_kept"]),
         helper.make_node("Add", ["fewshot_kept", "fewshot_shot"], ["fewshot_logits"]),
         helper.make_node("Softmax", ["fewshot_logits"], [output], axis=1),
+        helper.make_node("Sub", ["fewshot_cos", "fewshot_thresholds"], ["fewshot_margins"]),
+        _reduce(model, "ReduceMax", "fewshot_margins", LIKENESS_OUTPUT, keepdims=0),
     ])
+    graph.output.append(onnx.helper.make_tensor_value_info(LIKENESS_OUTPUT, onnx.TensorProto.FLOAT, ["batch"]))
     props = {p.key: p.value for p in model.metadata_props}
     props["mcr_fewshot"] = (f"prototypes of a calibration photo, scale {head.scale:g}, keep {head.keep:g}, "
                             "a threshold per face")

@@ -119,6 +119,12 @@ class TileFinder:
         return classes == TILE_FINDER_NAMES.index("tile")
 
 
+# the second output of a classifier calibrated with a few-shot head (`vision.fewshot.bake`): (N,) how far
+# each crop's nearest face of the set passes that face's threshold; far below 0, a crop looks like none
+# of the set's tiles
+LIKENESS_OUTPUT = "set_likeness"
+
+
 class FaceClassifier:
     """The face classifier: square crops in, a probability for each of the 42 faces out."""
 
@@ -140,13 +146,30 @@ class FaceClassifier:
                              for suit in SUITS}
         self._input = session.get_inputs()[0].name
         self._fixed_batch = isinstance(session.get_inputs()[0].shape[0], int)
+        outputs = [o.name for o in session.get_outputs()]
+        self._likeness_at = outputs.index(LIKENESS_OUTPUT) if LIKENESS_OUTPUT in outputs else None
+
+    @property
+    def knows_its_set(self) -> bool:
+        """Whether the classifier says how much a crop looks like its calibrated set (LIKENESS_OUTPUT)."""
+        return self._likeness_at is not None
 
     def probabilities(self, crops_bgr: np.ndarray) -> np.ndarray:
         """(N, 42) class probabilities, in this model's column order, of (N, imgsz, imgsz, 3) BGR crops."""
+        return self.read(crops_bgr)[0]
+
+    def read(self, crops_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The probabilities of `probabilities` and each crop's likeness to the calibrated set
+        (LIKENESS_OUTPUT; +inf for a classifier that was not calibrated with a few-shot head)."""
         batch = to_network_input(crops_bgr)
         if self._fixed_batch:
-            return np.concatenate([self.session.run(None, {self._input: b[None]})[0] for b in batch])
-        return self.session.run(None, {self._input: batch})[0]
+            outs = [self.session.run(None, {self._input: b[None]}) for b in batch]
+        else:
+            outs = [self.session.run(None, {self._input: batch})]
+        probs = np.concatenate([o[0] for o in outs])
+        if self._likeness_at is None:
+            return probs, np.full(len(probs), np.inf, np.float32)
+        return probs, np.concatenate([np.ravel(o[self._likeness_at]) for o in outs]).astype(np.float32)
 
 
 @dataclass(frozen=True)
