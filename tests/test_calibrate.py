@@ -237,12 +237,13 @@ def test_the_baked_head_says_how_much_each_crop_looks_like_the_set(tmp_path: Pat
     assert not plain.knows_its_set and np.isinf(plain.read(crops)[1]).all()
 
 
-@pytest.mark.parametrize("max_finder_conf, dropped", [(0.95, 1), (0.7, 0)])
-def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_unsure(
-    tmp_path: Path, models: Path, monkeypatch, max_finder_conf: float, dropped: int
+@pytest.mark.parametrize("max_finder_conf, like_the_set, dropped", [(0.95, 41, 1), (0.7, 41, 0), (0.95, 10, 0)])
+def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_unsure_in_a_photo_of_the_set(
+    tmp_path: Path, models: Path, monkeypatch, max_finder_conf: float, like_the_set: int, dropped: int
 ) -> None:
     """The fake finder finds every tile with confidence 0.9; the classifier says the first looks like
-    none of the set's faces (likeness -0.5, the rest 0.3). Dropped when 0.9 counts as unsure."""
+    none of the set's faces (likeness -0.5), and `like_the_set` of the others look like it (0.3, the
+    rest -0.5). Dropped when 0.9 counts as unsure and most of the photo looks like the set."""
     from vision.detector import TileDetector
 
     photo = write_photo(tmp_path / "layout.png", layout_boxes())
@@ -253,8 +254,8 @@ def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_uns
 
     def unlike_first(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         probs, _ = read(crops)
-        likeness = np.full(len(crops), 0.3, np.float32)
-        likeness[0] = -0.5
+        likeness = np.full(len(crops), -0.5, np.float32)
+        likeness[1:1 + like_the_set] = 0.3
         return probs, likeness
 
     monkeypatch.setattr(detector.classifier, "read", unlike_first)

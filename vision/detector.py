@@ -262,11 +262,18 @@ class TileDetector:
             face_ids, face_probs, second_ids, likeness = self.classify_faces(image_bgr, xyxy[faces])
             canonical[faces] = face_ids
             runner_up[faces] = second_ids
-            # a box the finder is unsure of that looks like none of the calibrated set's tiles: a stray
-            keep[faces] = (likeness >= self.settings.stray_likeness) | (conf[faces] >= self.settings.stray_max_finder_conf)
+            keep[faces] = ~self._strays(likeness, conf[faces])
             conf = conf.copy()
             conf[faces] = conf[faces] * face_probs
         return Detections(xyxy[keep], conf[keep], canonical[keep], runner_up[keep])
+
+    def _strays(self, likeness: np.ndarray, finder_conf: np.ndarray) -> np.ndarray:
+        """Face boxes the finder was unsure of that look like none of the calibrated set's tiles, in a
+        photo of that set (most boxes look like it); a photo of another set keeps every box."""
+        s = self.settings
+        if not len(likeness) or np.mean(likeness >= 0) < s.stray_photo_share:
+            return np.zeros(len(likeness), bool)
+        return (likeness < s.stray_likeness) & (finder_conf < s.stray_max_finder_conf)
 
     def detect_decoded(self, decoded: DecodedImage) -> Detections:
         """Detect on a (possibly reduced) decoded image; boxes in the original photo's pixels."""

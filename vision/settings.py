@@ -71,9 +71,12 @@ class DetectorSettings:
     conf_threshold: float = 0.25  # tile-finder boxes below this are dropped
     # With a classifier calibrated to a set (a few-shot head), a face box the finder found with less
     # confidence than `stray_max_finder_conf` is dropped when its likeness to the set's nearest face
-    # (cosine minus that face's threshold) is below `stray_likeness`: it looks like none of the set's tiles
+    # (cosine minus that face's threshold) is below `stray_likeness`: it looks like none of the set's tiles.
+    # Only in a photo of that set: at least `stray_photo_share` of its face boxes pass a face's threshold
+    # (another set's photo passes few: it keeps every box and reads as with the classifier alone)
     stray_likeness: float = -0.1
     stray_max_finder_conf: float = 0.7
+    stray_photo_share: float = 0.5
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
