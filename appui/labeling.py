@@ -572,7 +572,8 @@ def _teach(folder: Path, reviewed: int) -> None:
         old, new = result.get("old", {}), result.get("new", {})
         done = t("lbl_taught_promoted" if result.get("promoted") else "lbl_taught_kept", version=result.get("version"),
                  old=f"{100 * float(old.get('read_accuracy', 0)):.1f}",
-                 new=f"{100 * float(new.get('read_accuracy', 0)):.1f}")
+                 new=f"{100 * float(new.get('read_accuracy', 0)):.1f}",
+                 reason=result.get("reason") or t("lbl_not_better"))
         status.update(label=done, state="complete")
     st.success(done)
 

@@ -30,6 +30,16 @@ def test_base_val_precision_must_not_fall_either() -> None:
     assert decide(metrics(80, 82), metrics(95, 96), AdaptSettings(), metrics(90, 92), metrics(91, 92)).promote
 
 
+def test_every_reason_is_named_when_a_model_is_neither_better_nor_as_precise() -> None:
+    """Seen on real held-out sessions: the shipped models read them fully, and a forced finder
+    fine-tune added false boxes on both checks. The reason says all three, not only the first."""
+    decision = decide(metrics(100, 100), metrics(100, 104), AdaptSettings(), metrics(90, 92), metrics(90, 110))
+    assert not decision.promote
+    assert "not better on the held-back photos" in decision.reason
+    assert "precision on the held-back photos is lower" in decision.reason
+    assert "precision on the base val photos is lower" in decision.reason
+
+
 def labeled_folder(folder: Path, kinds: list[str]) -> None:
     folder.mkdir()
     for k, kind in enumerate(kinds):

@@ -129,17 +129,18 @@ def decide(old: ReadMetrics, new: ReadMetrics, settings: AdaptSettings = DEFAULT
     """Promote only a model that reads the held-back photos strictly better than the one in use, with no
     lower precision there and on the base val photos (when given): recall is never bought with false boxes."""
     gain = new.read_accuracy - old.read_accuracy
+    reasons = []
     if gain <= settings.min_gain:
         verdict = "worse" if gain < 0 else "not better"
-        return Decision(False, f"{verdict} on the held-back photos ({old.read_accuracy:.2%} -> "
-                               f"{new.read_accuracy:.2%}); the model in use is kept")
+        reasons.append(f"{verdict} on the held-back photos ({old.read_accuracy:.2%} -> {new.read_accuracy:.2%})")
     for where, before, after in (("held-back", old, new), ("base val", old_base, new_base)):
         if before is None or after is None or before.precision is None or after.precision is None:
             continue
         if after.precision < before.precision:
-            return Decision(False, f"reads {gain:+.2%} better on the held-back photos but its precision on the {where} "
-                                   f"photos is lower ({before.precision:.2%} -> {after.precision:.2%}: more false "
-                                   "boxes or misreads); the model in use is kept")
+            reasons.append(f"its precision on the {where} photos is lower ({before.precision:.2%} -> "
+                           f"{after.precision:.2%}: more false boxes or misreads)")
+    if reasons:  # every reason, so that a person sees when recall would have been bought with false boxes
+        return Decision(False, "; ".join(reasons) + "; the model in use is kept")
     return Decision(True, f"reads {gain:+.2%} better on the held-back photos "
                           f"({old.read_accuracy:.2%} -> {new.read_accuracy:.2%}), precision no lower")
 
@@ -500,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {error}", file=sys.stderr)
             return 2
         raise
-    print(json.dumps({"version": result.version, "promoted": result.decision.promote,
+    print(json.dumps({"version": result.version, "promoted": result.decision.promote, "reason": result.decision.reason,
                       "old": result.old.to_json(), "new": result.new.to_json(), "seconds": round(result.seconds, 1)}))
     return 0
 
