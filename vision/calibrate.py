@@ -163,11 +163,16 @@ def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, rng: ra
         use[hit] = found[best[hit]]
     for k in range(len(use)):
         if not hit[k]:
-            x1, y1, x2, y2 = use[k]
-            bw, bh = x2 - x1, y2 - y1
-            use[k] = [x1 + rng.uniform(-0.04, 0.04) * bw, y1 + rng.uniform(-0.04, 0.04) * bh,
-                      x2 + rng.uniform(-0.04, 0.04) * bw, y2 + rng.uniform(-0.04, 0.04) * bh]
+            use[k] = jittered(use[k], rng)
     return cut_tiles(picture, use, detector.model_info.classifier_imgsz, detector.settings)
+
+
+def jittered(box: np.ndarray, rng: random.Random, share: float = 0.04) -> np.ndarray:
+    """`box` (x1, y1, x2, y2) with each side moved by up to `share` of the box's size, as a finder's
+    boxes of a tile vary (in the box's own dtype)."""
+    bw, bh = box[2] - box[0], box[3] - box[1]
+    return box + np.array([rng.uniform(-share, share) * bw, rng.uniform(-share, share) * bh,
+                           rng.uniform(-share, share) * bw, rng.uniform(-share, share) * bh])
 
 
 # ---------------------------------------------------------------- embeddings and the blend
@@ -330,11 +335,7 @@ def labeled_base_crops(images: Sequence[Path], size: int, settings: DetectorSett
             continue
         truth = read_truth(image, picture.shape[1], picture.shape[0])
         faces = (truth.class_id != CLASS_ID[BACK]) & (truth.class_id >= 0)
-        boxes = truth.xyxy[faces].copy()
-        for box in boxes:
-            bw, bh = box[2] - box[0], box[3] - box[1]
-            box += np.array([rng.uniform(-0.04, 0.04) * bw, rng.uniform(-0.04, 0.04) * bh,
-                             rng.uniform(-0.04, 0.04) * bw, rng.uniform(-0.04, 0.04) * bh], np.float32)
+        boxes = np.array([jittered(box, rng) for box in truth.xyxy[faces]], np.float32).reshape(-1, 4)
         if len(boxes):
             crops.append(cut_tiles(picture, boxes, size, settings))
             labels.append(truth.class_id[faces])
@@ -714,9 +715,10 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                       f"(time box {settings.finetune_seconds:.0f} s)")
             tune = finetune_classifier(work, weights, source, embedder.names, imgsz, (train_x, train_y),
                                        (check_x, check_y), labeled, settings, seed, log)
-            embedder = Embedder(tune.onnx, detector_settings.intra_op_threads)
         classifier = source if tune is None else tune.onnx
         if kept != "finetune":
+            if tune is not None:  # both: the head reads the fine-tuned classifier's features
+                embedder = Embedder(tune.onnx, detector_settings.intra_op_threads)
             choice, head, classifier = head_on(embedder, classifier, work / "with_head.onnx", "[calibrate 3/5]")
 
         version_dir = registry.new_version_dir(name)
