@@ -255,8 +255,10 @@ class PageWin:
 def page_fingerprint(source: str) -> str | None:
     """The hand scored on `source`'s page with the context picked there (None when there is no hand)."""
     hand = hand_from_pages(source)
-    if hand is None:
-        return None
+    return None if hand is None else _fingerprint(source, hand)
+
+
+def _fingerprint(source: str, hand: Hand) -> str:
     prefix, state = PAGE_PREFIXES[source], st.session_state
     picked = [state.get(prefix + name) for name in ("seat", "won_by", "discarder")]
     return hashlib.sha1(json.dumps([source, hand.to_json(), picked], sort_keys=True).encode()).hexdigest()
@@ -276,10 +278,10 @@ def page_win(source: str) -> PageWin:
         raise Refused(tr("no_open_match"), to_match_page=True) from None
     except LedgerError as exc:
         raise Refused(tr("db_error", msg=str(exc))) from None
-    hand, fingerprint = hand_from_pages(source), page_fingerprint(source)
-    if hand is None or fingerprint is None:
+    hand = hand_from_pages(source)
+    if hand is None:
         raise Refused(tr("no_hand_there"))
-    guard = f"{match_id}:{fingerprint}"
+    guard = f"{match_id}:{_fingerprint(source, hand)}"
     added = state.get(ADDED)
     if added and added["guard"] == guard and added["number"] <= len(ledger.rows):
         if ledger.rows[added["number"] - 1].deal.hand == added["hand"]:  # still there (not undone)
