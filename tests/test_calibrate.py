@@ -83,12 +83,20 @@ def tiny_classifier(path: Path, seed: int = 0) -> Path:
     return _save(graph, path, list(FACE_NAMES), 32, "classify")
 
 
+def layout_finder(path: Path, tiles=None, tile_confidence: float = 0.9) -> Path:  # type: ignore[no-untyped-def]
+    """A fake tile finder for SIZE photos that boxes `tiles` (default: the whole layout) as face-up tiles
+    with `tile_confidence`, whatever the photo shows."""
+    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0)
+             for _, (x0, y0, x1, y1) in (layout_boxes() if tiles is None else tiles)]
+    fake_finder(path, raw_head(boxes, [[tile_confidence, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
+    return path
+
+
 @pytest.fixture
 def models(tmp_path: Path) -> Path:
     root = tmp_path / "models"
     root.mkdir()
-    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for _, (x0, y0, x1, y1) in layout_boxes()]
-    fake_finder(root / "detector.onnx", raw_head(boxes, [[0.9, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
+    layout_finder(root / "detector.onnx")
     tiny_classifier(root / "classifier.onnx")
     return root
 
@@ -131,9 +139,7 @@ def test_cli_names_a_missing_tile_and_writes_nothing(tmp_path: Path, models: Pat
 
     tiles = [t for t in layout_boxes() if t[0] != "6s"]
     photo = write_photo(tmp_path / "missing.png", tiles)
-    # the finder answers the same boxes for every photo: read what the photo shows instead
-    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for _, (x0, y0, x1, y1) in tiles]
-    fake_finder(models / "detector.onnx", raw_head(boxes, [[0.9, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
+    layout_finder(models / "detector.onnx", tiles)  # the finder answers the same boxes for every photo: these
     code = main(["calibrate", str(photo), "--models", str(models), "--base-val", str(tmp_path / "none")])
     err = capsys.readouterr().err
     assert code == 1

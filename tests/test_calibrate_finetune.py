@@ -21,9 +21,9 @@ from tests.test_calibrate import (  # noqa: E402
     SIZE,
     face_colours,
     layout_boxes,
+    layout_finder,
     tiny_classifier,
 )
-from tests.vision_fake_models import fake_finder, raw_head  # noqa: E402
 
 SHIFT = 5  # the calibrated set paints face i as the pretrained set paints face i + SHIFT: new to the model
 
@@ -85,8 +85,7 @@ def calibration_photo(path: Path) -> Path:
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("shipped")
-    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for _, (x0, y0, x1, y1) in layout_boxes()]
-    fake_finder(root / "detector.onnx", raw_head(boxes, [[0.9, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
+    layout_finder(root / "detector.onnx")
     pretrained_classifier(root, tmp_path_factory.mktemp("pretrain"))
     return root
 

@@ -11,22 +11,21 @@ import pytest
 from vision.registry import Registry
 
 pytest.importorskip("onnx")
-from tests.test_calibrate import SIZE, fake_finder, layout_boxes, raw_head, tiny_classifier, write_photo  # noqa: E402
+from tests.test_calibrate import layout_boxes, layout_finder, tiny_classifier, write_photo  # noqa: E402
 
 
-def _models_finding_the_layout(root: Path) -> tuple[Path, list[tuple[float, float, float, float]]]:
-    """A models folder whose finder boxes every tile of the layout photo (and those boxes, centre + size)."""
+def _models_finding_the_layout(root: Path) -> Path:
+    """A models folder whose finder boxes every tile of the layout photo."""
     root.mkdir()
-    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for _, (x0, y0, x1, y1) in layout_boxes()]
-    fake_finder(root / "detector.onnx", raw_head(boxes, [[0.9, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
+    layout_finder(root / "detector.onnx")
     tiny_classifier(root / "classifier.onnx")
-    return root, boxes
+    return root
 
 
 def test_evaluate_models_dir_reads_the_version_in_use(tmp_path: Path, capsys) -> None:
     from vision.evaluate import main
 
-    root, boxes = _models_finding_the_layout(tmp_path / "models")
+    root = _models_finding_the_layout(tmp_path / "models")
     registry = Registry(root)
     version = registry.new_version_dir("club")
     for model in root.glob("*.onnx"):
@@ -49,10 +48,10 @@ def test_evaluate_models_dir_reads_the_version_in_use(tmp_path: Path, capsys) ->
 def test_detect_and_read_models_dir_read_the_version_in_use(tmp_path: Path, capsys) -> None:
     from vision.__main__ import main
 
-    root, boxes = _models_finding_the_layout(tmp_path / "models")
+    root = _models_finding_the_layout(tmp_path / "models")
     registry = Registry(root)
     version = registry.new_version_dir("finds-nothing")
-    fake_finder(version / "detector.onnx", raw_head(boxes, [[0.0, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
+    layout_finder(version / "detector.onnx", tile_confidence=0.0)
     shutil.copy(root / "classifier.onnx", version / "classifier.onnx")
     photo = write_photo(tmp_path / "a.png", layout_boxes())
 

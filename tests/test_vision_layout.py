@@ -277,6 +277,14 @@ def test_a_doubtful_false_detection_is_left_out_and_named(false_class: str, conf
         assert [i.tiles for i in typed if i.code is IssueCode.LEFT_OUT] == [(len(tiles),)]
 
 
+def _box_after_the_melds(tiles: list[PlacedTile], dets: Detections) -> np.ndarray:
+    """A tile-sized box (1 x 4) touching the right end of the meld row: a blank patch or a shadow there."""
+    last = max((i for i, t in enumerate(tiles) if t.group.startswith("meld")), key=lambda i: dets.xyxy[i][2])
+    x0, y0, x1, y1 = dets.xyxy[last]
+    width = min(x1 - x0, y1 - y0)
+    return np.float32([[x1 + 0.02 * width, y0, x1 + 1.02 * width, y1]])
+
+
 def test_a_false_box_is_left_out_rather_than_read_as_a_second_copy_of_a_flower() -> None:
     """A blank patch of table just after the melds, read as a white dragon with a flower already laid out
     as its second reading: read as that flower it would make the hand win, but a set has one of
@@ -289,11 +297,8 @@ def test_a_false_box_is_left_out_rather_than_read_as_a_second_copy_of_a_flower()
             continue
         tiles = plan_scene(hand, rng, *SIZE, flowers_beside_prob=0.0)
         dets = detections_of(tiles)
-        last = max((i for i, t in enumerate(tiles) if t.group.startswith("meld")), key=lambda i: dets.xyxy[i][2])
         flower = next(t.cls for t in tiles if t.group == "flowers")
-        x0, y0, x1, y1 = dets.xyxy[last]
-        width = min(x1 - x0, y1 - y0)
-        fake = np.float32([[x1 + 0.02 * width, y0, x1 + 1.02 * width, y1]])  # touching it
+        fake = _box_after_the_melds(tiles, dets)
         with_false = Detections(
             np.r_[dets.xyxy, fake], np.r_[dets.confidence, [0.18]], np.r_[dets.class_id, [CLASS_ID["P"]]],
             np.r_[dets.runner_up, [CLASS_ID[flower]]],
@@ -307,6 +312,17 @@ def test_a_false_box_is_left_out_rather_than_read_as_a_second_copy_of_a_flower()
     assert tried >= 5
 
 
+def _pung_then_a_back(seed: int, conf: float) -> tuple[Hand, int, Detections]:
+    """A hand whose last meld is the pung 7m 7m 7m, a back read with `conf` touching it, and that back's index."""
+    rng = random.Random(seed)
+    hand = parse_hand("[777m] 456p789s11sEE +E")
+    tiles = plan_scene(hand, rng, *SIZE)
+    dets = detections_of(tiles)
+    fake = _box_after_the_melds(tiles, dets)
+    return hand, len(tiles), Detections(np.r_[dets.xyxy, fake], np.r_[dets.confidence, [conf]],
+                                        np.r_[dets.class_id, [BACK_ID]])
+
+
 @pytest.mark.parametrize("conf, read_as_pung", [(0.3, True), (0.9, False)])
 def test_a_doubtful_back_beside_a_winning_pung_is_left_out_not_read_as_a_concealed_kong(
     conf: float, read_as_pung: bool
@@ -316,24 +332,15 @@ def test_a_doubtful_back_beside_a_winning_pung_is_left_out_not_read_as_a_conceal
     a sure one stays (the kong), with the note that asks the player to check it."""
     tried = 0
     for seed in range(40):
-        rng = random.Random(seed)
-        hand = parse_hand("[777m] 456p789s11sEE +E")
-        tiles = plan_scene(hand, rng, *SIZE)
-        dets = detections_of(tiles)
-        melds = [i for i, t in enumerate(tiles) if t.group.startswith("meld")]
-        last = max(melds, key=lambda i: dets.xyxy[i][2])
-        x0, y0, x1, y1 = dets.xyxy[last]
-        width = min(x1 - x0, y1 - y0)
-        fake = np.float32([[x1 + 0.02 * width, y0, x1 + 1.02 * width, y1]])  # touching it
-        with_back = Detections(np.r_[dets.xyxy, fake], np.r_[dets.confidence, [conf]], np.r_[dets.class_id, [BACK_ID]])
-        if not read_layout(with_back, S).groups().get(len(tiles), "").startswith("meld"):
+        hand, back, with_back = _pung_then_a_back(seed, conf)
+        if not read_layout(with_back, S).groups().get(back, "").startswith("meld"):
             continue  # the layout's tilt left it apart from the meld row
         got, typed, _ = read_typed(with_back, hand.context)
         codes = [i.code for i in typed]
         assert got is not None
         if read_as_pung:
             assert hand_key(got) == hand_key(hand), (seed, messages(typed))
-            assert [i.tiles for i in typed if i.code is IssueCode.LEFT_OUT] == [(len(tiles),)]
+            assert [i.tiles for i in typed if i.code is IssueCode.LEFT_OUT] == [(back,)]
             assert IssueCode.UNUSUAL_CONCEALED_KONG not in codes
         else:
             assert any(m.kind is MeldKind.KONG and m.concealed for m in got.melds), messages(typed)
@@ -346,18 +353,10 @@ def test_without_tidying_a_doubtful_back_stays_in_its_concealed_kong() -> None:
     """`tidy_breaches=False` keeps the reading as it was: the winning hand as read, breach and all."""
     from dataclasses import replace
 
-    rng = random.Random(0)
-    hand = parse_hand("[777m] 456p789s11sEE +E")
-    tiles = plan_scene(hand, rng, *SIZE)
-    dets = detections_of(tiles)
-    last = max((i for i, t in enumerate(tiles) if t.group.startswith("meld")), key=lambda i: dets.xyxy[i][2])
-    x0, y0, x1, y1 = dets.xyxy[last]
-    width = min(x1 - x0, y1 - y0)
-    fake = np.float32([[x1 + 0.02 * width, y0, x1 + 1.02 * width, y1]])
-    with_back = Detections(np.r_[dets.xyxy, fake], np.r_[dets.confidence, [0.3]], np.r_[dets.class_id, [BACK_ID]])
+    hand, back, with_back = _pung_then_a_back(0, 0.3)
     tidy = read_hand(with_back, hand.context, S, is_winning)
     as_read = read_hand(with_back, hand.context, replace(S, tidy_breaches=False), is_winning)
-    assert tidy.left_out == (len(tiles),) and hand_key(tidy.hand) == hand_key(hand)
+    assert tidy.left_out == (back,) and hand_key(tidy.hand) == hand_key(hand)
     assert as_read.left_out == () and as_read.hand is not None and any(m.kind is MeldKind.KONG and m.concealed for m in as_read.hand.melds)
 
 
