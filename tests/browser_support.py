@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -130,28 +130,30 @@ def wait_for_app(page, timeout_ms: int = 60_000) -> None:  # type: ignore[no-unt
 
 
 def start_camera_until(page, text: Any, log_path: Path | None = None, attempts: int = 2,  # type: ignore[no-untyped-def]
-                       timeout_ms: int = 60_000) -> Any:
+                       timeout_ms: int = 60_000, reopen: Callable[[], None] | None = None) -> Any:
     """Press the webcam component's START and wait until the page shows `text` (a string or a
-    compiled pattern); returns its locator.  A WebRTC connection that never comes up (seen once
-    on a loaded CI machine) is stopped and started again, up to `attempts` times; the failure
-    then says what the page and the server last showed instead of a bare timeout."""
+    compiled pattern); returns its locator.  A camera that never starts (seen on loaded CI machines:
+    the component's START never appeared, or its WebRTC connection never came up) gets the page
+    opened again (`reopen`, by default a reload) and another try, up to `attempts`; the failure then
+    says what the page and the server last showed instead of a bare timeout."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    frame = page.frame_locator("iframe").first
     seen = page.get_by_text(text)
     tried: list[str] = []
     for attempt in range(attempts):
-        frame.get_by_role("button", name="START").click(timeout=timeout_ms)
         try:
+            page.frame_locator("iframe").first.get_by_role("button", name="START").click(timeout=timeout_ms)
             seen.first.wait_for(timeout=timeout_ms)
             return seen.first
-        except PlaywrightTimeout:
+        except PlaywrightTimeout as error:
             shown = page.locator("[data-testid=stMain]").inner_text(timeout=5_000)
-            tried.append(f"attempt {attempt + 1}: the page showed {shown[-600:]!r}")
-            stop = frame.get_by_role("button", name="STOP")
-            if stop.count():
-                stop.click(timeout=timeout_ms)
-            page.wait_for_timeout(1_000)
+            tried.append(f"attempt {attempt + 1}: {str(error).splitlines()[0]}; the page showed {shown[-600:]!r}")
+        if attempt + 1 < attempts:
+            if reopen is None:
+                page.reload()
+                wait_for_app(page, timeout_ms)
+            else:
+                reopen()
     server = log_path.read_text(errors="replace")[-2_000:] if log_path and log_path.exists() else "(no log)"
     pytest.fail(f"{text!r} never shown after {attempts} starts of the camera\n" + "\n".join(tried)
                 + f"\nthe server's log ends:\n{server}")

@@ -135,7 +135,14 @@ def test_phone_over_lan_https_code_photo_fix_and_live(tmp_path):
         page.goto(f"{url}/live")
         wait_for_app(page, TIMEOUT_MS)
         enter_code(page, CODE)  # a new browser session asks again
-        start_camera_until(page, f"Tiles in view: {len(scene.tiles)}", app_log_path(port), timeout_ms=TIMEOUT_MS)
+
+        def reopen() -> None:  # a reloaded page is a new session: it asks for the code again
+            page.reload()
+            wait_for_app(page, TIMEOUT_MS)
+            enter_code(page, CODE)
+
+        start_camera_until(page, f"Tiles in view: {len(scene.tiles)}", app_log_path(port), timeout_ms=TIMEOUT_MS,
+                           reopen=reopen)
         small_png(page.screenshot(), DOCS / "phone-live.png")
         chromium.close()
 
