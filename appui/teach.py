@@ -1,9 +1,11 @@
-"""The "Teach my tiles" page: one photo of the calibration layout teaches the models a club's own set.
+"""The "Teach my tiles" page: one photo of the calibration layout (or up to three, from other angles)
+teaches the models a club's own set.
 
-Camera or upload; the photo with each tile named by its row and place; what does not fit (a row or
+Camera or upload; each photo with each tile named by its row and place; what does not fit (a row or
 a place missing or extra) and, for a photo in no particular order, the faces assigned one of each
-for the player to confirm; a "Learn this set" button with a progress bar (`vision.calibrate`); the
-figures before and after; the versions of the models folder with switch and back.
+for the player to confirm; a "Learn this set" button with a progress bar (`vision.calibrate`, every
+photo that shows the layout); the figures before and after; the versions of the models folder with
+switch and back.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import json
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +32,9 @@ from .overlay import fit
 PREFIX = "teach."
 READ = PREFIX + "read"
 RESULT = PREFIX + "result"
+KEPT = PREFIX + "kept"  # camera shots kept while the player takes another from another angle
+PHOTOS = PREFIX + "photos"  # the keys of the photos the last result was learned from
+MAX_PHOTOS = 3  # the layout's spec: "two or three from other angles help"; each adds ~45 s of learning
 BONUS_CHOICES = ("all", "f1,f2,f3,f4", "s1,s2,s3,s4", "none")
 REPO_ROOT = Path(__file__).resolve().parent.parent
 STEP = re.compile(r"\[calibrate (\d)/5\]")
@@ -37,10 +43,19 @@ _TEXT: dict[str, tuple[str, str]] = {
     "title": ("Teach my tiles", "教它认我的牌"),
     "intro": ("Lay out one tile of each face in five rows, far to near: 1-9 characters, 1-9 dots, 1-9 bamboo, "
               "E S W N C F P, then the flowers and seasons. Tiles may touch; keep the rows straight. "
-              "Take one photo: the assistant learns your set from it.",
+              "Take one photo, or two or three from other angles: the assistant learns your set from them.",
               "把每种牌各一张摆成五行（由远及近）：一至九万、一至九筒、一至九条、东南西北中发白、花牌。"
-              "牌可以相挨，行要直。拍一张照片，助手就能学会你的牌。"),
-    "source": ("Photo from", "照片来源"), "upload": ("Upload a photo", "上传照片"), "camera": ("Take a photo", "拍照"),
+              "牌可以相挨，行要直。拍一张照片（或从不同角度拍两三张），助手就能学会你的牌。"),
+    "source": ("Photo from", "照片来源"), "upload": ("Upload photos (up to 3)", "上传照片（最多 3 张）"),
+    "camera": ("Take a photo", "拍照"),
+    "keep": ("Keep this photo and take another", "保留这张，再拍一张"),
+    "kept": ("{n} photo(s) kept; clear the camera's photo to take the next.", "已保留 {n} 张；清除相机里的照片再拍下一张。"),
+    "start_over": ("Start over", "重新开始"),
+    "too_many": ("Only the first {n} photos are used.", "只使用前 {n} 张照片。"),
+    "photo_n": ("Photo {n}", "照片 {n}"),
+    "left_out": ("Left out of the learning: photo(s) {which}, which do not show the layout.",
+                 "学习时不用照片 {which}：它们与摆法不符。"),
+    "learn_from": ("Learning uses {n} photo(s).", "学习将使用 {n} 张照片。"),
     "bonus": ("Flowers and seasons in row 5", "第五行的花牌"),
     "bonus_all": ("all eight", "全部八张"), "bonus_f": ("four flowers", "四张花"),
     "bonus_s": ("four seasons", "四张季"), "bonus_none": ("none (no row 5)", "无（没有第五行）"),
@@ -92,14 +107,33 @@ def bonus_of(choice: str) -> "tuple[str, ...] | None":
     return None if choice == "all" else parse_bonus(choice)
 
 
-def _photo_input() -> bytes | None:
+def widget_key(name: str, photo: int) -> str:
+    """A per-photo widget's key: the first photo's is the page's own (`teach.confirm`), the others numbered."""
+    return PREFIX + name if photo == 0 else f"{PREFIX}{name}.{photo + 1}"
+
+
+def _photo_inputs() -> list[bytes]:
+    """The photos to read, at most `MAX_PHOTOS`, each once: uploaded together, or camera shots kept one by one."""
     source = st.segmented_control(tr("source"), ["upload", "camera"], default="upload", required=True,
                                   format_func=tr, key=PREFIX + "source")
     if source == "camera":
+        kept: list[bytes] = st.session_state.setdefault(KEPT, [])
         shot = st.camera_input(tr("camera"), key=PREFIX + "camera")
+        photos = kept + ([shot.getvalue()] if shot is not None else [])
+        left, right = st.columns(2)
+        if shot is not None and shot.getvalue() not in kept and len(kept) < MAX_PHOTOS - 1:
+            left.button(tr("keep"), key=PREFIX + "keep", on_click=kept.append, args=(shot.getvalue(),))
+        if kept:
+            st.caption(tr("kept", n=len(kept)))
+            right.button(tr("start_over"), key=PREFIX + "start_over", on_click=kept.clear)
     else:
-        shot = st.file_uploader(tr("upload"), type=["jpg", "jpeg", "png", "webp", "bmp"], key=PREFIX + "upload")
-    return shot.getvalue() if shot is not None else None
+        files = st.file_uploader(tr("upload"), type=["jpg", "jpeg", "png", "webp", "bmp"], key=PREFIX + "upload",
+                                 accept_multiple_files=True)
+        photos = [f.getvalue() for f in files or []]
+    photos = list(dict.fromkeys(photos))  # the same photo twice is one photo
+    if len(photos) > MAX_PHOTOS:
+        st.warning(tr("too_many", n=MAX_PHOTOS))
+    return photos[:MAX_PHOTOS]
 
 
 def read_teach_photo(image_bytes: bytes, bonus: str, detector: Any) -> TeachRead:
@@ -140,25 +174,27 @@ def annotated(image_bgr: np.ndarray, reading: Any) -> np.ndarray:
     return out
 
 
-def learn_command(read: TeachRead, reading: Any, models_root: Path) -> list[str]:
-    """`python -m vision calibrate` for this photo: learning runs in its own process (it edits ONNX graphs,
-    which the app itself never needs), with the tiles as the page shows them when the person confirmed
-    a one-of-each reading."""
-    command = [sys.executable, "-m", "vision", "calibrate", read.photo_path, "--models", str(models_root),
-               "--name", "app"]
-    if read.bonus != "all":
-        command += ["--bonus", read.bonus]
-    if reading is not read.reading:
-        tiles = Path(read.photo_path).with_suffix(".tiles.json")
+def learn_command(photos: "Sequence[tuple[TeachRead, Any]]", models_root: Path) -> list[str]:
+    """`python -m vision calibrate` for these photos, each with the reading the page shows: learning runs in
+    its own process (it edits ONNX graphs, which the app itself never needs); when the person confirmed a
+    one-of-each reading of any photo, every photo's tiles go with it as the page shows them."""
+    first = photos[0][0]
+    command = [sys.executable, "-m", "vision", "calibrate", *(read.photo_path for read, _ in photos),
+               "--models", str(models_root), "--name", "app"]
+    if first.bonus != "all":
+        command += ["--bonus", first.bonus]
+    if any(reading is not read.reading for read, reading in photos):
+        tiles = Path(first.photo_path).with_suffix(".tiles.json")
         tiles.write_text(json.dumps([[{"row": t.row, "place": t.place, "expected": t.expected, "read_as": t.read_as,
-                                       "confidence": t.confidence, "xyxy": list(t.xyxy)} for t in reading.tiles]]))
+                                       "confidence": t.confidence, "xyxy": list(t.xyxy)} for t in reading.tiles]
+                                     for _, reading in photos]))
         command += ["--tiles", str(tiles)]
     return command
 
 
-def _learn(read: TeachRead, reading: Any) -> None:
+def _learn(photos: "Sequence[tuple[TeachRead, Any]]") -> None:
     bar = st.progress(0.0, text=tr("learning"))
-    process = subprocess.Popen(learn_command(read, reading, _models_root()), cwd=REPO_ROOT, stdout=subprocess.PIPE,
+    process = subprocess.Popen(learn_command(photos, _models_root()), cwd=REPO_ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     assert process.stderr is not None and process.stdout is not None
     errors = []
@@ -218,51 +254,75 @@ def render() -> None:
     st.caption(tr("intro"))
     bonus = st.selectbox(tr("bonus"), BONUS_CHOICES, key=PREFIX + "bonus", format_func=lambda c: tr(
         {"all": "bonus_all", "f1,f2,f3,f4": "bonus_f", "s1,s2,s3,s4": "bonus_s", "none": "bonus_none"}[c]))
-    image_bytes = _photo_input()
-    if image_bytes is not None:
+    photos = _photo_inputs()
+    if photos:
         detector, why = get_detector()
         if detector is None:
             st.error(tr("no_models", why=why))
         else:
-            _photo(image_bytes, bonus, detector)
+            _photos(photos, bonus, detector)
     _show_result()
     _versions()
 
 
-def _photo(image_bytes: bytes, bonus: str, detector: Any) -> None:
-    key = hashlib.sha1(image_bytes + bonus.encode()).hexdigest()
-    read = st.session_state.get(READ)
-    if read is None or read.key != key:
-        read = read_teach_photo(image_bytes, bonus, detector)
-        st.session_state[READ] = read
+def _photos(photos: list[bytes], bonus: str, detector: Any) -> None:
+    """Each photo read and shown; the "Learn" button for those that show the layout, once each is confirmed."""
+    keys = [hashlib.sha1(image_bytes + bonus.encode()).hexdigest() for image_bytes in photos]
+    reads: dict[str, TeachRead] = st.session_state.get(READ) or {}
+    reads = {key: reads.get(key) or read_teach_photo(image_bytes, bonus, detector)
+             for key, image_bytes in zip(keys, photos)}
+    st.session_state[READ] = reads
+    if st.session_state.get(PHOTOS) != keys:  # other photos: the last result was not learned from these
+        st.session_state[PHOTOS] = keys
         st.session_state.pop(RESULT, None)
+    usable, confirmed, left_out = [], [], []
+    for number, key in enumerate(keys):
+        if len(keys) > 1:
+            st.subheader(tr("photo_n", n=number + 1))
+        reading, is_confirmed = _photo(number, key, detector)
+        if reading is None:
+            left_out.append(str(number + 1))
+        else:
+            usable.append((reads[key], reading))
+            confirmed.append(is_confirmed)
+    if not usable:
+        return
+    if left_out:
+        st.warning(tr("left_out", which=", ".join(left_out)))
+    if len(keys) > 1:
+        st.caption(tr("learn_from", n=len(usable)))
+    from .access import confirm_again
+
+    if not confirm_again(PREFIX + "learn_code"):  # LAN mode: learning makes a new version in use for everyone
+        return
+    if st.button(tr("learn"), type="primary", key=PREFIX + "learn", disabled=not all(confirmed)):
+        _learn(usable)
+
+
+def _photo(number: int, key: str, detector: Any) -> "tuple[Any, bool]":
+    """One photo's reading shown; it (or its one-of-each reading) when it shows the layout, else None; and
+    whether it is confirmed (a one-of-each reading must be)."""
+    read: TeachRead = st.session_state[READ][key]
     if read.error:
         st.error(tr("unreadable", why=read.error))
-        return
+        return None, False
     reading = read.reading
     if not reading.ok:
         st.error(tr("problems"))
         for problem in reading.problems:
             st.markdown(f"- {problem}")
-        if st.checkbox(tr("unordered"), key=PREFIX + "unordered", help=tr("unordered_help")):
+        if st.checkbox(tr("unordered"), key=widget_key("unordered", number), help=tr("unordered_help")):
             if read.unordered is None:
-                from dataclasses import replace
-
                 read = replace(read, unordered=unordered_reading(read, detector))
-                st.session_state[READ] = read
+                st.session_state[READ][key] = read
             reading = read.unordered
             if not reading.ok:
                 for problem in reading.problems:
                     st.markdown(f"- {problem}")
     st.image(cv2.cvtColor(fit(annotated(read.image_bgr, reading), 1400), cv2.COLOR_BGR2RGB))
     if not reading.ok:
-        return
+        return None, False
     right = sum(t.read_as == t.expected for t in reading.tiles)
     st.info(tr("all_placed", n=len(reading.tiles), right=right))
-    confirmed = reading is read.reading or st.checkbox(tr("confirm"), key=PREFIX + "confirm")
-    from .access import confirm_again
-
-    if not confirm_again(PREFIX + "learn_code"):  # LAN mode: learning makes a new version in use for everyone
-        return
-    if st.button(tr("learn"), type="primary", key=PREFIX + "learn", disabled=not confirmed):
-        _learn(read, reading)
+    confirmed = reading is read.reading or st.checkbox(tr("confirm"), key=widget_key("confirm", number))
+    return reading, confirmed

@@ -173,13 +173,29 @@ def test_the_page_runs_the_calibrate_command(tmp_path: Path) -> None:
 
     ordered = LayoutReading((LaidTile(1, 1, "1m", "1m", 0.9, (0.0, 0.0, 1.0, 1.0)),), ())
     read = TeachRead("k", np.zeros((2, 2, 3), np.uint8), str(tmp_path / "p.jpg"), "f1,f2,f3,f4", ordered)
-    command = learn_command(read, ordered, tmp_path / "models")
-    assert command[1:4] == ["-m", "vision", "calibrate"] and "--tiles" not in command
+    command = learn_command([(read, ordered)], tmp_path / "models")
+    assert command[1:5] == ["-m", "vision", "calibrate", str(tmp_path / "p.jpg")] and "--tiles" not in command
     assert command[command.index("--bonus") + 1] == "f1,f2,f3,f4"
     confirmed = LayoutReading((LaidTile(1, 1, "2m", "1m", 0.9, (0.0, 0.0, 1.0, 1.0)),), ())
-    command = learn_command(read, confirmed, tmp_path / "models")
+    command = learn_command([(read, confirmed)], tmp_path / "models")
     tiles = json.loads(Path(command[command.index("--tiles") + 1]).read_text())
     assert tiles[0][0]["expected"] == "2m"
+
+
+def test_the_page_learns_from_every_photo_and_sends_each_ones_tiles_when_one_was_confirmed(tmp_path: Path) -> None:
+    from appui.teach import TeachRead, learn_command
+    from vision.calibration_layout import LaidTile, LayoutReading
+
+    ordered = LayoutReading((LaidTile(1, 1, "1m", "1m", 0.9, (0.0, 0.0, 1.0, 1.0)),), ())
+    first = TeachRead("a", np.zeros((2, 2, 3), np.uint8), str(tmp_path / "a.jpg"), "all", ordered)
+    second = TeachRead("b", np.zeros((2, 2, 3), np.uint8), str(tmp_path / "b.jpg"), "all", ordered)
+    command = learn_command([(first, ordered), (second, ordered)], tmp_path / "models")
+    assert command[4:6] == [str(tmp_path / "a.jpg"), str(tmp_path / "b.jpg")]
+    assert "--tiles" not in command and "--bonus" not in command
+    confirmed = LayoutReading((LaidTile(1, 1, "2m", "1m", 0.9, (0.0, 0.0, 1.0, 1.0)),), ())
+    command = learn_command([(first, ordered), (second, confirmed)], tmp_path / "models")
+    tiles = json.loads(Path(command[command.index("--tiles") + 1]).read_text())
+    assert [photo[0]["expected"] for photo in tiles] == ["1m", "2m"]
 
 
 def test_the_blend_chosen_reads_the_check_crops_better_and_every_base_crop_as_before() -> None:

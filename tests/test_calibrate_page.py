@@ -97,6 +97,75 @@ def test_one_of_each_in_no_order_is_offered_and_must_be_confirmed(models: Path) 
     assert not at.button(key="teach.learn").disabled
 
 
+class ByPhoto:
+    """Answers the tiles of the layout for a photo whose top-left pixel is bright, one tile short otherwise."""
+
+    def __init__(self) -> None:
+        self.whole, self.short = layout(), layout(drop="6s")
+
+    def detect(self, image_bgr: np.ndarray) -> Detections:
+        return (self.whole if image_bgr[0, 0].mean() > 128 else self.short).detect(image_bgr)
+
+
+def jpeg_of(grey: int) -> bytes:
+    ok, jpeg = cv2.imencode(".jpg", np.full((1200, 1600, 3), grey, np.uint8))
+    return jpeg.tobytes()
+
+
+def test_several_photos_are_read_each_and_only_those_showing_the_layout_are_learned(models: Path,
+                                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import appui.teach
+
+    at = open_page(ByPhoto())
+    kept_before = len(list((models / "data" / "teach").glob("*.jpg")))
+    photos = [("a.jpg", jpeg_of(200), "image/jpeg"), ("b.jpg", jpeg_of(60), "image/jpeg"),
+              ("a-again.jpg", jpeg_of(200), "image/jpeg")]
+    at.file_uploader(key="teach.upload").set_value(photos).run()
+    assert not at.exception, at.exception
+    assert [s.value for s in at.subheader] == ["Photo 1", "Photo 2"], "the same photo twice is read once"
+    shown = texts(at)
+    assert "All 42 tiles found in their places" in shown and "place 6 (6s) missing" in shown
+    assert "photo(s) 2, which do not show the layout" in " ".join(w.value for w in at.warning)
+    assert len(list((models / "data" / "teach").glob("*.jpg"))) == kept_before + 2
+    commands = []
+
+    def learn(photos) -> None:
+        commands.append(appui.teach.learn_command(photos, models))
+
+    monkeypatch.setattr(appui.teach, "_learn", learn)
+    at.button(key="teach.learn").click().run()
+    assert not at.exception, at.exception
+    (command,) = commands
+    assert sum(arg.endswith(".jpg") for arg in command) == 1, "only the photo that shows the layout"
+
+
+def test_camera_shots_are_kept_one_by_one_and_start_over_clears_them(models: Path) -> None:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[DETECTOR_OVERRIDE_KEY] = layout()
+    at.run()
+    at.switch_page("appui/pages/teach.py").run()
+    at.segmented_control(key="teach.source").set_value("camera").run()
+    at.camera_input(key="teach.camera").set_value(("shot.jpg", jpeg_of(150), "image/jpeg")).run()
+    assert not at.exception, at.exception
+    assert not at.subheader, "one photo: no numbering"
+    at.button(key="teach.keep").click().run()
+    at.camera_input(key="teach.camera").set_value(("shot.jpg", jpeg_of(90), "image/jpeg")).run()
+    assert not at.exception, at.exception
+    assert [s.value for s in at.subheader] == ["Photo 1", "Photo 2"]
+    assert "Learning uses 2 photo(s)." in [c.value for c in at.caption]
+    at.button(key="teach.start_over").click().run()
+    assert [s.value for s in at.subheader] == [], "only the camera's own photo is left"
+
+
+def test_more_than_three_photos_use_the_first_three(models: Path) -> None:
+    at = open_page(layout())
+    at.file_uploader(key="teach.upload").set_value(
+        [(f"{k}.jpg", jpeg_of(100 + k), "image/jpeg") for k in range(4)]).run()
+    assert not at.exception, at.exception
+    assert [s.value for s in at.subheader] == ["Photo 1", "Photo 2", "Photo 3"]
+    assert "Only the first 3 photos are used." in [w.value for w in at.warning]
+
+
 def test_versions_switch_and_back(models: Path) -> None:
     at = open_page(layout())
     (name,) = [v.name for v in Registry(models).versions() if v.name != "shipped"]
