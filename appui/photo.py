@@ -325,6 +325,9 @@ def _issue_values(params: dict[str, Any], language: str | None) -> dict[str, Any
         out["names"] = ", ".join(tile_words(str(n), language) for n in params["names"])
     if "seen" in params and params["seen"] and isinstance(params["seen"][0], (tuple, list)):
         out["names"] = ", ".join(tile_words(str(seen[0]), language) for seen in params["seen"])
+    if "at" in params:
+        out["count"] = len(params["at"])
+        out["where"] = ", ".join(f"({x}, {y})" for x, y in params["at"])
     if "angle_deg" in params:
         out["angle"] = f"{float(params['angle_deg']):.0f}"
     return out

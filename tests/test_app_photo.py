@@ -207,6 +207,32 @@ def test_doubts_are_translated(scene):
     assert any("不太确定" in w.value and "九条" in w.value for w in at.warning), [w.value for w in at.warning]
 
 
+class LeavesOutABox(TruthDetector):
+    """The truth, and a box the detector left out as unlike the calibrated set."""
+
+    def detect(self, image_bgr):
+        from vision.detections import Detections
+
+        dets = super().detect(image_bgr)
+        return Detections(dets.xyxy, dets.confidence, dets.class_id, unlike_set=[[100.0, 40.0, 140.0, 96.0]])
+
+
+@pytest.mark.parametrize("lang, said", [("en", "Left out 1 box(es) that look like none of your set's tiles, at (120, 68)"),
+                                        ("zh", "略去了 1 个不像你这套牌的框，位置 (120, 68)")])
+def test_a_box_left_out_as_unlike_the_set_is_said_and_the_hand_still_scores(scene, lang, said):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[DETECTOR_OVERRIDE_KEY] = LeavesOutABox(scene)
+    at.session_state["lang"] = lang
+    at.run()
+    at.switch_page("appui/pages/photo.py").run()
+    upload(at, scene.jpeg())
+    shown = [w.value for w in at.warning] + [c.value for c in at.caption] + [m.value for m in at.markdown]
+    assert any(said in text for text in shown), shown
+    if lang == "en":
+        set_context(at, True, "S", "W")
+        assert total_shown(at) == score(parse_hand(HAND)).total
+
+
 def test_chinese_labels_on_the_photo_page(scene):
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state[DETECTOR_OVERRIDE_KEY] = TruthDetector(scene)

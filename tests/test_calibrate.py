@@ -283,3 +283,15 @@ def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_uns
     monkeypatch.setattr(detector.classifier, "read", unlike_first)
     dets, _ = detector.detect_file(photo)
     assert len(dets) == len(layout_boxes()) - dropped
+    assert len(dets.unlike_set) == dropped, "a box left out is still told to the reader"
+    if dropped:
+        from vision.issues import IssueCode
+        from vision.read import read_detections
+
+        (said,) = [i for i in read_detections(dets).issues if i.code == IssueCode.UNLIKE_SET]
+        ((x, y),) = said.params["at"]
+        kept = [tuple(c) for c in dets.centers.round()]
+        (left_out,) = [(x0 + x1) / 2 for _, (x0, y0, x1, y1) in layout_boxes()
+                       if abs(x - (x0 + x1) / 2) < 3 and abs(y - (y0 + y1) / 2) < 3]
+        assert all(abs(cx - left_out) >= 3 or abs(cy - y) >= 3 for cx, cy in kept), "the box the reading lacks"
+        assert "left out 1 box(es)" in said.message() and "add any that is a tile" in said.message()

@@ -3,6 +3,8 @@
 Boxes are `xyxy` in pixels of the original image (after EXIF orientation);
 `class_id` indexes `tileset.classes.CLASS_NAMES`; `runner_up` is each tile's
 second most likely class (-1 when there is none: a back, a one-model detector).
+`unlike_set` are boxes of the photo the detector left out as looking like none of
+a calibrated set's faces (`TileDetector._strays`): not tiles, but a reader says so.
 Filtering returns a new object. `Detector` is what produces them from a photo.
 """
 
@@ -22,9 +24,12 @@ class Detections:
     confidence: np.ndarray  # (N,) float32
     class_id: np.ndarray  # (N,) int64, canonical class ids
     runner_up: "np.ndarray | None" = None  # (N,) int64, second most likely class ids, -1 for none
+    unlike_set: "np.ndarray | None" = None  # (M, 4) float32 pixels: boxes left out, the photo's, kept by filtering
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
+        object.__setattr__(self, "unlike_set", np.asarray(
+            () if self.unlike_set is None else self.unlike_set, np.float32).reshape(-1, 4))
         runner_up = self.runner_up
         if runner_up is None:
             runner_up = np.full(n, -1, np.int64)
@@ -58,7 +63,8 @@ class Detections:
         """Boolean mask, index array or slice -> a new Detections."""
         if isinstance(index, (int, np.integer)):
             index = [index]
-        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], self._runner_ups[index])
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], self._runner_ups[index],
+                          self.unlike_set)
 
     @property
     def class_names(self) -> list[str]:
@@ -74,15 +80,15 @@ class Detections:
 
     def scaled(self, sx: float, sy: float) -> "Detections":
         """The same detections with x coordinates times `sx` and y times `sy` (another image size)."""
-        return Detections(
-            self.xyxy * np.array([sx, sy, sx, sy], np.float32), self.confidence, self.class_id, self.runner_up
-        )
+        scale = np.array([sx, sy, sx, sy], np.float32)
+        return Detections(self.xyxy * scale, self.confidence, self.class_id, self.runner_up,
+                          cast(np.ndarray, self.unlike_set) * scale)
 
     def with_class(self, index: int, class_id: int) -> "Detections":
         """The same detections with tile `index` read as `class_id` (its runner-up becomes the old reading)."""
         classes, runner_up = self.class_id.copy(), self._runner_ups.copy()
         runner_up[index], classes[index] = classes[index], class_id
-        return Detections(self.xyxy, self.confidence, classes, runner_up)
+        return Detections(self.xyxy, self.confidence, classes, runner_up, self.unlike_set)
 
     def to_json(self) -> list[dict[str, Any]]:
         """The `tiles` list of the `vision detect` contract."""

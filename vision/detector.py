@@ -265,7 +265,7 @@ class TileDetector:
             keep[faces] = ~self._strays(likeness, conf[faces])
             conf = conf.copy()
             conf[faces] = conf[faces] * face_probs
-        return Detections(xyxy[keep], conf[keep], canonical[keep], runner_up[keep])
+        return Detections(xyxy[keep], conf[keep], canonical[keep], runner_up[keep], xyxy[~keep])
 
     def _strays(self, likeness: np.ndarray, finder_conf: np.ndarray) -> np.ndarray:
         """Face boxes the finder was unsure of that look like none of the calibrated set's tiles, in a

@@ -50,6 +50,7 @@ class IssueCode(StrEnum):
     LEFT_OUT = "left_out"  # seen: ((name, x, y, conf), ...)
     DEDUCED = "deduced"  # name, x, y, conf, read_as
     NOT_SCORED = "not_scored"  # reason
+    UNLIKE_SET = "unlike_set"  # at: ((x, y), ...) centres of boxes left out, not tiles of the reading
 
 
 def _at(x: float, y: float) -> str:
@@ -139,6 +140,10 @@ _MESSAGES: dict[IssueCode, Callable[[_Params], str]] = {
         "the only tile face there that makes the hand win; check it"
     ),
     IssueCode.NOT_SCORED: lambda p: f"not scored: {p['reason']}",
+    IssueCode.UNLIKE_SET: lambda p: (
+        f"left out {len(p['at'])} box(es) the finder was unsure of that look like none of the calibrated set's "
+        f"faces, at {', '.join(_at(x, y) for x, y in p['at'])}: add any that is a tile"
+    ),
 }
 
 

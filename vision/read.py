@@ -19,7 +19,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -91,6 +91,9 @@ def read_detections(
 ) -> ReadResult:
     """Deduplicate, lay out, build the hand and score it.  `context.flowers` is replaced by the flowers read."""
     merged, issues = merge_duplicates(dets, settings)
+    if len(unlike := cast(np.ndarray, dets.unlike_set)):
+        centres = (unlike[:, :2] + unlike[:, 2:]) / 2
+        issues.append(issue(IssueCode.UNLIKE_SET, at=tuple((round(float(x)), round(float(y))) for x, y in centres)))
     reading = read_hand(merged, context, settings, is_winning)
     layout, hand = reading.layout, reading.hand
     issues += reading.issues
