@@ -295,3 +295,60 @@ def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_uns
                        if abs(x - (x0 + x1) / 2) < 3 and abs(y - (y0 + y1) / 2) < 3]
         assert all(abs(cx - left_out) >= 3 or abs(cy - y) >= 3 for cx, cy in kept), "the box the reading lacks"
         assert "left out 1 box(es)" in said.message() and "add any that is a tile" in said.message()
+
+
+def with_random_head(classifier: Path, target: Path) -> Path:
+    """`classifier` with a few-shot head of random prototypes baked in: it says how much a crop looks like a set."""
+    from vision.calibrate import Embedder
+    from vision.fewshot import FewShotHead, bake
+
+    rng = np.random.default_rng(5)
+    _, feats = Embedder(classifier, 1)(rng.integers(0, 255, (2, 32, 32, 3), dtype=np.uint8))
+    prototypes = rng.normal(size=(1, len(FACE_NAMES), feats.shape[1])).astype(np.float32)
+    prototypes /= np.linalg.norm(prototypes, axis=2, keepdims=True)
+    bake(classifier, FewShotHead(prototypes, 1, scale=3.0, keep=1.0, thresholds=np.zeros(len(FACE_NAMES), np.float32)),
+         target)
+    return target
+
+
+@pytest.mark.parametrize("like_the_set, read_by", [(41, "the set classifier"), (10, "the classifier")])
+def test_a_photo_of_the_set_is_read_by_the_set_classifier_and_another_photo_as_before(
+    tmp_path: Path, models: Path, monkeypatch, like_the_set: int, read_by: str
+) -> None:
+    """A gated version (`--method gated`): the classifier with its head, and set_classifier.onnx beside it. The
+    photo counts as one of the set when most of its boxes look like the set (`like_the_set` of 42)."""
+    from vision.detector import TileDetector
+    from vision.models import ModelLoadError
+
+    photo = write_photo(tmp_path / "layout.png", layout_boxes())
+    folders = {name: tmp_path / name for name in ("gated", "head only", "set only")}
+    for folder in folders.values():
+        folder.mkdir()
+        (folder / "detector.onnx").write_bytes((models / "detector.onnx").read_bytes())
+    for name in ("gated", "head only"):
+        with_random_head(models / "classifier.onnx", folders[name] / "classifier.onnx")
+    tiny_classifier(folders["gated"] / "set_classifier.onnx", seed=7)
+    tiny_classifier(folders["set only"] / "classifier.onnx", seed=7)
+
+    def read(folder: Path) -> list[str]:
+        detector = TileDetector.load(folder, NO_READERS)
+        assert detector.classifier is not None
+        plain_read = detector.classifier.read
+
+        def set_likeness(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            probs, _ = plain_read(crops)
+            likeness = np.full(len(crops), -0.05, np.float32)  # unlike the set, but not so unlike as to be dropped
+            likeness[:like_the_set] = 0.3
+            return probs, likeness
+
+        monkeypatch.setattr(detector.classifier, "read", set_likeness)
+        dets, _ = detector.detect_file(photo)
+        return [dets.class_names[i] for i in np.lexsort((dets.xyxy[:, 0], dets.xyxy[:, 1]))]
+
+    as_read = read(folders["gated"])
+    expected = read(folders["set only" if read_by == "the set classifier" else "head only"])
+    assert as_read == expected and len(as_read) == 42
+    assert as_read != read(folders["head only" if read_by == "the set classifier" else "set only"])
+    (folders["set only"] / "set_classifier.onnx").write_bytes((folders["gated"] / "set_classifier.onnx").read_bytes())
+    with pytest.raises(ModelLoadError, match="no few-shot head"):
+        TileDetector.load(folders["set only"], NO_READERS)

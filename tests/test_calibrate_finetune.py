@@ -233,11 +233,50 @@ def test_auto_keeps_the_fine_tune_when_it_would_be_promoted(shipped: Path, tmp_p
 
 
 @pytest.mark.slow
+def test_auto_gates_the_fine_tune_by_the_head_when_the_fine_tune_alone_is_refused(shipped: Path, tmp_path: Path,
+                                                                                   monkeypatch) -> None:
+    import vision.calibrate
+    from vision.calibrate import calibrate
+    from vision.calibration_layout import reread
+
+    def read_right(detector, picture, reading):  # the tiny fine-tune reads some of them: say it read them all
+        again = reread(detector, picture, reading)
+        return replace(again, tiles=tuple(replace(t, read_as=t.expected) for t in again.tiles))
+
+    figures = FixedFigures(0.95, 0.90, 0.95)  # the fine-tune alone reads the base val photos worse; gated, no worse
+    monkeypatch.setattr("vision.evaluate.evaluate", figures)
+    monkeypatch.setattr(vision.calibrate, "reread", read_right)
+    models = models_copy(shipped, tmp_path / "models")
+    lines: list[str] = []
+    result = calibrate([calibration_photo(tmp_path / "layout.png")], models_root=models,
+                       base_val=other_set(tmp_path / "base"), settings=replace(QUICK, finetune_epochs=1, base_check_images=1),
+                       detector_settings=NO_READERS, log=lines.append)
+    assert figures.calls == 3 and result.promoted and result.method == "gated"
+    assert any("the fine-tune reading photos of the set" in line for line in lines)
+    version = Registry(models).path_of(result.version)
+    card = json.loads((version / "card.json").read_text())
+    assert card["method"] == "gated" and card["finetune"]["kept"] and card["head"] is not None
+    assert "the fine-tune alone would not be promoted" in card["method_reason"]
+    # the head sits on the version in use's classifier; the fine-tune is beside it, and the version loads
+    assert weights_of(version / "classifier.onnx") >= weights_of(shipped / "classifier.onnx")
+    assert (version / "set_classifier.onnx").is_file()
+    assert not weights_of(version / "set_classifier.onnx") >= weights_of(shipped / "classifier.onnx")
+    from vision.detector import TileDetector
+
+    classifier = TileDetector.load(version, NO_READERS).classifier
+    assert classifier is not None and classifier.set_reader is not None
+    # a version calibrated from it starts from the classifier the gated one was made from, with no set classifier
+    again = calibrate([calibration_photo(tmp_path / "layout.png")], models_root=models, base_val=None,
+                      settings=QUICK, detector_settings=NO_READERS, log=lines.append, method="fewshot")
+    assert not (Registry(models).path_of(again.version) / "set_classifier.onnx").exists()
+
+
+@pytest.mark.slow
 def test_auto_falls_back_to_the_few_shot_head_when_the_fine_tune_is_refused(shipped: Path, tmp_path: Path,
                                                                             monkeypatch, capsys) -> None:
     from vision.__main__ import main
 
-    figures = FixedFigures(0.95, 0.90, 0.95)  # the fine-tune reads the base val photos worse; the head does not
+    figures = FixedFigures(0.95, 0.90, 0.90, 0.95)  # the fine-tune reads the base val photos worse, gated too; the head does not
     monkeypatch.setattr("vision.evaluate.evaluate", figures)
     models = models_copy(shipped, tmp_path / "models")
     photo = calibration_photo(tmp_path / "layout.png")
@@ -246,10 +285,13 @@ def test_auto_falls_back_to_the_few_shot_head_when_the_fine_tune_is_refused(ship
     out = capsys.readouterr()
     assert code == 0, out.err
     summary = json.loads(out.out.strip().splitlines()[-1])
-    assert summary["method"] == "fewshot" and summary["method_asked"] == "auto" and figures.calls == 3
-    assert "the few-shot head on shipped's classifier instead" in out.err
+    assert summary["method"] == "fewshot" and summary["method_asked"] == "auto"
+    assert "the few-shot head on shipped's classifier, the fine-tune reading photos of the set" in out.err
+    if figures.calls == 4:  # gated read the calibration photo exactly, and was refused for the base val photos
+        assert "gated, it would not be promoted either" in out.err
     assert versions(models) == [summary["version"]]  # one version: the one kept
     version = Registry(models).path_of(summary["version"])
+    assert not (version / "set_classifier.onnx").exists()
     card = json.loads((version / "card.json").read_text())
     tune = card["finetune"]
     assert card["method"] == "fewshot" and not tune["kept"] and tune["reason"] in card["method_reason"]

@@ -405,7 +405,8 @@ def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | Non
     version_dir = registry.new_version_dir(name)
     try:
         for model_file in sorted(parent_dir.glob("*.onnx")) + sorted(parent_dir.glob("*.pt")):
-            shutil.copy2(model_file, version_dir / model_file.name)
+            if model_file.name != DETECTOR_SETTINGS.set_classifier_file:  # it reads the set of a head not kept
+                shutil.copy2(model_file, version_dir / model_file.name)
         work = Path(work) if work else version_dir / "work"
         data_yaml = build_dataset(work, train, base_data, settings, seed)
         log(f"[adapt 3/5] fine-tuning {' and '.join(roles)} on {len(train)} photos x{settings.user_repeat}"

@@ -115,6 +115,8 @@ class TileDetector:
         if len(crops) == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64), np.zeros(0, np.float32)
         probs, likeness = classifier.read(crops)
+        if classifier.set_reader is not None and self._of_the_set(likeness):
+            probs = classifier.read_as_set(crops)
         best, second = np.argsort(-probs, axis=1, kind="stable")[:, :2].T
         flower_columns = classifier.flower_columns
         best_not_flower = np.where(flower_columns[None, :], -1.0, probs).argmax(axis=1)
@@ -271,9 +273,14 @@ class TileDetector:
         """Face boxes the finder was unsure of that look like none of the calibrated set's tiles, in a
         photo of that set (most boxes look like it); a photo of another set keeps every box."""
         s = self.settings
-        if not len(likeness) or np.mean(likeness >= 0) < s.stray_photo_share:
+        if not self._of_the_set(likeness):
             return np.zeros(len(likeness), bool)
         return (likeness < s.stray_likeness) & (finder_conf < s.stray_max_finder_conf)
+
+    def _of_the_set(self, likeness: np.ndarray) -> bool:
+        """Whether a photo's face boxes are tiles of the calibrated set: most pass a face's threshold (+inf
+        for every box when the classifier was not calibrated with a few-shot head)."""
+        return bool(len(likeness)) and float(np.mean(likeness >= 0)) >= self.settings.stray_photo_share
 
     def detect_decoded(self, decoded: DecodedImage) -> Detections:
         """Detect on a (possibly reduced) decoded image; boxes in the original photo's pixels."""

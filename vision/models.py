@@ -89,9 +89,10 @@ def _version(metadata: dict[str, Any]) -> str:
 class TileFinder:
     """The tile finder: a letterboxed square photo in, YOLO head out; its classes in canonical ids."""
 
-    def __init__(self, session: Any, path: str = "<memory>") -> None:
+    def __init__(self, session: Any, path: str = "<memory>", set_reader: "FaceClassifier | None" = None) -> None:
         self.session = session
         self.path = path
+        self.set_reader = set_reader  # reads photos of the calibrated set (`read_as_set`), when it has one
         metadata = read_metadata(session)
         self.names = class_names_of(metadata, f"detector {path}")
         self.imgsz = input_size_of(metadata, session, f"detector {path}")
@@ -128,9 +129,10 @@ LIKENESS_OUTPUT = "set_likeness"
 class FaceClassifier:
     """The face classifier: square crops in, a probability for each of the 42 faces out."""
 
-    def __init__(self, session: Any, path: str = "<memory>") -> None:
+    def __init__(self, session: Any, path: str = "<memory>", set_reader: "FaceClassifier | None" = None) -> None:
         self.session = session
         self.path = path
+        self.set_reader = set_reader  # reads photos of the calibrated set (`read_as_set`), when it has one
         metadata = read_metadata(session)
         names = class_names_of(metadata, f"classifier {path}")
         if sorted(names) != sorted(FACE_NAMES) or len(names) != len(FACE_NAMES):
@@ -148,11 +150,23 @@ class FaceClassifier:
         self._fixed_batch = isinstance(session.get_inputs()[0].shape[0], int)
         outputs = [o.name for o in session.get_outputs()]
         self._likeness_at = outputs.index(LIKENESS_OUTPUT) if LIKENESS_OUTPUT in outputs else None
+        if set_reader is not None:
+            if not self.knows_its_set:
+                raise ModelLoadError(f"{set_reader.path} reads a calibrated set, but {path} cannot tell a photo of "
+                                     "that set (no few-shot head)")
+            if set_reader.imgsz != self.imgsz:
+                raise ModelLoadError(f"{set_reader.path} reads {set_reader.imgsz} px crops, {path} {self.imgsz} px")
+            self._set_columns = np.array([set_reader.names.index(n) for n in names])  # into this column order
 
     @property
     def knows_its_set(self) -> bool:
         """Whether the classifier says how much a crop looks like its calibrated set (LIKENESS_OUTPUT)."""
         return self._likeness_at is not None
+
+    def read_as_set(self, crops_bgr: np.ndarray) -> np.ndarray:
+        """The set classifier's probabilities of crops of a photo of the calibrated set, in this model's columns."""
+        assert self.set_reader is not None
+        return self.set_reader.probabilities(crops_bgr)[:, self._set_columns]
 
     def probabilities(self, crops_bgr: np.ndarray) -> np.ndarray:
         """(N, 42) class probabilities, in this model's column order, of (N, imgsz, imgsz, 3) BGR crops."""
@@ -205,4 +219,6 @@ def load_models(models_dir: "str | Path", settings: DetectorSettings) -> "tuple[
     classifier_path = folder / settings.classifier_file
     if not classifier_path.is_file():
         raise ModelLoadError(f"detector {finder_path} only finds tiles; a classifier model is needed too")
-    return finder, FaceClassifier(open_session(classifier_path, settings), str(classifier_path))
+    set_path = folder / settings.set_classifier_file
+    set_reader = (FaceClassifier(open_session(set_path, settings), str(set_path)) if set_path.is_file() else None)
+    return finder, FaceClassifier(open_session(classifier_path, settings), str(classifier_path), set_reader)

@@ -68,12 +68,16 @@ class DetectorSettings:
 
     detector_file: str = "detector.onnx"  # in the models folder
     classifier_file: str = "classifier.onnx"
+    # a calibrated version's fine-tuned classifier, which reads the faces of a photo of its set (below); only
+    # beside a classifier with a few-shot head, which tells a photo of the set from another (`vision.calibrate`)
+    set_classifier_file: str = "set_classifier.onnx"
     conf_threshold: float = 0.25  # tile-finder boxes below this are dropped
     # With a classifier calibrated to a set (a few-shot head), a face box the finder found with less
     # confidence than `stray_max_finder_conf` is dropped when its likeness to the set's nearest face
     # (cosine minus that face's threshold) is below `stray_likeness`: it looks like none of the set's tiles.
     # Only in a photo of that set: at least `stray_photo_share` of its face boxes pass a face's threshold
-    # (another set's photo passes few: it keeps every box and reads as with the classifier alone)
+    # (another set's photo passes few: it keeps every box and reads as with the classifier alone). A photo
+    # of the set is also the one whose faces the set classifier reads, where the version has one
     stray_likeness: float = -0.1
     stray_max_finder_conf: float = 0.7
     stray_photo_share: float = 0.5
