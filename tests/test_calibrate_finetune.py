@@ -232,6 +232,33 @@ def test_auto_keeps_the_fine_tune_when_it_would_be_promoted(shipped: Path, tmp_p
     assert "Method asked: auto; kept: finetune" in (version / "card.md").read_text()
 
 
+def held_out_read_by_the_fine_tune(monkeypatch: pytest.MonkeyPatch, accuracy: float) -> None:
+    """The fine-tune reads the held-out copies of the photo with this accuracy (the tiny one reads them by chance)."""
+    import vision.calibrate
+
+    tune = vision.calibrate.finetune_classifier
+    monkeypatch.setattr(vision.calibrate, "finetune_classifier",
+                        lambda *args, **kwargs: replace(tune(*args, **kwargs), check_accuracy=accuracy))
+
+
+@pytest.mark.slow
+def test_auto_makes_the_head_alone_when_the_fine_tune_reads_the_held_out_copies_no_better(shipped: Path, tmp_path: Path,
+                                                                                          monkeypatch) -> None:
+    from vision.calibrate import calibrate
+
+    figures = FixedFigures(0.95, 0.90, 0.95)  # the fine-tune alone reads the base val photos worse
+    monkeypatch.setattr("vision.evaluate.evaluate", figures)
+    held_out_read_by_the_fine_tune(monkeypatch, 0.0)
+    models = models_copy(shipped, tmp_path / "models")
+    result = calibrate([calibration_photo(tmp_path / "layout.png")], models_root=models,
+                       base_val=other_set(tmp_path / "base"), settings=replace(QUICK, finetune_epochs=1, base_check_images=1),
+                       detector_settings=NO_READERS, log=print)
+    assert figures.calls == 3 and result.method == "fewshot"  # the version in use, the fine-tune, the head: not gated
+    version = Registry(models).path_of(result.version)
+    assert not (version / "set_classifier.onnx").exists()
+    assert "no better than the head" in json.loads((version / "card.json").read_text())["method_reason"]
+
+
 @pytest.mark.slow
 def test_auto_gates_the_fine_tune_by_the_head_when_the_fine_tune_alone_is_refused(shipped: Path, tmp_path: Path,
                                                                                    monkeypatch) -> None:
@@ -246,6 +273,7 @@ def test_auto_gates_the_fine_tune_by_the_head_when_the_fine_tune_alone_is_refuse
     figures = FixedFigures(0.95, 0.90, 0.95)  # the fine-tune alone reads the base val photos worse; gated, no worse
     monkeypatch.setattr("vision.evaluate.evaluate", figures)
     monkeypatch.setattr(vision.calibrate, "reread", read_right)
+    held_out_read_by_the_fine_tune(monkeypatch, 1.0)  # better than the head
     models = models_copy(shipped, tmp_path / "models")
     lines: list[str] = []
     result = calibrate([calibration_photo(tmp_path / "layout.png")], models_root=models,
@@ -278,6 +306,7 @@ def test_auto_falls_back_to_the_few_shot_head_when_the_fine_tune_is_refused(ship
 
     figures = FixedFigures(0.95, 0.90, 0.90, 0.95)  # the fine-tune reads the base val photos worse, gated too; the head does not
     monkeypatch.setattr("vision.evaluate.evaluate", figures)
+    held_out_read_by_the_fine_tune(monkeypatch, 1.0)
     models = models_copy(shipped, tmp_path / "models")
     photo = calibration_photo(tmp_path / "layout.png")
     code = main(["calibrate", str(photo), "--models", str(models), "--base-val", str(other_set(tmp_path / "base")),

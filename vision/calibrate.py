@@ -21,8 +21,9 @@ The photo shows one tile of each face in rows (`shared/spec/calibration-layout.m
    (`set_classifier.onnx`), which reads the faces of a photo the head finds to be of the set (most of
    its boxes look like the set's faces), while another set's photo reads as before.
    `--method auto` (the default): the fine-tune, kept when it would be promoted (step 4); else gated,
-   judged by the same rule; else the few-shot head on the version in use, from the same crops. Without
-   the .pt or ultralytics (the train extra): the few-shot head.
+   when the fine-tune reads the held-out copies better than the head, judged by the same rule; else the
+   few-shot head on the version in use, from the same crops. Without the .pt or ultralytics (the train
+   extra): the few-shot head.
 4. Write a version of DIR (`vision.registry`): the classifier with the head inside, its card
    (photos, command, figures before and after). It becomes the version in use only when it reads
    the calibration photos exactly and reads the base val photos no worse than the version in use.
@@ -756,17 +757,21 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                     choice, head, classifier = head_on(source_embedder, source, work / "with_head.onnx",
                                                        "[calibrate 4/5]")
                     shutil.copy2(classifier, version_dir / detector_settings.classifier_file)
-                    shutil.copy2(tune.onnx, version_dir / set_file)
                     head.save(version_dir / PROTOTYPES_FILE)
-                    verdict = judge(version_dir, base_old)
-                    kept, why = "gated", f"the fine-tune alone would not be promoted: {tune_verdict.reason}"
-                    if not verdict.promote:
-                        step(0.9, f"[calibrate 4/5] gated, it would not be promoted either ({verdict.reason}): "
-                                  "the few-shot head alone")
-                        (version_dir / set_file).unlink()
+                    kept, why = "fewshot", (f"the fine-tune would not be promoted ({tune_verdict.reason}) and reads "
+                                            "the held-out copies no better than the head")
+                    if tune.check_accuracy > choice.check_accuracy:  # the fine-tune is what reads the set's photos
+                        shutil.copy2(tune.onnx, version_dir / set_file)
                         verdict = judge(version_dir, base_old)
-                        kept, why = "fewshot", (f"the fine-tune would not be promoted, alone ({tune_verdict.reason}) "
-                                                "nor gated by the head")
+                        kept, why = "gated", f"the fine-tune alone would not be promoted: {tune_verdict.reason}"
+                        if not verdict.promote:
+                            step(0.9, f"[calibrate 4/5] gated, it would not be promoted either ({verdict.reason}): "
+                                      "the few-shot head alone")
+                            (version_dir / set_file).unlink()
+                            kept, why = "fewshot", (f"the fine-tune would not be promoted, alone ({tune_verdict.reason})"
+                                                    f" nor gated by the head ({verdict.reason})")
+                    if kept == "fewshot":
+                        verdict = judge(version_dir, base_old)
             promote, reason = verdict.promote, verdict.reason
             seconds = time.monotonic() - started
             before_json = {"read_accuracy": round(before_accuracy, 6)}
