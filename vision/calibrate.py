@@ -234,6 +234,7 @@ class BlendChoice:
     check_accuracy: float  # held-out copies of the calibration photo, crop by crop
     base_crops: int  # base val crops, each read as the classifier alone reads it
     classifier_check_accuracy: float  # the held-out copies without the head
+    check_right: "np.ndarray | None" = None  # each held-out crop read right, with the head
 
 
 def face_thresholds(prototypes: np.ndarray, base_cosines: "np.ndarray | None", margin: float) -> "np.ndarray | None":
@@ -283,7 +284,16 @@ def choose_blend(prototypes: np.ndarray, members: int, check: tuple[np.ndarray, 
                 best = (key, scale, margin, thresholds)
     assert best is not None  # scale 0 is the classifier itself
     (got_check, _, _), scale, margin, thresholds = best
-    return BlendChoice(scale, margin, thresholds, got_check, 0 if base is None else len(base[0]), check_plain)
+    right, _ = figures(FewShotHead(prototypes, members, scale, 1.0, thresholds))
+    return BlendChoice(scale, margin, thresholds, got_check, 0 if base is None else len(base[0]), check_plain, right)
+
+
+def clearly_better(right: np.ndarray, other_right: np.ndarray, z: float) -> tuple[bool, int, int]:
+    """Whether one reading of the same crops reads them right clearly more often than another (a one-sided
+    sign test on the crops where they differ: the wins exceed the losses by `z` standard deviations);
+    the wins and losses."""
+    wins, losses = int((right & ~other_right).sum()), int((~right & other_right).sum())
+    return wins - losses > z * float(np.sqrt(wins + losses)), wins, losses
 
 
 class _Recorder:
@@ -418,6 +428,7 @@ class FineTune:
     seconds: float
     check_accuracy: float  # held-out copies of the photo, crop by crop, with the fine-tuned classifier alone
     classifier_check_accuracy: float  # ... with the classifier it started from
+    check_right: "np.ndarray | None" = None  # each held-out crop read right by the fine-tuned classifier
 
 
 def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Sequence[str], imgsz: int,
@@ -493,15 +504,16 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
         for handler, stream in zip(handlers, streams):
             handler.setStream(stream)
     check_ids = check[1]
-    accuracy = []
+    accuracy, right = [], np.zeros(0, bool)
     for onnx_path in (source_onnx, tuned):
         embedder = Embedder(onnx_path, settings.finetune_threads)
         probs, _ = embedder(check[0])
-        accuracy.append(float((embedder.to_canonical[probs.argmax(axis=1)] == check_ids).mean()))
+        right = embedder.to_canonical[probs.argmax(axis=1)] == check_ids
+        accuracy.append(float(right.mean()))
     log(f"  fine-tuned {epochs} epoch(s) on {len(train[1])} crops of the photo + {len(base[1])} base crops "
         f"({time.monotonic() - started:.0f} s); held-out copies {accuracy[0]:.2%} -> {accuracy[1]:.2%} read right")
     return FineTune(tuned, checkpoint, epochs, len(batches_done), len(train[1]), len(base[1]), time.monotonic() - started,
-                    accuracy[1], accuracy[0])
+                    accuracy[1], accuracy[0], right)
 
 
 # ---------------------------------------------------------------- the pipeline
@@ -758,9 +770,14 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                                                        "[calibrate 4/5]")
                     shutil.copy2(classifier, version_dir / detector_settings.classifier_file)
                     head.save(version_dir / PROTOTYPES_FILE)
-                    kept, why = "fewshot", (f"the fine-tune would not be promoted ({tune_verdict.reason}) and reads "
-                                            "the held-out copies no better than the head")
-                    if tune.check_accuracy > choice.check_accuracy:  # the fine-tune is what reads the set's photos
+                    better, wins, losses = (False, 0, 0) if tune.check_right is None or choice.check_right is None \
+                        else clearly_better(tune.check_right, choice.check_right, settings.gated_min_z)
+                    step(0.87, f"  held-out copies the fine-tune reads right and the head does not: {wins}; "
+                               f"the other way: {losses}")
+                    kept, why = "fewshot", (f"the fine-tune would not be promoted ({tune_verdict.reason}) and does not "
+                                            f"read the held-out copies clearly better than the head ({wins} against "
+                                            f"{losses} crops)")
+                    if better:  # the fine-tune is what reads the set's photos
                         shutil.copy2(tune.onnx, version_dir / set_file)
                         verdict = judge(version_dir, base_old)
                         kept, why = "gated", f"the fine-tune alone would not be promoted: {tune_verdict.reason}"

@@ -116,7 +116,8 @@ class TileDetector:
             return np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64), np.zeros(0, np.float32)
         probs, likeness = classifier.read(crops)
         if classifier.set_reader is not None and self._of_the_set(likeness):
-            probs = classifier.read_as_set(crops)
+            share = self.settings.set_classifier_share
+            probs = share * classifier.read_as_set(crops) + (1 - share) * probs
         best, second = np.argsort(-probs, axis=1, kind="stable")[:, :2].T
         flower_columns = classifier.flower_columns
         best_not_flower = np.where(flower_columns[None, :], -1.0, probs).argmax(axis=1)

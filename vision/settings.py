@@ -71,6 +71,7 @@ class DetectorSettings:
     # a calibrated version's fine-tuned classifier, which reads the faces of a photo of its set (below); only
     # beside a classifier with a few-shot head, which tells a photo of the set from another (`vision.calibrate`)
     set_classifier_file: str = "set_classifier.onnx"
+    set_classifier_share: float = 1.0  # its share of a set photo's face probabilities, the classifier's the rest
     conf_threshold: float = 0.25  # tile-finder boxes below this are dropped
     # With a classifier calibrated to a set (a few-shot head), a face box the finder found with less
     # confidence than `stray_max_finder_conf` is dropped when its likeness to the set's nearest face
@@ -213,6 +214,10 @@ class CalibrateSettings:
     finetune_threads: int = 2
     finetune_batch: int = 64
     finetune_lr0: float = 0.0005  # AdamW, as vision.adapt
+    # auto, gated: the fine-tune reads the set's photos only when it reads the held-out copies clearly better
+    # than the head (a one-sided sign test at this z). Copies of one photo flatter it: on the drawn set of stop
+    # 24 (looked at), 92.86 against the head's 92.46 % came with 98.77 against 99.69 % of 200 scenes' tiles
+    gated_min_z: float = 1.645
 
 
 @dataclass(frozen=True)
