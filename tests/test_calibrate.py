@@ -353,15 +353,3 @@ def test_a_photo_of_the_set_is_read_by_the_set_classifier_and_another_photo_as_b
     with pytest.raises(ModelLoadError, match="no few-shot head"):
         TileDetector.load(folders["set only"], NO_READERS)
 
-
-@pytest.mark.parametrize("wins, losses, better", [(10, 0, True), (3, 0, True), (2, 0, False), (30, 15, True),
-                                                  (30, 20, False), (0, 10, False)])
-def test_the_fine_tune_is_clearly_better_only_by_a_sign_test_on_the_crops_where_the_two_differ(
-    wins: int, losses: int, better: bool
-) -> None:
-    from vision.calibrate import clearly_better
-
-    both_right = 40
-    fine_tune = np.array([True] * both_right + [True] * wins + [False] * losses + [False] * 5)
-    head = np.array([True] * both_right + [False] * wins + [True] * losses + [False] * 5)
-    assert clearly_better(fine_tune, head, 1.645) == (better, wins, losses)
