@@ -353,3 +353,25 @@ def test_a_photo_of_the_set_is_read_by_the_set_classifier_and_another_photo_as_b
     with pytest.raises(ModelLoadError, match="no few-shot head"):
         TileDetector.load(folders["set only"], NO_READERS)
 
+
+
+def test_a_crop_passing_one_faces_threshold_gets_every_faces_cosine_and_a_crop_passing_none_reads_as_before() -> None:
+    """The gate is the crop's: a crop of the set nearer f2's prototypes than f3's but over f3's threshold
+    only is still read as f2 (a gate per face added f3's cosine alone); a crop over no threshold reads as
+    the classifier reads it."""
+    from vision.fewshot import FewShotHead
+
+    faces = len(FACE_NAMES)
+    f2, f3, p1 = FACE_NAMES.index("f2"), FACE_NAMES.index("f3"), FACE_NAMES.index("1p")
+    thresholds = np.full(faces, 0.95, np.float32)
+    thresholds[f3] = 0.80
+    head = FewShotHead(np.zeros((1, faces, 4), np.float32), 1, scale=80.0, keep=1.0, thresholds=thresholds)
+    probs = np.full((2, faces), 0.1 / (faces - 2), np.float32)
+    probs[:, f2] = probs[:, f3] = 0.45  # the classifier cannot tell
+    cos = np.full((2, faces), 0.2, np.float32)
+    cos[0, f2], cos[0, f3] = 0.90, 0.85  # passes f3's threshold (0.80), not f2's (0.95)
+    cos[1, f2], cos[1, f3] = 0.90, 0.79  # passes none
+    cos[1, p1] = 0.5
+    out = head.blend_cosines(probs, cos)
+    assert out[0].argmax() == f2 and out[0, f2] > 0.9
+    np.testing.assert_allclose(out[1], probs[1], rtol=1e-3)
