@@ -360,6 +360,22 @@ def test_without_tidying_a_doubtful_back_stays_in_its_concealed_kong() -> None:
     assert as_read.left_out == () and as_read.hand is not None and any(m.kind is MeldKind.KONG and m.concealed for m in as_read.hand.melds)
 
 
+@pytest.mark.parametrize("breach_doubt, left_out", [(0.5, False), (0.8, True)])
+def test_how_sure_a_breach_tile_must_be_to_stay_is_its_own_setting(breach_doubt: float, left_out: bool) -> None:
+    """A back read at 0.7 beside a winning pung: left out only when `breach_doubt_confidence` is above
+    0.7, whatever `doubtful_confidence` (the repair of hands that do not win) says."""
+    from dataclasses import replace
+
+    hand, back, with_back = _pung_then_a_back(0, 0.7)
+    settings = replace(S, breach_doubt_confidence=breach_doubt, doubtful_confidence=0.5)
+    got = read_hand(with_back, hand.context, settings, is_winning)
+    assert got.hand is not None
+    if left_out:
+        assert got.left_out == (back,) and hand_key(got.hand) == hand_key(hand)
+    else:
+        assert got.left_out == () and any(m.kind is MeldKind.KONG and m.concealed for m in got.hand.melds)
+
+
 def _with_standing_face(hand: Hand, tiles: list[PlacedTile], i: int, face: str) -> Hand | None:
     """`hand` with standing tile `i` shown as `face`; None when no set has such a hand (a fifth copy)."""
     concealed = list(hand.concealed)

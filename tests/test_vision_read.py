@@ -20,8 +20,8 @@ from vision.detections import Detections
 from vision.evaluate_read import hand_key
 from vision.images import ImageError
 from vision.issues import IssueCode
-from vision.read import read_detections
-from vision.settings import MODELS_DIR
+from vision.read import ReadResult, read_detections
+from vision.settings import MODELS_DIR, LayoutSettings
 
 SIZE = (1280, 960)
 
@@ -120,6 +120,24 @@ def test_evaluate_read_generated_scenes(capsys: pytest.CaptureFixture[str]) -> N
     assert summary["scenes"] == 30
     assert summary["hands_exact"] == 30 and summary["scores_right"] == 30
     assert summary["failures"] == {"detection": 0, "winning tile": 0, "layout": 0}
+
+
+def test_evaluate_read_sets_a_layout_reader_setting_with_the_layout_prefix(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen: list[LayoutSettings] = []
+
+    def recording(dets: Detections, context: WinContext, settings: LayoutSettings, **kw: object) -> ReadResult:
+        seen.append(settings)
+        return read_detections(dets, context, settings, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(evaluate_read, "read_detections", recording)
+    assert evaluate_read.main(["--generate", "3", "--json", "--set", "layout.breach_doubt_confidence=0.8"]) == 0
+    assert [s.breach_doubt_confidence for s in seen] == [0.8] * 3
+    assert seen[0].doubtful_confidence == LayoutSettings().doubtful_confidence
+    with pytest.raises(SystemExit):
+        evaluate_read.main(["--generate", "3", "--set", "layout.no_such_setting=1"])
+    assert "LayoutSettings has no setting 'no_such_setting'" in capsys.readouterr().err
 
 
 def test_evaluate_read_names_the_cause_of_each_failure() -> None:

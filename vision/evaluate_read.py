@@ -203,21 +203,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--show", type=int, default=20, help="failures to list (default 20)")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
-                   help="change one detector setting, e.g. ranks.enabled=false (repeatable)")
+                   help="change one detector setting, e.g. ranks.enabled=false, or a layout reader's, "
+                        "e.g. layout.tidy_breaches=false (repeatable)")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    layout_prefix = "layout."
     try:
-        detector_settings = with_overrides(DEFAULT_SETTINGS.detector, args.overrides)
+        detector_settings = with_overrides(
+            DEFAULT_SETTINGS.detector, [o for o in args.overrides if not o.startswith(layout_prefix)])
+        settings: LayoutSettings = with_overrides(
+            DEFAULT_SETTINGS.layout, [o.removeprefix(layout_prefix) for o in args.overrides if o.startswith(layout_prefix)])
     except ValueError as error:
         parser.error(str(error))
     if (args.scenes is None) == (args.generate is None):
         print("give either SCENES_DIR or --generate N", file=sys.stderr)
         return 2
-    settings: LayoutSettings = DEFAULT_SETTINGS.layout
     with_totals = not args.no_score
     if args.generate is not None:
         scenes: Iterator[Scene] = generated_scenes(args.generate, args.seed, with_totals)

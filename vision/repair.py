@@ -170,7 +170,7 @@ def _tidier_reading(
         return None
     in_breach = {t for b in breaches for t in b.tiles}
     doubtful = [i for i in _least_sure_first(dets)
-                if i in in_breach and dets.confidence[i] < settings.doubtful_confidence]
+                if i in in_breach and dets.confidence[i] < settings.breach_doubt_confidence]
     for i in doubtful[: settings.doubtful_candidates]:
         keep = np.array([j for j in range(len(dets)) if j != i], dtype=np.int64)
         layout, hand, more = hand_of(_reindexed(read_layout(dets[keep], settings), keep), context)

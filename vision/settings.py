@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MODELS_DIR = REPO_ROOT / "models"
@@ -141,9 +142,10 @@ class LayoutSettings:
     deduce_confidence: float = 0.9
     deduce_candidates: int = 3
     # When the hand wins but breaks the photo layout (a concealed kong without its two outer backs), a
-    # tile of the breach read with less confidence than `doubtful_confidence` is left out when the hand
+    # tile of the breach read with less confidence than `breach_doubt_confidence` is left out when the hand
     # still wins and breaks it less
     tidy_breaches: bool = True
+    breach_doubt_confidence: float = 0.5
     neighbour_reach: float = 1.6  # tile heights: nearest neighbours within this give the row direction
     angle_vote_spread_deg: float = 8.0  # neighbour votes this far from their median are left out
     steep_max_share: float = 0.6  # more neighbour votes steeper than 45 degrees than this: the photo is turned
@@ -224,12 +226,13 @@ class Settings:
 
 
 DEFAULT_SETTINGS = Settings()
+SettingsT = TypeVar("SettingsT")
 
 
-def with_overrides(settings: DetectorSettings, assignments: "list[str] | tuple[str, ...]") -> DetectorSettings:
-    """`settings` with `field=value` or `section.field=value` assignments applied (`ranks.enabled=false`,
-    `conf_threshold=0.3`), each value read as the type of the field it replaces: evaluation commands
-    measure a setting without editing the code. Raises ValueError naming what is wrong."""
+def with_overrides(settings: SettingsT, assignments: "list[str] | tuple[str, ...]") -> SettingsT:
+    """`settings` (any settings dataclass) with `field=value` or `section.field=value` assignments applied
+    (`ranks.enabled=false`, `conf_threshold=0.3`), each value read as the type of the field it replaces:
+    evaluation commands measure a setting without editing the code. Raises ValueError naming what is wrong."""
     for assignment in assignments:
         path, sep, text = assignment.partition("=")
         if not sep or not path:
