@@ -145,7 +145,7 @@ class LayoutSettings:
     # tile of the breach read with less confidence than `breach_doubt_confidence` is left out when the hand
     # still wins and breaks it less
     tidy_breaches: bool = True
-    breach_doubt_confidence: float = 0.5
+    breach_doubt_confidence: float = 0.8
     neighbour_reach: float = 1.6  # tile heights: nearest neighbours within this give the row direction
     angle_vote_spread_deg: float = 8.0  # neighbour votes this far from their median are left out
     steep_max_share: float = 0.6  # more neighbour votes steeper than 45 degrees than this: the photo is turned
