@@ -27,9 +27,6 @@ from browser_support import (
     write_y4m,
 )
 
-pytest.importorskip("scoring.scorer", reason="the scorer (scoring/scorer.py) is not in this tree yet")
-pytest.importorskip("vision.read", reason="the layout reader (vision/read.py) is not in this tree yet")
-
 from appui.demo_scene import demo_scene, write_truth
 from scoring import parse_hand, score
 

@@ -18,7 +18,6 @@ import pytest
 from browser_support import CHROMIUM, CHROMIUM_ARGS, REPO, require_browser, small_png, streamlit_server, wait_for_app
 
 pytest.importorskip("sqlalchemy")
-pytest.importorskip("vision.read", reason="the layout reader (vision/read.py) is not in this tree yet")
 
 from appui.demo_scene import demo_scene, write_truth  # noqa: E402
 from scoring import parse_hand, score  # noqa: E402

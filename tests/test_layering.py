@@ -109,3 +109,18 @@ def test_third_party_imports_stay_in_their_layer(path: Path) -> None:
         assert outside <= THIRD_PARTY[here], f"{module_name(path)} ({here}) imports {sorted(outside - THIRD_PARTY[here])}"
     if here != "vision tools":
         assert not outside & TRAIN_EXTRA, f"{module_name(path)} needs the train extra: {sorted(outside & TRAIN_EXTRA)}"
+
+
+def test_no_test_skips_when_the_projects_own_modules_fail_to_import() -> None:
+    """`pytest.importorskip` is for optional third-party packages: an import error in the project's
+    own modules or the tests' helpers must fail, not skip."""
+    own = set(PACKAGES) | {"app"} | {p.stem for p in (REPO / "tests").glob("*.py")}
+    skipping = []
+    for path in sorted((REPO / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "importorskip" and node.args
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+                    and node.args[0].value.split(".")[0] in own):
+                skipping.append(f"{path.name}:{node.lineno} importorskip({node.args[0].value!r})")
+    assert not skipping, skipping

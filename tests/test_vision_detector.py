@@ -10,6 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+import vision_fake_models as fakes
 
 from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch
 from vision.boxes import decode_yolo_output, letterbox, nms
@@ -18,7 +19,6 @@ from vision.images import decode_image
 from vision.models import ModelLoadError
 from vision.ranks import touching_ranks
 
-fakes = pytest.importorskip("vision_fake_models")
 REPO = Path(__file__).resolve().parent.parent
 
 # ---------------------------------------------------------------- pure functions

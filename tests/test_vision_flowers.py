@@ -6,14 +6,13 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+import vision_fake_models as fakes
 
 from tileset.classes import CLASS_ID, FACE_NAMES
 from vision.flowers import FLOWER_WORDS, caption_bands, read_caption, reading_from_texts
 from vision.ocr import TextLineReader
 from vision.ranks import FIRST_ROUND, LEFT, MIDDLE, RIGHT, WHOLE, index_bands, index_reads, numeral_corner, own_numerals, rank_from_texts
 from vision.settings import FlowerSettings, RankSettings
-
-fakes = pytest.importorskip("vision_fake_models")
 
 
 @pytest.mark.parametrize(

@@ -14,9 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
-onnx = __import__("pytest").importorskip("onnx")
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+import onnx
+from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 13
 
