@@ -1,6 +1,6 @@
-"""The Teach my tiles page in a real browser (Chromium, Playwright) with the shipped models: a rendered
-calibration photo of Unlicense artwork is uploaded and every tile is named by its place. Learning is
-not clicked (it would write a version into the repository's models/). The README's screenshot is
+"""The Teach my tiles page in a real browser (Chromium, Playwright) with the shipped models: two rendered
+calibration photos of Unlicense artwork (two angles) are uploaded together and every tile of each is
+named by its place. Learning is not clicked (it would write a version into the repository's models/). The README's screenshot is
 refreshed with MCR_UPDATE_SCREENSHOTS=1; skipped, with the reason, without Chromium or artwork."""
 
 from __future__ import annotations
@@ -37,20 +37,27 @@ def test_teach_page_names_every_tile_of_a_calibration_photo(tmp_path: Path) -> N
     from tileset.calibration import calibration_rows
 
     art = next(a for a in load_art(art_root) if a.name == "gl-mahjongtile")  # Unlicense: the screenshot ships
-    rng = random.Random(5)
-    plan = plan_calibration(calibration_rows(()), rng, 1600, 1200, rotation_deg=4, tilt_deg=15)
-    image = compose(plan, art, draw_style(art, rng), rng, np.random.default_rng(5))
-    cv2.imwrite(str(tmp_path / "layout.jpg"), image)
+    photos = []
+    for seed, rotation in ((5, 4), (6, -6)):  # two photos of the layout, as a club takes them: another angle
+        rng = random.Random(seed)
+        plan = plan_calibration(calibration_rows(()), rng, 1600, 1200, rotation_deg=rotation, tilt_deg=15)
+        image = compose(plan, art, draw_style(art, rng), rng, np.random.default_rng(seed))
+        photos.append(str(tmp_path / f"layout{seed}.jpg"))
+        cv2.imwrite(photos[-1], image)
     with sync_playwright() as p, streamlit_server({"MCR_DATA": str(tmp_path / "data")}) as url:
         chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         page = chromium.new_page(viewport={"width": 1300, "height": 1900})
         page.goto(f"{url}/teach")
         wait_for_app(page, TIMEOUT_MS)
         page.get_by_text("none (no row 5)").count()  # the bonus choice is there
-        page.locator("input[type=file]").set_input_files(str(tmp_path / "layout.jpg"))
+        page.locator("input[type=file]").set_input_files(photos)
+        page.get_by_text("Photo 2", exact=True).wait_for(timeout=TIMEOUT_MS)
         page.locator("text=tiles found in their places").or_(page.locator("text=does not show the layout")).first.wait_for(
             timeout=TIMEOUT_MS)
         wait_for_app(page, TIMEOUT_MS)
         small_png(page.screenshot(), DOCS / "teach.png")
+        assert page.get_by_text("Photo 1", exact=True).count() == 1
+        read = page.locator("text=tiles found in their places").count() + page.locator("text=does not show the layout").count()
+        assert read == 2, f"each photo read and shown: {read} of 2"
         assert page.get_by_text("Learn this set").count() or page.get_by_text("does not show the layout").count()
         chromium.close()
