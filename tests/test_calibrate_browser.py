@@ -1,7 +1,8 @@
 """The Teach my tiles page in a real browser (Chromium, Playwright) with the shipped models: two rendered
 calibration photos of Unlicense artwork (two angles) are uploaded together and every tile of each is
-named by its place. Learning is not clicked (it would write a version into the repository's models/). The README's screenshot is
-refreshed with MCR_UPDATE_SCREENSHOTS=1; skipped, with the reason, without Chromium or artwork."""
+named by its place. Learning is not clicked (it would write a version into the repository's models/).
+The README's screenshot is refreshed with MCR_UPDATE_SCREENSHOTS=1; skipped, with the reason, without
+Chromium or artwork."""
 
 from __future__ import annotations
 
