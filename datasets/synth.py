@@ -155,8 +155,9 @@ def image_size(rng: random.Random) -> tuple[int, int]:
 def make_scene(index: int, seed: int, sets: Sequence[ArtSet],
                source: Callable[[random.Random], Hand] | None = None,
                scorer: Callable[[Hand], int] | None = None, restyle_share: float = 0.0,
-               tables: tuple[str, ...] = (), empty_share: float = 0.0) -> Scene:
-    """Scene number `index` of a run with `seed`: everything drawn from Random(seed + index).
+               tables: tuple[str, ...] = (), empty_share: float = 0.0, cloth: int | None = None) -> Scene:
+    """Scene number `index` of a run with `seed`: everything drawn from Random(seed + index) (but the
+    table's pattern, with `cloth`: `datasets.tables.table_source`).
 
     With `restyle_share` > 0, that share of the scenes uses a restyled variant of its art
     set (`datasets.restyle`), named `SET-restyled`.  `tables`: table families of
@@ -170,21 +171,23 @@ def make_scene(index: int, seed: int, sets: Sequence[ArtSet],
         art, art_name = restyle(art, rng), f"{art.name}-restyled"
     if empty_share > 0 and rng.random() < empty_share:
         width, height = image_size(rng)
-        image = render_empty(rng, width, height, table_source(tables or ("plain",)), art)
+        image = render_empty(rng, width, height, table_source(tables or ("plain",), cloth=cloth), art)
         quality = rng.randint(*JPEG_QUALITY)
         return Scene(f"{seed + index:08d}_{art_name}_empty", image, quality, art_name, None, None, ())
     hand, total = draw_hand(rng, art, source or _hand_source(), scorer)
     width, height = image_size(rng)
-    image, tiles = render_scene(hand, art, rng, width, height, table_source=table_source(tables) if tables else None)
+    image, tiles = render_scene(hand, art, rng, width, height,
+                                table_source=table_source(tables, cloth=cloth) if tables else None)
     quality = rng.randint(*JPEG_QUALITY)
     return Scene(f"{seed + index:08d}_{art_name}", image, quality, art_name, hand, total, tuple(tiles))
 
 
 def make_calibration_scene(index: int, seed: int, sets: Sequence[ArtSet], bonus: tuple[str, ...] | None = None,
-                           back_share: float = 0.0) -> Scene:
+                           back_share: float = 0.0, tables: tuple[str, ...] = (), cloth: int | None = None) -> Scene:
     """Calibration photo number `index` (`tileset.calibration`): one of each face of a set in rows,
-    drawn from Random(seed + index) with the camera, table, light and noise of the hand scenes.
-    A set without flower art leaves row 5 out; `back_share` of the photos add a back to row 4."""
+    drawn from Random(seed + index) with the camera, table, light and noise of the hand scenes
+    (`tables`, `cloth`: as in `make_scene`). A set without flower art leaves row 5 out; `back_share`
+    of the photos add a back to row 4."""
     rng = random.Random(seed + index)
     art = sets[rng.randrange(len(sets))]
     if bonus is None and not all(f in art.faces for f in FLOWER_NAMES):
@@ -192,7 +195,7 @@ def make_calibration_scene(index: int, seed: int, sets: Sequence[ArtSet], bonus:
     rows = calibration_rows(bonus, back=rng.random() < back_share)
     width, height = image_size(rng)
     plan = plan_calibration(rows, rng, width, height)
-    image = render_plan(plan, art, rng)
+    image = render_plan(plan, art, rng, table_source=table_source(tables, cloth=cloth) if tables else None)
     quality = rng.randint(*JPEG_QUALITY)
     return Scene(f"{seed + index:08d}_{art.name}_calibration", image, quality, art.name, None, None, plan.tiles, rows)
 
@@ -232,20 +235,21 @@ _WORKER: dict[str, Any] = {}
 
 def _init_worker(art_root: str, only: list[str], hold_out: list[str], seed: int, out: str, restyle_share: float,
                  layout: str = "hand", bonus: tuple[str, ...] | None = None, back_share: float = 0.0,
-                 tables: tuple[str, ...] = (), empty_share: float = 0.0, drawn: int | None = None) -> None:
+                 tables: tuple[str, ...] = (), empty_share: float = 0.0, drawn: int | None = None,
+                 cloth: int | None = None) -> None:
     cv2.setNumThreads(1)
     sets = load_art(art_root, only=only, hold_out=hold_out)
     _WORKER.update(
         sets=[drawn_set(s, drawn) for s in sets] if drawn is not None else sets, seed=seed, out=Path(out),
         source=_hand_source(), scorer=_scorer(), restyle_share=restyle_share,
-        layout=layout, bonus=bonus, back_share=back_share, tables=tables, empty_share=empty_share,
+        layout=layout, bonus=bonus, back_share=back_share, tables=tables, empty_share=empty_share, cloth=cloth,
     )
 
 
 def _work(index: int) -> str:
     if _WORKER.get("layout") == "calibration":
         scene = make_calibration_scene(index, _WORKER["seed"], _WORKER["sets"], _WORKER["bonus"],
-                                       _WORKER["back_share"])
+                                       _WORKER["back_share"], _WORKER["tables"], _WORKER["cloth"])
         write_scene(scene, _WORKER["out"])
         return scene.art
     if _WORKER.get("layout") == "standing":
@@ -254,7 +258,7 @@ def _work(index: int) -> str:
         write_scene(scene, _WORKER["out"])
         return scene.art
     scene = make_scene(index, _WORKER["seed"], _WORKER["sets"], _WORKER["source"], _WORKER["scorer"],
-                       _WORKER["restyle_share"], _WORKER["tables"], _WORKER["empty_share"])
+                       _WORKER["restyle_share"], _WORKER["tables"], _WORKER["empty_share"], _WORKER["cloth"])
     write_scene(scene, _WORKER["out"])
     return scene.art
 
@@ -262,7 +266,7 @@ def _work(index: int) -> str:
 def _run(indices: range, args: argparse.Namespace) -> Iterator[str]:
     init = (str(args.art), args.only, args.hold_out, args.seed, str(args.out), args.restyle,
             args.layout, parse_bonus(args.bonus), args.back,
-            parse_families(args.tables) if args.tables else (), args.empty, args.drawn)
+            parse_families(args.tables) if args.tables else (), args.empty, args.drawn, args.cloth)
     if args.workers <= 1:
         _init_worker(*init)
         cv2.setNumThreads(0)
@@ -302,10 +306,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--back", type=float, default=0.0, metavar="SHARE",
                    help="calibration: share of photos with a back at the end of row 4 (default 0)")
     p.add_argument("--tables", default=None, metavar="FAMILIES",
-                   help="hand scenes: draw the table from these datasets.tables families: train (all but the "
+                   help="hand and calibration scenes: draw the table from these datasets.tables families: train (all but the "
                         "test-only mosaic), test (only it), all, or names joined by commas (default: the older tables)")
     p.add_argument("--empty", type=float, default=0.0, metavar="SHARE",
                    help="hand scenes: share of photos showing a table without tiles (empty label files; default 0)")
+    p.add_argument("--cloth", type=int, default=None, metavar="SEED",
+                   help="with --tables: one club's table in every photo, its family and pattern drawn from this "
+                        "seed alone (the slant, light and things on it still vary)")
     p.add_argument("--drawn", type=int, default=None, metavar="SEED",
                    help="replace every art set's suits and honours by the one drawn set of this seed "
                         "(datasets.drawn, the same in every scene), named SET-drawnSEED: a set no model has seen")
@@ -319,6 +326,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if not 0.0 <= args.restyle <= 1.0 or not 0.0 <= args.back <= 1.0 or not 0.0 <= args.empty <= 1.0:
         print("error: --restyle, --back and --empty are shares between 0 and 1", file=sys.stderr)
+        return 2
+    if args.cloth is not None and not args.tables:
+        print("error: --cloth needs --tables (the families the club's table is drawn from)", file=sys.stderr)
         return 2
     try:
         parse_families(args.tables or "plain")
@@ -355,7 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = {
         "n": args.n, "seed": args.seed, "art_sets": [s.name for s in sets], "per_set": per_set,
         "only": args.only, "hold_out": args.hold_out, "restyle": args.restyle,
-        "tables": list(parse_families(args.tables)) if args.tables else None, "empty": args.empty, "drawn": args.drawn, "seconds": round(elapsed, 1),
+        "tables": list(parse_families(args.tables)) if args.tables else None, "empty": args.empty, "cloth": args.cloth, "drawn": args.drawn,
+        "seconds": round(elapsed, 1),
         "scenes_per_second": round(args.n / elapsed, 2), "workers": args.workers,
         "gpl_derived": any(s.name.startswith(("kde-", "gnome-")) for s in sets),
     }

@@ -381,18 +381,21 @@ def draw_paper(rng: random.Random, image: np.ndarray, unit: float) -> None:
 HARD_NEGATIVES = (draw_hand, draw_paper)
 
 
-def table_source(families: Sequence[str], negatives: float = 0.5) -> TableSource:
+def table_source(families: Sequence[str], negatives: float = 0.5, cloth: "int | None" = None) -> TableSource:
     """A `datasets.render` table source: a family drawn from `families`, slanted, and with `negatives`
-    the chance of one to three hands, papers or books lying on it."""
+    the chance of one to three hands, papers or books lying on it. `cloth`: one club's table in every
+    photo: the family and its pattern (colours, scale to the tiles) drawn from Random(cloth) alone, the
+    slant, light and things lying on it from the photo's own draw."""
     names = tuple(families)
     unknown = [n for n in names if n not in FAMILIES]
     if unknown or not names:
         raise TableSpecError(f"unknown table family {', '.join(unknown) or '(none)'}")
 
     def draw(rng: random.Random, width: int, height: int, unit: float) -> np.ndarray:
-        family = FAMILIES[rng.choice(names)]
+        pattern_rng = rng if cloth is None else random.Random(cloth)
+        family = FAMILIES[pattern_rng.choice(names)]
         fw, fh = int(width * SLANT_MARGIN * DRAW_SCALE) + 1, int(height * SLANT_MARGIN * DRAW_SCALE) + 1
-        flat = family.pattern(rng, fw, fh, unit * DRAW_SCALE)
+        flat = family.pattern(pattern_rng, fw, fh, unit * DRAW_SCALE)
         flat = np.clip(flat, 0, 255).astype(np.uint8)
         image = _slanted(rng, flat, width, height)
         if family.name != "plain":

@@ -46,8 +46,24 @@ def layout_boxes(rows=None) -> list[tuple[str, tuple[int, int, int, int]]]:
     return out
 
 
-def write_photo(path: Path, tiles) -> Path:
-    image = np.full((SIZE, SIZE, 3), 90, np.uint8)
+CLOTH_W, CLOTH_H, CLOTH_STEP_X, CLOTH_STEP_Y = 40, 56, 80, 112  # a checked cloth of tile-sized white squares
+
+
+def cloth_squares(top: int = 0) -> list[tuple[int, int, int, int]]:
+    return [(x, y, x + CLOTH_W, y + CLOTH_H) for y in range(top, SIZE - CLOTH_H, CLOTH_STEP_Y)
+            for x in range(20, SIZE - CLOTH_W, CLOTH_STEP_X)]
+
+
+def checked_cloth() -> np.ndarray:
+    """The club's table: white squares of a tile's size on dark red, as a finder meets them on gingham."""
+    image = np.full((SIZE, SIZE, 3), (40, 40, 150), np.uint8)
+    for x0, y0, x1, y1 in cloth_squares():
+        cv2.rectangle(image, (x0, y0), (x1, y1), (232, 232, 232), -1)
+    return image
+
+
+def write_photo(path: Path, tiles, table: "np.ndarray | None" = None) -> Path:
+    image = np.full((SIZE, SIZE, 3), 90, np.uint8) if table is None else table.copy()
     for name, (x0, y0, x1, y1) in tiles:
         cv2.rectangle(image, (x0, y0), (x1, y1), (235, 235, 235), -1)
         top, bottom = face_colours(FACE_NAMES.index(name))
@@ -104,7 +120,8 @@ def models(tmp_path: Path) -> Path:
 def run(photo: Path, models: Path, **options):
     from vision.calibrate import calibrate
 
-    return calibrate([photo], models_root=models, base_val=None, settings=QUICK, detector_settings=NO_READERS,
+    options = {"settings": QUICK, **options}
+    return calibrate([photo], models_root=models, base_val=None, detector_settings=NO_READERS,
                      log=lambda line: None, **options)
 
 
@@ -124,6 +141,78 @@ def test_learns_the_set_promotes_it_and_goes_back(tmp_path: Path, models: Path) 
     assert (version / "photos").is_dir()
     registry.back()
     assert registry.active_name() == "shipped"
+
+
+def test_a_box_on_the_club_s_cloth_is_left_out_in_any_photo_once_the_set_was_learned_on_that_cloth(
+    tmp_path: Path, models: Path
+) -> None:
+    """The calibration photo lies on a checked cloth; a later photo on that cloth shows three tiles of the
+    set and six cloth squares the finder boxed as tiles (all at 0.5). The squares look like the cloth's
+    patches more than any face: left out, though most of the photo's boxes are not the set's tiles (the
+    rule for boxes unlike the set would keep them). The tiles stay. Without table prototypes
+    (`table_clusters=0`) every box stays."""
+    from vision.detector import TileDetector
+    from vision.fewshot import PROTOTYPES_FILE, FewShotHead
+
+    cloth = checked_cloth()
+    photo = write_photo(tmp_path / "layout.png", layout_boxes(), cloth)
+    hand_tiles = layout_boxes()[:3]
+    squares = [box for box in cloth_squares() if box[1] > 480][:6]
+    hand = write_photo(tmp_path / "hand.png", hand_tiles, cloth)
+    kept = {}
+    for clusters in (8, 0):
+        root = tmp_path / f"models{clusters}"
+        root.mkdir()
+        layout_finder(root / "detector.onnx")
+        tiny_classifier(root / "classifier.onnx")
+        result = run(photo, root, settings=replace(QUICK, table_clusters=clusters, table_patches=40))
+        assert result.promoted
+        version = Registry(root).path_of(result.version)
+        head = FewShotHead.load(version / PROTOTYPES_FILE)
+        assert (head.table is not None) == (clusters > 0)
+        layout_finder(version / "detector.onnx", hand_tiles + [("1m", box) for box in squares], tile_confidence=0.5)
+        dets, _ = TileDetector.load(version, NO_READERS).detect_file(hand)
+        kept[clusters] = dets
+    with_table, without = kept[8], kept[0]
+    assert len(without) == 9 and len(without.unlike_set) == 0
+    assert len(with_table) == 3 and len(with_table.unlike_set) == 6
+    tile_centres = {((x0 + x1) / 2, (y0 + y1) / 2) for _, (x0, y0, x1, y1) in hand_tiles}
+    assert {tuple(c) for c in with_table.centers.round()} == tile_centres
+
+
+def test_table_patches_keep_away_from_the_tiles_and_are_tile_sized() -> None:
+    import random
+
+    from vision.calibrate import table_patches
+
+    class Cutter:  # what table_patches needs of a detector; records the boxes cut
+        model_info = type("Info", (), {"classifier_imgsz": 32})()
+        settings = NO_READERS
+
+    tiles = np.array([box for _, box in layout_boxes()], np.float32)
+    import vision.crops
+
+    cut = []
+    original = vision.crops.cut_tiles
+
+    def recording(image, boxes, size, settings):  # type: ignore[no-untyped-def]
+        cut.append(boxes.copy())
+        return original(image, boxes, size, settings)
+
+    vision.crops.cut_tiles = recording
+    try:
+        crops = table_patches(Cutter(), np.zeros((SIZE, SIZE, 3), np.uint8), tiles, 20, random.Random(1))
+    finally:
+        vision.crops.cut_tiles = original
+    (boxes,) = cut
+    assert crops.shape == (20, 32, 32, 3) and len(boxes) == 20
+    sides = np.sort(boxes[:, 2:] - boxes[:, :2], axis=1)
+    assert (sides[:, 0] >= TILE_W * 0.7 - 1e-3).all() and (sides[:, 1] <= TILE_H * 1.3 + 1e-3).all()
+    half_w, half_h = TILE_W / 2, TILE_H / 2
+    for x0, y0, x1, y1 in boxes:
+        near = ((x0 < tiles[:, 2] + half_w) & (x1 > tiles[:, 0] - half_w)
+                & (y0 < tiles[:, 3] + half_h) & (y1 > tiles[:, 1] - half_h))
+        assert not near.any()
 
 
 def test_a_calibrated_version_calibrates_again_from_its_base_classifier(tmp_path: Path, models: Path) -> None:
@@ -257,6 +346,36 @@ def test_the_baked_head_says_how_much_each_crop_looks_like_the_set(tmp_path: Pat
     np.testing.assert_allclose(likeness, expected, atol=1e-5)
     plain = FaceClassifier(ort.InferenceSession(str(base)), "base")
     assert not plain.knows_its_set and np.isinf(plain.read(crops)[1]).all()
+
+    table = rng.normal(size=(3, feats.shape[1])).astype(np.float32)
+    table /= np.linalg.norm(table, axis=1, keepdims=True)
+    margins = replace(head, table=table).table_margins(feats)
+    with_table = replace(head, table=table, table_threshold=float(np.median(margins)))
+    bake(base, with_table, tmp_path / "with_table.onnx")
+    blended, likeness = FaceClassifier(ort.InferenceSession(str(tmp_path / "with_table.onnx")), "table").read(crops)
+    np.testing.assert_allclose(blended, head.blend(probs, feats), atol=1e-5)
+    table_like = margins > with_table.table_threshold
+    assert 0 < table_like.sum() < len(crops)
+    assert np.isneginf(likeness[table_like]).all()
+    np.testing.assert_allclose(likeness[~table_like], expected[~table_like], atol=1e-5)
+    np.testing.assert_array_equal(np.isneginf(with_table.likeness(feats)), table_like)
+    with_table.save(tmp_path / "head.npz")
+    again = FewShotHead.load(tmp_path / "head.npz")
+    assert again.table is not None and again.table_threshold == pytest.approx(with_table.table_threshold)
+    np.testing.assert_allclose(again.table, table)
+
+
+def test_the_table_threshold_lies_above_every_tile_crop_and_never_below_its_margin() -> None:
+    from vision.calibrate import table_threshold
+
+    class Margins:
+        def table_margins(self, features: np.ndarray) -> np.ndarray:
+            return features[:, 0]
+
+    check, base = np.array([[-0.3], [0.05]], np.float32), np.array([[0.12], [-0.5]], np.float32)
+    assert table_threshold(Margins(), check, base, 0.02) == pytest.approx(0.14)
+    assert table_threshold(Margins(), check, None, 0.02) == pytest.approx(0.07)
+    assert table_threshold(Margins(), check[:1], None, 0.02) == pytest.approx(0.02)
 
 
 @pytest.mark.parametrize("max_finder_conf, like_the_set, dropped", [(0.95, 41, 1), (0.7, 41, 0), (0.95, 10, 0)])

@@ -103,3 +103,44 @@ def test_cli_refuses_an_unknown_family(art_root: Path, tmp_path: Path, capsys: p
     assert main(["--art", str(art_root), "--out", str(tmp_path / "o"), "--n", "1", "--tables", "gingam"]) == 2
     assert "unknown table family gingam" in capsys.readouterr().err
     assert main(["--art", str(art_root), "--out", str(tmp_path / "o"), "--n", "1", "--empty", "1.5"]) == 2
+
+
+def test_one_club_s_cloth_is_the_same_pattern_in_every_photo_and_another_cloth_differs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cloth`: the family and its pattern come from the cloth's seed alone; the photo's draw still slants it."""
+    drawn: list[tuple[str, np.ndarray]] = []
+    for name in ("checked", "striped", "dots"):
+        family = FAMILIES[name]
+
+        def recording(rng: random.Random, w: int, h: int, unit: float, pattern=family.pattern, name=name) -> np.ndarray:
+            flat = pattern(rng, w, h, unit)
+            drawn.append((name, flat))
+            return flat
+
+        monkeypatch.setitem(FAMILIES, name, TableFamily(name, recording))
+    families = ("checked", "striped", "dots")
+    club = tables.table_source(families, negatives=0.0, cloth=11)
+    photos = [club(random.Random(seed), 320, 240, 20.0) for seed in (1, 2, 3)]
+    (first_name, first), *others = drawn
+    assert all(name == first_name and np.array_equal(flat, first) for name, flat in others)
+    assert not np.array_equal(photos[0], photos[1]), "each photo sees the cloth at its own slant and light"
+    drawn.clear()
+    for cloth in range(12, 20):
+        tables.table_source(families, negatives=0.0, cloth=cloth)(random.Random(1), 320, 240, 20.0)
+    assert any(not np.array_equal(flat, first) for _, flat in drawn)
+
+
+def test_cli_puts_the_calibration_layout_on_the_club_s_cloth_and_refuses_a_cloth_without_tables(
+        art_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "cal"
+    assert main(["--art", str(art_root), "--out", str(out), "--n", "1", "--seed", "5", "--layout", "calibration",
+                 "--tables", "checked", "--cloth", "3"]) == 0
+    plain = tmp_path / "plain"
+    assert main(["--art", str(art_root), "--out", str(plain), "--n", "1", "--seed", "5", "--layout", "calibration"]) == 0
+    on_cloth, = (out / "images").iterdir()
+    as_before, = (plain / "images").iterdir()
+    assert on_cloth.read_bytes() != as_before.read_bytes()
+    assert (out / "labels" / (on_cloth.stem + ".txt")).read_text() == (plain / "labels" / (as_before.stem + ".txt")).read_text()
+    capsys.readouterr()
+    assert main(["--art", str(art_root), "--out", str(tmp_path / "o"), "--n", "1", "--cloth", "3"]) == 2
+    assert "--cloth needs --tables" in capsys.readouterr().err

@@ -152,14 +152,25 @@ def augmented_copy(image: np.ndarray, boxes: np.ndarray, rng: random.Random,
 
 
 def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, rng: random.Random,
-                  settings: CalibrateSettings = DEFAULT) -> np.ndarray:
+                  settings: CalibrateSettings = DEFAULT,
+                  every_tile: "np.ndarray | None" = None) -> tuple[np.ndarray, np.ndarray]:
     """Classifier crops of one copy, one per box, cut as the runtime cuts them: from the finder's box
-    where it found the tile, else from the moved box with a little jitter."""
+    where it found the tile, else from the moved box with a little jitter; and the crops of the face
+    boxes the finder was unsure of (below `stray_max_finder_conf`) that lie on no tile of `every_tile`
+    (default `boxes`; at most a fifth of such a box on one): what it takes for tiles on this table."""
     from vision.boxes import box_iou
     from vision.crops import cut_tiles
 
-    found, _, classes = detector.find_tiles(picture)
-    found = found[detector.finder.is_face(classes)] if len(found) else found
+    found, conf, classes = detector.find_tiles(picture)
+    if len(found):
+        faces = detector.finder.is_face(classes)
+        found, conf = found[faces], conf[faces]
+    size = detector.model_info.classifier_imgsz
+    tiles = boxes if every_tile is None else every_tile
+    on_tile = _share_on(found, tiles).max(axis=1) if len(found) and len(tiles) else np.zeros(len(found))
+    strays = found[(on_tile <= 0.2) & (conf < detector.settings.stray_max_finder_conf)]
+    stray_crops = (cut_tiles(picture, strays, size, detector.settings) if len(strays)
+                   else np.zeros((0, size, size, 3), np.uint8))
     use = boxes.copy()
     hit = np.zeros(len(boxes), bool)
     if len(found):
@@ -170,7 +181,60 @@ def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, rng: ra
     for k in range(len(use)):
         if not hit[k]:
             use[k] = jittered(use[k], rng)
-    return cut_tiles(picture, use, detector.model_info.classifier_imgsz, detector.settings)
+    return cut_tiles(picture, use, size, detector.settings), stray_crops
+
+
+def _share_on(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """(N, M) the share of each box's area that lies on each of the others."""
+    x1 = np.maximum(boxes[:, None, 0], others[None, :, 0])
+    y1 = np.maximum(boxes[:, None, 1], others[None, :, 1])
+    x2 = np.minimum(boxes[:, None, 2], others[None, :, 2])
+    y2 = np.minimum(boxes[:, None, 3], others[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return inter / np.maximum(area, 1e-9)[:, None]
+
+
+def table_patches(detector: Any, picture: np.ndarray, tiles: np.ndarray, count: int,
+                  rng: random.Random) -> np.ndarray:
+    """Crops of up to `count` tile-sized patches of the table in `picture`, cut as the runtime cuts a
+    tile: each the size of one of the `tiles` (x1, y1, x2, y2) give or take 30 %, lying sideways at
+    times, anywhere that keeps half a tile's size away from every tile."""
+    from vision.crops import cut_tiles
+
+    h, w = picture.shape[:2]
+    grown = tiles + np.stack([tiles[:, 0] - tiles[:, 2], tiles[:, 1] - tiles[:, 3],
+                              tiles[:, 2] - tiles[:, 0], tiles[:, 3] - tiles[:, 1]], axis=1) * 0.5
+    boxes = []
+    for _ in range(count * 20):
+        if len(boxes) == count or not len(tiles):
+            break
+        x1, y1, x2, y2 = tiles[rng.randrange(len(tiles))]
+        bw, bh = (x2 - x1) * rng.uniform(0.7, 1.3), (y2 - y1) * rng.uniform(0.7, 1.3)
+        if rng.random() < 0.3:
+            bw, bh = bh, bw
+        if bw >= w or bh >= h:
+            continue
+        x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
+        if ((x < grown[:, 2]) & (x + bw > grown[:, 0]) & (y < grown[:, 3]) & (y + bh > grown[:, 1])).any():
+            continue
+        boxes.append((x, y, x + bw, y + bh))
+    size = detector.model_info.classifier_imgsz
+    if not boxes:
+        return np.zeros((0, size, size, 3), np.uint8)
+    return cut_tiles(picture, np.array(boxes, np.float32), size, detector.settings)
+
+
+def table_threshold(head: Any, check_features: np.ndarray, base_features: "np.ndarray | None",
+                    margin: float) -> float:
+    """The margin over the faces a crop must pass to look like the table: above every held-out copy of this
+    set's tiles and every base crop (another set's tiles, on other tables) by `margin`, and never below 0
+    (a crop nearer some face than the table is a tile)."""
+    margins = [head.table_margins(check_features)]
+    if base_features is not None and len(base_features):
+        margins.append(head.table_margins(base_features))
+    highest = float(np.concatenate(margins).max()) if sum(len(m) for m in margins) else 0.0
+    return max(0.0, highest) + margin
 
 
 def jittered(box: np.ndarray, rng: random.Random, share: float = 0.04) -> np.ndarray:
@@ -607,6 +671,9 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     embedder = Embedder(_classifier_source(parent_dir, detector_settings), detector_settings.intra_op_threads)
     rng = random.Random(seed)
     train_crops, train_labels, train_ways, check_crops, check_labels = [], [], [], [], []
+    table_crops: list[np.ndarray] = []
+    finder_strays = 0  # of them, boxes the finder found on no tile
+    table_rng = random.Random(seed + 1)  # its own draws: the tiles' crops are cut as without the table
 
     total = len(pictures) * (settings.views + settings.check_views)
     done = 0
@@ -614,16 +681,23 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
         faces = [t for t in reading.tiles if t.expected != BACK]
         boxes = np.array([t.xyxy for t in faces], np.float32)
         labels = np.array([CLASS_ID[t.expected] for t in faces], np.int64)
-        train_crops.append(crops_of_copy(detector, picture, boxes, rng, settings))  # the photo itself
+        every_tile = np.array([t.xyxy for t in reading.tiles], np.float32)
+        crops, strays = crops_of_copy(detector, picture, boxes, rng, settings, every_tile)  # the photo itself
+        train_crops.append(crops)
         train_labels.append(labels)
         train_ways.append(np.zeros(len(labels), np.int64))
+        table_crops += [strays, table_patches(detector, picture, every_tile, settings.table_patches, table_rng)]
+        finder_strays += len(strays)
         for k in range(settings.views + settings.check_views):
-            copy, moved, upside_down = augmented_copy(picture, boxes, rng, settings)
-            crops = crops_of_copy(detector, copy, moved, rng, settings)
+            copy, moved, upside_down = augmented_copy(picture, every_tile, rng, settings)
+            moved, moved_tiles = moved[[t.expected != BACK for t in reading.tiles]], moved
+            crops, strays = crops_of_copy(detector, copy, moved, rng, settings, moved_tiles)
             if k < settings.views:
                 train_crops.append(crops)
                 train_labels.append(labels)
                 train_ways.append(np.full(len(labels), int(upside_down), np.int64))
+                table_crops += [strays, table_patches(detector, copy, moved_tiles, settings.table_patches, table_rng)]
+                finder_strays += len(strays)
             else:
                 check_crops.append(crops)
                 check_labels.append(labels)
@@ -635,7 +709,9 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     train_x = np.concatenate([train_x, np.ascontiguousarray(train_x[:, ::-1, ::-1])])
     train_y, train_w = np.concatenate([train_y, train_y]), np.concatenate([train_w, 1 - train_w])
     check_x, check_y = np.concatenate(check_crops), np.concatenate(check_labels)
-    step(0.5, f"[calibrate 2/5] {len(train_x)} crops to learn from, {len(check_x)} to choose the blend with")
+    table_x = np.concatenate(table_crops)
+    step(0.5, f"[calibrate 2/5] {len(train_x)} crops to learn from, {len(check_x)} to choose the blend with, "
+              f"{len(table_x)} of the table ({finder_strays} of them boxes the finder found on no tile)")
 
     base_images: list[Path] = []
     issues: list[str] = []
@@ -674,6 +750,16 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                    f"held-out copies {choice.classifier_check_accuracy:.2%} -> {choice.check_accuracy:.2%} read "
                    f"right; every one of {choice.base_crops} base val crops read as before")
         head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds)
+        if len(table_x) and settings.table_clusters > 0:
+            _, table_feats = embedder(table_x)
+            table = prototypes_from(table_feats, np.zeros(len(table_x), np.int64), np.zeros(len(table_x), np.int64),
+                                    1, embedder.members, settings.table_clusters, seed)[:, 0]
+            head = replace(head, table=table[np.abs(table).sum(axis=1) > 0])
+            threshold = table_threshold(head, check_feats, None if base is None else base[1], settings.table_margin)
+            head = replace(head, table_threshold=threshold)
+            told = float(np.mean(head.table_margins(table_feats) > threshold))
+            step(0.66, f"  the table: {len(head.table)} prototypes of {len(table_x)} patches; a crop nearer them "
+                       f"than any face by {threshold:.3f} looks like it ({told:.1%} of the patches)")
         bake(classifier, head, target)
         return choice, head, target
 
@@ -780,7 +866,10 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                     "scale": choice.scale, "threshold_margin": choice.margin, "check_accuracy": choice.check_accuracy,
                     "classifier_check_accuracy": choice.classifier_check_accuracy,
                     "base_crops_unchanged": choice.base_crops,
-                    "train_crops": int(len(train_x)), "check_crops": int(len(check_x))},
+                    "train_crops": int(len(train_x)), "check_crops": int(len(check_x)),
+                    "table_patches": int(len(table_x)),
+                    "table_prototypes": 0 if head is None or head.table is None else int(len(head.table)),
+                    "table_threshold": None if head is None or head.table is None else round(head.table_threshold, 4)},
                 "finetune": None if tune is None else {
                     "epochs": tune.epochs, "batches": tune.batches, "seconds": round(tune.seconds, 1), "train_crops": tune.train_crops,
                     "base_crops": tune.base_crops, "check_accuracy": tune.check_accuracy,

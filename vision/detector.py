@@ -271,16 +271,19 @@ class TileDetector:
         return Detections(xyxy[keep], conf[keep], canonical[keep], runner_up[keep], xyxy[~keep])
 
     def _strays(self, likeness: np.ndarray, finder_conf: np.ndarray) -> np.ndarray:
-        """Face boxes the finder was unsure of that look like none of the calibrated set's tiles, in a
-        photo of that set (most boxes look like it); a photo of another set keeps every box."""
+        """Face boxes the finder was unsure of that look like the calibration photo's table (TABLE_LIKE, in
+        any photo: the club's table stays the club's table), or like none of the calibrated set's tiles
+        in a photo of that set (most boxes look like it; a photo of another set keeps those)."""
         s = self.settings
-        if not self._of_the_set(likeness):
-            return np.zeros(len(likeness), bool)
-        return (likeness < s.stray_likeness) & (finder_conf < s.stray_max_finder_conf)
+        table = np.isneginf(likeness) if s.table_strays else np.zeros(len(likeness), bool)
+        unlike = (likeness < s.stray_likeness) & self._of_the_set(likeness)
+        return (table | unlike) & (finder_conf < s.stray_max_finder_conf)
 
     def _of_the_set(self, likeness: np.ndarray) -> bool:
-        """Whether a photo's face boxes are tiles of the calibrated set: most pass a face's threshold (+inf
-        for every box when the classifier was not calibrated with a few-shot head)."""
+        """Whether a photo's face boxes are tiles of the calibrated set: most of those that do not look like
+        the table pass a face's threshold (+inf for every box when the classifier was not calibrated with a
+        few-shot head)."""
+        likeness = likeness[~np.isneginf(likeness)]
         return bool(len(likeness)) and float(np.mean(likeness >= 0)) >= self.settings.stray_photo_share
 
     def detect_decoded(self, decoded: DecodedImage) -> Detections:

@@ -18,6 +18,13 @@ prototypes per way up (upright, upside down: a tile lying sideways is turned upr
 k-means clusters of its crops: large and sharp, small and blurred...) and its cosine is the
 largest. A face with no prototype (a set without flowers) has cosine 0 and is never gated open.
 
+The calibration photo also shows the club's table: tile-sized patches of it, away from the tiles, give
+a few *table prototypes*. A crop whose cosine with the nearest of them passes its cosine with the
+nearest face by more than `table_threshold` (set above every crop of this set's held-out copies and of
+the base val photos) looks like the table: its likeness is TABLE_LIKE, and the runtime leaves such a
+box out when the finder was unsure of it (`vision.detector`). A checked cloth's squares are tile-sized
+white faces to the finder; the club's own cloth, seen once, is told from its tiles.
+
 The head is written into the classifier's ONNX graph (`bake`): a calibrated version's
 `classifier.onnx` is a drop-in classifier, so the runtime (`vision.detector`) reads it like any
 other, with no code of its own. `onnx` is needed to edit graphs (calibration), never to run them.
@@ -31,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.models import LIKENESS_OUTPUT
+from vision.models import LIKENESS_OUTPUT, TABLE_LIKE
 
 FEATURES_OUTPUT = "features"  # the extra output of `with_features`: (N, members x D), each member's part L2-normalised
 PROTOTYPES_FILE = "prototypes.npz"
@@ -51,11 +58,27 @@ class FewShotHead:
     scale: float  # weight of the cosines in the logits
     keep: float  # weight of the classifier's log-probabilities in the logits
     thresholds: "np.ndarray | None" = None  # (C,) the cosine a crop must pass for the head to name that face
+    table: "np.ndarray | None" = None  # float32 (T, members x D): prototypes of the calibration photo's table
+    table_threshold: float = np.inf  # a crop nearer the table than any face by more than this looks like it
 
     def cosines(self, features: np.ndarray) -> np.ndarray:
         """(N, C) cosine of each crop with each face's nearer prototype, averaged over the ensemble members."""
         feats = np.asarray(features, np.float32)
         return np.max(np.stack([feats @ p.T for p in self.prototypes]), axis=0) / self.members
+
+    def table_margins(self, features: np.ndarray) -> np.ndarray:
+        """(N,) each crop's cosine with the nearest table prototype minus its cosine with the nearest face
+        (-inf without table prototypes)."""
+        feats = np.asarray(features, np.float32)
+        if self.table is None or len(self.table) == 0:
+            return np.full(len(feats), -np.inf, np.float32)
+        return ((feats @ self.table.T).max(axis=1) / self.members - self.cosines(feats).max(axis=1)).astype(np.float32)
+
+    def likeness(self, features: np.ndarray) -> np.ndarray:
+        """(N,) what the baked graph's LIKENESS_OUTPUT says of crops with these features: the largest margin
+        of a crop's cosines over the faces' thresholds, or TABLE_LIKE."""
+        margins = (self.cosines(features) - self.open_thresholds()[None, :]).max(axis=1)
+        return np.where(self.table_margins(features) > self.table_threshold, TABLE_LIKE, margins).astype(np.float32)
 
     def blend(self, probs: np.ndarray, features: np.ndarray) -> np.ndarray:
         """The head's class probabilities for crops read as `probs` with these `features`."""
@@ -76,14 +99,17 @@ class FewShotHead:
         return out / out.sum(axis=1, keepdims=True)
 
     def save(self, path: Path) -> None:
+        table = np.zeros((0, self.prototypes.shape[2]), np.float32) if self.table is None else self.table
         np.savez(path, prototypes=self.prototypes, members=self.members, scale=self.scale, keep=self.keep,
-                 thresholds=self.open_thresholds())
+                 thresholds=self.open_thresholds(), table=table, table_threshold=self.table_threshold)
 
     @staticmethod
     def load(path: Path) -> "FewShotHead":
         data = np.load(path)
+        table = data["table"].astype(np.float32) if "table" in data.files and len(data["table"]) else None
         return FewShotHead(data["prototypes"].astype(np.float32), int(data["members"]), float(data["scale"]),
-                           float(data["keep"]), data["thresholds"].astype(np.float32))
+                           float(data["keep"]), data["thresholds"].astype(np.float32), table,
+                           float(data["table_threshold"]) if table is not None else np.inf)
 
     def open_thresholds(self) -> np.ndarray:
         """The thresholds, every face open (-2: below any cosine) when there are none."""
@@ -213,7 +239,8 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path) -> None:
         helper.make_node("Reshape", ["fewshot_cos_all", "fewshot_shape"], ["fewshot_cos_ways"]),
         _reduce(model, "ReduceMax", "fewshot_cos_ways", "fewshot_cos", keepdims=0),
         helper.make_node("Sub", ["fewshot_cos", "fewshot_thresholds"], ["fewshot_margins"]),
-        _reduce(model, "ReduceMax", "fewshot_margins", LIKENESS_OUTPUT, keepdims=0),
+        _reduce(model, "ReduceMax", "fewshot_margins", "fewshot_face_likeness" if head.table is not None
+                else LIKENESS_OUTPUT, keepdims=0),
         _reduce(model, "ReduceMax", "fewshot_margins", "fewshot_margin", keepdims=1),
         helper.make_node("Greater", ["fewshot_margin", "fewshot_zero"], ["fewshot_open"]),  # passes a threshold
         helper.make_node("Cast", ["fewshot_open"], ["fewshot_gate"], to=onnx.TensorProto.FLOAT),
@@ -225,10 +252,24 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path) -> None:
         helper.make_node("Add", ["fewshot_kept", "fewshot_shot"], ["fewshot_logits"]),
         helper.make_node("Softmax", ["fewshot_logits"], [output], axis=1),
     ])
+    if head.table is not None:  # a crop nearer the table than any face: TABLE_LIKE
+        init.append(onnx.numpy_helper.from_array((head.table.T / head.members).astype(np.float32), "fewshot_table"))
+        init.append(onnx.numpy_helper.from_array(np.array(head.table_threshold, np.float32), "fewshot_table_threshold"))
+        init.append(onnx.numpy_helper.from_array(np.array(TABLE_LIKE, np.float32), "fewshot_table_like"))
+        graph.node.extend([
+            helper.make_node("MatMul", [FEATURES_OUTPUT, "fewshot_table"], ["fewshot_table_cos_all"]),
+            _reduce(model, "ReduceMax", "fewshot_table_cos_all", "fewshot_table_cos", keepdims=0),
+            _reduce(model, "ReduceMax", "fewshot_cos", "fewshot_face_cos", keepdims=0),
+            helper.make_node("Sub", ["fewshot_table_cos", "fewshot_face_cos"], ["fewshot_table_margin"]),
+            helper.make_node("Greater", ["fewshot_table_margin", "fewshot_table_threshold"], ["fewshot_is_table"]),
+            helper.make_node("Where", ["fewshot_is_table", "fewshot_table_like", "fewshot_face_likeness"],
+                             [LIKENESS_OUTPUT]),
+        ])
     graph.output.append(onnx.helper.make_tensor_value_info(LIKENESS_OUTPUT, onnx.TensorProto.FLOAT, ["batch"]))
     props = {p.key: p.value for p in model.metadata_props}
     props["mcr_fewshot"] = (f"prototypes of a calibration photo, scale {head.scale:g}, keep {head.keep:g}, "
-                            "a threshold per face, the gate per crop")
+                            "a threshold per face, the gate per crop"
+                            + (f", {len(head.table)} table prototypes" if head.table is not None else ""))
     del model.metadata_props[:]
     for key, value in props.items():
         model.metadata_props.append(onnx.StringStringEntryProto(key=key, value=value))

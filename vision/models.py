@@ -124,6 +124,9 @@ class TileFinder:
 # each crop's nearest face of the set passes that face's threshold; far below 0, a crop looks like none
 # of the set's tiles
 LIKENESS_OUTPUT = "set_likeness"
+# ... and the likeness of a crop that looks more like the table of the calibration photo than like any
+# face of the set (`vision.fewshot`: the table prototypes)
+TABLE_LIKE = float("-inf")
 
 
 class FaceClassifier:

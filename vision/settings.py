@@ -83,6 +83,9 @@ class DetectorSettings:
     stray_likeness: float = -0.1
     stray_max_finder_conf: float = 0.7
     stray_photo_share: float = 0.5
+    # ... and, in any photo, one it was unsure of that looks more like the calibration photo's table than
+    # like any face of the set (the head's table prototypes, `vision.fewshot`)
+    table_strays: bool = True
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
@@ -206,6 +209,12 @@ class CalibrateSettings:
     # the crop at the maximum passes it by rounding in the ONNX graph (3 base val tiles did at 0)
     margins: tuple[float, ...] = (0.005, 0.01, 0.02)
     base_crops_images: int = 40  # base val photos: every crop the runtime cuts from them sets the thresholds
+    # the table: tile-sized patches of each copy away from its tiles (`table_patches`), grouped into
+    # `table_clusters` prototypes (k-means); a crop nearer them than any face by more than the highest such
+    # margin of this set's held-out copies and of the base crops, plus `table_margin`, looks like the table
+    table_patches: int = 12
+    table_clusters: int = 8
+    table_margin: float = 0.02
     base_check_images: int = 30  # ... and that both versions read whole before promotion
     # --method finetune / both: the classifier's .pt fine-tuned on the crops (ultralytics, CPU), time-boxed
     finetune_epochs: int = 2  # ~15-30 s each on the shared 2-core CPU (8200 crops at 96 px); 3 read base val worse
