@@ -173,6 +173,10 @@ def test_a_box_on_the_club_s_cloth_is_left_out_in_any_photo_once_the_set_was_lea
         layout_finder(version / "detector.onnx", hand_tiles + [("1m", box) for box in squares], tile_confidence=0.5)
         dets, _ = TileDetector.load(version, NO_READERS).detect_file(hand)
         kept[clusters] = dets
+        if clusters:
+            for setting in ("table_strays=false", "table_max_finder_conf=0.5"):  # off; or the finder sure enough
+                as_before, _ = TileDetector.load(version, with_overrides(NO_READERS, [setting])).detect_file(hand)
+                assert len(as_before) == 9, setting
     with_table, without = kept[8], kept[0]
     assert len(without) == 9 and len(without.unlike_set) == 0
     assert len(with_table) == 3 and len(with_table.unlike_set) == 6
@@ -340,25 +344,26 @@ def test_the_baked_head_says_how_much_each_crop_looks_like_the_set(tmp_path: Pat
     bake(base, head, tmp_path / "baked.onnx")
     classifier = FaceClassifier(ort.InferenceSession(str(tmp_path / "baked.onnx")), "baked")
     assert classifier.knows_its_set
-    blended, likeness = classifier.read(crops)
+    blended, likeness, table_likeness = classifier.read(crops)
     np.testing.assert_allclose(blended, head.blend(probs, feats), atol=1e-5)
     expected = (head.cosines(feats) - head.thresholds[None, :]).max(axis=1)
     np.testing.assert_allclose(likeness, expected, atol=1e-5)
+    assert np.isneginf(table_likeness).all(), "no table learned: nothing looks like it"
     plain = FaceClassifier(ort.InferenceSession(str(base)), "base")
-    assert not plain.knows_its_set and np.isinf(plain.read(crops)[1]).all()
+    assert not plain.knows_its_set and np.isposinf(plain.read(crops)[1]).all()
 
     table = rng.normal(size=(3, feats.shape[1])).astype(np.float32)
     table /= np.linalg.norm(table, axis=1, keepdims=True)
     margins = replace(head, table=table).table_margins(feats)
     with_table = replace(head, table=table, table_threshold=float(np.median(margins)))
     bake(base, with_table, tmp_path / "with_table.onnx")
-    blended, likeness = FaceClassifier(ort.InferenceSession(str(tmp_path / "with_table.onnx")), "table").read(crops)
+    blended, likeness, table_likeness = FaceClassifier(
+        ort.InferenceSession(str(tmp_path / "with_table.onnx")), "table").read(crops)
     np.testing.assert_allclose(blended, head.blend(probs, feats), atol=1e-5)
-    table_like = margins > with_table.table_threshold
-    assert 0 < table_like.sum() < len(crops)
-    assert np.isneginf(likeness[table_like]).all()
-    np.testing.assert_allclose(likeness[~table_like], expected[~table_like], atol=1e-5)
-    np.testing.assert_array_equal(np.isneginf(with_table.likeness(feats)), table_like)
+    np.testing.assert_allclose(likeness, expected, atol=1e-5)
+    np.testing.assert_allclose(table_likeness, margins - with_table.table_threshold, atol=1e-5)
+    np.testing.assert_allclose(with_table.table_likeness(feats), table_likeness, atol=1e-5)
+    assert 0 < (table_likeness > 0).sum() < len(crops)
     with_table.save(tmp_path / "head.npz")
     again = FewShotHead.load(tmp_path / "head.npz")
     assert again.table is not None and again.table_threshold == pytest.approx(with_table.table_threshold)
@@ -393,11 +398,11 @@ def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_uns
     assert detector.classifier is not None
     read = detector.classifier.read
 
-    def unlike_first(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        probs, _ = read(crops)
+    def unlike_first(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        probs, _, table = read(crops)
         likeness = np.full(len(crops), -0.5, np.float32)
         likeness[1:1 + like_the_set] = 0.3
-        return probs, likeness
+        return probs, likeness, table
 
     monkeypatch.setattr(detector.classifier, "read", unlike_first)
     dets, _ = detector.detect_file(photo)
@@ -454,11 +459,11 @@ def test_a_photo_of_the_set_is_read_by_the_set_classifier_and_another_photo_as_b
         assert detector.classifier is not None
         plain_read = detector.classifier.read
 
-        def set_likeness(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            probs, _ = plain_read(crops)
+        def set_likeness(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            probs, _, table = plain_read(crops)
             likeness = np.full(len(crops), -0.05, np.float32)  # unlike the set, but not so unlike as to be dropped
             likeness[:like_the_set] = 0.3
-            return probs, likeness
+            return probs, likeness, table
 
         monkeypatch.setattr(detector.classifier, "read", set_likeness)
         dets, _ = detector.detect_file(photo)

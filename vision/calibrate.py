@@ -758,9 +758,9 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
             table = prototypes_from(table_feats, np.zeros(len(table_x), np.int64), np.zeros(len(table_x), np.int64),
                                     1, embedder.members, settings.table_clusters, seed)[:, 0]
             head = replace(head, table=table[np.abs(table).sum(axis=1) > 0])
-            tiles = base_images[: settings.base_crops_images]
-            labeled = (embedder(labeled_base_crops(tiles, int(detector.model_info.classifier_imgsz), detector_settings, seed)[0])[1]
-                       if tiles else None)
+            labeled_crops = labeled_base_crops(base_images[: settings.base_crops_images],
+                                               int(detector.model_info.classifier_imgsz), detector_settings, seed)[0]
+            labeled = embedder(labeled_crops)[1] if len(labeled_crops) else None
             threshold = table_threshold(head, check_feats, labeled, settings.table_margin)
             head = replace(head, table_threshold=threshold)
             told = float(np.mean(head.table_margins(table_feats) > threshold))

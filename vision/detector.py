@@ -101,9 +101,10 @@ class TileDetector:
 
     def classify_faces(
         self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Canonical class id and probability of each face-up tile box, its second reading, and its
-        likeness to the calibrated set (+inf when the classifier was not calibrated with a head).
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Canonical class id and probability of each face-up tile box, its second reading, its likeness
+        to the calibrated set (+inf when the classifier was not calibrated with a head) and whether it
+        looks like the table the set was calibrated on (`_table_like`).
 
         The second reading is the second most likely class; for a face read as a flower or
         season, the most likely class that is not one: which flower it is never changes a
@@ -113,9 +114,11 @@ class TileDetector:
         assert classifier is not None
         crops = cut_tiles(image_bgr, boxes_xyxy, classifier.imgsz, self.settings)
         if len(crops) == 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64), np.zeros(0, np.float32)
-        probs, likeness = classifier.read(crops)
-        if classifier.set_reader is not None and self._of_the_set(likeness):
+            return (np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64), np.zeros(0, np.float32),
+                    np.zeros(0, bool))
+        probs, likeness, table_likeness = classifier.read(crops)
+        table = self._table_like(table_likeness)
+        if classifier.set_reader is not None and self._of_the_set(likeness[~table]):
             share = self.settings.set_classifier_share
             probs = share * classifier.read_as_set(crops) + (1 - share) * probs
         best, second = np.argsort(-probs, axis=1, kind="stable")[:, :2].T
@@ -127,7 +130,7 @@ class TileDetector:
         upright = _UprightCrops(image_bgr, boxes_xyxy, self.settings)
         self._read_captions(upright, probs, ids, confidence, seconds)
         self._read_index_numerals(upright, boxes_xyxy, probs, ids, confidence, seconds)
-        return ids, confidence, seconds, likeness
+        return ids, confidence, seconds, likeness, table
 
     def _read_captions(self, upright: "_UprightCrops", probs: np.ndarray, ids: np.ndarray, confidence: np.ndarray,
                        seconds: np.ndarray) -> None:
@@ -262,28 +265,30 @@ class TileDetector:
         faces = self.finder.is_face(classes)
         keep = np.ones(len(xyxy), bool)
         if faces.any():
-            face_ids, face_probs, second_ids, likeness = self.classify_faces(image_bgr, xyxy[faces])
+            face_ids, face_probs, second_ids, likeness, table = self.classify_faces(image_bgr, xyxy[faces])
             canonical[faces] = face_ids
             runner_up[faces] = second_ids
-            keep[faces] = ~self._strays(likeness, conf[faces])
+            keep[faces] = ~self._strays(likeness, table, conf[faces])
             conf = conf.copy()
             conf[faces] = conf[faces] * face_probs
         return Detections(xyxy[keep], conf[keep], canonical[keep], runner_up[keep], xyxy[~keep])
 
-    def _strays(self, likeness: np.ndarray, finder_conf: np.ndarray) -> np.ndarray:
-        """Face boxes the finder was unsure of that look like the calibration photo's table (TABLE_LIKE, in
-        any photo: the club's table stays the club's table), or like none of the calibrated set's tiles
-        in a photo of that set (most boxes look like it; a photo of another set keeps those)."""
+    def _strays(self, likeness: np.ndarray, table: np.ndarray, finder_conf: np.ndarray) -> np.ndarray:
+        """Face boxes the finder was unsure of that look like the table the set was calibrated on (`table`,
+        in any photo: the club's table stays the club's table), or like none of the calibrated set's tiles
+        in a photo of that set (most of its other boxes look like it; a photo of another set keeps those)."""
         s = self.settings
-        table = np.isneginf(likeness) if s.table_strays else np.zeros(len(likeness), bool)
-        unlike = (likeness < s.stray_likeness) & self._of_the_set(likeness)
-        return (table | unlike) & (finder_conf < s.stray_max_finder_conf)
+        on_table = table & (finder_conf < s.table_max_finder_conf)
+        unlike = (likeness < s.stray_likeness) & (finder_conf < s.stray_max_finder_conf)
+        return on_table | (unlike & self._of_the_set(likeness[~table]))
+
+    def _table_like(self, table_likeness: np.ndarray) -> np.ndarray:
+        """Which crops look like the calibration photo's table (none with `table_strays` off)."""
+        return (table_likeness > 0) & self.settings.table_strays
 
     def _of_the_set(self, likeness: np.ndarray) -> bool:
-        """Whether a photo's face boxes are tiles of the calibrated set: most of those that do not look like
-        the table pass a face's threshold (+inf for every box when the classifier was not calibrated with a
-        few-shot head)."""
-        likeness = likeness[~np.isneginf(likeness)]
+        """Whether a photo's face boxes are tiles of the calibrated set: most pass a face's threshold (+inf
+        for every box when the classifier was not calibrated with a few-shot head)."""
         return bool(len(likeness)) and float(np.mean(likeness >= 0)) >= self.settings.stray_photo_share
 
     def detect_decoded(self, decoded: DecodedImage) -> Detections:

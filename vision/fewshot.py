@@ -21,8 +21,8 @@ largest. A face with no prototype (a set without flowers) has cosine 0 and is ne
 The calibration photo also shows the club's table: tile-sized patches of it, away from the tiles, give
 a few *table prototypes*. A crop whose cosine with the nearest of them passes its cosine with the
 nearest face by more than `table_threshold` (set above every crop of this set's held-out copies and of
-the base val photos) looks like the table: its likeness is TABLE_LIKE, and the runtime leaves such a
-box out when the finder was unsure of it (`vision.detector`). A checked cloth's squares are tile-sized
+the base val photos) looks like the table: the graph's third output, TABLE_OUTPUT, is above 0, and the
+runtime leaves such a box out when the finder was unsure of it (`vision.detector`). A checked cloth's squares are tile-sized
 white faces to the finder; the club's own cloth, seen once, is told from its tiles.
 
 The head is written into the classifier's ONNX graph (`bake`): a calibrated version's
@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.models import LIKENESS_OUTPUT, TABLE_LIKE
+from vision.models import LIKENESS_OUTPUT, TABLE_OUTPUT
 
 FEATURES_OUTPUT = "features"  # the extra output of `with_features`: (N, members x D), each member's part L2-normalised
 PROTOTYPES_FILE = "prototypes.npz"
@@ -74,11 +74,10 @@ class FewShotHead:
             return np.full(len(feats), -np.inf, np.float32)
         return ((feats @ self.table.T).max(axis=1) / self.members - self.cosines(feats).max(axis=1)).astype(np.float32)
 
-    def likeness(self, features: np.ndarray) -> np.ndarray:
-        """(N,) what the baked graph's LIKENESS_OUTPUT says of crops with these features: the largest margin
-        of a crop's cosines over the faces' thresholds, or TABLE_LIKE."""
-        margins = (self.cosines(features) - self.open_thresholds()[None, :]).max(axis=1)
-        return np.where(self.table_margins(features) > self.table_threshold, TABLE_LIKE, margins).astype(np.float32)
+    def table_likeness(self, features: np.ndarray) -> np.ndarray:
+        """(N,) what the baked graph's TABLE_OUTPUT says of crops with these features: `table_margins` over
+        the table's threshold (above 0: the crop looks like the table)."""
+        return (self.table_margins(features) - np.float32(self.table_threshold)).astype(np.float32)
 
     def blend(self, probs: np.ndarray, features: np.ndarray) -> np.ndarray:
         """The head's class probabilities for crops read as `probs` with these `features`."""
@@ -239,8 +238,7 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path) -> None:
         helper.make_node("Reshape", ["fewshot_cos_all", "fewshot_shape"], ["fewshot_cos_ways"]),
         _reduce(model, "ReduceMax", "fewshot_cos_ways", "fewshot_cos", keepdims=0),
         helper.make_node("Sub", ["fewshot_cos", "fewshot_thresholds"], ["fewshot_margins"]),
-        _reduce(model, "ReduceMax", "fewshot_margins", "fewshot_face_likeness" if head.table is not None
-                else LIKENESS_OUTPUT, keepdims=0),
+        _reduce(model, "ReduceMax", "fewshot_margins", LIKENESS_OUTPUT, keepdims=0),
         _reduce(model, "ReduceMax", "fewshot_margins", "fewshot_margin", keepdims=1),
         helper.make_node("Greater", ["fewshot_margin", "fewshot_zero"], ["fewshot_open"]),  # passes a threshold
         helper.make_node("Cast", ["fewshot_open"], ["fewshot_gate"], to=onnx.TensorProto.FLOAT),
@@ -252,20 +250,18 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path) -> None:
         helper.make_node("Add", ["fewshot_kept", "fewshot_shot"], ["fewshot_logits"]),
         helper.make_node("Softmax", ["fewshot_logits"], [output], axis=1),
     ])
-    if head.table is not None:  # a crop nearer the table than any face: TABLE_LIKE
+    graph.output.append(onnx.helper.make_tensor_value_info(LIKENESS_OUTPUT, onnx.TensorProto.FLOAT, ["batch"]))
+    if head.table is not None:  # how much nearer the table than any face, over the table's threshold
         init.append(onnx.numpy_helper.from_array((head.table.T / head.members).astype(np.float32), "fewshot_table"))
         init.append(onnx.numpy_helper.from_array(np.array(head.table_threshold, np.float32), "fewshot_table_threshold"))
-        init.append(onnx.numpy_helper.from_array(np.array(TABLE_LIKE, np.float32), "fewshot_table_like"))
         graph.node.extend([
             helper.make_node("MatMul", [FEATURES_OUTPUT, "fewshot_table"], ["fewshot_table_cos_all"]),
             _reduce(model, "ReduceMax", "fewshot_table_cos_all", "fewshot_table_cos", keepdims=0),
             _reduce(model, "ReduceMax", "fewshot_cos", "fewshot_face_cos", keepdims=0),
             helper.make_node("Sub", ["fewshot_table_cos", "fewshot_face_cos"], ["fewshot_table_margin"]),
-            helper.make_node("Greater", ["fewshot_table_margin", "fewshot_table_threshold"], ["fewshot_is_table"]),
-            helper.make_node("Where", ["fewshot_is_table", "fewshot_table_like", "fewshot_face_likeness"],
-                             [LIKENESS_OUTPUT]),
+            helper.make_node("Sub", ["fewshot_table_margin", "fewshot_table_threshold"], [TABLE_OUTPUT]),
         ])
-    graph.output.append(onnx.helper.make_tensor_value_info(LIKENESS_OUTPUT, onnx.TensorProto.FLOAT, ["batch"]))
+        graph.output.append(onnx.helper.make_tensor_value_info(TABLE_OUTPUT, onnx.TensorProto.FLOAT, ["batch"]))
     props = {p.key: p.value for p in model.metadata_props}
     props["mcr_fewshot"] = (f"prototypes of a calibration photo, scale {head.scale:g}, keep {head.keep:g}, "
                             "a threshold per face, the gate per crop"

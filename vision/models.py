@@ -124,9 +124,10 @@ class TileFinder:
 # each crop's nearest face of the set passes that face's threshold; far below 0, a crop looks like none
 # of the set's tiles
 LIKENESS_OUTPUT = "set_likeness"
-# ... and the likeness of a crop that looks more like the table of the calibration photo than like any
-# face of the set (`vision.fewshot`: the table prototypes)
-TABLE_LIKE = float("-inf")
+# the third, where the calibration photo's table was learned too (`vision.fewshot`: table prototypes): (N,)
+# how far a crop's cosine with the table passes its cosine with the nearest face, over the table's
+# threshold; above 0, the crop looks like the table
+TABLE_OUTPUT = "table_likeness"
 
 
 class FaceClassifier:
@@ -153,6 +154,7 @@ class FaceClassifier:
         self._fixed_batch = isinstance(session.get_inputs()[0].shape[0], int)
         outputs = [o.name for o in session.get_outputs()]
         self._likeness_at = outputs.index(LIKENESS_OUTPUT) if LIKENESS_OUTPUT in outputs else None
+        self._table_at = outputs.index(TABLE_OUTPUT) if TABLE_OUTPUT in outputs else None
         if set_reader is not None:
             if not self.knows_its_set:
                 raise ModelLoadError(f"{set_reader.path} reads a calibrated set, but {path} cannot tell a photo of "
@@ -175,18 +177,23 @@ class FaceClassifier:
         """(N, 42) class probabilities, in this model's column order, of (N, imgsz, imgsz, 3) BGR crops."""
         return self.read(crops_bgr)[0]
 
-    def read(self, crops_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The probabilities of `probabilities` and each crop's likeness to the calibrated set
-        (LIKENESS_OUTPUT; +inf for a classifier that was not calibrated with a few-shot head)."""
+    def read(self, crops_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The probabilities of `probabilities`, each crop's likeness to the calibrated set (LIKENESS_OUTPUT;
+        +inf for a classifier that was not calibrated with a few-shot head) and to the table it was
+        calibrated on (TABLE_OUTPUT; -inf without table prototypes)."""
         batch = to_network_input(crops_bgr)
         if self._fixed_batch:
             outs = [self.session.run(None, {self._input: b[None]}) for b in batch]
         else:
             outs = [self.session.run(None, {self._input: batch})]
         probs = np.concatenate([o[0] for o in outs])
-        if self._likeness_at is None:
-            return probs, np.full(len(probs), np.inf, np.float32)
-        return probs, np.concatenate([np.ravel(o[self._likeness_at]) for o in outs]).astype(np.float32)
+
+        def output(at: "int | None", absent: float) -> np.ndarray:
+            if at is None:
+                return np.full(len(probs), absent, np.float32)
+            return np.concatenate([np.ravel(o[at]) for o in outs]).astype(np.float32)
+
+        return probs, output(self._likeness_at, np.inf), output(self._table_at, -np.inf)
 
 
 @dataclass(frozen=True)
