@@ -335,8 +335,9 @@ _LABELS: dict[str, tuple[str, str]] = {
     "issue_group_size": ("The meld {shown} has {size} tiles; a meld has 3 or 4.", "副露 {shown} 有 {size} 张; 副露应为 3 或 4 张。"),
     "issue_group_not_set": ("The meld {shown} is not a chow, pung or kong: check its tiles.",
                             "副露 {shown} 不是顺子、刻子或杠: 请检查。"),
-    "issue_unlike_set": ("Left out {count} box(es) that look like none of your set's tiles, at {where}: "
-                         "if one is a tile, add it.", "略去了 {count} 个不像你这套牌的框，位置 {where}：如果其中有牌，请添加。"),
+    "issue_unlike_set": ("Left out {count} box(es) that look like none of your set's tiles, or like your table, at "
+                         "{where}: if one is a tile, add it.",
+                         "略去了 {count} 个不像你这套牌、或像你的桌面的框，位置 {where}：如果其中有牌，请添加。"),
     "issue_stray_unused": ("Tiles lying apart were not used: {names}.", "分开放的牌未使用: {names}。"),
     "issue_stray_as_flowers": ("Tiles lying apart were counted as flowers: {names}. Change any that is not a flower.",
                                "分开放的牌按花牌计: {names}。如有不是花牌的请修正。"),

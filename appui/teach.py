@@ -43,9 +43,11 @@ _TEXT: dict[str, tuple[str, str]] = {
     "title": ("Teach my tiles", "教它认我的牌"),
     "intro": ("Lay out one tile of each face in five rows, far to near: 1-9 characters, 1-9 dots, 1-9 bamboo, "
               "E S W N C F P, then the flowers and seasons. Tiles may touch; keep the rows straight. "
-              "Take one photo, or two or three from other angles: the assistant learns your set from them.",
+              "Take one photo, or two or three from other angles, on the table or cloth you play on: the assistant "
+              "learns your set from them, and your table too, so that its pattern is not read as tiles.",
               "把每种牌各一张摆成五行（由远及近）：一至九万、一至九筒、一至九条、东南西北中发白、花牌。"
-              "牌可以相挨，行要直。拍一张照片（或从不同角度拍两三张），助手就能学会你的牌。"),
+              "牌可以相挨，行要直。在你打牌的桌面或桌布上拍一张照片（或从不同角度拍两三张），助手就能学会你的牌，"
+              "也认得你的桌面，不会把桌布的花纹当成牌。"),
     "source": ("Photo from", "照片来源"), "upload": ("Upload photos (up to 3)", "上传照片（最多 3 张）"),
     "camera": ("Take a photo", "拍照"),
     "keep": ("Keep this photo and take another", "保留这张，再拍一张"),

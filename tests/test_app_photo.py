@@ -217,8 +217,8 @@ class LeavesOutABox(TruthDetector):
         return Detections(dets.xyxy, dets.confidence, dets.class_id, unlike_set=[[100.0, 40.0, 140.0, 96.0]])
 
 
-@pytest.mark.parametrize("lang, said", [("en", "Left out 1 box(es) that look like none of your set's tiles, at (120, 68)"),
-                                        ("zh", "略去了 1 个不像你这套牌的框，位置 (120, 68)")])
+@pytest.mark.parametrize("lang, said", [("en", "Left out 1 box(es) that look like none of your set's tiles, or like your table, at (120, 68)"),
+                                        ("zh", "略去了 1 个不像你这套牌、或像你的桌面的框，位置 (120, 68)")])
 def test_a_box_left_out_as_unlike_the_set_is_said_and_the_hand_still_scores(scene, lang, said):
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state[DETECTOR_OVERRIDE_KEY] = LeavesOutABox(scene)

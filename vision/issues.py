@@ -142,7 +142,8 @@ _MESSAGES: dict[IssueCode, Callable[[_Params], str]] = {
     IssueCode.NOT_SCORED: lambda p: f"not scored: {p['reason']}",
     IssueCode.UNLIKE_SET: lambda p: (
         f"left out {len(p['at'])} box(es) the finder was unsure of that look like none of the calibrated set's "
-        f"faces, at {', '.join(_at(x, y) for x, y in p['at'])}: add any that is a tile"
+        f"faces or like the table it was calibrated on, at {', '.join(_at(x, y) for x, y in p['at'])}: "
+        "add any that is a tile"
     ),
 }
 

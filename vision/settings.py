@@ -85,9 +85,9 @@ class DetectorSettings:
     stray_photo_share: float = 0.5
     # ... and, in any photo, one found with less confidence than `table_max_finder_conf` that looks more
     # like the calibration photo's table than like any face of the set (the head's table prototypes,
-    # `vision.fewshot`)
+    # `vision.fewshot`): a box the finder is that sure of always stays
     table_strays: bool = True
-    table_max_finder_conf: float = 0.7
+    table_max_finder_conf: float = 0.9
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
