@@ -73,6 +73,65 @@ def test_an_extra_tile_is_named_by_row_and_place():
     assert any("row 2" in p and "extra" in p and "place 5" in p for p in reading.problems), reading.problems
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_unsure_boxes_beside_the_layout_are_read_past_when_the_sure_ones_show_it(seed):
+    """A paper or a patterned table beside the layout: five boxes the finder was unsure of (0.08), in a
+    column to the left. With every box the layout does not fit; without the least sure five it does, and
+    those boxes are named nowhere. A box as sure as the tiles is still an extra tile."""
+    from dataclasses import replace
+
+    from vision.settings import LayoutSettings
+
+    names, boxes = planned(seed)
+    w, h = np.median(boxes[:, 2] - boxes[:, 0]), np.median(boxes[:, 3] - boxes[:, 1])
+    x0 = boxes[:, 0].min() - 6 * w
+    column = np.array([[x0 + k * 0.3 * w, y, x0 + k * 0.3 * w + w, y + h]
+                       for k, y in enumerate(np.linspace(boxes[:, 1].min() + h, boxes[:, 3].max() - h, 5))], np.float32)
+    ids = [CLASS_ID[n] for n in names] + [CLASS_ID["P"]] * 5
+    unsure = Detections.from_lists(np.concatenate([boxes, column]), [0.9] * len(names) + [0.08] * 5, ids)
+    every_box = read_layout(unsure, settings=replace(LayoutSettings(), calibration_doubtful=0))
+    assert not every_box.ok
+    reading = read_layout(unsure)
+    assert reading.ok and len(reading.tiles) == 42 and reading.read_accuracy == 1.0
+    sure = Detections.from_lists(np.concatenate([boxes, column]), [0.9] * (len(names) + 5), ids)
+    assert not read_layout(sure).ok
+
+
+def test_leaving_out_unsure_boxes_never_leaves_out_the_flowers_row():
+    """Row 5's tiles all read unsurely and one of them missing: with every box the layout does not fit, and
+    leaving out the unsure tiles must not read it as a set without flowers."""
+    names, boxes = planned(2)
+    names, boxes = without(names, boxes, "s3")
+    confidence = [0.3 if name in ("f1", "f2", "f3", "f4", "s1", "s2", "s4") else 0.9 for name in names]
+    reading = read_layout(Detections.from_lists(boxes, confidence, [CLASS_ID[n] for n in names]))
+    assert not reading.ok
+    assert any("row 5" in p and "place 7 (s3) missing" in p for p in reading.problems), reading.problems
+
+
+def test_a_box_before_row_4_with_its_white_dragon_read_as_a_back_is_no_optional_back():
+    """Row 4 as E S W N C F P with a false box before E and the white dragon read as a back: eight boxes
+    ending in a back. Taken as the optional back, every tile of the row would be named one place off
+    (the false box as E, E as S, ..., P as the back). The reads fit one place on, so the false box is the
+    extra tile; when the finder was unsure of it, it is left out and the row reads right."""
+    names, boxes = planned(4)
+    row4 = [i for i, n in enumerate(names) if n in ("E", "S", "W", "N", "C", "F", "P")]
+    first = boxes[row4[0]]
+    width = first[2] - first[0]
+    false_box = first - np.array([width * 1.05, 0, width * 1.05, 0], np.float32)
+    read = ["back" if n == "P" else n for n in names] + ["E"]
+    all_boxes = np.concatenate([boxes, false_box[None]])
+    for confidence, reads_right in ((0.9, False), (0.3, True)):
+        dets = Detections.from_lists(all_boxes, [0.9] * len(names) + [confidence], [CLASS_ID[n] for n in read])
+        reading = read_layout(dets)
+        assert reading.ok == reads_right, reading.problems
+        if reads_right:
+            by_place = {(t.row, t.place): t for t in reading.tiles}
+            assert [by_place[(4, k)].expected for k in range(1, 8)] == ["E", "S", "W", "N", "C", "F", "P"]
+            assert by_place[(4, 7)].read_as == "back" and (4, 8) not in by_place
+        else:
+            assert any("row 4" in p and "extra" in p for p in reading.problems), reading.problems
+
+
 def test_a_missing_row_is_named():
     names, boxes = planned(7)
     for face in [f"{r}p" for r in range(1, 10)]:

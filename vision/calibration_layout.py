@@ -60,6 +60,10 @@ def _row_title(number: int) -> str:
     return f"row {number} ({ROW_TITLES.get(number, 'extra')})"
 
 
+def _agreeing(read: Sequence[str], expected: Sequence[str]) -> int:
+    return sum(r == e for r, e in zip(read, expected))
+
+
 def _align(n: int, m: int, gain: Callable[[int, int], float]) -> list[tuple[int, int]]:
     """Pairs (i, j), increasing in both, of the most total `gain(i, j)`: found items matched to expected
     places in order, any of either left out (gains carry a small bonus, so a pair beats a skip)."""
@@ -112,22 +116,42 @@ def read_layout(dets: Detections, bonus: "tuple[str, ...] | None" = None,
     """Name every tile of a calibration photo by its row and place; `problems` say what does not fit.
 
     `bonus`: row 5 as `tileset.calibration.parse_bonus` gives it (None: all eight flowers and seasons,
-    or no row 5 at all). Row 4 may end with one back.
+    or no row 5 at all). Row 4 may end with one back. Read with every box first, then, while the layout
+    does not fit, without the least sure one, two, ... (`LayoutSettings.calibration_doubtful`), in the
+    full layout only: leaving out boxes never turns a set's flowers row into no row 5 (with `bonus` None,
+    a flowers row whose tiles were all read unsurely would otherwise go). When none fits, the problems
+    of the reading with every box.
     """
     from vision.layout import merge_duplicates
-    from vision.rows import find_rows
 
     dets, _ = merge_duplicates(dets, settings)
     if len(dets) == 0:
         return LayoutReading((), ("no tiles found",))
+    every_box = _read_rows(dets, bonus, settings)
+    if every_box.ok:
+        return every_box
+    order = np.argsort(dets.confidence, kind="stable")
+    doubtful = [int(i) for i in order[: settings.calibration_doubtful] if dets.confidence[i] < settings.calibration_doubt]
+    for count in range(1, len(doubtful) + 1):
+        reading = _read_rows(dets[np.setdiff1d(np.arange(len(dets)), doubtful[:count])], bonus, settings,
+                             short=False)
+        if reading.ok:
+            return reading
+    return every_box
+
+
+def _read_rows(dets: Detections, bonus: "tuple[str, ...] | None", settings: LayoutSettings,
+               short: bool = True) -> LayoutReading:
+    from vision.rows import find_rows
+
     names = dets.class_names
     layout = find_rows(np.arange(len(dets)), names, dets.confidence, dets.xyxy, settings)
     found = [list(row.tiles) for row in layout.rows]
     full = list(calibration_rows(bonus))
-    if bonus is None:  # a set without flowers and seasons leaves row 5 out
-        short = _named(dets, found, full[:4])
-        if short.ok:
-            return short
+    if bonus is None and short:  # a set without flowers and seasons leaves row 5 out
+        without_row_5 = _named(dets, found, full[:4])
+        if without_row_5.ok:
+            return without_row_5
     return _named(dets, found, full)
 
 
@@ -153,9 +177,12 @@ def _named(dets: Detections, found: "list[list[TileObs]]", expected: list[tuple[
     tiles: list[LaidTile] = []
     for i, j in pairs:
         row, names_expected, number = found[i], list(expected[j]), j + 1
-        if number == 4 and len(row) == len(names_expected) + 1 and row[-1].name == BACK:
-            names_expected.append(BACK)  # the optional back at the end of row 4
         read = [t.name for t in row]
+        if number == 4 and len(row) == len(names_expected) + 1 and read[-1] == BACK and (
+                _agreeing(read[:-1], names_expected) >= _agreeing(read[1:], names_expected)):
+            # the optional back at the end of row 4; not when the reads fit the row better one place on (a
+            # false box before E, the white dragon read as a back), which named every tile one place off
+            names_expected.append(BACK)
         if len(row) != len(names_expected):
             placed = _places_by_gaps(row, read, names_expected) or _align_places(read, names_expected)
             got = {p for _, p in placed}

@@ -171,6 +171,12 @@ class LayoutSettings:
     # counted as flowers once the hand is complete, at most this many (a set has 8), and reported.
     max_apart_tiles: int = 8
     set_inner_gap: float = 0.45  # tile widths: a gap this wide inside a set (cut by the set rules) is reported
+    # A calibration photo (`vision.calibration_layout`) is read with every box, then, while that does not
+    # show the layout, without its least sure box, its two least sure, ... up to this many, all read with
+    # less confidence than `calibration_doubt`: a false box on a paper or a patterned table beside the
+    # layout can pull two rows into one or end a row. Only a reading that places every tile is taken so.
+    calibration_doubtful: int = 8
+    calibration_doubt: float = 0.9
 
 
 @dataclass(frozen=True)
