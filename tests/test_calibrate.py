@@ -143,14 +143,15 @@ def test_learns_the_set_promotes_it_and_goes_back(tmp_path: Path, models: Path) 
     assert registry.active_name() == "shipped"
 
 
-def test_a_box_on_the_club_s_cloth_is_left_out_in_any_photo_once_the_set_was_learned_on_that_cloth(
+def test_a_box_on_the_club_s_cloth_is_left_out_of_a_photo_of_the_set_once_the_set_was_learned_on_that_cloth(
     tmp_path: Path, models: Path
 ) -> None:
     """The calibration photo lies on a checked cloth; a later photo on that cloth shows three tiles of the
     set and six cloth squares the finder boxed as tiles (all at 0.5). The squares look like the cloth's
-    patches more than any face: left out, though most of the photo's boxes are not the set's tiles (the
-    rule for boxes unlike the set would keep them). The tiles stay. Without table prototypes
-    (`table_clusters=0`) every box stays."""
+    patches more than any face: left out, though most of the photo's boxes are not the set's tiles (they
+    do not count in that share; the rule for boxes unlike the set alone would keep them). The tiles stay.
+    Without table prototypes (`table_clusters=0`) every box stays; and in a photo of another set (no box
+    passes a face's threshold) too."""
     from vision.detector import TileDetector
     from vision.fewshot import PROTOTYPES_FILE, FewShotHead
 
@@ -177,6 +178,16 @@ def test_a_box_on_the_club_s_cloth_is_left_out_in_any_photo_once_the_set_was_lea
             for setting in ("table_strays=false", "table_max_finder_conf=0.5"):  # off; or the finder sure enough
                 as_before, _ = TileDetector.load(version, with_overrides(NO_READERS, [setting])).detect_file(hand)
                 assert len(as_before) == 9, setting
+            other_set = TileDetector.load(version, NO_READERS)
+            assert other_set.classifier is not None
+            read = other_set.classifier.read
+
+            def unlike_every_face(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                probs, likeness, table = read(crops)
+                return probs, np.minimum(likeness, -0.05), table
+
+            other_set.classifier.read = unlike_every_face  # type: ignore[method-assign]
+            assert len(other_set.detect_file(hand)[0]) == 9
     with_table, without = kept[8], kept[0]
     assert len(without) == 9 and len(without.unlike_set) == 0
     assert len(with_table) == 3 and len(with_table.unlike_set) == 6

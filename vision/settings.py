@@ -83,9 +83,9 @@ class DetectorSettings:
     stray_likeness: float = -0.1
     stray_max_finder_conf: float = 0.7
     stray_photo_share: float = 0.5
-    # ... and, in any photo, one found with less confidence than `table_max_finder_conf` that looks more
-    # like the calibration photo's table than like any face of the set (the head's table prototypes,
-    # `vision.fewshot`): a box the finder is that sure of always stays
+    # ... and one found with less confidence than `table_max_finder_conf` that looks more like the
+    # calibration photo's table than like any face of the set (the head's table prototypes,
+    # `vision.fewshot`; such boxes do not count in the photo's share): a box the finder is that sure of stays
     table_strays: bool = True
     table_max_finder_conf: float = 0.9
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
