@@ -195,6 +195,44 @@ def test_a_box_on_the_club_s_cloth_is_left_out_of_a_photo_of_the_set_once_the_se
     assert {tuple(c) for c in with_table.centers.round()} == tile_centres
 
 
+def test_a_photo_of_another_set_is_read_by_the_classifier_the_version_was_calibrated_from(
+    tmp_path: Path, models: Path
+) -> None:
+    """The head's thresholds hold on the base photos that set them, not on every photo of another set: a
+    photo that is not of the calibrated set (most boxes pass no face's threshold) is read by the version's
+    classifier_base.onnx, exactly as before calibration; a photo of the set by the head."""
+    import shutil
+
+    from vision.detector import TileDetector
+
+    photo = write_photo(tmp_path / "layout.png", layout_boxes())
+    version = Registry(models).path_of(run(photo, models).version)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    shutil.copy2(version / "detector.onnx", plain / "detector.onnx")
+    shutil.copy2(version / "classifier_base.onnx", plain / "classifier.onnx")
+
+    def names(detector: TileDetector) -> list[str]:
+        dets, _ = detector.detect_file(photo)
+        return [dets.class_names[i] for i in np.lexsort((dets.xyxy[:, 0], dets.xyxy[:, 1]))]
+
+    truth = [name for name, _ in sorted(layout_boxes(), key=lambda t: (t[1][1], t[1][0]))]
+    as_before = names(TileDetector.load(plain, NO_READERS))
+    calibrated = TileDetector.load(version, NO_READERS)
+    assert calibrated.classifier is not None and calibrated.classifier.base_reader is not None
+    assert names(calibrated) == truth != as_before
+    read = calibrated.classifier.read
+
+    def unlike_every_face(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        probs, likeness, table = read(crops)
+        return probs, np.full(len(crops), -0.05, np.float32), table
+
+    calibrated.classifier.read = unlike_every_face  # type: ignore[method-assign]
+    assert names(calibrated) == as_before
+    head_everywhere = TileDetector.load(version, with_overrides(NO_READERS, ["base_reads_other_sets=false"]))
+    assert head_everywhere.classifier is not None and head_everywhere.classifier.base_reader is None
+
+
 def test_table_patches_keep_away_from_the_tiles_and_are_tile_sized() -> None:
     import random
 

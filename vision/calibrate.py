@@ -59,7 +59,7 @@ from vision.settings import MODELS_DIR, REPO_ROOT, CalibrateSettings, DetectorSe
 
 DEFAULT = CalibrateSettings()
 DEFAULT_BASE_VAL = REPO_ROOT.parent / "shared" / "datasets" / "real" / "chinese-v4"
-BASE_CLASSIFIER = "classifier_base.onnx"  # a calibrated version keeps the classifier it was made from
+BASE_CLASSIFIER = DetectorSettings.base_classifier_file  # a calibrated version keeps the classifier it was made from
 PHOTOS_DIR = "photos"
 # --method: the few-shot head, a fine-tuned classifier, both, or auto (the default): the fine-tune when it
 # would be promoted, else the few-shot head on the version in use. finetune read kde-traditional's hands better

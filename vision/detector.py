@@ -118,7 +118,11 @@ class TileDetector:
                     np.zeros(0, bool))
         probs, likeness, table_likeness = classifier.read(crops)
         table = self._table_like(table_likeness)
-        if classifier.set_reader is not None and self._of_the_set(likeness[~table]):
+        of_the_set = self._of_the_set(likeness[~table])
+        head_used = classifier.has_fewshot_head
+        if classifier.base_reader is not None and not of_the_set:
+            probs, head_used = classifier.read_as_base(crops), False  # another set's photo: read as before
+        elif classifier.set_reader is not None and of_the_set:
             share = self.settings.set_classifier_share
             probs = share * classifier.read_as_set(crops) + (1 - share) * probs
         best, second = np.argsort(-probs, axis=1, kind="stable")[:, :2].T
@@ -128,17 +132,17 @@ class TileDetector:
         ids, seconds = classifier.to_canonical[best], classifier.to_canonical[second]
         confidence = probs[np.arange(len(best)), best].astype(np.float32)
         upright = _UprightCrops(image_bgr, boxes_xyxy, self.settings)
-        self._read_captions(upright, probs, ids, confidence, seconds)
+        self._read_captions(upright, probs, ids, confidence, seconds, head_used)
         self._read_index_numerals(upright, boxes_xyxy, probs, ids, confidence, seconds)
         return ids, confidence, seconds, likeness, table
 
     def _read_captions(self, upright: "_UprightCrops", probs: np.ndarray, ids: np.ndarray, confidence: np.ndarray,
-                       seconds: np.ndarray) -> None:
+                       seconds: np.ndarray, head_used: bool) -> None:
         """Faces with some chance of being a flower take the flower their caption names (in place)."""
         flowers = self.settings.flowers
         assert self.classifier is not None
         is_flower = self.classifier.flower_columns
-        sure = np.inf if self.classifier.has_fewshot_head and not flowers.sure_fewshot_skips else flowers.max_confidence
+        sure = np.inf if head_used and not flowers.sure_fewshot_skips else flowers.max_confidence
         candidates = np.flatnonzero((probs[:, is_flower].sum(axis=1) >= flowers.min_flower_share)
                                     & (probs.max(axis=1) < sure))
         if not flowers.enabled or len(candidates) == 0 or (reader := self._text_reader()) is None:

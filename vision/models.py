@@ -133,10 +133,12 @@ TABLE_OUTPUT = "table_likeness"
 class FaceClassifier:
     """The face classifier: square crops in, a probability for each of the 42 faces out."""
 
-    def __init__(self, session: Any, path: str = "<memory>", set_reader: "FaceClassifier | None" = None) -> None:
+    def __init__(self, session: Any, path: str = "<memory>", set_reader: "FaceClassifier | None" = None,
+                 base_reader: "FaceClassifier | None" = None) -> None:
         self.session = session
         self.path = path
         self.set_reader = set_reader  # reads photos of the calibrated set (`read_as_set`), when it has one
+        self.base_reader = base_reader  # the classifier it was calibrated from: reads other sets' photos
         metadata = read_metadata(session)
         names = class_names_of(metadata, f"classifier {path}")
         if sorted(names) != sorted(FACE_NAMES) or len(names) != len(FACE_NAMES):
@@ -162,6 +164,10 @@ class FaceClassifier:
             if set_reader.imgsz != self.imgsz:
                 raise ModelLoadError(f"{set_reader.path} reads {set_reader.imgsz} px crops, {path} {self.imgsz} px")
             self._set_columns = np.array([set_reader.names.index(n) for n in names])  # into this column order
+        if base_reader is not None:
+            if base_reader.imgsz != self.imgsz:
+                raise ModelLoadError(f"{base_reader.path} reads {base_reader.imgsz} px crops, {path} {self.imgsz} px")
+            self._base_columns = np.array([base_reader.names.index(n) for n in names])
 
     @property
     def knows_its_set(self) -> bool:
@@ -172,6 +178,11 @@ class FaceClassifier:
         """The set classifier's probabilities of crops of a photo of the calibrated set, in this model's columns."""
         assert self.set_reader is not None
         return self.set_reader.probabilities(crops_bgr)[:, self._set_columns]
+
+    def read_as_base(self, crops_bgr: np.ndarray) -> np.ndarray:
+        """The probabilities the classifier this one was calibrated from gives crops, in this model's columns."""
+        assert self.base_reader is not None
+        return self.base_reader.probabilities(crops_bgr)[:, self._base_columns]
 
     def probabilities(self, crops_bgr: np.ndarray) -> np.ndarray:
         """(N, 42) class probabilities, in this model's column order, of (N, imgsz, imgsz, 3) BGR crops."""
@@ -231,4 +242,9 @@ def load_models(models_dir: "str | Path", settings: DetectorSettings) -> "tuple[
         raise ModelLoadError(f"detector {finder_path} only finds tiles; a classifier model is needed too")
     set_path = folder / settings.set_classifier_file
     set_reader = (FaceClassifier(open_session(set_path, settings), str(set_path)) if set_path.is_file() else None)
-    return finder, FaceClassifier(open_session(classifier_path, settings), str(classifier_path), set_reader)
+    classifier = FaceClassifier(open_session(classifier_path, settings), str(classifier_path), set_reader)
+    base_path = folder / settings.base_classifier_file
+    if classifier.has_fewshot_head and settings.base_reads_other_sets and base_path.is_file():
+        base = FaceClassifier(open_session(base_path, settings), str(base_path))
+        classifier = FaceClassifier(classifier.session, str(classifier_path), set_reader, base)
+    return finder, classifier

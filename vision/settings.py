@@ -73,6 +73,11 @@ class DetectorSettings:
     # beside a classifier with a few-shot head, which tells a photo of the set from another (`vision.calibrate`)
     set_classifier_file: str = "set_classifier.onnx"
     set_classifier_share: float = 1.0  # its share of a set photo's face probabilities, the classifier's the rest
+    # a calibrated version keeps the classifier it was made from: a photo that is not of the calibrated set
+    # (below) is read by it, as before calibration; the head's thresholds, set on a few base photos, let
+    # another set's faces through elsewhere (gnome-smooth's version read chinese-v4's white dragon as f1)
+    base_classifier_file: str = "classifier_base.onnx"
+    base_reads_other_sets: bool = True
     conf_threshold: float = 0.25  # tile-finder boxes below this are dropped
     # With a classifier calibrated to a set (a few-shot head), a face box the finder found with less
     # confidence than `stray_max_finder_conf` is dropped when its likeness to the set's nearest face
