@@ -43,8 +43,8 @@ def letterbox(image_bgr: np.ndarray, size: int, pad_value: int = 114) -> tuple[n
     return canvas, Letterbox(scale, float(left), float(top))
 
 
-def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IoU matrix (len(a), len(b)) of xyxy boxes."""
+def _intersections(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Intersection areas (len(a), len(b)) of xyxy boxes, and the areas of a and of b."""
     a = np.asarray(a, np.float32).reshape(-1, 4)
     b = np.asarray(b, np.float32).reshape(-1, 4)
     x1 = np.maximum(a[:, None, 0], b[None, :, 0])
@@ -52,9 +52,19 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     x2 = np.minimum(a[:, None, 2], b[None, :, 2])
     y2 = np.minimum(a[:, None, 3], b[None, :, 3])
     inter = (x2 - x1).clip(0) * (y2 - y1).clip(0)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter, (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1]), (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU matrix (len(a), len(b)) of xyxy boxes."""
+    inter, area_a, area_b = _intersections(a, b)
     return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def share_on(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(len(a), len(b)) the share of each box of `a` lying on each box of `b` (xyxy)."""
+    inter, area_a, _ = _intersections(a, b)
+    return inter / np.maximum(area_a, 1e-9)[:, None]
 
 
 def match_boxes(a: np.ndarray, b: np.ndarray, min_iou: float) -> list[tuple[int, int]]:

@@ -158,7 +158,7 @@ def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, rng: ra
     where it found the tile, else from the moved box with a little jitter; and the crops of the face
     boxes the finder was unsure of (below `stray_max_finder_conf`) that lie on no tile of `every_tile`
     (default `boxes`; at most a fifth of such a box on one): what it takes for tiles on this table."""
-    from vision.boxes import box_iou
+    from vision.boxes import box_iou, share_on
     from vision.crops import cut_tiles
 
     found, conf, classes = detector.find_tiles(picture)
@@ -167,7 +167,7 @@ def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, rng: ra
         found, conf = found[faces], conf[faces]
     size = detector.model_info.classifier_imgsz
     tiles = boxes if every_tile is None else every_tile
-    on_tile = _share_on(found, tiles).max(axis=1) if len(found) and len(tiles) else np.zeros(len(found))
+    on_tile = share_on(found, tiles).max(axis=1) if len(found) and len(tiles) else np.zeros(len(found))
     strays = found[(on_tile <= 0.2) & (conf < detector.settings.stray_max_finder_conf)]
     stray_crops = (cut_tiles(picture, strays, size, detector.settings) if len(strays)
                    else np.zeros((0, size, size, 3), np.uint8))
@@ -184,22 +184,12 @@ def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, rng: ra
     return cut_tiles(picture, use, size, detector.settings), stray_crops
 
 
-def _share_on(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """(N, M) the share of each box's area that lies on each of the others."""
-    x1 = np.maximum(boxes[:, None, 0], others[None, :, 0])
-    y1 = np.maximum(boxes[:, None, 1], others[None, :, 1])
-    x2 = np.minimum(boxes[:, None, 2], others[None, :, 2])
-    y2 = np.minimum(boxes[:, None, 3], others[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    return inter / np.maximum(area, 1e-9)[:, None]
-
-
 def table_patches(detector: Any, picture: np.ndarray, tiles: np.ndarray, count: int,
                   rng: random.Random) -> np.ndarray:
     """Crops of up to `count` tile-sized patches of the table in `picture`, cut as the runtime cuts a
     tile: each the size of one of the `tiles` (x1, y1, x2, y2) give or take 30 %, lying sideways at
     times, anywhere that keeps half a tile's size away from every tile."""
+    from vision.boxes import share_on
     from vision.crops import cut_tiles
 
     h, w = picture.shape[:2]
@@ -216,7 +206,7 @@ def table_patches(detector: Any, picture: np.ndarray, tiles: np.ndarray, count: 
         if bw >= w or bh >= h:
             continue
         x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
-        if ((x < grown[:, 2]) & (x + bw > grown[:, 0]) & (y < grown[:, 3]) & (y + bh > grown[:, 1])).any():
+        if share_on(np.array([(x, y, x + bw, y + bh)]), grown).any():
             continue
         boxes.append((x, y, x + bw, y + bh))
     size = detector.model_info.classifier_imgsz

@@ -20,10 +20,11 @@ largest. A face with no prototype (a set without flowers) has cosine 0 and is ne
 
 The calibration photo also shows the club's table: tile-sized patches of it, away from the tiles, give
 a few *table prototypes*. A crop whose cosine with the nearest of them passes its cosine with the
-nearest face by more than `table_threshold` (set above every crop of this set's held-out copies and of
-the base val photos) looks like the table: the graph's third output, TABLE_OUTPUT, is above 0, and the
-runtime leaves such a box out when the finder was unsure of it (`vision.detector`). A checked cloth's squares are tile-sized
-white faces to the finder; the club's own cloth, seen once, is told from its tiles.
+nearest face by more than `table_threshold` (set above every crop of this set's held-out copies and
+every labeled tile of the base photos: `vision.calibrate.table_threshold`) looks like the table: the
+graph's third output, TABLE_OUTPUT, is above 0, and in a photo of the set the runtime leaves such a box
+out when the finder was unsure of it (`vision.detector`). A checked cloth's squares are tile-sized white
+faces to the finder; the club's own cloth, seen once, is told from its tiles.
 
 The head is written into the classifier's ONNX graph (`bake`): a calibrated version's
 `classifier.onnx` is a drop-in classifier, so the runtime (`vision.detector`) reads it like any
@@ -38,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.models import LIKENESS_OUTPUT, TABLE_OUTPUT
+from vision.models import FEWSHOT_METADATA, LIKENESS_OUTPUT, TABLE_OUTPUT
 
 FEATURES_OUTPUT = "features"  # the extra output of `with_features`: (N, members x D), each member's part L2-normalised
 PROTOTYPES_FILE = "prototypes.npz"
@@ -263,7 +264,7 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path) -> None:
         ])
         graph.output.append(onnx.helper.make_tensor_value_info(TABLE_OUTPUT, onnx.TensorProto.FLOAT, ["batch"]))
     props = {p.key: p.value for p in model.metadata_props}
-    props["mcr_fewshot"] = (f"prototypes of a calibration photo, scale {head.scale:g}, keep {head.keep:g}, "
+    props[FEWSHOT_METADATA] = (f"prototypes of a calibration photo, scale {head.scale:g}, keep {head.keep:g}, "
                             "a threshold per face, the gate per crop"
                             + (f", {len(head.table)} table prototypes" if head.table is not None else ""))
     del model.metadata_props[:]

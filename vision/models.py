@@ -124,6 +124,7 @@ class TileFinder:
 # each crop's nearest face of the set passes that face's threshold; far below 0, a crop looks like none
 # of the set's tiles
 LIKENESS_OUTPUT = "set_likeness"
+FEWSHOT_METADATA = "mcr_fewshot"  # the metadata key a classifier with a few-shot head carries (`vision.fewshot.bake`)
 # the third, where the calibration photo's table was learned too (`vision.fewshot`: table prototypes): (N,)
 # how far a crop's cosine with the table passes its cosine with the nearest face, over the table's
 # threshold; above 0, the crop looks like the table
@@ -146,7 +147,7 @@ class FaceClassifier:
         self.names = names
         self.imgsz = input_size_of(metadata, session, f"classifier {path}")
         self.version = _version(metadata)
-        self.has_fewshot_head = "mcr_fewshot" in metadata  # calibrated from a photo (`vision.fewshot`)
+        self.has_fewshot_head = FEWSHOT_METADATA in metadata  # calibrated from a photo (`vision.fewshot`)
         self.to_canonical = np.array([CLASS_ID[n] for n in names], np.int64)
         self.flower_columns = np.array([n in FLOWER_NAMES for n in names])
         # the columns of 1..9 of each suit: the ranks a printed numeral can pick between
@@ -242,9 +243,9 @@ def load_models(models_dir: "str | Path", settings: DetectorSettings) -> "tuple[
         raise ModelLoadError(f"detector {finder_path} only finds tiles; a classifier model is needed too")
     set_path = folder / settings.set_classifier_file
     set_reader = (FaceClassifier(open_session(set_path, settings), str(set_path)) if set_path.is_file() else None)
-    classifier = FaceClassifier(open_session(classifier_path, settings), str(classifier_path), set_reader)
+    session = open_session(classifier_path, settings)
     base_path = folder / settings.base_classifier_file
-    if classifier.has_fewshot_head and settings.base_reads_other_sets and base_path.is_file():
-        base = FaceClassifier(open_session(base_path, settings), str(base_path))
-        classifier = FaceClassifier(classifier.session, str(classifier_path), set_reader, base)
-    return finder, classifier
+    base_reader = (FaceClassifier(open_session(base_path, settings), str(base_path))
+                   if settings.base_reads_other_sets and base_path.is_file() and FEWSHOT_METADATA in read_metadata(session)
+                   else None)
+    return finder, FaceClassifier(session, str(classifier_path), set_reader, base_reader)
