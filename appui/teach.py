@@ -140,7 +140,7 @@ def _photo_inputs() -> list[bytes]:
 
 def read_teach_photo(image_bytes: bytes, bonus: str, detector: Any) -> TeachRead:
     """The photo decoded as the runtime decodes it and its calibration layout read (no learning yet)."""
-    from vision.calibration_layout import read_layout
+    from vision.calibration_layout import read_layout_photo
     from vision.images import decode_image
 
     key = hashlib.sha1(image_bytes + bonus.encode()).hexdigest()
@@ -152,7 +152,7 @@ def read_teach_photo(image_bytes: bytes, bonus: str, detector: Any) -> TeachRead
         decoded = decode_image(image_bytes, reduce_to=1600)
     except ValueError as error:
         return TeachRead(key, np.zeros((1, 1, 3), np.uint8), str(path), bonus, None, error=str(error))
-    reading = read_layout(detector.detect(decoded.bgr), bonus_of(bonus))
+    reading = read_layout_photo(detector, decoded.bgr, bonus_of(bonus))
     return TeachRead(key, decoded.bgr, str(path), bonus, reading)
 
 

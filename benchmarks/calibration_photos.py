@@ -4,8 +4,9 @@
 
 FOLDER holds calibration photos with labels (`python -m datasets.synth --layout calibration`: `images/`
 and `labels/`). Each photo is read by the models of DIR (default: the shipped `models/`), then its
-layout (`vision.calibration_layout.read_layout`) twice: with every box only (`calibration_doubtful=0`)
-and as `vision calibrate` reads it (leaving out the least sure boxes while the layout does not fit). A
+layout (`vision.calibration_layout.read_layout`) twice: with every box only (`calibration_doubtful=0`,
+`calibration_unsure=0`) and as `vision calibrate` reads it (`read_layout_photo`: leaving out the least
+sure boxes, then adding the finder's unsure ones, while the layout does not fit). A
 reading's tile is named right when the labeled tile its box overlaps most (IoU >= 0.5) has the name its
 place gives. Prints one line per folder and one JSON object per folder last.
 """
@@ -25,9 +26,10 @@ import numpy as np  # noqa: E402
 
 from tileset.classes import CLASS_NAMES  # noqa: E402
 from vision.boxes import box_iou  # noqa: E402
-from vision.calibration_layout import LayoutReading, read_layout  # noqa: E402
+from vision.calibration_layout import LayoutReading, read_layout, read_layout_photo  # noqa: E402
 from vision.detector import TileDetector  # noqa: E402
 from vision.evaluate import read_truth  # noqa: E402
+from vision.images import decode_image  # noqa: E402
 from vision.settings import LayoutSettings, with_overrides  # noqa: E402
 
 
@@ -53,19 +55,19 @@ def main(argv: "list[str] | None" = None) -> int:
         settings = with_overrides(LayoutSettings(), [o.removeprefix("layout.") for o in args.overrides])
     except ValueError as error:
         p.error(str(error))
-    every_box = replace(settings, calibration_doubtful=0)
+    every_box = replace(settings, calibration_doubtful=0, calibration_unsure=0)
     detector = TileDetector.load(args.models)
     for folder in args.folders:
         photos = sorted((folder / "images").glob("*.jpg")) + sorted((folder / "images").glob("*.png"))
         fits = {"every_box": 0, "as_calibrate_reads": 0}
         right = total = 0
         for photo in photos:
-            dets, (width, height) = detector.detect_file(photo)
-            fits["every_box"] += read_layout(dets, settings=every_box).ok
-            reading = read_layout(dets, settings=settings)
+            picture = decode_image(photo, detector.settings, reduce_to=detector.settings.decode_long_side).bgr
+            fits["every_box"] += read_layout(detector.detect(picture), settings=every_box).ok
+            reading = read_layout_photo(detector, picture, settings=settings)  # as vision calibrate reads it
             if reading.ok:
                 fits["as_calibrate_reads"] += 1
-                got, count = named_right(reading, photo, width, height)
+                got, count = named_right(reading, photo, picture.shape[1], picture.shape[0])
                 right, total = right + got, total + count
         print(f"{folder}: {len(photos)} photos; layout read with every box {fits['every_box']}, as calibrate "
               f"reads it {fits['as_calibrate_reads']}; tiles of those readings named as labeled {right}/{total}")

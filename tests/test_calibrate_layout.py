@@ -132,6 +132,83 @@ def test_a_box_before_row_4_with_its_white_dragon_read_as_a_back_is_no_optional_
             assert any("row 4" in p and "extra" in p for p in reading.problems), reading.problems
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_tiles_the_finder_scored_below_its_threshold_fill_their_places_and_table_boxes_stay_out(seed):
+    """A busy cloth: the finder kept 1p, 9p, 1s and E below its threshold (among its unsure boxes, with
+    more of them on the table around the layout). With the sure boxes alone places are missing; the
+    unsure tiles fill them, and the table's boxes, unsure too, are named nowhere."""
+    names, boxes = planned(seed)
+    low = [i for i, n in enumerate(names) if n in ("1p", "9p", "1s", "E")]
+    sure = [i for i in range(len(names)) if i not in low]
+    found = Detections.from_lists(boxes[sure], [0.9] * len(sure), [CLASS_ID[names[i]] for i in sure])
+    w, h = np.median(boxes[:, 2] - boxes[:, 0]), np.median(boxes[:, 3] - boxes[:, 1])
+    x0, y0 = boxes[:, 0].min(), boxes[:, 1].min()
+    table = np.array([[x0 - 3 * w, y0 - 3 * h, x0 - 2 * w, y0 - 2 * h],
+                      [x0 - 3 * w, y0 + 4 * h, x0 - 2 * w, y0 + 5 * h],
+                      [boxes[:, 2].max() + 2 * w, y0, boxes[:, 2].max() + 3 * w, y0 + h]], np.float32)
+    unsure = Detections.from_lists(np.concatenate([table[:2], boxes[low], table[2:]]),
+                                   [0.05, 0.04, 0.03, 0.02, 0.06, 0.02, 0.03],
+                                   [CLASS_ID["P"]] * 2 + [CLASS_ID[names[i]] for i in low] + [CLASS_ID["P"]])
+    alone = read_layout(found)
+    assert not alone.ok and any("place 1 (1p) missing" in p for p in alone.problems), alone.problems
+    reading = read_layout(found, unsure=unsure)
+    assert reading.ok, reading.problems
+    assert len(reading.tiles) == 42 and reading.read_accuracy == 1.0
+    placed = {tuple(np.round(t.xyxy, 1)) for t in reading.tiles}
+    assert not any(tuple(np.round(box, 1)) in placed for box in table)
+
+
+def test_a_tile_missing_from_the_table_is_not_filled_by_a_box_on_the_cloth():
+    """6s is not on the table; the finder's unsure boxes lie on the cloth beside the layout. Nothing they
+    add makes the layout fit, so the problem still names the place."""
+    names, boxes = planned(5)
+    names, boxes = without(names, boxes, "6s")
+    w, h = np.median(boxes[:, 2] - boxes[:, 0]), np.median(boxes[:, 3] - boxes[:, 1])
+    x0, y0 = boxes[:, 0].min(), boxes[:, 1].min()
+    cloth = np.array([[x0 - 3 * w, y0 + k * 2 * h, x0 - 2 * w, y0 + (2 * k + 1) * h] for k in range(4)], np.float32)
+    unsure = Detections.from_lists(cloth, [0.05] * 4, [CLASS_ID["6s"]] * 4)
+    reading = read_layout(detections(names, boxes), unsure=unsure)
+    assert not reading.ok
+    assert any("row 3" in p and "place 6 (6s) missing" in p for p in reading.problems), reading.problems
+
+
+def test_a_calibration_photo_is_read_again_with_the_unsure_boxes_only_when_it_does_not_fit():
+    """`read_layout_photo` asks the detector for its boxes below the threshold (the same models under a
+    lower `conf_threshold`) only when the sure boxes do not show the layout, and keeps those that lie on
+    no sure box."""
+    from dataclasses import replace
+
+    from vision.calibration_layout import read_layout_photo
+    from vision.settings import DetectorSettings
+
+    names, boxes = planned(1)
+    low = [i for i, n in enumerate(names) if n in ("f1", "5m")]
+    sure = [i for i in range(len(names)) if i not in low]
+
+    class Finder:
+        def __init__(self, settings):
+            self.settings, self.calls = settings, []
+
+        def with_settings(self, settings):
+            twin = Finder(settings)
+            twin.calls = self.calls
+            return twin
+
+        def detect(self, picture):
+            self.calls.append(self.settings.conf_threshold)
+            keep = range(len(names)) if self.settings.conf_threshold < 0.1 else sure
+            keep = list(keep) if self.settings.conf_threshold < 0.1 else keep
+            conf = [0.9 if i in sure else 0.03 for i in keep]
+            return Detections.from_lists(boxes[keep], conf, [CLASS_ID[names[i]] for i in keep])
+
+    finder = Finder(DetectorSettings())
+    reading = read_layout_photo(finder, np.zeros((8, 8, 3), np.uint8))
+    assert reading.ok and len(reading.tiles) == 42
+    assert finder.calls == [DetectorSettings().conf_threshold, 0.01]
+    whole = Finder(replace(DetectorSettings(), conf_threshold=0.05))
+    assert read_layout_photo(whole, np.zeros((8, 8, 3), np.uint8)).ok and whole.calls == [0.05]
+
+
 def test_a_missing_row_is_named():
     names, boxes = planned(7)
     for face in [f"{r}p" for r in range(1, 10)]:

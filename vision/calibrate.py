@@ -53,7 +53,7 @@ import numpy as np
 
 from tileset.calibration import LayoutSpecError, parse_bonus
 from tileset.classes import BACK, CLASS_ID
-from vision.calibration_layout import LaidTile, LayoutReading, read_layout, reread
+from vision.calibration_layout import LaidTile, LayoutReading, read_layout_photo, reread
 from vision.registry import Registry, RegistryError, utc_now
 from vision.settings import MODELS_DIR, REPO_ROOT, CalibrateSettings, DetectorSettings, LayoutSettings
 
@@ -602,7 +602,7 @@ def read_photo(detector: Any, photo: Path, bonus: "tuple[str, ...] | None",
     picture = decode_image(photo, detector.settings, reduce_to=detector.settings.decode_long_side).bgr
     if confirmed is not None:
         return picture, reread(detector, picture, confirmed)
-    return picture, read_layout(detector.detect(picture), bonus, LayoutSettings())
+    return picture, read_layout_photo(detector, picture, bonus, LayoutSettings())
 
 
 def _classifier_source(parent_dir: Path, settings: DetectorSettings) -> Path:

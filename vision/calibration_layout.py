@@ -112,15 +112,16 @@ def _places_by_gaps(row: Sequence[Any], read: Sequence[str], expected: Sequence[
 
 
 def read_layout(dets: Detections, bonus: "tuple[str, ...] | None" = None,
-                settings: LayoutSettings = LayoutSettings()) -> LayoutReading:
+                settings: LayoutSettings = LayoutSettings(), unsure: "Detections | None" = None) -> LayoutReading:
     """Name every tile of a calibration photo by its row and place; `problems` say what does not fit.
 
     `bonus`: row 5 as `tileset.calibration.parse_bonus` gives it (None: all eight flowers and seasons,
     or no row 5 at all). Row 4 may end with one back. Read with every box first, then, while the layout
     does not fit, without the least sure one, two, ... (`LayoutSettings.calibration_doubtful`), in the
     full layout only: leaving out boxes never turns a set's flowers row into no row 5 (with `bonus` None,
-    a flowers row whose tiles were all read unsurely would otherwise go). When none fits, the problems
-    of the reading with every box.
+    a flowers row whose tiles were all read unsurely would otherwise go). Then with boxes of `unsure`
+    (the finder's boxes below its threshold that lie on none of `dets`, `unsure_boxes`) added one by one
+    while each leaves fewer problems. When none fits, the problems of the reading with every box.
     """
     from vision.layout import merge_duplicates
 
@@ -137,7 +138,85 @@ def read_layout(dets: Detections, bonus: "tuple[str, ...] | None" = None,
                              short=False)
         if reading.ok:
             return reading
+    if unsure is not None and len(unsure):
+        completed = _with_unsure(dets, unsure, bonus, settings, len(every_box.problems))
+        if completed is not None:
+            return completed
     return every_box
+
+
+def _joined(a: Detections, b: Detections) -> Detections:
+    return Detections(np.concatenate([a.xyxy, b.xyxy]), np.concatenate([a.confidence, b.confidence]),
+                      np.concatenate([a.class_id, b.class_id]),
+                      np.concatenate([np.asarray(a.runner_up), np.asarray(b.runner_up)]), a.unlike_set)
+
+
+def _with_unsure(dets: Detections, unsure: Detections, bonus: "tuple[str, ...] | None", settings: LayoutSettings,
+                 problems: int) -> "LayoutReading | None":
+    """The reading with the surest `calibration_unsure` boxes of `unsure` added greedily, each only while it
+    leaves fewer problems (a tile the finder scored low fills its place; a box on the table adds an extra
+    tile); None unless every tile then has its place."""
+    candidates = unsure[np.argsort(-unsure.confidence, kind="stable")[: settings.calibration_unsure]]
+    taken: list[int] = []
+    improved = True
+    while improved and problems:
+        improved = False
+        for k in range(len(candidates)):
+            if k in taken:
+                continue
+            trial = _read_rows(_joined(dets, candidates[taken + [k]]), bonus, settings)
+            if len(trial.problems) < problems and _evenly_spaced(trial, candidates.xyxy[taken + [k]]):
+                taken, problems, improved = taken + [k], len(trial.problems), True
+    if not taken:
+        return None
+    reading = _read_rows(_joined(dets, candidates[taken]), bonus, settings)
+    return reading if reading.ok else None
+
+
+def _evenly_spaced(reading: LayoutReading, added: np.ndarray, spread: float = 1.5) -> bool:
+    """Whether each named row holding an `added` box steps evenly from tile to tile: every step between
+    neighbours within `spread` times of the row's median step. A box on the cloth beyond a row's end, or
+    in a row short of a tile, would otherwise be named by its order and shift every name after it."""
+    added_boxes = {tuple(float(v) for v in box) for box in added}
+    for number in {t.row for t in reading.tiles}:
+        row = sorted((t for t in reading.tiles if t.row == number), key=lambda t: t.place)
+        if len(row) < 3 or not any(t.xyxy in added_boxes for t in row):
+            continue
+        centres = np.array([[(t.xyxy[0] + t.xyxy[2]) / 2, (t.xyxy[1] + t.xyxy[3]) / 2] for t in row])
+        steps = np.linalg.norm(np.diff(centres, axis=0), axis=1)
+        middle = float(np.median(steps))
+        if middle <= 0 or steps.max() > spread * middle or steps.min() < middle / spread:
+            return False
+    return True
+
+
+def unsure_boxes(detector: Any, picture: np.ndarray, found: Detections, settings: LayoutSettings) -> Detections:
+    """The finder's boxes of `picture` down to `calibration_unsure_conf` (below the detector's threshold)
+    that overlap none of `found` by a third: tiles of a set the finder scores low on a busy table, and
+    more boxes on the table."""
+    from dataclasses import replace as replaced
+
+    from vision.boxes import box_iou
+
+    if (settings.calibration_unsure <= 0 or not hasattr(detector, "with_settings")  # one that cannot lower it
+            or settings.calibration_unsure_conf >= detector.settings.conf_threshold):
+        return Detections.empty()
+    low = detector.with_settings(replaced(detector.settings, conf_threshold=settings.calibration_unsure_conf))
+    more = low.detect(picture)
+    if len(found) and len(more):
+        more = more[box_iou(more.xyxy, found.xyxy).max(axis=1) < 1 / 3]
+    return more
+
+
+def read_layout_photo(detector: Any, picture: np.ndarray, bonus: "tuple[str, ...] | None" = None,
+                      settings: LayoutSettings = LayoutSettings()) -> LayoutReading:
+    """A calibration photo's layout as `detector` reads it (`read_layout`); when that does not fit, read
+    again with the finder's unsure boxes (`unsure_boxes`) to fill the places left empty."""
+    dets = detector.detect(picture)
+    reading = read_layout(dets, bonus, settings)
+    if reading.ok:
+        return reading
+    return read_layout(dets, bonus, settings, unsure_boxes(detector, picture, dets, settings))
 
 
 def _read_rows(dets: Detections, bonus: "tuple[str, ...] | None", settings: LayoutSettings,

@@ -85,6 +85,10 @@ class TileDetector:
         finder, classifier = load_models(models_dir, settings)
         return cls(finder, classifier, settings)
 
+    def with_settings(self, settings: DetectorSettings) -> "TileDetector":
+        """The same models (no reload) under other settings."""
+        return TileDetector(self.finder, self.classifier, settings)
+
     # ------------------------------------------------------------ stages
 
     def find_tiles(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

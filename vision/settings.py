@@ -182,6 +182,11 @@ class LayoutSettings:
     # layout can pull two rows into one or end a row. Only a reading that places every tile is taken so.
     calibration_doubtful: int = 8
     calibration_doubt: float = 0.9
+    # ... and when no reading fits for want of tiles, the finder's boxes down to `calibration_unsure_conf`
+    # that lie on no box found (a tile of the set on a busy cloth can score 0.02), the surest
+    # `calibration_unsure` of them, each added while it leaves fewer problems; taken only when all fit.
+    calibration_unsure_conf: float = 0.01
+    calibration_unsure: int = 16
 
 
 @dataclass(frozen=True)
