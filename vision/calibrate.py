@@ -54,6 +54,7 @@ import numpy as np
 from tileset.calibration import LayoutSpecError, parse_bonus
 from tileset.classes import BACK, CLASS_ID
 from vision.calibration_layout import LaidTile, LayoutReading, read_layout_photo, reread
+from vision.finder_tune import missed_by_finder
 from vision.registry import Registry, RegistryError, utc_now
 from vision.settings import MODELS_DIR, REPO_ROOT, CalibrateSettings, DetectorSettings, LayoutSettings
 
@@ -69,6 +70,7 @@ PHOTOS_DIR = "photos"
 # gated (stop 25): 196 of 200 gnome-smooth hands against the head's 193, but two drawn sets read worse than with
 # the head (98.77 against 99.69 %, 98.93 against 99.36 % of tiles), and held-out copies did not tell them apart
 METHODS = ("auto", "fewshot", "finetune", "both", "gated")
+FINDER_CHOICES = ("missed", "never")  # fine-tune the finder when it missed tiles of the photos, or never
 
 
 class CalibrationError(RuntimeError):
@@ -619,12 +621,15 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
               detector_settings: DetectorSettings = DetectorSettings(), name: str = "calibrated", seed: int = 0,
               command: str = "", log: Callable[[str], None] = print,
               progress: "Callable[[float, str], None] | None" = None,
-              layouts: "Sequence[LayoutReading] | None" = None, method: str = "auto") -> CalibrationResult:
+              layouts: "Sequence[LayoutReading] | None" = None, method: str = "auto",
+              finder: str = "missed") -> CalibrationResult:
     """Learn the set shown in `photos` (see the module doc); raises LayoutProblem before writing anything
     when a photo does not show the layout. `layouts`: each photo's tiles as a person confirmed them (e.g.
     `read_unordered`), instead of reading the layout. `method` (METHODS): the few-shot head on the
     classifier, the classifier's .pt fine-tuned on the crops, the head on the fine-tuned classifier, or
-    auto: the fine-tune when it would be promoted, else the few-shot head (one version is written)."""
+    auto: the fine-tune when it would be promoted, else the few-shot head (one version is written).
+    `finder` (FINDER_CHOICES): when the finder boxed some tiles of the photos only below its threshold,
+    fine-tune it too (`vision.finder_tune`, kept only when it finds more with no more false boxes)."""
     from vision.detector import TileDetector
     from vision.evaluate import dataset_images, evaluate
     from vision.fewshot import PROTOTYPES_FILE, FewShotHead, bake, prototypes_from
@@ -641,6 +646,8 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
         raise CalibrationError("no photo given")
     if method not in METHODS:
         raise CalibrationError(f"unknown method {method!r}: one of {', '.join(METHODS)}")
+    if finder not in FINDER_CHOICES:
+        raise CalibrationError(f"unknown finder choice {finder!r}: one of {', '.join(FINDER_CHOICES)}")
     registry = Registry(models_root)
     parent = registry.active_name()
     parent_dir = registry.active_dir()
@@ -657,7 +664,10 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
         pictures.append((picture, reading))
     before = [r for _, r in pictures]
     before_accuracy = float(np.mean([r.read_accuracy for r in before]))
-    step(0.1, f"[calibrate 1/5] {len(photos)} photo(s), {sum(len(r.tiles) for r in before)} tiles in place; "
+    missed = sum(missed_by_finder(detector, picture, np.array([t.xyxy for t in r.tiles], np.float32).reshape(-1, 4))
+                 for picture, r in pictures)
+    step(0.1, f"[calibrate 1/5] {len(photos)} photo(s), {sum(len(r.tiles) for r in before)} tiles in place"
+              f"{f' ({missed} of them boxed by the finder only below its threshold)' if missed else ''}; "
               f"version in use ({parent}) reads {before_accuracy:.2%} of them right"
               + "".join(f"\n  {line}" for r in before for line in r.misread))
 
@@ -827,6 +837,10 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                 shutil.copy2(photo, version_dir / PHOTOS_DIR / f"{index + 1:02d}_{Path(photo).name}")
             base_old = cached_base_figures(registry, parent_dir, checked, detector_settings,
                                            lambda: evaluate(detector, checked).summary()) if checked else None
+            finder_card = None
+            if finder == "missed" and missed:
+                finder_card = _finder_step(work, parent_dir, detector, pictures, missed, base_images, base_val,
+                                           checked, base_old, settings, seed, issues, step, version_dir)
             verdict = judge(version_dir, base_old)
             if method == "auto" and kept == "finetune":
                 if verdict.promote:
@@ -877,6 +891,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                         "read_accuracy": round(tune_verdict.accuracy, 6),
                         "misread": [line for r in tune_verdict.after for line in r.misread],
                         "base_val_after": tune_verdict.base_new})},
+                "finder": finder_card,
                 "base_val": {"data": str(base_val) if base_images else None, "photos": len(checked),
                              "before": base_old, "after": verdict.base_new},
                 "settings": asdict(settings), "issues": issues,
@@ -891,6 +906,50 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
               f"method {kept}{f' ({why})' if method == 'auto' else ''} ({time.monotonic() - started:.0f} s)")
     return CalibrationResult(version_dir.name, promote, reason, seconds, before_json, after_json, tuple(issues), kept,
                              method)
+
+
+def _finder_step(work: Path, parent_dir: Path, detector: Any, pictures: Sequence[tuple[np.ndarray, LayoutReading]],
+                 missed: int, base_images: Sequence[Path], base_val: "Path | None", checked: Sequence[Path],
+                 base_old: "dict[str, Any] | None", settings: CalibrateSettings, seed: int, issues: list[str],
+                 step: Callable[[float, str], None], version_dir: Path) -> dict[str, Any]:
+    """The finder fine-tuned on the photos (`vision.finder_tune`) and written into `version_dir` when kept;
+    what was done, for the card."""
+    from vision.evaluate import dataset_images
+    from vision.finder_tune import FinderTuneError, LaidPhoto, tune_finder_for
+
+    weights = parent_dir / (Path(detector.settings.detector_file).stem + ".pt")
+    why_not = None
+    if not weights.is_file():
+        why_not = f"the finder missed {missed} tile(s), but {parent_dir.name} has no {weights.name} to fine-tune"
+    elif importlib.util.find_spec("ultralytics") is None:
+        why_not = f"the finder missed {missed} tile(s), but ultralytics (the train extra) is not installed"
+    if why_not is not None:
+        issues.append(why_not)
+        return {"missed": missed, "kept": False, "reason": why_not}
+    base_train: list[Path] = []
+    if base_images and base_val is not None:
+        try:
+            base_train = dataset_images(Path(base_val), "train")
+        except Exception as error:  # a base dataset without a train split: the photos' copies alone
+            issues.append(f"no base train photos to mix into the finder's fine-tune: {error}")
+    base_train = base_train[:: max(1, len(base_train) // max(1, settings.finder_base_images))][: settings.finder_base_images]
+    laid = [LaidPhoto(picture,
+                      np.array([t.xyxy for t in r.tiles if t.expected != BACK], np.float32).reshape(-1, 4),
+                      np.array([t.xyxy for t in r.tiles if t.expected == BACK], np.float32).reshape(-1, 4))
+            for picture, r in pictures]
+    step(0.72, f"[calibrate 4/5] the finder boxed {missed} tile(s) of the photo(s) only below its threshold: "
+               f"fine-tuning {weights.name} on {settings.finder_copies} copies of each photo + {len(base_train)} "
+               f"base photos + {settings.finder_negatives} bare tables (time box {settings.finder_seconds:.0f} s)")
+    try:
+        outcome = tune_finder_for(work, parent_dir, detector, laid, missed, base_train, checked, base_old, settings,
+                                  seed, lambda line: step(0.76, line))
+    except FinderTuneError as error:
+        issues.append(f"the finder's fine-tune failed: {error}")
+        return {"missed": missed, "kept": False, "reason": str(error)}
+    if outcome.kept and outcome.onnx is not None and outcome.checkpoint is not None:
+        shutil.copy2(outcome.onnx, version_dir / detector.settings.detector_file)
+        shutil.copy2(outcome.checkpoint, version_dir / weights.name)
+    return outcome.card
 
 
 def cached_base_figures(registry: Registry, parent_dir: Path, images: Sequence[Path], settings: DetectorSettings,
@@ -977,6 +1036,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "the head on the fine-tuned classifier; gated: the head on the classifier in use, and "
                              "the fine-tune for photos the head finds to be of the set; auto: the fine-tune when it "
                              "would be promoted, else the few-shot head (default: %(default)s)")
+    parser.add_argument("--finder", choices=FINDER_CHOICES, default="missed",
+                        help="fine-tune the tile finder too when it boxed tiles of the photos only below its "
+                             "threshold (kept only when it then finds more with no more false boxes), or never")
     parser.add_argument("--name", default="calibrated", help="label in the new version's name")
     parser.add_argument("--seed", type=int, default=0)
     return parser
@@ -1008,7 +1070,7 @@ def main(argv: "list[str] | None" = None) -> int:
         result = calibrate(args.photos, models_root=args.models, bonus=bonus, base_val=args.base_val,
                            settings=replace(DEFAULT, views=args.views), name=args.name, seed=args.seed,
                            command=command, log=lambda line: print(line, file=sys.stderr, flush=True),
-                           layouts=layouts, method=args.method)
+                           layouts=layouts, method=args.method, finder=args.finder)
     except LayoutProblem as error:
         print(f"error: {error.photo} does not show the calibration layout; nothing was written:", file=sys.stderr)
         for problem in error.problems:

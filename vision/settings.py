@@ -243,6 +243,18 @@ class CalibrateSettings:
     finetune_threads: int = 2
     finetune_batch: int = 64
     finetune_lr0: float = 0.0005  # AdamW, as vision.adapt
+    # the finder (`vision.finder_tune`), only when it found tiles of the photos among its unsure boxes alone:
+    # `finder_copies` augmented copies of each photo + `finder_base_images` labeled base photos +
+    # `finder_negatives` bare tables, `finder_epochs` epochs at most, none ending past `finder_seconds`
+    finder_copies: int = 24
+    finder_check_copies: int = 8
+    finder_base_images: int = 24
+    finder_negatives: int = 8
+    finder_epochs: int = 3
+    finder_seconds: float = 60.0
+    finder_batch: int = 8
+    finder_lr0: float = 0.002  # SGD
+    finder_freeze: int = 10  # the backbone's layers
 
 
 @dataclass(frozen=True)
