@@ -89,10 +89,9 @@ def _version(metadata: dict[str, Any]) -> str:
 class TileFinder:
     """The tile finder: a letterboxed square photo in, YOLO head out; its classes in canonical ids."""
 
-    def __init__(self, session: Any, path: str = "<memory>", set_reader: "FaceClassifier | None" = None) -> None:
+    def __init__(self, session: Any, path: str = "<memory>") -> None:
         self.session = session
         self.path = path
-        self.set_reader = set_reader  # reads photos of the calibrated set (`read_as_set`), when it has one
         metadata = read_metadata(session)
         self.names = class_names_of(metadata, f"detector {path}")
         self.imgsz = input_size_of(metadata, session, f"detector {path}")
