@@ -25,7 +25,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = ("scoring", "datafolder", "tileset", "vision", "datasets", "ledger", "appui")
-VISION_TOOLS = frozenset({"train", "export", "evaluate", "evaluate_read", "adapt", "calibrate", "fewshot"})
+VISION_TOOLS = frozenset({"train", "export", "evaluate", "evaluate_read", "adapt", "calibrate", "fewshot",
+                          "finder_tune"})
 VISION_DISPATCH = "vision.__main__"
 TRAIN_EXTRA = frozenset({"torch", "torchvision", "ultralytics", "onnx", "onnxslim"})
 
