@@ -548,3 +548,26 @@ def test_a_crop_passing_one_faces_threshold_gets_every_faces_cosine_and_a_crop_p
     out = head.blend_cosines(probs, cos)
     assert out[0].argmax() == f2 and out[0, f2] > 0.9
     np.testing.assert_allclose(out[1], probs[1], rtol=1e-3)
+
+
+def test_the_photos_that_set_the_thresholds_are_none_of_the_photos_the_promotion_check_reads(tmp_path: Path) -> None:
+    """The head's thresholds come from base train photos (spread over the split), or, without a train split,
+    from the val photos after the checked ones: a check on the photos that set them would pass by
+    construction."""
+    from vision.calibrate import _threshold_photos
+
+    base = tmp_path / "base"
+    for split, count in (("train", 50), ("val", 12)):
+        (base / "images" / split).mkdir(parents=True)
+        for k in range(count):
+            cv2.imwrite(str(base / "images" / split / f"{split}{k:03d}.jpg"), np.zeros((8, 8, 3), np.uint8))
+    (base / "data.yaml").write_text("path: .\ntrain: images/train\nval: images/val\n", encoding="utf-8")
+    val = sorted((base / "images" / "val").glob("*.jpg"))
+    settings = replace(CalibrateSettings(), base_check_images=5, base_crops_images=10)
+    chosen = _threshold_photos(base, val, settings)
+    assert len(chosen) == 10 and all(p.parent.name == "train" for p in chosen)
+    assert chosen[0].name == "train000.jpg" and chosen[1].name == "train005.jpg"  # spread over the split
+    from_val = _threshold_photos(base, val, replace(settings, threshold_split="val"))
+    assert from_val == val[5:12] and not set(from_val) & set(val[:5])
+    (base / "data.yaml").write_text("path: .\nval: images/val\n", encoding="utf-8")
+    assert _threshold_photos(base, val, settings) == val[5:12]  # no train split: the val photos after the check

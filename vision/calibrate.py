@@ -607,6 +607,23 @@ def read_photo(detector: Any, photo: Path, bonus: "tuple[str, ...] | None",
     return picture, read_layout_photo(detector, picture, bonus, LayoutSettings())
 
 
+def _threshold_photos(base_val: Path, base_images: Sequence[Path], settings: CalibrateSettings) -> list[Path]:
+    """The base photos whose crops set the few-shot head's and the table's thresholds: none of the
+    `base_check_images` the promotion check reads (a check on the photos that set the thresholds passes
+    by construction). `threshold_split` train: `base_crops_images` photos spread over the base train
+    split (else the val photos after the checked ones)."""
+    from vision.evaluate import dataset_images
+
+    if settings.threshold_split == "train":
+        try:
+            train = dataset_images(base_val, "train")
+        except Exception:  # a base dataset without a train split
+            train = []
+        if train:
+            return train[:: max(1, len(train) // max(1, settings.base_crops_images))][: settings.base_crops_images]
+    return list(base_images[settings.base_check_images: settings.base_check_images + settings.base_crops_images])
+
+
 def _classifier_source(parent_dir: Path, settings: DetectorSettings) -> Path:
     base = parent_dir / BASE_CLASSIFIER
     return base if base.is_file() else parent_dir / settings.classifier_file
@@ -725,6 +742,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     source = _classifier_source(parent_dir, detector_settings)
     source_embedder = embedder
     checked = base_images[: settings.base_check_images]
+    threshold_images = _threshold_photos(Path(base_val), base_images, settings) if base_images else []
     weights = parent_dir / (Path(detector_settings.classifier_file).stem + ".pt")
     kept, why = method, f"--method {method}"
     if method == "auto":
@@ -745,8 +763,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
         columns = embedder.column_of(train_y)
         prototypes = prototypes_from(train_feats, columns, train_w, len(embedder.names), embedder.members,
                                      settings.clusters, seed)
-        base = base_crops(embedder, parent_dir, base_images[: settings.base_crops_images],
-                          detector_settings) if base_images else None
+        base = base_crops(embedder, parent_dir, threshold_images, detector_settings) if threshold_images else None
         choice = choose_blend(prototypes, embedder.members,
                               (check_probs, check_feats, embedder.column_of(check_y)), base, settings)
         step(0.65, f"{label} few-shot head: scale {choice.scale:g}, threshold margin {choice.margin:g}; "
@@ -758,7 +775,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
             table = prototypes_from(table_feats, np.zeros(len(table_x), np.int64), np.zeros(len(table_x), np.int64),
                                     1, embedder.members, settings.table_clusters, seed)[:, 0]
             head = replace(head, table=table[np.abs(table).sum(axis=1) > 0])
-            labeled_crops = labeled_base_crops(base_images[: settings.base_crops_images],
+            labeled_crops = labeled_base_crops(threshold_images,
                                                int(detector.model_info.classifier_imgsz), detector_settings, seed)[0]
             labeled = embedder(labeled_crops)[1] if len(labeled_crops) else None
             threshold = table_threshold(head, check_feats, labeled, settings.table_margin)

@@ -226,7 +226,12 @@ class CalibrateSettings:
     # a face's threshold (the highest cosine of any crop of another set) plus one of these: never 0, or
     # the crop at the maximum passes it by rounding in the ONNX graph (3 base val tiles did at 0)
     margins: tuple[float, ...] = (0.005, 0.01, 0.02)
-    base_crops_images: int = 40  # base val photos: every crop the runtime cuts from them sets the thresholds
+    # base photos: every crop the runtime cuts from them sets the thresholds; spread over the base train
+    # split, none of the photos the promotion check reads (`vision.calibrate._threshold_photos`). For
+    # gnome-smooth: from the first 40 val photos, 5 of chinese-v4's real val white dragons passed its f1
+    # threshold; from 40 train photos, 5 in val and 25 in test; from 80, none (stop 27)
+    base_crops_images: int = 80
+    threshold_split: str = "train"  # or "val": the val photos after the checked ones
     # the table: tile-sized patches of each copy away from its tiles (`table_patches`), grouped into
     # `table_clusters` prototypes (k-means); a crop nearer them than any face by more than the highest such
     # margin of this set's held-out copies and of the base crops, plus `table_margin`, looks like the table
