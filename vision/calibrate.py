@@ -291,7 +291,7 @@ class BlendChoice:
     margin: float  # added to each face's threshold
     thresholds: "np.ndarray | None"
     check_accuracy: float  # held-out copies of the calibration photo, crop by crop
-    base_crops: int  # base val crops, each read as the classifier alone reads it
+    base_crops: int  # base crops (the threshold photos'), each read as the classifier alone reads it
     classifier_check_accuracy: float  # the held-out copies without the head
 
 
@@ -361,7 +361,7 @@ class _Recorder:
 
 def base_crops(embedder: Embedder, models_dir: Path, images: Sequence[Path], settings: DetectorSettings,
                ) -> "tuple[np.ndarray, np.ndarray] | None":
-    """(probs, features) of every crop the runtime cuts from base val photos (another set's tiles, false
+    """(probs, features) of every crop the runtime cuts from base photos (another set's tiles, false
     boxes included), recorded from the classifier's input while the version in use reads them."""
     from vision.detector import TileDetector
     from vision.settings import with_overrides
@@ -768,7 +768,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                               (check_probs, check_feats, embedder.column_of(check_y)), base, settings)
         step(0.65, f"{label} few-shot head: scale {choice.scale:g}, threshold margin {choice.margin:g}; "
                    f"held-out copies {choice.classifier_check_accuracy:.2%} -> {choice.check_accuracy:.2%} read "
-                   f"right; every one of {choice.base_crops} base val crops read as before")
+                   f"right; every one of {choice.base_crops} base crops read as before")
         head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds)
         if len(table_x) and settings.table_clusters > 0:
             _, table_feats = embedder(table_x)
