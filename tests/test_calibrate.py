@@ -12,6 +12,7 @@ import pytest
 
 from tileset.calibration import calibration_rows
 from tileset.classes import FACE_NAMES
+from vision.models import ClassifierReading
 from vision.registry import Registry
 from vision.settings import CalibrateSettings, DetectorSettings, with_overrides
 
@@ -182,9 +183,9 @@ def test_a_box_on_the_club_s_cloth_is_left_out_of_a_photo_of_the_set_once_the_se
             assert other_set.classifier is not None
             read = other_set.classifier.read
 
-            def unlike_every_face(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-                probs, likeness, table = read(crops)
-                return probs, np.minimum(likeness, -0.05), table
+            def unlike_every_face(crops: np.ndarray) -> ClassifierReading:
+                reading = read(crops)
+                return reading._replace(likeness=np.minimum(reading.likeness, -0.05))
 
             other_set.classifier.read = unlike_every_face  # type: ignore[method-assign]
             assert len(other_set.detect_file(hand)[0]) == 9
@@ -199,11 +200,13 @@ def test_a_photo_of_another_set_is_read_by_the_classifier_the_version_was_calibr
     tmp_path: Path, models: Path
 ) -> None:
     """The head's thresholds hold on the base photos that set them, not on every photo of another set: a
-    photo that is not of the calibrated set (most boxes pass no face's threshold) is read by the version's
-    classifier_base.onnx, exactly as before calibration; a photo of the set by the head."""
+    photo that is not of the calibrated set (most boxes pass no face's threshold) is read as the version's
+    classifier_base.onnx reads it, exactly as before calibration (from the graph's own BASE_OUTPUT, or,
+    in a version baked without it, by classifier_base.onnx run beside it); a photo of the set by the head."""
     import shutil
 
     from vision.detector import TileDetector
+    from vision.fewshot import PROTOTYPES_FILE, FewShotHead, bake
 
     photo = write_photo(tmp_path / "layout.png", layout_boxes())
     version = Registry(models).path_of(run(photo, models).version)
@@ -218,19 +221,24 @@ def test_a_photo_of_another_set_is_read_by_the_classifier_the_version_was_calibr
 
     truth = [name for name, _ in sorted(layout_boxes(), key=lambda t: (t[1][1], t[1][0]))]
     as_before = names(TileDetector.load(plain, NO_READERS))
-    calibrated = TileDetector.load(version, NO_READERS)
-    assert calibrated.classifier is not None and calibrated.classifier.base_reader is not None
-    assert names(calibrated) == truth != as_before
-    read = calibrated.classifier.read
+    older = tmp_path / "older"  # a version calibrated before the graph had BASE_OUTPUT
+    shutil.copytree(version, older)
+    bake(version / "classifier_base.onnx", FewShotHead.load(version / PROTOTYPES_FILE), older / "classifier.onnx")
 
-    def unlike_every_face(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        probs, likeness, table = read(crops)
-        return probs, np.full(len(crops), -0.05, np.float32), table
+    def unlike_every_face(read):  # type: ignore[no-untyped-def]
+        return lambda crops: read(crops)._replace(likeness=np.full(len(crops), -0.05, np.float32))
 
-    calibrated.classifier.read = unlike_every_face  # type: ignore[method-assign]
-    assert names(calibrated) == as_before
+    for folder, in_graph in ((version, True), (older, False)):
+        calibrated = TileDetector.load(folder, NO_READERS)
+        assert calibrated.classifier is not None and calibrated.classifier.reads_as_base
+        assert (calibrated.classifier.base_reader is None) == in_graph  # no second classifier loaded
+        assert names(calibrated) == truth != as_before
+        calibrated.classifier.read = unlike_every_face(calibrated.classifier.read)  # type: ignore[method-assign]
+        assert names(calibrated) == as_before, folder
     head_everywhere = TileDetector.load(version, with_overrides(NO_READERS, ["base_reads_other_sets=false"]))
-    assert head_everywhere.classifier is not None and head_everywhere.classifier.base_reader is None
+    assert head_everywhere.classifier is not None
+    head_everywhere.classifier.read = unlike_every_face(head_everywhere.classifier.read)  # type: ignore[method-assign]
+    assert names(head_everywhere) == truth
 
 
 def test_table_patches_keep_away_from_the_tiles_and_are_tile_sized() -> None:
@@ -393,11 +401,12 @@ def test_the_baked_head_says_how_much_each_crop_looks_like_the_set(tmp_path: Pat
     bake(base, head, tmp_path / "baked.onnx")
     classifier = FaceClassifier(ort.InferenceSession(str(tmp_path / "baked.onnx")), "baked")
     assert classifier.knows_its_set
-    blended, likeness, table_likeness = classifier.read(crops)
+    blended, likeness, table_likeness, base_probs = classifier.read(crops)
     np.testing.assert_allclose(blended, head.blend(probs, feats), atol=1e-5)
     expected = (head.cosines(feats) - head.thresholds[None, :]).max(axis=1)
     np.testing.assert_allclose(likeness, expected, atol=1e-5)
     assert np.isneginf(table_likeness).all(), "no table learned: nothing looks like it"
+    assert base_probs is None and not classifier.reads_as_base
     plain = FaceClassifier(ort.InferenceSession(str(base)), "base")
     assert not plain.knows_its_set and np.isposinf(plain.read(crops)[1]).all()
 
@@ -405,9 +414,11 @@ def test_the_baked_head_says_how_much_each_crop_looks_like_the_set(tmp_path: Pat
     table /= np.linalg.norm(table, axis=1, keepdims=True)
     margins = replace(head, table=table).table_margins(feats)
     with_table = replace(head, table=table, table_threshold=float(np.median(margins)))
-    bake(base, with_table, tmp_path / "with_table.onnx")
-    blended, likeness, table_likeness = FaceClassifier(
-        ort.InferenceSession(str(tmp_path / "with_table.onnx")), "table").read(crops)
+    bake(base, with_table, tmp_path / "with_table.onnx", base_output=True)
+    with_base = FaceClassifier(ort.InferenceSession(str(tmp_path / "with_table.onnx")), "table")
+    blended, likeness, table_likeness, base_probs = with_base.read(crops)
+    assert with_base.reads_as_base
+    np.testing.assert_allclose(base_probs, probs, atol=1e-6)  # the classifier it was baked on, as it reads alone
     np.testing.assert_allclose(blended, head.blend(probs, feats), atol=1e-5)
     np.testing.assert_allclose(likeness, expected, atol=1e-5)
     np.testing.assert_allclose(table_likeness, margins - with_table.table_threshold, atol=1e-5)
@@ -447,11 +458,10 @@ def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_uns
     assert detector.classifier is not None
     read = detector.classifier.read
 
-    def unlike_first(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        probs, _, table = read(crops)
+    def unlike_first(crops: np.ndarray) -> ClassifierReading:
         likeness = np.full(len(crops), -0.5, np.float32)
         likeness[1:1 + like_the_set] = 0.3
-        return probs, likeness, table
+        return read(crops)._replace(likeness=likeness)
 
     monkeypatch.setattr(detector.classifier, "read", unlike_first)
     dets, _ = detector.detect_file(photo)
@@ -508,11 +518,10 @@ def test_a_photo_of_the_set_is_read_by_the_set_classifier_and_another_photo_as_b
         assert detector.classifier is not None
         plain_read = detector.classifier.read
 
-        def set_likeness(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            probs, _, table = plain_read(crops)
+        def set_likeness(crops: np.ndarray) -> ClassifierReading:
             likeness = np.full(len(crops), -0.05, np.float32)  # unlike the set, but not so unlike as to be dropped
             likeness[:like_the_set] = 0.3
-            return probs, likeness, table
+            return plain_read(crops)._replace(likeness=likeness)
 
         monkeypatch.setattr(detector.classifier, "read", set_likeness)
         dets, _ = detector.detect_file(photo)

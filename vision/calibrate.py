@@ -783,7 +783,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
             told = float(np.mean(head.table_margins(table_feats) > threshold))
             step(0.66, f"  the table: {len(head.table)} prototypes of {len(table_x)} patches; a crop nearer them "
                        f"than any face by {threshold:.3f} looks like it ({told:.1%} of the patches)")
-        bake(classifier, head, target)
+        bake(classifier, head, target, base_output=classifier == source)  # the graph reads other sets as before
         return choice, head, target
 
     def judge(folder: Path, base_old: "dict[str, Any] | None") -> Verdict:

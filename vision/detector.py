@@ -120,12 +120,14 @@ class TileDetector:
         if len(crops) == 0:
             return (np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64), np.zeros(0, np.float32),
                     np.zeros(0, bool))
-        probs, likeness, table_likeness = classifier.read(crops)
+        probs, likeness, table_likeness, base_probs = classifier.read(crops)
         table = self._table_like(table_likeness)
         of_the_set = self._of_the_set(likeness[~table])
         head_used = classifier.has_fewshot_head
-        if classifier.base_reader is not None and not of_the_set:
-            probs, head_used = classifier.read_as_base(crops), False  # another set's photo: read as before
+        if base_probs is not None and self.settings.base_reads_other_sets and not of_the_set:
+            probs, head_used = base_probs, False  # another set's photo: read as before, from the same run
+        elif classifier.base_reader is not None and not of_the_set:
+            probs, head_used = classifier.read_as_base(crops), False  # ... by the classifier kept beside it
         elif classifier.set_reader is not None and of_the_set:
             share = self.settings.set_classifier_share
             probs = share * classifier.read_as_set(crops) + (1 - share) * probs

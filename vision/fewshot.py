@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.models import FEWSHOT_METADATA, LIKENESS_OUTPUT, TABLE_OUTPUT
+from vision.models import BASE_OUTPUT, FEWSHOT_METADATA, LIKENESS_OUTPUT, TABLE_OUTPUT
 
 FEATURES_OUTPUT = "features"  # the extra output of `with_features`: (N, members x D), each member's part L2-normalised
 PROTOTYPES_FILE = "prototypes.npz"
@@ -209,10 +209,12 @@ def with_features(classifier_onnx: Path) -> tuple[bytes, int]:
     return model.SerializeToString(), members
 
 
-def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path) -> None:
+def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path, base_output: bool = False) -> None:
     """Write `classifier_onnx` with `head` inside: its first output is the head's blended probabilities,
     under the same name and shape, with the same metadata (class names, input size); its second,
-    LIKENESS_OUTPUT, is the largest margin of a crop's cosines over the faces' thresholds."""
+    LIKENESS_OUTPUT, is the largest margin of a crop's cosines over the faces' thresholds; with the table,
+    TABLE_OUTPUT; with `base_output` (`classifier_onnx` is the classifier the version is calibrated
+    from), BASE_OUTPUT: that classifier's own probabilities, for photos of other sets."""
     onnx = _onnx()
     helper = onnx.helper
     model, members = _add_features(onnx.load(str(classifier_onnx)))
@@ -263,6 +265,10 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path) -> None:
             helper.make_node("Sub", ["fewshot_table_margin", "fewshot_table_threshold"], [TABLE_OUTPUT]),
         ])
         graph.output.append(onnx.helper.make_tensor_value_info(TABLE_OUTPUT, onnx.TensorProto.FLOAT, ["batch"]))
+    if base_output:
+        graph.node.append(helper.make_node("Identity", [original], [BASE_OUTPUT]))
+        graph.output.append(onnx.helper.make_tensor_value_info(BASE_OUTPUT, onnx.TensorProto.FLOAT,
+                                                               ["batch", len(head.prototypes[0])]))
     props = {p.key: p.value for p in model.metadata_props}
     props[FEWSHOT_METADATA] = (f"prototypes of a calibration photo, scale {head.scale:g}, keep {head.keep:g}, "
                             "a threshold per face, the gate per crop"

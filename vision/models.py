@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -128,6 +128,9 @@ FEWSHOT_METADATA = "mcr_fewshot"  # the metadata key a classifier with a few-sho
 # how far a crop's cosine with the table passes its cosine with the nearest face, over the table's
 # threshold; above 0, the crop looks like the table
 TABLE_OUTPUT = "table_likeness"
+# the fourth, where the head was baked on the classifier the version was calibrated from: (N, 42) that
+# classifier's own probabilities, which read a photo of another set as before (no second classifier run)
+BASE_OUTPUT = "base_probs"
 
 
 class FaceClassifier:
@@ -157,6 +160,7 @@ class FaceClassifier:
         outputs = [o.name for o in session.get_outputs()]
         self._likeness_at = outputs.index(LIKENESS_OUTPUT) if LIKENESS_OUTPUT in outputs else None
         self._table_at = outputs.index(TABLE_OUTPUT) if TABLE_OUTPUT in outputs else None
+        self._base_at = outputs.index(BASE_OUTPUT) if BASE_OUTPUT in outputs else None
         if set_reader is not None:
             if not self.knows_its_set:
                 raise ModelLoadError(f"{set_reader.path} reads a calibrated set, but {path} cannot tell a photo of "
@@ -188,10 +192,17 @@ class FaceClassifier:
         """(N, 42) class probabilities, in this model's column order, of (N, imgsz, imgsz, 3) BGR crops."""
         return self.read(crops_bgr)[0]
 
-    def read(self, crops_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    @property
+    def reads_as_base(self) -> bool:
+        """Whether it can read crops as the classifier it was calibrated from: its own BASE_OUTPUT, or
+        that classifier beside it (`base_reader`)."""
+        return self._base_at is not None or self.base_reader is not None
+
+    def read(self, crops_bgr: np.ndarray) -> "ClassifierReading":
         """The probabilities of `probabilities`, each crop's likeness to the calibrated set (LIKENESS_OUTPUT;
-        +inf for a classifier that was not calibrated with a few-shot head) and to the table it was
-        calibrated on (TABLE_OUTPUT; -inf without table prototypes)."""
+        +inf for a classifier that was not calibrated with a few-shot head), to the table it was
+        calibrated on (TABLE_OUTPUT; -inf without table prototypes) and, where the graph has BASE_OUTPUT,
+        the probabilities of the classifier it was calibrated from (None without)."""
         batch = to_network_input(crops_bgr)
         if self._fixed_batch:
             outs = [self.session.run(None, {self._input: b[None]}) for b in batch]
@@ -204,7 +215,15 @@ class FaceClassifier:
                 return np.full(len(probs), absent, np.float32)
             return np.concatenate([np.ravel(o[at]) for o in outs]).astype(np.float32)
 
-        return probs, output(self._likeness_at, np.inf), output(self._table_at, -np.inf)
+        base = None if self._base_at is None else np.concatenate([o[self._base_at] for o in outs])
+        return ClassifierReading(probs, output(self._likeness_at, np.inf), output(self._table_at, -np.inf), base)
+
+
+class ClassifierReading(NamedTuple):
+    probs: np.ndarray  # (N, 42)
+    likeness: np.ndarray  # (N,)
+    table_likeness: np.ndarray  # (N,)
+    base_probs: "np.ndarray | None"  # (N, 42) in the same columns, where the graph has BASE_OUTPUT
 
 
 @dataclass(frozen=True)
@@ -244,7 +263,8 @@ def load_models(models_dir: "str | Path", settings: DetectorSettings) -> "tuple[
     set_reader = (FaceClassifier(open_session(set_path, settings), str(set_path)) if set_path.is_file() else None)
     session = open_session(classifier_path, settings)
     base_path = folder / settings.base_classifier_file
+    in_graph = BASE_OUTPUT in [o.name for o in session.get_outputs()]  # no second classifier to load
     base_reader = (FaceClassifier(open_session(base_path, settings), str(base_path))
-                   if settings.base_reads_other_sets and base_path.is_file() and FEWSHOT_METADATA in read_metadata(session)
-                   else None)
+                   if settings.base_reads_other_sets and not in_graph and base_path.is_file()
+                   and FEWSHOT_METADATA in read_metadata(session) else None)
     return finder, FaceClassifier(session, str(classifier_path), set_reader, base_reader)
