@@ -486,71 +486,39 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
     """Fine-tune `weights` (the version in use's classifier .pt, the largest member of an ensemble) on the
     photo's crops (canonical ids) mixed with labeled base crops, time-boxed, with ultralytics on the CPU;
     export it the way `vision.adapt` does; an ensemble's other members are kept as they were."""
-    import contextlib
-    import logging
-
     from vision.adapt import DEFAULT as ADAPT
     from vision.export import _add_metadata, export_checkpoint, merge_classifiers
-    from vision.train import _ultralytics_environment
+    from vision.train import _ultralytics_environment, train_time_boxed, ultralytics_on_stderr
 
     started = time.monotonic()
     data = work / "crops"
     write_crop_folder(data, names, {"train": (np.concatenate([train[0], base[0]]), np.concatenate([train[1], base[1]])),
                                     "val": check})
     _ultralytics_environment()
-    import torch
     from ultralytics import YOLO
 
-    def threads(_: Any) -> None:  # ultralytics leaves one core of two idle
-        torch.set_num_threads(settings.finetune_threads)
-
-    epochs_done: list[int] = []
-    clock: list[float] = []
-    batches_done: list[int] = []
-
-    def time_box(trainer: Any) -> None:  # a fixed number of epochs, but none that would end past the box
-        spent = time.monotonic() - clock[0]
-        if epochs_done and spent + spent / len(epochs_done) > settings.finetune_seconds:
-            trainer.stop = True
-
-    def hard_stop(trainer: Any) -> None:  # a busy CPU: not even the first epoch runs on past the box
-        batches_done.append(1)
-        if time.monotonic() - clock[0] > settings.finetune_seconds:
-            trainer.stop = True
-
-    handlers = [h for h in logging.getLogger("ultralytics").handlers if isinstance(h, logging.StreamHandler)]
-    streams = [h.setStream(sys.stderr) for h in handlers]  # stdout carries the one JSON line
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            model = YOLO(str(weights))
-            model.add_callback("on_pretrain_routine_end", threads)
-            model.add_callback("on_train_start", threads)
-            model.add_callback("on_train_start", lambda _: clock.append(time.monotonic()))
-            model.add_callback("on_train_epoch_end", lambda trainer: epochs_done.append(trainer.epoch + 1))
-            model.add_callback("on_fit_epoch_end", time_box)  # also called by the final validation: counts nothing
-            model.add_callback("on_train_batch_end", hard_stop)  # ultralytics stops between batches
-            model.train(data=str(data), epochs=settings.finetune_epochs,
-                        imgsz=imgsz, batch=settings.finetune_batch, device="cpu", workers=0, amp=False,
-                        optimizer=ADAPT.optimizer, lr0=settings.finetune_lr0, warmup_epochs=0, seed=seed,
-                        deterministic=True, project=str(work.resolve()), name="finetune", exist_ok=True, plots=False,
-                        patience=settings.finetune_epochs + 1, verbose=False,
-                        fliplr=0.0, erasing=0.1, scale=0.1)  # as vision.adapt: tiles are not mirror-symmetric
-            run = work / "finetune" / "weights"
-            checkpoint = run / "best.pt" if (run / "best.pt").is_file() else run / "last.pt"
-            if not checkpoint.is_file():
-                raise CalibrationError(f"fine-tuning the classifier left no checkpoint in {run}")
-            epochs = len(epochs_done)
-            tuned = export_checkpoint(checkpoint, work / "finetuned_member.onnx", "classifier", dynamic=True)
-            members = ensemble_members(source_onnx)
-            if members > 1:  # the .pt is member 0 (the largest input); the others stay as shipped
-                others = [member_graph(source_onnx, k, work / f"member{k}.onnx") for k in range(1, members)]
-                tuned = merge_classifiers([tuned, *others], work / "finetuned.onnx",
-                                          [str(checkpoint), *(f"{source_onnx.name} member {k}" for k in range(1, members))])
-                _add_metadata(tuned, {key: value for key, value in _metadata(source_onnx).items()
-                                      if key == "mcr_ensemble"})  # the kept members take the input at its size
-    finally:
-        for handler, stream in zip(handlers, streams):
-            handler.setStream(stream)
+    with ultralytics_on_stderr():
+        run_done = train_time_boxed(
+            YOLO(str(weights)), settings.finetune_seconds, settings.finetune_threads,
+            data=str(data), epochs=settings.finetune_epochs,
+            imgsz=imgsz, batch=settings.finetune_batch, device="cpu", workers=0, amp=False,
+            optimizer=ADAPT.optimizer, lr0=settings.finetune_lr0, warmup_epochs=0, seed=seed,
+            deterministic=True, project=str(work.resolve()), name="finetune", exist_ok=True, plots=False,
+            patience=settings.finetune_epochs + 1, verbose=False,
+            fliplr=0.0, erasing=0.1, scale=0.1)  # as vision.adapt: tiles are not mirror-symmetric
+        run = work / "finetune" / "weights"
+        checkpoint = run / "best.pt" if (run / "best.pt").is_file() else run / "last.pt"
+        if not checkpoint.is_file():
+            raise CalibrationError(f"fine-tuning the classifier left no checkpoint in {run}")
+        epochs = run_done.epochs
+        tuned = export_checkpoint(checkpoint, work / "finetuned_member.onnx", "classifier", dynamic=True)
+        members = ensemble_members(source_onnx)
+        if members > 1:  # the .pt is member 0 (the largest input); the others stay as shipped
+            others = [member_graph(source_onnx, k, work / f"member{k}.onnx") for k in range(1, members)]
+            tuned = merge_classifiers([tuned, *others], work / "finetuned.onnx",
+                                      [str(checkpoint), *(f"{source_onnx.name} member {k}" for k in range(1, members))])
+            _add_metadata(tuned, {key: value for key, value in _metadata(source_onnx).items()
+                                  if key == "mcr_ensemble"})  # the kept members take the input at its size
     check_ids = check[1]
     accuracy = []
     for onnx_path in (source_onnx, tuned):
@@ -559,7 +527,7 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
         accuracy.append(float((embedder.to_canonical[probs.argmax(axis=1)] == check_ids).mean()))
     log(f"  fine-tuned {epochs} epoch(s) on {len(train[1])} crops of the photo + {len(base[1])} base crops "
         f"({time.monotonic() - started:.0f} s); held-out copies {accuracy[0]:.2%} -> {accuracy[1]:.2%} read right")
-    return FineTune(tuned, checkpoint, epochs, len(batches_done), len(train[1]), len(base[1]), time.monotonic() - started,
+    return FineTune(tuned, checkpoint, epochs, run_done.batches, len(train[1]), len(base[1]), time.monotonic() - started,
                     accuracy[1], accuracy[0])
 
 
@@ -613,6 +581,7 @@ def _threshold_photos(base_val: Path, base_images: Sequence[Path], settings: Cal
     by construction). `threshold_split` train: `base_crops_images` photos spread over the base train
     split (else the val photos after the checked ones)."""
     from vision.evaluate import dataset_images
+    from vision.train import spread
 
     if settings.threshold_split == "train":
         try:
@@ -620,7 +589,7 @@ def _threshold_photos(base_val: Path, base_images: Sequence[Path], settings: Cal
         except Exception:  # a base dataset without a train split
             train = []
         if train:
-            return train[:: max(1, len(train) // max(1, settings.base_crops_images))][: settings.base_crops_images]
+            return spread(train, settings.base_crops_images)
     return list(base_images[settings.base_check_images: settings.base_check_images + settings.base_crops_images])
 
 
@@ -821,8 +790,9 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                     base_train = dataset_images(Path(base_val), "train")  # type: ignore[arg-type]
                 except Exception as error:  # a base dataset without a train split: the photo's crops alone
                     issues.append(f"no base train photos to mix into the fine-tune: {error}")
-            base_train = base_train[:: max(1, len(base_train) // max(1, settings.finetune_base_images))]
-            base_train = base_train[: settings.finetune_base_images]
+            from vision.train import spread
+
+            base_train = spread(base_train, settings.finetune_base_images)
             imgsz = int(detector.model_info.classifier_imgsz)
             labeled = labeled_base_crops(base_train, imgsz, detector_settings, seed)
             step(0.5, f"[calibrate 3/5] fine-tuning {weights.name} on {len(train_x)} crops of the photo(s) + "
@@ -933,6 +903,7 @@ def _finder_step(work: Path, parent_dir: Path, detector: Any, pictures: Sequence
     what was done, for the card."""
     from vision.evaluate import dataset_images
     from vision.finder_tune import FinderTuneError, LaidPhoto, tune_finder_for
+    from vision.train import spread
 
     weights = parent_dir / (Path(detector.settings.detector_file).stem + ".pt")
     why_not = None
@@ -949,7 +920,7 @@ def _finder_step(work: Path, parent_dir: Path, detector: Any, pictures: Sequence
             base_train = dataset_images(Path(base_val), "train")
         except Exception as error:  # a base dataset without a train split: the photos' copies alone
             issues.append(f"no base train photos to mix into the finder's fine-tune: {error}")
-    base_train = base_train[:: max(1, len(base_train) // max(1, settings.finder_base_images))][: settings.finder_base_images]
+    base_train = spread(base_train, settings.finder_base_images)
     laid = [LaidPhoto(picture,
                       np.array([t.xyxy for t in r.tiles if t.expected != BACK], np.float32).reshape(-1, 4),
                       np.array([t.xyxy for t in r.tiles if t.expected == BACK], np.float32).reshape(-1, 4))
@@ -958,7 +929,7 @@ def _finder_step(work: Path, parent_dir: Path, detector: Any, pictures: Sequence
                f"fine-tuning {weights.name} on {settings.finder_copies} copies of each photo + {len(base_train)} "
                f"base photos + {settings.finder_negatives} bare tables (time box {settings.finder_seconds:.0f} s)")
     try:
-        outcome = tune_finder_for(work, parent_dir, detector, laid, missed, base_train, checked, base_old, settings,
+        outcome = tune_finder_for(work, weights, detector, laid, missed, base_train, checked, base_old, settings,
                                   seed, lambda line: step(0.76, line))
     except FinderTuneError as error:
         issues.append(f"the finder's fine-tune failed: {error}")

@@ -8,16 +8,13 @@ with labeled base photos (other sets, other tables) and bare tables of the train
 negatives), backbone frozen and BatchNorm statistics kept (on a CPU with a batch of 8 they drift and
 cost precision everywhere, model card, "Tables the finder has not met"), time-boxed. The new finder is
 kept only when it finds more of held-out copies' tiles with no more false boxes there and no lower
-precision on the base val photos (`judge_finder`).
+precision on the base val photos (`finder_is_better`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import random
 import shutil
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -131,7 +128,7 @@ def finetune_finder(work: Path, weights: Path, data_yaml: Path, imgsz: int, sett
     the backbone frozen (`finder_freeze` layers), every BatchNorm layer kept in eval mode, no mosaic, a
     fixed number of epochs none of which would end past `finder_seconds`; exported to ONNX."""
     from vision.export import export_checkpoint
-    from vision.train import _ultralytics_environment
+    from vision.train import _ultralytics_environment, train_time_boxed, ultralytics_on_stderr
 
     if not weights.is_file():
         raise FinderTuneError(f"no finder weights at {weights}")
@@ -140,56 +137,29 @@ def finetune_finder(work: Path, weights: Path, data_yaml: Path, imgsz: int, sett
     import torch
     from ultralytics import YOLO
 
-    clock: list[float] = []
-    epochs_done: list[int] = []
-    batches: list[int] = []
-
-    def threads(_: Any) -> None:  # ultralytics leaves one core of two idle
-        torch.set_num_threads(settings.finetune_threads)
-
     def keep_batchnorm(trainer: Any) -> None:
         for module in trainer.model.modules():
             if isinstance(module, torch.nn.BatchNorm2d):
                 module.eval()
 
-    def time_box(trainer: Any) -> None:
-        spent = time.monotonic() - clock[0]
-        if epochs_done and spent + spent / len(epochs_done) > settings.finder_seconds:
-            trainer.stop = True
-
-    def hard_stop(trainer: Any) -> None:
-        batches.append(1)
-        if time.monotonic() - clock[0] > settings.finder_seconds:
-            trainer.stop = True
-
-    handlers = [h for h in logging.getLogger("ultralytics").handlers if isinstance(h, logging.StreamHandler)]
-    streams = [h.setStream(sys.stderr) for h in handlers]  # stdout carries the one JSON line
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            model = YOLO(str(weights))
-            model.add_callback("on_pretrain_routine_end", threads)
-            model.add_callback("on_train_start", threads)
-            model.add_callback("on_train_start", lambda _: clock.append(time.monotonic()))
-            model.add_callback("on_train_batch_start", keep_batchnorm)
-            model.add_callback("on_train_epoch_end", lambda trainer: epochs_done.append(trainer.epoch + 1))
-            model.add_callback("on_fit_epoch_end", time_box)
-            model.add_callback("on_train_batch_end", hard_stop)
-            model.train(data=str(data_yaml), epochs=settings.finder_epochs, imgsz=imgsz, batch=settings.finder_batch,
-                        device="cpu", workers=0, amp=False, optimizer="SGD", lr0=settings.finder_lr0, warmup_epochs=0,
-                        freeze=settings.finder_freeze, mosaic=0.0, close_mosaic=0, degrees=5.0, seed=seed,
-                        deterministic=True, project=str(work.resolve()), name="finder", exist_ok=True, plots=False,
-                        val=False, patience=settings.finder_epochs + 1, verbose=False)
-            run = work / "finder" / "weights"
-            checkpoint = run / "last.pt"  # no validation each epoch: the last one is the one
-            if not checkpoint.is_file():
-                raise FinderTuneError(f"fine-tuning the finder left no checkpoint in {run}")
-            onnx = export_checkpoint(checkpoint, work / "finder.onnx", "detector", dynamic=False)
-    finally:
-        for handler, stream in zip(handlers, streams):
-            handler.setStream(stream)
+    with ultralytics_on_stderr():
+        model = YOLO(str(weights))
+        model.add_callback("on_train_batch_start", keep_batchnorm)
+        run_done = train_time_boxed(
+            model, settings.finder_seconds, settings.finetune_threads,
+            data=str(data_yaml), epochs=settings.finder_epochs, imgsz=imgsz, batch=settings.finder_batch,
+            device="cpu", workers=0, amp=False, optimizer="SGD", lr0=settings.finder_lr0, warmup_epochs=0,
+            freeze=settings.finder_freeze, mosaic=0.0, close_mosaic=0, degrees=5.0, seed=seed,
+            deterministic=True, project=str(work.resolve()), name="finder", exist_ok=True, plots=False,
+            val=False, patience=settings.finder_epochs + 1, verbose=False)
+        run = work / "finder" / "weights"
+        checkpoint = run / "last.pt"  # no validation each epoch: the last one is the one
+        if not checkpoint.is_file():
+            raise FinderTuneError(f"fine-tuning the finder left no checkpoint in {run}")
+        onnx = export_checkpoint(checkpoint, work / "finder.onnx", "detector", dynamic=False)
     seconds = time.monotonic() - started
-    log(f"  finder fine-tuned {len(epochs_done)} epoch(s), {len(batches)} batches ({seconds:.0f} s)")
-    return FinderTune(onnx, len(epochs_done), len(batches), seconds, copies, base_photos, negatives)
+    log(f"  finder fine-tuned {run_done.epochs} epoch(s), {run_done.batches} batches ({seconds:.0f} s)")
+    return FinderTune(onnx, run_done.epochs, run_done.batches, seconds, copies, base_photos, negatives)
 
 
 @dataclass(frozen=True)
@@ -242,14 +212,8 @@ def finder_is_better(old: FinderCheck, new: FinderCheck, base_old: "dict[str, An
 def missed_by_finder(detector: Any, picture: np.ndarray, tiles: np.ndarray, match_iou: float = 0.5) -> int:
     """How many of a calibration photo's `tiles` (boxes) the finder boxes nowhere at its threshold: found
     only among its unsure boxes, or placed by a person."""
-    from vision.boxes import box_iou
-
-    boxes, _, _ = detector.find_tiles(picture)
-    if not len(tiles):
-        return 0
-    if not len(boxes):
-        return len(tiles)
-    return int((box_iou(tiles, boxes).max(axis=1) < match_iou).sum())
+    check = check_finder(detector, [(picture, tiles, np.zeros((0, 4), np.float32))], match_iou)
+    return check.tiles - check.found
 
 
 @dataclass(frozen=True)
@@ -261,17 +225,16 @@ class FinderOutcome:
     card: dict[str, Any]
 
 
-def tune_finder_for(work: Path, parent_dir: Path, detector: Any, photos: Sequence[LaidPhoto], missed: int,
+def tune_finder_for(work: Path, weights: Path, detector: Any, photos: Sequence[LaidPhoto], missed: int,
                     base_train: Sequence[Path], checked: Sequence[Path], base_old: "dict[str, Any] | None",
                     settings: CalibrateSettings, seed: int, log: Callable[[str], None]) -> FinderOutcome:
-    """The finder fine-tuned on `photos` (`finetune_finder`) and judged against the version in use's finder
+    """The finder's `weights` fine-tuned on `photos` (`finetune_finder`) and judged against the version in use's finder
     (`finder_is_better`) on held-out copies and the base val photos `checked` (`base_old`: the version in
     use's figures on them)."""
     from datasets.tables import TRAIN_FAMILIES, render_empty, table_source
     from vision.evaluate import evaluate, label_path_for
 
     started = time.monotonic()
-    weights = parent_dir / (Path(detector.settings.detector_file).stem + ".pt")
     rng = random.Random(seed + 2)  # its own draws: the classifier's crops are cut as without it
     train = copies_of(photos, settings.finder_copies, rng, settings)
     check = copies_of(photos, settings.finder_check_copies, rng, settings)

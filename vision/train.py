@@ -15,6 +15,7 @@ and continues from `last.pt` with `--resume`.  `--device cpu`, `0` or `0,1`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -25,7 +26,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import cv2
 import numpy as np
@@ -298,6 +299,65 @@ def _ultralytics_environment() -> None:
                 if Path(candidate).is_file():
                     shutil.copy(candidate, target)
                     break
+
+
+@contextlib.contextmanager
+def ultralytics_on_stderr() -> Iterator[None]:
+    """ultralytics' printing and logging go to stderr while inside: stdout carries a command's one JSON line."""
+    import logging
+
+    handlers = [h for h in logging.getLogger("ultralytics").handlers if isinstance(h, logging.StreamHandler)]
+    streams = [h.setStream(sys.stderr) for h in handlers]
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        for handler, stream in zip(handlers, streams):
+            handler.setStream(stream)
+
+
+@dataclass(frozen=True)
+class TimeBoxedRun:
+    epochs: int
+    batches: int  # training steps run (a busy CPU ends the epoch running at the time box)
+
+
+def train_time_boxed(model: Any, seconds: float, threads: int, **train_args: Any) -> TimeBoxedRun:
+    """`model.train(**train_args)` (an ultralytics YOLO) on `threads` torch threads (ultralytics leaves one
+    core of two idle), for its epochs, but none that would end past `seconds` from the start of training,
+    and on a busy CPU not even the epoch running then (ultralytics stops between batches)."""
+    import torch
+
+    epochs_done: list[int] = []
+    clock: list[float] = []
+    batches_done: list[int] = []
+
+    def use_threads(_: Any) -> None:
+        torch.set_num_threads(threads)
+
+    def time_box(trainer: Any) -> None:  # also called by the final validation: counts nothing
+        spent = time.monotonic() - clock[0]
+        if epochs_done and spent + spent / len(epochs_done) > seconds:
+            trainer.stop = True
+
+    def hard_stop(trainer: Any) -> None:
+        batches_done.append(1)
+        if time.monotonic() - clock[0] > seconds:
+            trainer.stop = True
+
+    model.add_callback("on_pretrain_routine_end", use_threads)
+    model.add_callback("on_train_start", use_threads)
+    model.add_callback("on_train_start", lambda _: clock.append(time.monotonic()))
+    model.add_callback("on_train_epoch_end", lambda trainer: epochs_done.append(trainer.epoch + 1))
+    model.add_callback("on_fit_epoch_end", time_box)
+    model.add_callback("on_train_batch_end", hard_stop)
+    model.train(**train_args)
+    return TimeBoxedRun(len(epochs_done), len(batches_done))
+
+
+def spread(items: "list[Path]", count: int) -> "list[Path]":
+    """At most `count` of `items`, evenly spread over them (every k-th from the first)."""
+    return items[:: max(1, len(items) // max(1, count))][:count]
 
 
 def _share_tensors_through_files_if_shm_is_small(min_free_bytes: int = 2 << 30) -> None:
