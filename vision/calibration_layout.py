@@ -194,14 +194,12 @@ def unsure_boxes(detector: Any, picture: np.ndarray, found: Detections, settings
     """The finder's boxes of `picture` down to `calibration_unsure_conf` (below the detector's threshold)
     that overlap none of `found` by a third: tiles of a set the finder scores low on a busy table, and
     more boxes on the table."""
-    from dataclasses import replace as replaced
-
     from vision.boxes import box_iou
 
     if (settings.calibration_unsure <= 0 or not hasattr(detector, "with_settings")  # one that cannot lower it
             or settings.calibration_unsure_conf >= detector.settings.conf_threshold):
         return Detections.empty()
-    low = detector.with_settings(replaced(detector.settings, conf_threshold=settings.calibration_unsure_conf))
+    low = detector.with_settings(replace(detector.settings, conf_threshold=settings.calibration_unsure_conf))
     more = low.detect(picture)
     if len(found) and len(more):
         more = more[box_iou(more.xyxy, found.xyxy).max(axis=1) < 1 / 3]
