@@ -172,6 +172,46 @@ def test_a_tile_missing_from_the_table_is_not_filled_by_a_box_on_the_cloth():
     assert any("row 3" in p and "place 6 (6s) missing" in p for p in reading.problems), reading.problems
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_more_false_boxes_than_the_old_eight_are_left_out_one_by_one(seed):
+    """A checked cloth: eleven unsure white squares around the layout, some in rows of their own and two
+    at the ends of rows 1 and 2. Each left out leaves one misfit less; a tile of the layout never does."""
+    names, boxes = planned(seed)
+    w, h = np.median(boxes[:, 2] - boxes[:, 0]), np.median(boxes[:, 3] - boxes[:, 1])
+    x0, y0, y1 = boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 3].max()
+    row_1, row_2 = boxes[[names.index("9m")]], boxes[[names.index("9p")]]
+    cloth = np.concatenate([
+        [[x0 + k * 1.1 * w, y0 - 2.5 * h, x0 + k * 1.1 * w + w, y0 - 1.5 * h] for k in range(4)],
+        [[x0 + k * 1.1 * w, y1 + 1.5 * h, x0 + k * 1.1 * w + w, y1 + 2.5 * h] for k in range(5)],
+        row_1 + [1.5 * w, 0, 1.5 * w, 0], row_2 + [1.5 * w, 0, 1.5 * w, 0]]).astype(np.float32)
+    dets = Detections.from_lists(np.concatenate([boxes, cloth]), [0.9] * len(names) + [0.05 + 0.01 * k for k in range(11)],
+                                 [CLASS_ID[n] for n in names] + [CLASS_ID["P"]] * 11)
+    reading = read_layout(dets)
+    assert reading.ok, reading.problems
+    assert len(reading.tiles) == 42 and reading.read_accuracy == 1.0
+    placed = {tuple(np.round(t.xyxy, 1)) for t in reading.tiles}
+    assert not any(tuple(np.round(box, 1)) in placed for box in cloth)
+
+
+def test_a_false_box_is_left_out_and_a_tile_the_finder_scored_low_added_in_one_reading():
+    """A false box at the start of row 2 and the white dragon found only among the unsure boxes: neither
+    leaving out nor adding alone fits the layout; both, one after the other, do."""
+    names, boxes = planned(7)
+    w = float(np.median(boxes[:, 2] - boxes[:, 0]))
+    p_at = names.index("P")
+    sure = [i for i in range(len(names)) if i != p_at]
+    false_box = boxes[[names.index("1p")]] - [1.5 * w, 0, 1.5 * w, 0]
+    found = Detections.from_lists(np.concatenate([boxes[sure], false_box]), [0.9] * len(sure) + [0.2],
+                                  [CLASS_ID[names[i]] for i in sure] + [CLASS_ID["P"]])
+    unsure = Detections.from_lists(boxes[[p_at]], [0.1], [CLASS_ID["P"]])
+    assert not read_layout(found).ok
+    reading = read_layout(found, unsure=unsure)
+    assert reading.ok, reading.problems
+    assert reading.read_accuracy == 1.0
+    assert {t.expected: t.xyxy for t in reading.tiles}["P"] == tuple(float(v) for v in boxes[p_at])
+    assert tuple(float(v) for v in false_box[0]) not in {t.xyxy for t in reading.tiles}
+
+
 def test_a_calibration_photo_is_read_again_with_the_unsure_boxes_only_when_it_does_not_fit():
     """`read_layout_photo` asks the detector for its boxes below the threshold (the same models under a
     lower `conf_threshold`) only when the sure boxes do not show the layout, and keeps those that lie on

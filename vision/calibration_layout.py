@@ -41,6 +41,9 @@ class LaidTile:
 class LayoutReading:
     tiles: tuple[LaidTile, ...]
     problems: tuple[str, ...]
+    # boxes given no place plus places given no box: how far a reading is from fitting, which each box
+    # left out or added must lower (`_fitted`)
+    misfits: int = 0
 
     @property
     def ok(self) -> bool:
@@ -117,11 +120,11 @@ def read_layout(dets: Detections, bonus: "tuple[str, ...] | None" = None,
 
     `bonus`: row 5 as `tileset.calibration.parse_bonus` gives it (None: all eight flowers and seasons,
     or no row 5 at all). Row 4 may end with one back. Read with every box first, then, while the layout
-    does not fit, without the least sure one, two, ... (`LayoutSettings.calibration_doubtful`), in the
-    full layout only: leaving out boxes never turns a set's flowers row into no row 5 (with `bonus` None,
-    a flowers row whose tiles were all read unsurely would otherwise go). Then with boxes of `unsure`
-    (the finder's boxes below its threshold that lie on none of `dets`, `unsure_boxes`) added one by one
-    while each leaves fewer problems. When none fits, the problems of the reading with every box.
+    does not fit, with boxes left out and added one at a time (`_fitted`): left out, the least sure ones
+    (`LayoutSettings.calibration_doubtful`), in the full layout only (leaving out boxes never turns a
+    set's flowers row into no row 5: with `bonus` None, a flowers row whose tiles were all read unsurely
+    would otherwise go); added, boxes of `unsure` (the finder's boxes below its threshold that lie on
+    none of `dets`, `unsure_boxes`). When none fits, the problems of the reading with every box.
     """
     from vision.layout import merge_duplicates
 
@@ -131,18 +134,7 @@ def read_layout(dets: Detections, bonus: "tuple[str, ...] | None" = None,
     every_box = _read_rows(dets, bonus, settings)
     if every_box.ok:
         return every_box
-    order = np.argsort(dets.confidence, kind="stable")
-    doubtful = [int(i) for i in order[: settings.calibration_doubtful] if dets.confidence[i] < settings.calibration_doubt]
-    for count in range(1, len(doubtful) + 1):
-        reading = _read_rows(dets[np.setdiff1d(np.arange(len(dets)), doubtful[:count])], bonus, settings,
-                             short=False)
-        if reading.ok:
-            return reading
-    if unsure is not None and len(unsure):
-        completed = _with_unsure(dets, unsure, bonus, settings, len(every_box.problems))
-        if completed is not None:
-            return completed
-    return every_box
+    return _fitted(dets, Detections.empty() if unsure is None else unsure, bonus, settings, every_box) or every_box
 
 
 def _joined(a: Detections, b: Detections) -> Detections:
@@ -151,26 +143,35 @@ def _joined(a: Detections, b: Detections) -> Detections:
                       np.concatenate([np.asarray(a.runner_up), np.asarray(b.runner_up)]), a.unlike_set)
 
 
-def _with_unsure(dets: Detections, unsure: Detections, bonus: "tuple[str, ...] | None", settings: LayoutSettings,
-                 problems: int) -> "LayoutReading | None":
-    """The reading with the surest `calibration_unsure` boxes of `unsure` added greedily, each only while it
-    leaves fewer problems (a tile the finder scored low fills its place; a box on the table adds an extra
-    tile); None unless every tile then has its place."""
+def _fitted(dets: Detections, unsure: Detections, bonus: "tuple[str, ...] | None", settings: LayoutSettings,
+            every_box: LayoutReading) -> "LayoutReading | None":
+    """A reading that fits, reached one box at a time from the reading with every box: at each step, of
+    leaving out one more doubtful box (the `calibration_doubtful` least sure, each below
+    `calibration_doubt`) and adding one more unsure box (the surest `calibration_unsure`), the first that
+    leaves the fewest misfits, when fewer than before; the least sure boxes are tried first, then the
+    surest unsure ones. A false box on the cloth has no place (one misfit less when left out) and a tile
+    the finder scored low fills an empty place; an added box must leave its row stepping evenly
+    (`_evenly_spaced`). None when no step helps before every tile has its place."""
+    order = np.argsort(dets.confidence, kind="stable")
+    doubtful = [int(i) for i in order[: settings.calibration_doubtful] if dets.confidence[i] < settings.calibration_doubt]
     candidates = unsure[np.argsort(-unsure.confidence, kind="stable")[: settings.calibration_unsure]]
-    taken: list[int] = []
-    improved = True
-    while improved and problems:
-        improved = False
-        for k in range(len(candidates)):
-            if k in taken:
-                continue
-            trial = _read_rows(_joined(dets, candidates[taken + [k]]), bonus, settings)
-            if len(trial.problems) < problems and _evenly_spaced(trial, candidates.xyxy[taken + [k]]):
-                taken, problems, improved = taken + [k], len(trial.problems), True
-    if not taken:
-        return None
-    reading = _read_rows(_joined(dets, candidates[taken]), bonus, settings)
-    return reading if reading.ok else None
+    left_out: list[int] = []
+    added: list[int] = []
+    current = every_box
+    while not current.ok:
+        best: "tuple[LayoutReading, list[int], list[int]] | None" = None
+        moves = [(left_out + [i], added) for i in doubtful if i not in left_out]
+        moves += [(left_out, added + [k]) for k in range(len(candidates)) if k not in added]
+        for out, more in moves:
+            kept = dets[np.setdiff1d(np.arange(len(dets)), out)]
+            trial = _read_rows(_joined(kept, candidates[more]) if more else kept, bonus, settings, short=not out)
+            if trial.misfits < (best[0] if best else current).misfits and (
+                    more is added or _evenly_spaced(trial, candidates.xyxy[more])):
+                best = (trial, out, more)
+        if best is None:
+            return None
+        current, left_out, added = best
+    return current
 
 
 def _evenly_spaced(reading: LayoutReading, added: np.ndarray, spread: float = 1.5) -> bool:
@@ -241,6 +242,8 @@ def _named(dets: Detections, found: "list[list[TileObs]]", expected: list[tuple[
         pairs = _align_rows([[t.name for t in row] for row in found], expected)
     paired_found = {i for i, _ in pairs}
     paired_expected = {j for _, j in pairs}
+    misfits = (sum(len(names) for j, names in enumerate(expected) if j not in paired_expected)
+               + sum(len(row) for i, row in enumerate(found) if i not in paired_found))
     for j, names in enumerate(expected):
         if j not in paired_expected:
             problems.append(f"{_row_title(j + 1)} missing: {' '.join(names)} not found as a row")
@@ -264,6 +267,7 @@ def _named(dets: Detections, found: "list[list[TileObs]]", expected: list[tuple[
             placed = _places_by_gaps(row, read, names_expected) or _align_places(read, names_expected)
             got = {p for _, p in placed}
             used = {k for k, _ in placed}
+            misfits += len(names_expected) - len(got) + len(row) - len(used)
             for place, name in enumerate(names_expected, start=1):
                 if place - 1 not in got:
                     problems.append(f"{_row_title(number)} has {len(row)} tiles, {len(names_expected)} expected: "
@@ -277,7 +281,7 @@ def _named(dets: Detections, found: "list[list[TileObs]]", expected: list[tuple[
         for place, (tile, name) in enumerate(zip(row, names_expected), start=1):
             x0, y0, x1, y1 = (float(v) for v in dets.xyxy[tile.index])
             tiles.append(LaidTile(number, place, name, tile.name, float(tile.conf), (x0, y0, x1, y1)))
-    return LayoutReading(tuple(tiles), tuple(problems))
+    return LayoutReading(tuple(tiles), tuple(problems), misfits)
 
 
 # ---------------------------------------------------------------- one of each, in no order

@@ -177,14 +177,15 @@ class LayoutSettings:
     max_apart_tiles: int = 8
     set_inner_gap: float = 0.45  # tile widths: a gap this wide inside a set (cut by the set rules) is reported
     # A calibration photo (`vision.calibration_layout`) is read with every box, then, while that does not
-    # show the layout, without its least sure box, its two least sure, ... up to this many, all read with
-    # less confidence than `calibration_doubt`: a false box on a paper or a patterned table beside the
-    # layout can pull two rows into one or end a row. Only a reading that places every tile is taken so.
-    calibration_doubtful: int = 8
+    # show the layout, with boxes left out and added one at a time, each step the one that leaves the
+    # fewest misfits (boxes with no place, places with no box): left out may be the `calibration_doubtful`
+    # least sure boxes read with less confidence than `calibration_doubt` (a false box on a paper or a
+    # patterned table beside the layout can pull two rows into one or end a row; a checked cloth gave 11);
+    calibration_doubtful: int = 16
     calibration_doubt: float = 0.9
-    # ... and when no reading fits for want of tiles, the finder's boxes down to `calibration_unsure_conf`
-    # that lie on no box found (a tile of the set on a busy cloth can score 0.02), the surest
-    # `calibration_unsure` of them, each added while it leaves fewer problems; taken only when all fit.
+    # ... added, the finder's boxes down to `calibration_unsure_conf` that lie on no box found (a tile of
+    # the set on a busy cloth can score 0.02), the surest `calibration_unsure` of them. Only a reading
+    # that places every tile is taken.
     calibration_unsure_conf: float = 0.01
     calibration_unsure: int = 16
 
