@@ -160,13 +160,13 @@ def _fitted(dets: Detections, unsure: Detections, bonus: "tuple[str, ...] | None
     current = every_box
     while not current.ok:
         best: "tuple[LayoutReading, list[int], list[int]] | None" = None
-        moves = [(left_out + [i], added) for i in doubtful if i not in left_out]
-        moves += [(left_out, added + [k]) for k in range(len(candidates)) if k not in added]
-        for out, more in moves:
+        moves = [(left_out + [i], added, False) for i in doubtful if i not in left_out]
+        moves += [(left_out, added + [k], True) for k in range(len(candidates)) if k not in added]
+        for out, more, adds in moves:
             kept = dets[np.setdiff1d(np.arange(len(dets)), out)]
             trial = _read_rows(_joined(kept, candidates[more]) if more else kept, bonus, settings, short=not out)
             if trial.misfits < (best[0] if best else current).misfits and (
-                    more is added or _evenly_spaced(trial, candidates.xyxy[more])):
+                    not adds or _evenly_spaced(trial, candidates.xyxy[more])):
                 best = (trial, out, more)
         if best is None:
             return None
