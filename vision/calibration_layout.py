@@ -154,7 +154,8 @@ def _fitted(dets: Detections, unsure: Detections, bonus: "tuple[str, ...] | None
     (`_evenly_spaced`). None when no step helps before every tile has its place."""
     order = np.argsort(dets.confidence, kind="stable")
     doubtful = [int(i) for i in order[: settings.calibration_doubtful] if dets.confidence[i] < settings.calibration_doubt]
-    candidates = unsure[np.argsort(-unsure.confidence, kind="stable")[: settings.calibration_unsure]]
+    candidates = _tile_sized(unsure, dets, settings.calibration_unsure_size)
+    candidates = candidates[np.argsort(-candidates.confidence, kind="stable")[: settings.calibration_unsure]]
     left_out: list[int] = []
     added: list[int] = []
     current = every_box
@@ -172,6 +173,18 @@ def _fitted(dets: Detections, unsure: Detections, bonus: "tuple[str, ...] | None
             return None
         current, left_out, added = best
     return current
+
+
+def _tile_sized(boxes: Detections, tiles: Detections, factor: float) -> Detections:
+    """`boxes` as wide and as tall as the median of `tiles` within `factor` either way: a layout's tiles
+    are all one size, and a box over two tiles or on a pattern of the cloth is not."""
+    if not len(boxes) or not len(tiles):
+        return boxes
+    sizes = np.stack([boxes.xyxy[:, 2] - boxes.xyxy[:, 0], boxes.xyxy[:, 3] - boxes.xyxy[:, 1]], axis=1)
+    median = np.median(np.stack([tiles.xyxy[:, 2] - tiles.xyxy[:, 0], tiles.xyxy[:, 3] - tiles.xyxy[:, 1]], axis=1),
+                       axis=0)
+    ratio = sizes / np.maximum(median, 1e-6)
+    return boxes[np.all((ratio <= factor) & (ratio >= 1 / factor), axis=1)]
 
 
 def _evenly_spaced(reading: LayoutReading, added: np.ndarray, spread: float = 1.5) -> bool:
@@ -194,13 +207,17 @@ def _evenly_spaced(reading: LayoutReading, added: np.ndarray, spread: float = 1.
 def unsure_boxes(detector: Any, picture: np.ndarray, found: Detections, settings: LayoutSettings) -> Detections:
     """The finder's boxes of `picture` down to `calibration_unsure_conf` (below the detector's threshold)
     that overlap none of `found` by a third: tiles of a set the finder scores low on a busy table, and
-    more boxes on the table."""
+    more boxes on the table. Named by the classifier alone: on a busy cloth there are hundreds, and the
+    second readings (captions, numerals) of every unsure one took 10-23 s a photo."""
     from vision.boxes import box_iou
 
     if (settings.calibration_unsure <= 0 or not hasattr(detector, "with_settings")  # one that cannot lower it
             or settings.calibration_unsure_conf >= detector.settings.conf_threshold):
         return Detections.empty()
-    low = detector.with_settings(replace(detector.settings, conf_threshold=settings.calibration_unsure_conf))
+    s = detector.settings
+    low = detector.with_settings(replace(s, conf_threshold=settings.calibration_unsure_conf,
+                                         flowers=replace(s.flowers, enabled=False),
+                                         ranks=replace(s.ranks, enabled=False)))
     more = low.detect(picture)
     if len(found) and len(more):
         more = more[box_iou(more.xyxy, found.xyxy).max(axis=1) < 1 / 3]

@@ -184,10 +184,12 @@ class LayoutSettings:
     calibration_doubtful: int = 16
     calibration_doubt: float = 0.9
     # ... added, the finder's boxes down to `calibration_unsure_conf` that lie on no box found (a tile of
-    # the set on a busy cloth can score 0.02), the surest `calibration_unsure` of them. Only a reading
-    # that places every tile is taken.
+    # the set on a busy cloth can score 0.02), the surest `calibration_unsure` of them as wide and as tall
+    # as the boxes found within `calibration_unsure_size` either way (a box over two tiles would end a row
+    # in the wrong place). Only a reading that places every tile is taken.
     calibration_unsure_conf: float = 0.01
     calibration_unsure: int = 16
+    calibration_unsure_size: float = 1.4
 
 
 @dataclass(frozen=True)
