@@ -41,7 +41,7 @@ def named_right(reading: LayoutReading, photo: Path, width: int, height: int) ->
     right = 0
     for k, tile in enumerate(reading.tiles):
         j = int(iou[k].argmax()) if iou.shape[1] else -1
-        right += j >= 0 and iou[k, j] >= 0.5 and CLASS_NAMES[truth.class_id[j]] == tile.expected
+        right += bool(j >= 0 and iou[k, j] >= 0.5 and CLASS_NAMES[truth.class_id[j]] == tile.expected)
     return right, len(reading.tiles)
 
 

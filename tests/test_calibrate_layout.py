@@ -269,6 +269,25 @@ def test_an_unsure_box_the_size_of_two_tiles_never_takes_a_place():
     assert by_place[(5, 8)] == tuple(float(v) for v in s4)
 
 
+def test_of_two_boxes_that_would_fit_a_row_the_one_its_reads_call_extra_is_left_out():
+    """Row 1 holds a second box on 8m (NMS kept both) and the 5m, misread as 9m, is the least sure box of
+    the row. Leaving out either fits the row; leaving out the 5m would name 6m, 7m, 8m one place off."""
+    names, boxes = planned(2)
+    five, eight = names.index("5m"), names.index("8m")
+    h = boxes[eight, 3] - boxes[eight, 1]
+    second = boxes[[eight]] + np.array([0, 0.25 * h, 0, 0.25 * h], np.float32)
+    confidence = [0.9] * len(names)
+    confidence[five] = 0.43
+    read = [CLASS_ID[n] for n in names]
+    read[five] = CLASS_ID["9m"]
+    reading = read_layout(Detections.from_lists(np.concatenate([boxes, second]), confidence + [0.54],
+                                                read + [CLASS_ID["8m"]]))
+    assert reading.ok, reading.problems
+    by_place = {(t.row, t.place): t for t in reading.tiles}
+    assert by_place[(1, 5)].xyxy == tuple(float(v) for v in boxes[five])
+    assert [by_place[(1, k)].read_as for k in (6, 7, 8)] == ["6m", "7m", "8m"]
+
+
 def test_a_missing_row_is_named():
     names, boxes = planned(7)
     for face in [f"{r}p" for r in range(1, 10)]:

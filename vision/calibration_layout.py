@@ -148,9 +148,10 @@ def _fitted(dets: Detections, unsure: Detections, bonus: "tuple[str, ...] | None
     """A reading that fits, reached one box at a time from the reading with every box: at each step, of
     leaving out one more doubtful box (the `calibration_doubtful` least sure, each below
     `calibration_doubt`) and adding one more unsure box (the surest `calibration_unsure`), the first that
-    leaves the fewest misfits, when fewer than before; the least sure boxes are tried first, then the
-    surest unsure ones. A false box on the cloth has no place (one misfit less when left out) and a tile
-    the finder scored low fills an empty place; an added box must leave its row stepping evenly
+    leaves the fewest misfits, when fewer than before, and of those the most tiles read as their place's
+    face (`_closer`); the least sure boxes are tried first, then the surest unsure ones. A false box on
+    the cloth has no place (one misfit less when left out) and a tile the finder scored low fills an
+    empty place; an added box must be a tile's size (`_tile_sized`) and leave its row stepping evenly
     (`_evenly_spaced`). None when no step helps before every tile has its place."""
     order = np.argsort(dets.confidence, kind="stable")
     doubtful = [int(i) for i in order[: settings.calibration_doubtful] if dets.confidence[i] < settings.calibration_doubt]
@@ -166,13 +167,26 @@ def _fitted(dets: Detections, unsure: Detections, bonus: "tuple[str, ...] | None
         for out, more, adds in moves:
             kept = dets[np.setdiff1d(np.arange(len(dets)), out)]
             trial = _read_rows(_joined(kept, candidates[more]) if more else kept, bonus, settings, short=not out)
-            if trial.misfits < (best[0] if best else current).misfits and (
+            if _closer(trial, best[0] if best else None, current) and (
                     not adds or _evenly_spaced(trial, candidates.xyxy[more])):
                 best = (trial, out, more)
         if best is None:
             return None
         current, left_out, added = best
     return current
+
+
+def _closer(trial: LayoutReading, best: "LayoutReading | None", current: LayoutReading) -> bool:
+    """Whether `trial` has fewer misfits than `current` and is better than `best` so far: fewer misfits, or
+    as few with more tiles read as their place's face. A row with one box too many fits with any one of
+    them left out; leaving out a true tile names every tile after it one place off (the 6m read as 6m at
+    the 5m's place, the 7m at the 6m's...), where the reads say which box was the extra one."""
+    if trial.misfits >= current.misfits:
+        return False
+    if best is None or trial.misfits != best.misfits:
+        return best is None or trial.misfits < best.misfits
+    return _agreeing([t.read_as for t in trial.tiles], [t.expected for t in trial.tiles]) > _agreeing(
+        [t.read_as for t in best.tiles], [t.expected for t in best.tiles])
 
 
 def _tile_sized(boxes: Detections, tiles: Detections, factor: float) -> Detections:
