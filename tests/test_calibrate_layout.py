@@ -288,6 +288,21 @@ def test_of_two_boxes_that_would_fit_a_row_the_one_its_reads_call_extra_is_left_
     assert [by_place[(1, k)].read_as for k in (6, 7, 8)] == ["6m", "7m", "8m"]
 
 
+@pytest.mark.parametrize("places_on, taken", [(1.0, True), (2.2, False)])
+def test_a_back_is_row_4_s_optional_back_only_one_place_after_the_white_dragon(places_on, taken):
+    """A back right after P is the set's back; one further on is a square of the cloth read as a back."""
+    names, boxes = planned(4)
+    p = boxes[names.index("P")]
+    step = p[2] - p[0]
+    back = (p + np.array([places_on * step * 1.08, 0, places_on * step * 1.08, 0], np.float32))[None]
+    reading = read_layout(detections(names + ["back"], np.concatenate([boxes, back])))
+    assert reading.ok == taken, reading.problems
+    if taken:
+        assert {(t.row, t.place): t.expected for t in reading.tiles}[(4, 8)] == "back"
+    else:
+        assert any("row 4" in p and "extra" in p for p in reading.problems), reading.problems
+
+
 def test_a_missing_row_is_named():
     names, boxes = planned(7)
     for face in [f"{r}p" for r in range(1, 10)]:

@@ -44,6 +44,9 @@ class LayoutReading:
     # boxes given no place plus places given no box: how far a reading is from fitting, which each box
     # left out or added must lower (`_fitted`)
     misfits: int = 0
+    # tiles read as the face of the place they were given, in rows that fit and in those that do not (the
+    # places their gaps or reads give them): which of two moves as good by misfits to take (`_closer`)
+    agreeing: int = 0
 
     @property
     def ok(self) -> bool:
@@ -178,15 +181,15 @@ def _fitted(dets: Detections, unsure: Detections, bonus: "tuple[str, ...] | None
 
 def _closer(trial: LayoutReading, best: "LayoutReading | None", current: LayoutReading) -> bool:
     """Whether `trial` has fewer misfits than `current` and is better than `best` so far: fewer misfits, or
-    as few with more tiles read as their place's face. A row with one box too many fits with any one of
-    them left out; leaving out a true tile names every tile after it one place off (the 6m read as 6m at
-    the 5m's place, the 7m at the 6m's...), where the reads say which box was the extra one."""
+    as few with more tiles read as their place's face (`LayoutReading.agreeing`, rows that do not fit yet
+    included). A row with one box too many fits with any one of them left out; leaving out a true tile
+    names every tile after it one place off (the 6m read as 6m at the 5m's place, the 7m at the 6m's...),
+    where the reads say which box was the extra one."""
     if trial.misfits >= current.misfits:
         return False
     if best is None or trial.misfits != best.misfits:
         return best is None or trial.misfits < best.misfits
-    return _agreeing([t.read_as for t in trial.tiles], [t.expected for t in trial.tiles]) > _agreeing(
-        [t.read_as for t in best.tiles], [t.expected for t in best.tiles])
+    return trial.agreeing > best.agreeing
 
 
 def _tile_sized(boxes: Detections, tiles: Detections, factor: float) -> Detections:
@@ -199,6 +202,15 @@ def _tile_sized(boxes: Detections, tiles: Detections, factor: float) -> Detectio
                        axis=0)
     ratio = sizes / np.maximum(median, 1e-6)
     return boxes[np.all((ratio <= factor) & (ratio >= 1 / factor), axis=1)]
+
+
+def _next_in_row(row: Sequence[TileObs], spread: float = 1.5) -> bool:
+    """Whether the row's last tile lies one place on from the one before: its step within `spread` times
+    the median step of the others."""
+    steps = np.diff([t.u for t in row])
+    if len(steps) < 2:
+        return True
+    return bool(steps[-1] <= spread * float(np.median(steps[:-1])))
 
 
 def _evenly_spaced(reading: LayoutReading, added: np.ndarray, spread: float = 1.5) -> bool:
@@ -273,6 +285,7 @@ def _named(dets: Detections, found: "list[list[TileObs]]", expected: list[tuple[
         pairs = _align_rows([[t.name for t in row] for row in found], expected)
     paired_found = {i for i, _ in pairs}
     paired_expected = {j for _, j in pairs}
+    agreeing = 0
     misfits = (sum(len(names) for j, names in enumerate(expected) if j not in paired_expected)
                + sum(len(row) for i, row in enumerate(found) if i not in paired_found))
     for j, names in enumerate(expected):
@@ -290,15 +303,17 @@ def _named(dets: Detections, found: "list[list[TileObs]]", expected: list[tuple[
         row, names_expected, number = found[i], list(expected[j]), j + 1
         read = [t.name for t in row]
         if number == 4 and len(row) == len(names_expected) + 1 and read[-1] == BACK and (
-                _agreeing(read[:-1], names_expected) >= _agreeing(read[1:], names_expected)):
+                _agreeing(read[:-1], names_expected) >= _agreeing(read[1:], names_expected)) and _next_in_row(row):
             # the optional back at the end of row 4; not when the reads fit the row better one place on (a
-            # false box before E, the white dragon read as a back), which named every tile one place off
+            # false box before E, the white dragon read as a back), which named every tile one place off,
+            # nor when it lies further on than a place (a square of the cloth read as a back)
             names_expected.append(BACK)
         if len(row) != len(names_expected):
             placed = _places_by_gaps(row, read, names_expected) or _align_places(read, names_expected)
             got = {p for _, p in placed}
             used = {k for k, _ in placed}
             misfits += len(names_expected) - len(got) + len(row) - len(used)
+            agreeing += sum(read[k] == names_expected[p] for k, p in placed)
             for place, name in enumerate(names_expected, start=1):
                 if place - 1 not in got:
                     problems.append(f"{_row_title(number)} has {len(row)} tiles, {len(names_expected)} expected: "
@@ -312,7 +327,8 @@ def _named(dets: Detections, found: "list[list[TileObs]]", expected: list[tuple[
         for place, (tile, name) in enumerate(zip(row, names_expected), start=1):
             x0, y0, x1, y1 = (float(v) for v in dets.xyxy[tile.index])
             tiles.append(LaidTile(number, place, name, tile.name, float(tile.conf), (x0, y0, x1, y1)))
-    return LayoutReading(tuple(tiles), tuple(problems), misfits)
+    agreeing += sum(t.read_as == t.expected for t in tiles)
+    return LayoutReading(tuple(tiles), tuple(problems), misfits, agreeing)
 
 
 # ---------------------------------------------------------------- one of each, in no order
