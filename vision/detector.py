@@ -18,6 +18,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -103,12 +104,11 @@ class TileDetector:
         xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, h)
         return xyxy, conf, classes
 
-    def classify_faces(
-        self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def classify_faces(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> "FaceReading":
         """Canonical class id and probability of each face-up tile box, its second reading, its likeness
-        to the calibrated set (+inf when the classifier was not calibrated with a head) and whether it
-        looks like the table the set was calibrated on (`_table_like`).
+        to the calibrated set (+inf when the classifier was not calibrated with a head), whether it
+        looks like the table the set was calibrated on (`_table_like`), and whether the photo is of that
+        set (`_of_the_set`).
 
         The second reading is the second most likely class; for a face read as a flower or
         season, the most likely class that is not one: which flower it is never changes a
@@ -118,8 +118,8 @@ class TileDetector:
         assert classifier is not None
         crops = cut_tiles(image_bgr, boxes_xyxy, classifier.imgsz, self.settings)
         if len(crops) == 0:
-            return (np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64), np.zeros(0, np.float32),
-                    np.zeros(0, bool))
+            return FaceReading(np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64),
+                               np.zeros(0, np.float32), np.zeros(0, bool), False)
         probs, likeness, table_likeness, base_probs = classifier.read(crops)
         table = self._table_like(table_likeness)
         of_the_set = self._of_the_set(likeness[~table])
@@ -140,7 +140,7 @@ class TileDetector:
         upright = _UprightCrops(image_bgr, boxes_xyxy, self.settings)
         self._read_captions(upright, probs, ids, confidence, seconds, head_used)
         self._read_index_numerals(upright, boxes_xyxy, probs, ids, confidence, seconds)
-        return ids, confidence, seconds, likeness, table
+        return FaceReading(ids, confidence, seconds, likeness, table, of_the_set)
 
     def _read_captions(self, upright: "_UprightCrops", probs: np.ndarray, ids: np.ndarray, confidence: np.ndarray,
                        seconds: np.ndarray, head_used: bool) -> None:
@@ -275,15 +275,15 @@ class TileDetector:
         faces = self.finder.is_face(classes)
         keep = np.ones(len(xyxy), bool)
         if faces.any():
-            face_ids, face_probs, second_ids, likeness, table = self.classify_faces(image_bgr, xyxy[faces])
-            canonical[faces] = face_ids
-            runner_up[faces] = second_ids
-            keep[faces] = ~self._strays(likeness, table, conf[faces])
+            read = self.classify_faces(image_bgr, xyxy[faces])
+            canonical[faces] = read.ids
+            runner_up[faces] = read.seconds
+            keep[faces] = ~self._strays(read, conf[faces])
             conf = conf.copy()
-            conf[faces] = conf[faces] * face_probs
+            conf[faces] = conf[faces] * read.confidence
         return Detections(xyxy[keep], conf[keep], canonical[keep], runner_up[keep], xyxy[~keep])
 
-    def _strays(self, likeness: np.ndarray, table: np.ndarray, finder_conf: np.ndarray) -> np.ndarray:
+    def _strays(self, read: "FaceReading", finder_conf: np.ndarray) -> np.ndarray:
         """In a photo of the calibrated set (most of its boxes that do not look like the table look like the
         set), face boxes the finder was unsure of that look like the table the set was calibrated on
         (`table`) or like none of the set's tiles. A photo of another set keeps every box: another set's
@@ -291,10 +291,10 @@ class TileDetector:
         test photos with a version calibrated on a mosaic table: recall 98.63 -> 94.98 % when the table rule
         held in every photo)."""
         s = self.settings
-        if not self._of_the_set(likeness[~table]):
-            return np.zeros(len(likeness), bool)
-        on_table = table & (finder_conf < s.table_max_finder_conf)
-        unlike = (likeness < s.stray_likeness) & (finder_conf < s.stray_max_finder_conf)
+        if not read.of_the_set:
+            return np.zeros(len(read.likeness), bool)
+        on_table = read.table & (finder_conf < s.table_max_finder_conf)
+        unlike = (read.likeness < s.stray_likeness) & (finder_conf < s.stray_max_finder_conf)
         return on_table | unlike
 
     def _table_like(self, table_likeness: np.ndarray) -> np.ndarray:
@@ -316,6 +316,17 @@ class TileDetector:
         """Read and detect a photo (big ones decoded reduced); boxes and size in original pixels."""
         decoded = decode_image(source, self.settings, reduce_to=self.settings.decode_long_side)
         return self.detect_decoded(decoded), decoded.original_wh
+
+
+class FaceReading(NamedTuple):
+    """What `TileDetector.classify_faces` says of a photo's face-up tile boxes."""
+
+    ids: np.ndarray  # (N,) canonical class ids
+    confidence: np.ndarray  # (N,) probability of each
+    seconds: np.ndarray  # (N,) second readings (for a flower, the likeliest face that is not one)
+    likeness: np.ndarray  # (N,) to the calibrated set (+inf without a few-shot head)
+    table: np.ndarray  # (N,) looks like the table the set was calibrated on
+    of_the_set: bool  # the photo is of the calibrated set (always, without a few-shot head)
 
 
 class _UprightCrops:
