@@ -171,7 +171,7 @@ def _fitted(dets: Detections, unsure: Detections, bonus: "tuple[str, ...] | None
             kept = dets[np.setdiff1d(np.arange(len(dets)), out)]
             trial = _read_rows(_joined(kept, candidates[more]) if more else kept, bonus, settings, short=not out)
             if _closer(trial, best[0] if best else None, current) and (
-                    not adds or _evenly_spaced(trial, candidates.xyxy[more])):
+                    not adds or _evenly_spaced(trial, candidates.xyxy[more], settings.calibration_step_spread)):
                 best = (trial, out, more)
         if best is None:
             return None
@@ -187,9 +187,7 @@ def _closer(trial: LayoutReading, best: "LayoutReading | None", current: LayoutR
     where the reads say which box was the extra one."""
     if trial.misfits >= current.misfits:
         return False
-    if best is None or trial.misfits != best.misfits:
-        return best is None or trial.misfits < best.misfits
-    return trial.agreeing > best.agreeing
+    return best is None or (trial.misfits, -trial.agreeing) < (best.misfits, -best.agreeing)
 
 
 def _tile_sized(boxes: Detections, tiles: Detections, factor: float) -> Detections:
@@ -197,14 +195,11 @@ def _tile_sized(boxes: Detections, tiles: Detections, factor: float) -> Detectio
     are all one size, and a box over two tiles or on a pattern of the cloth is not."""
     if not len(boxes) or not len(tiles):
         return boxes
-    sizes = np.stack([boxes.xyxy[:, 2] - boxes.xyxy[:, 0], boxes.xyxy[:, 3] - boxes.xyxy[:, 1]], axis=1)
-    median = np.median(np.stack([tiles.xyxy[:, 2] - tiles.xyxy[:, 0], tiles.xyxy[:, 3] - tiles.xyxy[:, 1]], axis=1),
-                       axis=0)
-    ratio = sizes / np.maximum(median, 1e-6)
+    ratio = boxes.wh / np.maximum(np.median(tiles.wh, axis=0), 1e-6)
     return boxes[np.all((ratio <= factor) & (ratio >= 1 / factor), axis=1)]
 
 
-def _next_in_row(row: Sequence[TileObs], spread: float = 1.5) -> bool:
+def _next_in_row(row: Sequence[TileObs], spread: float) -> bool:
     """Whether the row's last tile lies one place on from the one before: its step within `spread` times
     the median step of the others."""
     steps = np.diff([t.u for t in row])
@@ -213,7 +208,7 @@ def _next_in_row(row: Sequence[TileObs], spread: float = 1.5) -> bool:
     return bool(steps[-1] <= spread * float(np.median(steps[:-1])))
 
 
-def _evenly_spaced(reading: LayoutReading, added: np.ndarray, spread: float = 1.5) -> bool:
+def _evenly_spaced(reading: LayoutReading, added: np.ndarray, spread: float) -> bool:
     """Whether each named row holding an `added` box steps evenly from tile to tile: every step between
     neighbours within `spread` times of the row's median step. A box on the cloth beyond a row's end, or
     in a row short of a tile, would otherwise be named by its order and shift every name after it."""
@@ -270,13 +265,14 @@ def _read_rows(dets: Detections, bonus: "tuple[str, ...] | None", settings: Layo
     found = [list(row.tiles) for row in layout.rows]
     full = list(calibration_rows(bonus))
     if bonus is None and short:  # a set without flowers and seasons leaves row 5 out
-        without_row_5 = _named(dets, found, full[:4])
+        without_row_5 = _named(dets, found, full[:4], settings.calibration_step_spread)
         if without_row_5.ok:
             return without_row_5
-    return _named(dets, found, full)
+    return _named(dets, found, full, settings.calibration_step_spread)
 
 
-def _named(dets: Detections, found: "list[list[TileObs]]", expected: list[tuple[str, ...]]) -> LayoutReading:
+def _named(dets: Detections, found: "list[list[TileObs]]", expected: list[tuple[str, ...]],
+           step_spread: float) -> LayoutReading:
     """The found rows (far to near, tiles left to right) named as the `expected` rows."""
     problems: list[str] = []
     if len(found) == len(expected):  # rows are named by their order; readings only place a missing or extra one
@@ -303,7 +299,7 @@ def _named(dets: Detections, found: "list[list[TileObs]]", expected: list[tuple[
         row, names_expected, number = found[i], list(expected[j]), j + 1
         read = [t.name for t in row]
         if number == 4 and len(row) == len(names_expected) + 1 and read[-1] == BACK and (
-                _agreeing(read[:-1], names_expected) >= _agreeing(read[1:], names_expected)) and _next_in_row(row):
+                _agreeing(read[:-1], names_expected) >= _agreeing(read[1:], names_expected)) and _next_in_row(row, step_spread):
             # the optional back at the end of row 4; not when the reads fit the row better one place on (a
             # false box before E, the white dragon read as a back), which named every tile one place off,
             # nor when it lies further on than a place (a square of the cloth read as a back)

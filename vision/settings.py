@@ -190,6 +190,9 @@ class LayoutSettings:
     calibration_unsure_conf: float = 0.01
     calibration_unsure: int = 16
     calibration_unsure_size: float = 1.4
+    # a row steps evenly when every step between neighbours is within this many times its median step: an
+    # added box must leave its row so, and row 4's optional back lie one place after the white dragon
+    calibration_step_spread: float = 1.5
 
 
 @dataclass(frozen=True)
