@@ -890,7 +890,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     if promote:
         registry.activate(version_dir.name)
     step(1.0, f"[calibrate 5/5] {'promoted' if promote else 'not promoted'}: {reason}; version {version_dir.name}, "
-              f"method {kept}{f' ({why})' if method == 'auto' else ''} ({time.monotonic() - started:.0f} s)")
+              f"method {kept}{f' ({why})' if method == 'auto' else ''}")  # `step` adds the time
     return CalibrationResult(version_dir.name, promote, reason, seconds, before_json, after_json, tuple(issues), kept,
                              method)
 
