@@ -339,8 +339,9 @@ _LABELS: dict[str, tuple[str, str]] = {
                          "{where}: if one is a tile, add it.",
                          "略去了 {count} 个不像你这套牌、或像你的桌面的框，位置 {where}：如果其中有牌，请添加。"),
     "issue_stray_unused": ("Tiles lying apart were not used: {names}.", "分开放的牌未使用: {names}。"),
-    "issue_stray_as_flowers": ("Tiles lying apart were counted as flowers: {names}. Change any that is not a flower.",
-                               "分开放的牌按花牌计: {names}。如有不是花牌的请修正。"),
+    "issue_stray_as_flowers": ("Tiles lying apart were counted as flowers: {names}. Change any that is not a flower, "
+                               "and remove a die or a coin read as a tile.",
+                               "分开放的牌按花牌计: {names}。如有不是花牌的请修正；骰子或筹码被认成牌的请删除。"),
     "issue_no_win_tile": ("Which tile won? Tap it and choose \"Make it the winning tile\".",
                           "哪张是和牌张? 点击它并选择 \"设为和牌张\"。"),
     "issue_meld_not_set": ("A meld is not a chow, pung or kong: check its tiles.", "有一组副露不是顺子、刻子或杠: 请检查。"),

@@ -332,3 +332,11 @@ def test_a_wrong_correction_says_which_tile_to_look_at(scene):
 def test_no_tiles_says_what_to_do(scene):
     at = upload(open_photo_page(NothingDetector()), scene.jpeg())
     assert any("from above" in w.value and "try again" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def test_tiles_counted_as_flowers_tell_the_player_to_remove_a_die_in_both_languages() -> None:
+    from appui.i18n import t
+
+    english, chinese = (t("issue_stray_as_flowers", language, names="3p") for language in ("en", "zh"))
+    assert "3p" in english and "remove a die" in english
+    assert "3p" in chinese and "骰子" in chinese

@@ -627,6 +627,13 @@ def test_flowers_read_as_other_faces_are_counted_when_the_hand_is_complete(notat
         assert any("counted as flowers" in i for i in issues), issues
 
 
+def test_tiles_counted_as_flowers_tell_the_player_to_remove_a_die_boxed_as_a_tile() -> None:
+    """A die on the table is boxed as a dot tile now and then and, lying apart, counted as a flower (model card,
+    stop 29): the sentence says what to do with it (the app's own words: `tests/test_app_photo.py`)."""
+    sentence = ReaderIssue(IssueCode.STRAY_AS_FLOWERS, (0,), {"names": ("3p",)}).message()
+    assert "read as 3p" in sentence and "remove a die" in sentence
+
+
 def test_tiles_apart_are_not_counted_when_the_hand_is_not_complete_or_they_are_backs() -> None:
     rng = random.Random(5)
     hand = parse_hand("[123m] [EEE] 456p789s1s +1s flowers=3")

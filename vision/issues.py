@@ -114,7 +114,8 @@ _MESSAGES: dict[IssueCode, Callable[[_Params], str]] = {
     ),
     IssueCode.STRAY_AS_FLOWERS: lambda p: (
         f"{len(p['names'])} tile(s) lying apart from the standing and meld rows, read as {_names(p['names'])}, "
-        "were counted as flowers and seasons: a finished hand shows nothing else; correct any that is not a flower"
+        "were counted as flowers and seasons: a finished hand shows nothing else; correct any that is not a flower, "
+        "and remove a die or a coin boxed as a tile"
     ),
     IssueCode.NO_WIN_TILE: lambda p: "no hand: the winning tile is not known",
     IssueCode.MELD_NOT_SET: lambda p: "no hand: a group in the meld row is not a set",
