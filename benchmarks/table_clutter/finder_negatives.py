@@ -7,8 +7,9 @@ OUT/models_<epoch> beside the shipped classifier (model card, stop 29: tried, no
 
 REAL: `python -m datasets.build REAL --real shared/datasets/real/chinese-v4 --real-test --label-fixes
 datasets/label_fixes/chinese-v4.csv --link --seed 0`. SCENES: a `datasets.synth` folder. Stop 29 ran
-`... 400 3 0.001` and `... 400 2 0.0003 SP` (SP: `datasets.synth --n 400 --seed 29300000 --hold-out
-kde-traditional --hold-out gnome-smooth --tables train --empty 0.1`), then `vision.evaluate` on each.
+`... 400 3 0.001` (A) and `... 400 2 0.0003 SP` (B; SP: `datasets.synth --n 400 --seed 29300000 --hold-out
+kde-traditional --hold-out gnome-smooth --tables train --empty 0.1`), and B's again with REAL built with
+`--squeezed-copies 0.3` too (C), then `vision.evaluate` on each.
 """
 
 import sys as _sys
