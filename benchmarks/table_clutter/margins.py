@@ -16,14 +16,12 @@ _sys.path.insert(0, str(_Path(__file__).resolve().parents[2]))
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-from vision.boxes import box_iou
+from benchmarks.table_clutter.scene_faces import scene_faces
 from vision.calibrate import Embedder
 from vision.crops import cut_tiles
 from vision.detector import TileDetector
-from vision.evaluate_read import scenes_from_dir
 from vision.fewshot import PROTOTYPES_FILE, FewShotHead
 from vision.registry import active_dir
 
@@ -36,15 +34,7 @@ def main(scenes: Path, models: Path) -> None:
     thresholds = np.broadcast_to(np.asarray(head.table_threshold, np.float32), (len(head.table),))
     print("thresholds", np.round(thresholds, 3))
     on_tiles, false = [], []
-    for scene in scenes_from_dir(scenes):
-        image = cv2.imread(str(scene.image))
-        xyxy, conf, classes = detector.find_tiles(image)
-        faces = detector.finder.is_face(classes)
-        xyxy, conf = xyxy[faces], conf[faces]
-        if not len(xyxy):
-            continue
-        truth = np.array([box for _, box in scene.truth_tiles], np.float32).reshape(-1, 4)
-        iou = box_iou(xyxy, truth).max(axis=1) if len(truth) else np.zeros(len(xyxy))
+    for scene, image, xyxy, conf, iou in scene_faces(detector, scenes):
         _, feats = embedder(cut_tiles(image, xyxy, detector.classifier.imgsz, detector.settings))
         margins = (feats @ head.table.T) / head.members - head.cosines(feats).max(axis=1)[:, None]
         on_tiles.append(margins[iou >= 0.5])

@@ -14,31 +14,21 @@ _sys.path.insert(0, str(_Path(__file__).resolve().parents[2]))
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-from vision.boxes import box_iou
+from benchmarks.table_clutter.scene_faces import scene_faces
 from vision.detector import TileDetector
-from vision.evaluate_read import scenes_from_dir
 from vision.registry import active_dir
 
 
 def main(scenes: Path, models: Path) -> None:
     detector = TileDetector.load(active_dir(models))
     of_the_set, shares = 0, []
-    for scene in scenes_from_dir(scenes):
-        image = cv2.imread(str(scene.image))
-        xyxy, conf, classes = detector.find_tiles(image)
-        faces = detector.finder.is_face(classes)
-        xyxy, conf = xyxy[faces], conf[faces]
-        if not len(xyxy):
-            continue
+    for scene, image, xyxy, conf, iou in scene_faces(detector, scenes):
         read = detector.classify_faces(image, xyxy)
         share = float(np.mean(read.likeness[~read.table] >= 0)) if (~read.table).any() else 0.0
         shares.append(share)
         of_the_set += read.of_the_set
-        truth = np.array([box for _, box in scene.truth_tiles], np.float32).reshape(-1, 4)
-        iou = box_iou(xyxy, truth).max(axis=1) if len(truth) else np.zeros(len(xyxy))
         for i in np.flatnonzero(iou < 0.5):
             print(f"false box {scene.name}: finder {conf[i]:.2f}, likeness {read.likeness[i]:.3f}, "
                   f"table-like {bool(read.table[i])}, photo of the set {read.of_the_set} (share {share:.2f})")
