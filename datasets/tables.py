@@ -8,9 +8,10 @@ slight slant (a random perspective warp):
     tiled (grout lines), glass (dark, reflective), mat (printed graphics),
     plain (the older felt, wood, cloth, paper and stone of `datasets.render`)
 
-plus `mosaic` (irregular cells with grout, light ones tile-sized), which is
-TEST-ONLY: `parse_families("train")` never selects it, so scenes over it
-measure the finder on a pattern no training scene used.
+plus `mosaic` (irregular cells with grout, light ones tile-sized) and `marble`
+(pale veined stone, added at stop 30 as a second blind family), which are
+TEST-ONLY: `parse_families("train")` never selects them, so scenes over them
+measure the finder on patterns no training scene used.
 
 Hard negatives are drawn on the table too: books, papers with lines of text,
 hands (skin blobs with fingers), and, in empty photos, tiles cut off by the
@@ -47,7 +48,7 @@ from tileset.classes import BACK
 
 Pattern = Callable[[random.Random, int, int, float], np.ndarray]  # (rng, width, height, unit px) -> BGR float32
 
-TEST_ONLY = ("mosaic",)
+TEST_ONLY = ("mosaic", "marble")
 
 
 class TableSpecError(ValueError):
@@ -264,6 +265,32 @@ def mosaic(rng: random.Random, width: int, height: int, unit: float) -> np.ndarr
     return img
 
 
+def marble(rng: random.Random, width: int, height: int, unit: float) -> np.ndarray:
+    """TEST-ONLY: pale stone with soft clouds and branching grey or gold veins (a common table top)."""
+    ground = _light_colour(rng) * rng.uniform(0.85, 1.0)
+    nrng = np.random.default_rng(rng.getrandbits(63))
+    cloud = np.zeros((height, width), np.float32)
+    for cells in (4, 9, 20):  # smooth noise at three scales
+        coarse = nrng.normal(0, 1, (cells, max(2, cells * width // max(1, height)))).astype(np.float32)
+        cloud += np.asarray(cv2.resize(coarse, (width, height), interpolation=cv2.INTER_CUBIC), np.float32) / np.float32(cells ** 0.5)
+    img = ground[None, None, :] * (1 + 0.06 * cloud[..., None])
+    vein_ink = np.array([rng.uniform(60, 140)] * 3, np.float32) if rng.random() < 0.7 else np.array([60, 150, 190], np.float32)
+    veins = np.zeros((height, width), np.float32)
+    for _ in range(rng.randint(3, 9)):
+        point = np.array([rng.uniform(0, width), rng.uniform(0, height)])
+        heading = rng.uniform(0, 2 * math.pi)
+        points = [point.copy()]
+        for _ in range(rng.randint(20, 60)):
+            heading += rng.gauss(0, 0.35)
+            point = point + unit * rng.uniform(0.2, 0.6) * np.array([math.cos(heading), math.sin(heading)])
+            points.append(point.copy())
+        cv2.polylines(veins, [np.round(points).astype(np.int32)], False, rng.uniform(0.3, 1.0),
+                      max(1, int(unit * rng.uniform(0.01, 0.06))), cv2.LINE_AA)
+    soft = np.asarray(cv2.GaussianBlur(veins, (0, 0), max(0.5, unit * 0.02)), np.float32)
+    img = img * (1 - soft[..., None]) + vein_ink[None, None, :] * soft[..., None]
+    return np.clip(img, 0, 255).astype(np.float32)
+
+
 @dataclass(frozen=True)
 class TableFamily:
     name: str
@@ -273,7 +300,7 @@ class TableFamily:
 
 FAMILIES: dict[str, TableFamily] = {
     f.__name__: TableFamily(f.__name__, f, f.__name__ in TEST_ONLY)
-    for f in (checked, striped, dots, geometric, floral, tiled, glass, mat, plain, mosaic)
+    for f in (checked, striped, dots, geometric, floral, tiled, glass, mat, plain, mosaic, marble)
 }
 TRAIN_FAMILIES: tuple[str, ...] = tuple(n for n, f in FAMILIES.items() if not f.test_only)
 
