@@ -101,7 +101,7 @@ fi
 # so no half-written scene reaches the dataset however fast this machine turns out to be.
 # Each round renders three kinds of scenes into their own folders, by share of its CHUNK scenes:
 #   tables    TABLES_SHARE (0.25): hands over datasets.tables families ("train": every family but the
-#             test-only mosaic, which the finder is measured on and must never see), EMPTY_SHARE (0.2)
+#             test-only mosaic and marble, which the finder is measured on and must never see), EMPTY_SHARE (0.2)
 #             of them an empty table: hard negatives (patterns, books, papers, hands, cut-off tiles);
 #   standing  STANDING_SHARE (0.25): webcam views of standing tiles (datasets.standing), over the same
 #             "train" families; their crops feed the classifier too: whole faces (every labeled
@@ -137,8 +137,9 @@ if $PY -c "import datasets.synth" 2>/dev/null; then
       if timeout $((SYNTH_END + 30 - $(date +%s) > 10 ? SYNTH_END + 30 - $(date +%s) : 10)) \
           $PY -m datasets.synth --art "$CARRY/art" --out "$dir" --n "$n" --seed "$seed" "${args[@]}" \
           --hold-out kde-traditional --hold-out gnome-smooth --workers "$CORES" >"$log" 2>&1; then
-        if grep -q '"mosaic"' "$dir/synth.json"; then  # the test-only family must never reach training
-          echo "  round $round $kind: rendered over the test-only mosaic tables (left out)"; failed=1; continue
+        if ! $PY -c 'import json, sys; from datasets.tables import TEST_ONLY
+sys.exit(bool(set(json.load(open(sys.argv[1])).get("tables") or ()) & set(TEST_ONLY)))' "$dir/synth.json"; then
+          echo "  round $round $kind: rendered over a test-only table family (left out)"; failed=1; continue  # never trained on
         fi
         SYNTH_DIRS+=("$dir"); echo "  round $round $kind: $(tail -1 "$log")"
       else
