@@ -9,7 +9,8 @@ is exported to OUT/models_ep<epoch> beside the shipped classifier, for `vision.e
 DATA_YAML: the `data/data.yaml` a `finder_negatives.py REAL OUT 400 2 0.0003 SCENES` run wrote (stop 29's B).
 Stop 30's runs (model card, "Stop 30"): D `--epochs 6 --lr0 0.002 --mosaic 1 --warmup 1 --close-mosaic 2 --lrf 0.1`
 (stopped after 3), E `--epochs 4 --lr0 0.0001` (stopped after 1), F `--epochs 3 --lr0 0.0003 --keep-batchnorm`,
-G as F with `--real-copies 2 --epochs 2`. SGD throughout; ultralytics accumulates batches of 16 to 64.
+G as F with `--real-copies 2 --epochs 2`; R, the control, F's recipe for 2 epochs on a data.yaml that lists
+the real train photos alone. SGD throughout; ultralytics accumulates batches of 16 to 64.
 """
 
 import sys as _sys
