@@ -1,0 +1,56 @@
+"""Per photo, how a calibrated version's face boxes compare with its set (stop 30): for the photos of SCENES
+(the set's own) and for the val photos and the first 200 train photos of DATA (another set's), the share of face
+boxes passing a face's threshold (likeness >= 0: the rule of `DetectorSettings.stray_photo_share`), the median
+likeness and the share with likeness >= -0.05; photos with fewer than 3 face boxes are left out.
+
+    .venv/bin/python benchmarks/table_clutter/photo_shares.py MODELS SCENES DATA
+"""
+
+import sys as _sys
+from pathlib import Path as _Path
+
+_sys.path.insert(0, str(_Path(__file__).resolve().parents[2]))
+
+
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tileset.classes import BACK
+from vision.detector import TileDetector
+from vision.evaluate import dataset_images
+from vision.registry import active_dir
+
+STATISTICS = ("share with likeness >= 0", "median likeness", "share with likeness >= -0.05")
+
+
+def photo_statistics(detector: TileDetector, photos: Iterable[Path]) -> np.ndarray:
+    rows = []
+    for photo in photos:
+        image = cv2.imread(str(photo))
+        found = detector.detect(image)
+        faces = np.array([name != BACK for name in found.class_names], bool)
+        if faces.sum() < 3:
+            continue
+        read = detector.classify_faces(image, found.xyxy[faces])
+        likeness = read.likeness[~read.table]
+        if len(likeness):
+            rows.append((np.mean(likeness >= 0), np.median(likeness), np.mean(likeness >= -0.05)))
+    return np.array(rows, np.float64).reshape(-1, len(STATISTICS))
+
+
+def main(models: Path, scenes: Path, data: Path) -> None:
+    detector = TileDetector.load(active_dir(models))
+    own = photo_statistics(detector, sorted((scenes / "images").glob("*.jpg")))
+    other = photo_statistics(detector, [*dataset_images(data, "val"), *list(dataset_images(data, "train"))[:200]])
+    print(f"{len(own)} photos of the set, {len(other)} of another")
+    for k, name in enumerate(STATISTICS):
+        print(f"{name}: the set's 5th percentile {np.quantile(own[:, k], 0.05):.3f}, median {np.median(own[:, k]):.3f}; "
+              f"the other's 95th percentile {np.quantile(other[:, k], 0.95):.3f}, highest {other[:, k].max():.3f}")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]))
