@@ -17,20 +17,26 @@ import cv2
 import numpy as np
 
 from vision.boxes import box_iou
+from vision.detections import Detections
 from vision.detector import TileDetector
 from vision.evaluate import dataset_images, read_truth
+
+
+def labeled_overlap(detector: TileDetector, path: Path) -> tuple[np.ndarray, Detections, np.ndarray, np.ndarray]:
+    """(image, the detections, the labeled boxes, each detection's IoU with its nearest labeled tile) of a photo
+    of a dataset split; `new_false_boxes.py` goes through the same."""
+    image = cv2.imread(str(path))
+    found = detector.detect(image)
+    truth = read_truth(path, image.shape[1], image.shape[0]).xyxy.astype(np.float32).reshape(-1, 4)
+    nearest = box_iou(found.xyxy, truth).max(axis=1) if len(found) and len(truth) else np.zeros(len(found))
+    return image, found, truth, nearest
 
 
 def main(data: Path, split: str, models: Path) -> None:
     detector = TileDetector.load(models)
     partly = nothing = 0
     for path in dataset_images(data, split):
-        image = cv2.imread(str(path))
-        found = detector.detect(image)
-        truth = read_truth(path, image.shape[1], image.shape[0]).xyxy.astype(np.float32).reshape(-1, 4)
-        if not len(found):
-            continue
-        nearest = box_iou(found.xyxy, truth).max(axis=1) if len(truth) else np.zeros(len(found))
+        _, found, _, nearest = labeled_overlap(detector, path)
         partly += int(((nearest >= 0.05) & (nearest < 0.5)).sum())
         nothing += int((nearest < 0.05).sum())
     print(f"boxes paired with no labeled tile: {partly + nothing}; overlapping one partly {partly}, none {nothing}")

@@ -17,29 +17,27 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from benchmarks.table_clutter.loose_boxes import labeled_overlap
 from vision.boxes import box_iou
 from vision.detector import TileDetector
-from vision.evaluate import dataset_images, read_truth
+from vision.evaluate import dataset_images
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def unpaired(detector: TileDetector, image: np.ndarray, truth: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    found = detector.detect(image)
-    if not len(found):
-        return np.zeros((0, 4), np.float32), []
-    nearest = box_iou(found.xyxy, truth).max(axis=1) if len(truth) else np.zeros(len(found))
-    return found.xyxy[nearest < 0.5], [n for n, keep in zip(found.class_names, nearest < 0.5) if keep]
+def unpaired(detector: TileDetector, path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """(image, labeled boxes, boxes, class names) of a photo's detections that pair with no labeled tile."""
+    image, found, truth, nearest = labeled_overlap(detector, path)
+    alone = nearest < 0.5
+    return image, truth, found.xyxy[alone], [n for n, keep in zip(found.class_names, alone) if keep]
 
 
 def main(data: Path, split: str, models: Path, out: "Path | None") -> None:
     shipped, other = TileDetector.load(REPO / "models"), TileDetector.load(models)
     totals = [0, 0, 0]
     for path in dataset_images(data, split):
-        image = cv2.imread(str(path))
-        truth = read_truth(path, image.shape[1], image.shape[0]).xyxy.astype(np.float32).reshape(-1, 4)
-        old, _ = unpaired(shipped, image, truth)
-        new, names = unpaired(other, image, truth)
+        _, _, old, _ = unpaired(shipped, path)
+        image, truth, new, names = unpaired(other, path)
         added = [k for k in range(len(new)) if not len(old) or box_iou(new[k:k + 1], old).max() < 0.5]
         totals = [totals[0] + len(old), totals[1] + len(new), totals[2] + len(added)]
         if added:
