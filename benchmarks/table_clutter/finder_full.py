@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from vision.export import export_checkpoint
+from benchmarks.table_clutter.finder_negatives import export_beside_shipped_classifier
 from vision.train import _ultralytics_environment
 
 REPO = Path(__file__).resolve().parents[2]
@@ -79,10 +79,7 @@ def main(argv: "list[str] | None" = None) -> None:
 
     def export_epoch(trainer: Any) -> None:
         target = args.out / f"models_ep{trainer.epoch}"
-        target.mkdir(parents=True, exist_ok=True)
-        for name in ("classifier.onnx", "classifier.pt", "MODEL_CARD.md"):
-            shutil.copy2(REPO / "models" / name, target / name)
-        export_checkpoint(Path(trainer.last), target / "detector.onnx", "detector", dynamic=False)
+        export_beside_shipped_classifier(Path(trainer.last), target)
         print(f"exported {target} at {time.time() - started:.0f} s", flush=True)
 
     model.add_callback("on_model_save", export_epoch)

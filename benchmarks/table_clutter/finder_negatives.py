@@ -98,11 +98,16 @@ def main(real: Path, out: Path, negatives: int, epochs: int, lr0: float, scenes:
     print(f"trained in {time.time() - started:.0f} s", flush=True)
     for checkpoint in sorted((out / "run" / "weights").glob("*.pt")):
         target = out / f"models_{checkpoint.stem}"
-        target.mkdir(exist_ok=True)
-        for name in ("classifier.onnx", "classifier.pt", "MODEL_CARD.md"):
-            shutil.copy2(REPO / "models" / name, target / name)
-        export_checkpoint(checkpoint, target / "detector.onnx", "detector", dynamic=False)
+        export_beside_shipped_classifier(checkpoint, target)
         print("exported", target, flush=True)
+
+
+def export_beside_shipped_classifier(checkpoint: Path, target: Path) -> None:
+    """A models folder for `vision.evaluate --models`: the finder `checkpoint` in ONNX, the shipped classifier."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name in ("classifier.onnx", "classifier.pt", "MODEL_CARD.md"):
+        shutil.copy2(REPO / "models" / name, target / name)
+    export_checkpoint(checkpoint, target / "detector.onnx", "detector", dynamic=False)
 
 
 if __name__ == "__main__":
