@@ -1,7 +1,8 @@
 """Per photo, how a calibrated version's face boxes compare with its set (stop 30): for the photos of SCENES
 (the set's own) and for the val photos and the first 200 train photos of DATA (another set's), the share of face
-boxes passing a face's threshold (likeness >= 0: the rule of `DetectorSettings.stray_photo_share`), the median
-likeness and the share with likeness >= -0.05; photos with fewer than 3 face boxes are left out.
+boxes (the finder's, as the runtime judges a photo) passing a face's threshold (likeness >= 0: the rule of
+`DetectorSettings.stray_photo_share`), the median likeness and the share with likeness >= -0.05; photos with
+fewer than 3 face boxes are left out.
 
     .venv/bin/python benchmarks/table_clutter/photo_shares.py MODELS SCENES DATA
 """
@@ -19,7 +20,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tileset.classes import BACK
 from vision.detector import TileDetector
 from vision.evaluate import dataset_images
 from vision.registry import active_dir
@@ -31,11 +31,11 @@ def photo_statistics(detector: TileDetector, photos: Iterable[Path]) -> np.ndarr
     rows = []
     for photo in photos:
         image = cv2.imread(str(photo))
-        found = detector.detect(image)
-        faces = np.array([name != BACK for name in found.class_names], bool)
+        xyxy, _, classes = detector.find_tiles(image)  # the boxes the runtime judges the photo by
+        faces = detector.finder.is_face(classes)
         if faces.sum() < 3:
             continue
-        read = detector.classify_faces(image, found.xyxy[faces])
+        read = detector.classify_faces(image, xyxy[faces])
         likeness = read.likeness[~read.table]
         if len(likeness):
             rows.append((np.mean(likeness >= 0), np.median(likeness), np.mean(likeness >= -0.05)))
