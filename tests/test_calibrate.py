@@ -299,6 +299,30 @@ def test_cli_names_a_missing_tile_and_writes_nothing(tmp_path: Path, models: Pat
     assert Registry(models).active_name() == "shipped"
 
 
+def test_cli_refuses_an_unknown_setting_and_writes_nothing(tmp_path: Path, models: Path, capsys) -> None:
+    from vision.__main__ import main
+
+    photo = write_photo(tmp_path / "layout.png", layout_boxes())
+    code = main(["calibrate", str(photo), "--models", str(models), "--set", "finetune_freez=8"])
+    err = capsys.readouterr().err
+    assert code == 2 and "no setting 'finetune_freez'" in err and "finetune_freeze" in err
+    assert not (models / "versions").exists() and Registry(models).active_name() == "shipped"
+
+
+def test_cli_settings_reach_the_calibration_and_its_card(tmp_path: Path, models: Path, capsys) -> None:
+    from vision.__main__ import main
+
+    photo = write_photo(tmp_path / "layout.png", layout_boxes())
+    code = main(["calibrate", str(photo), "--models", str(models), "--base-val", str(tmp_path / "none"),
+                 "--views", "4", "--method", "fewshot", "--set", "clusters=1", "--set", "scales=40,80"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    version = Registry(models).path_of(json.loads(out.out.strip().splitlines()[-1])["version"])
+    card = json.loads((version / "card.json").read_text())
+    assert card["settings"]["views"] == 4 and card["settings"]["clusters"] == 1
+    assert card["settings"]["scales"] == [40.0, 80.0] and card["head"]["scale"] in (0.0, 40.0, 80.0)
+
+
 def test_cli_learns_from_confirmed_tiles_of_a_photo_in_no_order(tmp_path: Path, models: Path, capsys) -> None:
     """The app's one-of-each fallback hands the confirmed tiles over as --tiles JSON."""
     from vision.__main__ import main

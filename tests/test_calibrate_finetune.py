@@ -301,3 +301,32 @@ def test_auto_without_the_classifier_weights_makes_the_few_shot_head(shipped: Pa
     assert summary["method"] == "fewshot" and summary["method_asked"] == "auto"
     card = json.loads((Registry(models).path_of(summary["version"]) / "card.json").read_text())
     assert card["finetune"] is None and "has no classifier.pt" in card["method_reason"]
+
+
+@pytest.mark.slow
+def test_a_frozen_fine_tune_leaves_the_first_layers_and_their_statistics_as_they_were(shipped: Path, tmp_path: Path) -> None:
+    import torch
+
+    from vision.calibrate import Embedder, finetune_classifier
+
+    rng = np.random.default_rng(3)
+    crops = np.stack([cv2.resize(tile_picture(40, 56, k + SHIFT, rng), (32, 32)) for k in range(len(FACE_NAMES))
+                      for _ in range(4)])
+    labels = np.array([CLASS_ID[name] for name in FACE_NAMES for _ in range(4)])
+    names = Embedder(shipped / "classifier.onnx", 1).names
+    frozen = 10  # yolo11n-cls: the backbone's ten layers; only the Classify layer learns
+    settings = replace(QUICK, finetune_freeze=frozen, finetune_epochs=2, finetune_seconds=600.0, finetune_lr0=0.01)
+    tune = finetune_classifier(tmp_path, shipped / "classifier.pt", shipped / "classifier.onnx", names, 32,
+                               (crops, labels), (crops[::4], labels[::4]), (crops[:0], labels[:0]), settings, 0, print)
+
+    def state(checkpoint: Path) -> dict[str, torch.Tensor]:
+        loaded = torch.load(checkpoint, map_location="cpu", weights_only=False)
+        return {k: v.float() for k, v in (loaded["ema"] or loaded["model"]).state_dict().items()}
+
+    before, after = state(shipped / "classifier.pt"), state(tune.checkpoint)
+    layer = {k: int(k.split(".")[1]) for k in before}
+    assert any(k.endswith("running_mean") for k in before if layer[k] < frozen)  # the statistics are compared too
+    for key in before:
+        if layer[key] < frozen:
+            assert torch.equal(before[key], after[key]), key
+    assert any(not torch.equal(before[k], after[k]) for k in before if layer[k] == frozen)

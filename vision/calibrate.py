@@ -56,7 +56,7 @@ from tileset.classes import BACK, CLASS_ID
 from vision.calibration_layout import LaidTile, LayoutReading, read_layout_photo, reread
 from vision.finder_tune import missed_by_finder
 from vision.registry import Registry, RegistryError, utc_now
-from vision.settings import MODELS_DIR, REPO_ROOT, CalibrateSettings, DetectorSettings, LayoutSettings
+from vision.settings import MODELS_DIR, REPO_ROOT, CalibrateSettings, DetectorSettings, LayoutSettings, with_overrides
 
 DEFAULT = CalibrateSettings()
 DEFAULT_BASE_VAL = REPO_ROOT.parent / "shared" / "datasets" / "real" / "chinese-v4"
@@ -364,7 +364,6 @@ def base_crops(embedder: Embedder, models_dir: Path, images: Sequence[Path], set
     """(probs, features) of every crop the runtime cuts from base photos (another set's tiles, false
     boxes included), recorded from the classifier's input while the version in use reads them."""
     from vision.detector import TileDetector
-    from vision.settings import with_overrides
 
     detector = TileDetector.load(models_dir, with_overrides(settings, ["flowers.enabled=false", "ranks.enabled=false"]))
     assert detector.classifier is not None
@@ -497,14 +496,14 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
     _ultralytics_environment()
     from ultralytics import YOLO
 
-    with ultralytics_on_stderr():
+    with ultralytics_on_stderr():  # ultralytics keeps a frozen layer's BatchNorm statistics too
         run_done = train_time_boxed(
             YOLO(str(weights)), settings.finetune_seconds, settings.finetune_threads,
             data=str(data), epochs=settings.finetune_epochs,
             imgsz=imgsz, batch=settings.finetune_batch, device="cpu", workers=0, amp=False,
             optimizer=ADAPT.optimizer, lr0=settings.finetune_lr0, warmup_epochs=0, seed=seed,
             deterministic=True, project=str(work.resolve()), name="finetune", exist_ok=True, plots=False,
-            patience=settings.finetune_epochs + 1, verbose=False,
+            patience=settings.finetune_epochs + 1, verbose=False, freeze=settings.finetune_freeze or None,
             fliplr=0.0, erasing=0.1, scale=0.1)  # as vision.adapt: tiles are not mirror-symmetric
         run = work / "finetune" / "weights"
         checkpoint = run / "best.pt" if (run / "best.pt").is_file() else run / "last.pt"
@@ -1029,6 +1028,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "threshold (kept only when it then finds more with no more false boxes), or never")
     parser.add_argument("--name", default="calibrated", help="label in the new version's name")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
+                        help="a calibration setting for this run (vision.settings.CalibrateSettings, e.g. "
+                             "finetune_freeze=8); repeatable")
     return parser
 
 
@@ -1043,6 +1045,11 @@ def main(argv: "list[str] | None" = None) -> int:
     if args.views < 1:
         print("error: --views must be at least 1", file=sys.stderr)
         return 2
+    try:
+        settings = with_overrides(replace(DEFAULT, views=args.views), args.overrides)
+    except ValueError as error:
+        print(f"error: --set {error}", file=sys.stderr)
+        return 2
     layouts = None
     if args.tiles is not None:
         try:
@@ -1056,7 +1063,7 @@ def main(argv: "list[str] | None" = None) -> int:
             return 2
     try:
         result = calibrate(args.photos, models_root=args.models, bonus=bonus, base_val=args.base_val,
-                           settings=replace(DEFAULT, views=args.views), name=args.name, seed=args.seed,
+                           settings=settings, name=args.name, seed=args.seed,
                            command=command, log=lambda line: print(line, file=sys.stderr, flush=True),
                            layouts=layouts, method=args.method, finder=args.finder)
     except LayoutProblem as error:

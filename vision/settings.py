@@ -254,6 +254,7 @@ class CalibrateSettings:
     finetune_threads: int = 2
     finetune_batch: int = 64
     finetune_lr0: float = 0.0005  # AdamW, as vision.adapt
+    finetune_freeze: int = 0  # the classifier's first layers left as they are (BatchNorm too); 0: none
     # the finder (`vision.finder_tune`), only when it found tiles of the photos among its unsure boxes alone:
     # `finder_copies` augmented copies of each photo + `finder_base_images` labeled base photos +
     # `finder_negatives` bare tables, `finder_epochs` epochs at most, none ending past `finder_seconds`
