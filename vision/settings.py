@@ -220,9 +220,7 @@ class AdaptSettings:
 class CalibrateSettings:
     """Learning a set from photos of its calibration layout (`vision.calibrate`, `vision.fewshot`)."""
 
-    # augmented copies of each photo whose crops make the prototypes; 96 against 48 read stop 31's looked-at
-    # scenes (few-shot head at scale 80) kde-traditional 191 -> 193 of 200 hands, the drawn set 193 = 193
-    views: int = 96
+    views: int = 48  # augmented copies of each photo whose crops make the prototypes
     check_views: int = 12  # ... and further copies (other seeds) that choose the blend
     sideways_share: float = 0.3  # of the copies, turned by 90 degrees (tiles lying sideways in a meld)
     min_scale: float = 0.35  # copies are shrunk down to this: hand photos show smaller tiles than the layout
@@ -230,10 +228,7 @@ class CalibrateSettings:
     max_tilt: float = 0.15  # perspective: the far edge narrowed by up to this share of the width
     match_iou: float = 0.5  # a finder box on a copy takes the place of the tile it overlaps this much
     clusters: int = 4  # prototypes per face and way up (k-means; 1, 2, 4, 8 read 97.0, 98.0, 99.2, 99.2 % of held-out copies)
-    # weights of the prototype cosines tried in the logits (besides 0, the classifier alone). One: the held-out
-    # copies, copies of the same photo, chose 160-640 where 80 read the scenes of the set as well or better
-    # (stop 32, stop 31's looked-at rounds: kde-traditional 187 -> 191 of 200 hands, gnome-smooth 196 = 196)
-    scales: tuple[float, ...] = (80.0,)
+    scales: tuple[float, ...] = (40.0, 80.0, 160.0, 320.0)  # weights of the prototype cosines tried in the logits
     # a face's threshold (the highest cosine of any crop of another set) plus one of these: never 0, or
     # the crop at the maximum passes it by rounding in the ONNX graph (3 base val tiles did at 0)
     margins: tuple[float, ...] = (0.005, 0.01, 0.02)
