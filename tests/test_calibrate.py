@@ -309,6 +309,17 @@ def test_cli_refuses_an_unknown_setting_and_writes_nothing(tmp_path: Path, model
     assert not (models / "versions").exists() and Registry(models).active_name() == "shipped"
 
 
+@pytest.mark.parametrize("views", [["--views", "0"], ["--set", "views=0"]])
+def test_cli_refuses_no_copies_however_asked_and_writes_nothing(tmp_path: Path, models: Path, capsys,
+                                                                views: list[str]) -> None:
+    from vision.__main__ import main
+
+    photo = write_photo(tmp_path / "layout.png", layout_boxes())
+    code = main(["calibrate", str(photo), "--models", str(models), *views])
+    assert code == 2 and "must be at least 1" in capsys.readouterr().err
+    assert not (models / "versions").exists() and Registry(models).active_name() == "shipped"
+
+
 def test_cli_settings_reach_the_calibration_and_its_card(tmp_path: Path, models: Path, capsys) -> None:
     from vision.__main__ import main
 

@@ -1042,13 +1042,13 @@ def main(argv: "list[str] | None" = None) -> int:
     except LayoutSpecError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if args.views < 1:
-        print("error: --views must be at least 1", file=sys.stderr)
-        return 2
     try:
         settings = with_overrides(replace(DEFAULT, views=args.views), args.overrides)
     except ValueError as error:
         print(f"error: --set {error}", file=sys.stderr)
+        return 2
+    if settings.views < 1:  # --views, or --set views=
+        print("error: --views must be at least 1", file=sys.stderr)
         return 2
     layouts = None
     if args.tiles is not None:
