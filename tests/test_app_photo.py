@@ -340,3 +340,18 @@ def test_tiles_counted_as_flowers_tell_the_player_to_remove_a_die_in_both_langua
     english, chinese = (t("issue_stray_as_flowers", language, names="3p") for language in ("en", "zh"))
     assert "3p" in english and "remove a die" in english
     assert "3p" in chinese and "骰子" in chinese
+
+
+def test_every_reader_issue_has_a_sentence_in_both_languages_with_its_values_filled() -> None:
+    """A new issue code without its page sentence would fall back to the reader's English in a Chinese page."""
+    from appui.i18n import _LABELS
+    from appui.photo import issue_text
+    from vision.issues import IssueCode, ReaderIssue
+
+    for code in IssueCode:
+        assert f"issue_{code.value}" in _LABELS, code
+    said = ReaderIssue(IssueCode.BACK_AS_FLOWER, (3,), {"name": "back", "x": 10.0, "y": 20.0, "conf": 0.6,
+                                                        "read_as": "f2"})
+    english, chinese = (issue_text(said, language) for language in ("en", "zh"))
+    assert english != str(said) and "{" not in english and "check it" in english
+    assert "{" not in chinese and "请检查" in chinese

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tileset.calibration import calibration_rows
-from tileset.classes import FACE_NAMES
+from tileset.classes import CLASS_ID, FACE_NAMES
 from vision.models import ClassifierReading
 from vision.registry import Registry
 from vision.settings import CalibrateSettings, DetectorSettings, with_overrides
@@ -615,3 +615,39 @@ def test_the_photos_that_set_the_thresholds_are_none_of_the_photos_the_promotion
     assert from_val == val[5:12] and not set(from_val) & set(val[:5])
     (base / "data.yaml").write_text("path: .\nval: images/val\n", encoding="utf-8")
     assert _threshold_photos(base, val, settings) == val[5:12]  # no train split: the val photos after the check
+
+
+def test_a_back_box_on_a_flower_of_the_calibrated_set_tells_that_flower_and_a_plain_back_nothing(
+    tmp_path: Path, models: Path
+) -> None:
+    """A later photo of the set: a few faces, the set's f3 and a plain dark tile, both boxed by the finder
+    as backs. With the calibrated head, the f3 box's runner-up is f3 (the layout may count it where it
+    lies apart from the rows) and the plain one's none; before calibration (no head) neither has one,
+    nor with the confidence asked above 1."""
+    from vision.detector import TileDetector
+
+    result = run(write_photo(tmp_path / "layout.png", layout_boxes()), models)
+    assert result.promoted
+    version = Registry(models).path_of(result.version)
+    faces = layout_boxes()[:6]
+    flower = next((name, box) for name, box in layout_boxes() if name == "f3")
+    plain = (40, 500, 40 + TILE_W, 500 + TILE_H)
+    image = cv2.imread(str(write_photo(tmp_path / "hand.png", [*faces, flower])))
+    cv2.rectangle(image, plain[:2], plain[2:], (60, 110, 40), -1)  # a back: one colour, no face
+    cv2.imwrite(str(tmp_path / "hand.png"), image)
+    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for _, (x0, y0, x1, y1) in
+             [*faces, flower, ("back", plain)]]
+    scores = [[0.9, 0.0]] * len(faces) + [[0.0, 0.9]] * 2
+    for folder in (version, models):
+        fake_finder(folder / "detector.onnx", raw_head(boxes, scores, anchors=64), imgsz=SIZE)
+
+    def runner_ups_of_backs(folder: Path, settings: DetectorSettings = NO_READERS) -> list[int]:
+        dets, _ = TileDetector.load(folder, settings).detect_file(tmp_path / "hand.png")
+        backs = np.flatnonzero(dets.class_id == CLASS_ID["back"])
+        assert len(backs) == 2
+        order = np.argsort(dets.xyxy[backs, 0])  # the plain back lies left of the flower
+        return [int(r) for r in dets.runner_up[backs][order]]
+
+    assert runner_ups_of_backs(version) == [-1, CLASS_ID["f3"]]
+    assert runner_ups_of_backs(models) == [-1, -1]
+    assert runner_ups_of_backs(version, replace(NO_READERS, back_flower_confidence=1.01)) == [-1, -1]

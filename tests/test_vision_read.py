@@ -14,7 +14,7 @@ from datasets.scene import plan_scene
 from scoring import score
 from scoring.hand import Hand, WinContext
 from scoring.notation import parse_hand
-from tileset.classes import CLASS_ID
+from tileset.classes import CLASS_ID, FLOWER_NAMES
 from vision import evaluate_read, read
 from vision.detections import Detections
 from vision.evaluate_read import hand_key
@@ -201,3 +201,39 @@ def test_evaluate_read_loads_the_detector_with_the_set_settings(tmp_path, monkey
     with pytest.raises(SystemExit) as stopped:
         evaluate_read.main([str(tmp_path), "--set", "ranks"])
     assert stopped.value.code == 2 and "write FIELD=VALUE" in capsys.readouterr().err
+
+
+def test_a_back_lying_apart_whose_face_reads_as_a_flower_is_counted_as_that_flower() -> None:
+    """The finder boxed the hand's one flower as a back; a calibrated classifier read its face as that flower
+    (its runner-up). Apart from the rows, it is counted as it and said so; the concealed kong's backs, whose
+    faces also read as that flower here, stay backs. Without that reading, or with the setting off, it is
+    unused."""
+    hand = parse_hand("[123m] (5555p) 78s11p [EEE] +9s self-drawn seat=S flowers=1")
+    truth = scene_detections(hand, 4)
+    (flower,) = [i for i, name in enumerate(truth.class_names) if name in FLOWER_NAMES]
+    face = truth.class_id[flower]
+    backs = [i for i, name in enumerate(truth.class_names) if name == "back"]
+    assert len(backs) == 2, "the concealed kong shows two backs"
+    classes = truth.class_id.copy()
+    classes[flower] = CLASS_ID["back"]
+    runner_up = np.full(len(truth), -1, np.int64)
+    runner_up[[flower, *backs]] = face
+    boxed_as_back = Detections(truth.xyxy, truth.confidence, classes, runner_up)
+
+    result = read_detections(boxed_as_back, hand.context)
+    assert result.hand is not None and hand_key(result.hand) == hand_key(hand)
+    assert result.hand.context.flowers == 1 and len(result.hand.melds) == 3
+    (said,) = [i for i in result.issues if i.code is IssueCode.BACK_AS_FLOWER]
+    assert said.tiles == (flower,) and said.params["read_as"] == truth.class_names[flower]
+    assert "counted the back at" in said.message() and "correct it if it is a back" in said.message()
+    assert [result.detections.class_names[i] for i in backs] == ["back", "back"]
+    assert result.tiles[flower]["cls"] == truth.class_names[flower] and result.tiles[flower]["group"] == "flowers"
+    assert not any(i.code is IssueCode.STRAY_UNUSED for i in result.issues)
+
+    unread = Detections(truth.xyxy, truth.confidence, classes, np.where(np.arange(len(truth)) == flower, -1, runner_up))
+    off = LayoutSettings(stray_backs_as_flowers=False)
+    for dets, settings in ((unread, LayoutSettings()), (boxed_as_back, off)):
+        result = read_detections(dets, hand.context, settings)
+        assert result.hand is not None and result.hand.context.flowers == 0
+        assert any(i.code is IssueCode.STRAY_UNUSED for i in result.issues)
+        assert not any(i.code is IssueCode.BACK_AS_FLOWER for i in result.issues)

@@ -2,7 +2,8 @@
 
 Boxes are `xyxy` in pixels of the original image (after EXIF orientation);
 `class_id` indexes `tileset.classes.CLASS_NAMES`; `runner_up` is each tile's
-second most likely class (-1 when there is none: a back, a one-model detector).
+second most likely class (-1 when there is none: a one-model detector, a back, except one whose face a
+calibrated classifier reads as its set's flower: then that flower, `TileDetector._flowers_boxed_as_backs`).
 `unlike_set` are boxes of the photo the detector left out as looking like none of
 a calibrated set's faces (`TileDetector._strays`): not tiles, but a reader says so.
 Filtering returns a new object. `Detector` is what produces them from a photo.

@@ -281,7 +281,29 @@ class TileDetector:
             keep[faces] = ~self._strays(read, conf[faces])
             conf = conf.copy()
             conf[faces] = conf[faces] * read.confidence
+            if read.of_the_set and not faces.all():
+                runner_up[~faces] = self._flowers_boxed_as_backs(image_bgr, xyxy[~faces])
         return Detections(xyxy[keep], conf[keep], canonical[keep], runner_up[keep], xyxy[~keep])
+
+    def _flowers_boxed_as_backs(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:
+        """For back boxes in a photo of the calibrated set: the flower or season each face reads as, where
+        the classifier with its few-shot head is sure of it (`back_flower_confidence`) and the crop passes
+        that face's threshold; -1 for the others. The finder can take a colourful flower for a back (a drawn
+        set's, kde-traditional's season); the layout counts one only where it lies apart from the rows
+        (`vision.repair`), since a back there is no part of a hand. Without a head (+inf likeness): none."""
+        classifier = self.classifier
+        assert classifier is not None
+        none = np.full(len(boxes_xyxy), -1, np.int64)
+        if not classifier.has_fewshot_head:
+            return none
+        crops = cut_tiles(image_bgr, boxes_xyxy, classifier.imgsz, self.settings)
+        if len(crops) == 0:
+            return none
+        probs, likeness, table_likeness, _ = classifier.read(crops)
+        best = probs.argmax(axis=1)
+        sure = (classifier.flower_columns[best] & (probs.max(axis=1) >= self.settings.back_flower_confidence)
+                & (likeness >= 0) & ~self._table_like(table_likeness))
+        return np.where(sure, classifier.to_canonical[best], none)
 
     def _strays(self, read: "FaceReading", finder_conf: np.ndarray) -> np.ndarray:
         """In a photo of the calibrated set (most of its boxes that do not look like the table look like the

@@ -101,6 +101,37 @@ def second_reading(dets: Detections, i: int) -> int:
 def read_hand(
     dets: Detections, context: WinContext, settings: LayoutSettings, is_winning: WinCheck
 ) -> HandReading:
+    """Layout and hand of deduplicated detections (`_read_hand`), with the backs that lie apart from the
+    rows and whose face a calibrated classifier reads as a flower (their `runner_up`) counted as it.
+    """
+    turned = _flowers_boxed_as_backs(dets, settings)
+    if not turned:
+        return _read_hand(dets, context, settings, is_winning)
+    changed = dets
+    for i in turned:
+        changed = changed.with_class(i, int(dets.runner_up[i]))  # type: ignore[index]
+    reading = _read_hand(changed, context, settings, is_winning)
+    notes = [issue(IssueCode.BACK_AS_FLOWER, (i,), **tile_seen(dets, i), read_as=CLASS_NAMES[changed.class_id[i]])
+             for i in turned]
+    return replace(reading, issues=(*notes, *reading.issues),
+                   second_readings=tuple(sorted({*turned, *reading.second_readings})))
+
+
+def _flowers_boxed_as_backs(dets: Detections, settings: LayoutSettings) -> list[int]:
+    """Backs lying apart from the rows whose runner-up is a flower (`TileDetector._flowers_boxed_as_backs`)."""
+    runner_up = dets.runner_up
+    assert runner_up is not None
+    flower_ids = {CLASS_ID[name] for name in FLOWER_NAMES}
+    if not settings.stray_backs_as_flowers or not any(
+            c == BACK_ID and r in flower_ids for c, r in zip(dets.class_id, runner_up)):
+        return []
+    return [t.index for t in read_layout(dets, settings).stray
+            if dets.class_id[t.index] == BACK_ID and runner_up[t.index] in flower_ids]
+
+
+def _read_hand(
+    dets: Detections, context: WinContext, settings: LayoutSettings, is_winning: WinCheck
+) -> HandReading:
     """Layout and hand of deduplicated detections.
 
     When the tiles as read make no winning hand, doubtful tiles are read as their second most

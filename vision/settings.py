@@ -93,6 +93,10 @@ class DetectorSettings:
     # `vision.fewshot`; such boxes do not count in the photo's share): a box the finder is that sure of stays
     table_strays: bool = True
     table_max_finder_conf: float = 0.9
+    # ... and a back box whose face that classifier reads as a flower or season at least this surely, and
+    # like the set's (its threshold passed), may be that flower where it lies apart from the rows
+    # (`LayoutSettings.stray_backs_as_flowers`): a colourful flower boxed by the finder as a back
+    back_flower_confidence: float = 0.95
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
@@ -175,6 +179,9 @@ class LayoutSettings:
     # melds, or set apart at an end of the meld row when the sets are complete without them) are
     # counted as flowers once the hand is complete, at most this many (a set has 8), and reported.
     max_apart_tiles: int = 8
+    # a back lying apart from the rows is no part of a hand: one whose face the calibrated classifier reads
+    # as a flower (`DetectorSettings.back_flower_confidence`) is counted as that flower, and reported
+    stray_backs_as_flowers: bool = True
     set_inner_gap: float = 0.45  # tile widths: a gap this wide inside a set (cut by the set rules) is reported
     # A calibration photo (`vision.calibration_layout`) is read with every box, then, while that does not
     # show the layout, with boxes left out and added one at a time, each step the one that leaves the
