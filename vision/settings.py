@@ -97,6 +97,17 @@ class DetectorSettings:
     # like the set's (its threshold passed), may be that flower where it lies apart from the rows
     # (`LayoutSettings.stray_backs_as_flowers`): a colourful flower boxed by the finder as a back
     back_flower_confidence: float = 0.95
+    # ... and in a photo of the set, the finder's boxes down to `flower_rescue_conf` on no box found and of
+    # a tile's size (within `flower_rescue_size` either way), the surest `flower_rescue_boxes`, that it reads
+    # as a flower or season at least `flower_rescue_confidence` surely, `flower_rescue_likeness` past that
+    # face's threshold, are kept as that flower: a flower missed lies apart and breaks no set
+    # (`TileDetector._flowers_the_finder_was_unsure_of`; 0 boxes: off). In looked-at rounds the flowers it
+    # found passed by 0.03-0.18, and a poker chip by 0.028: read as a season, it broke a hand
+    flower_rescue_conf: float = 0.01
+    flower_rescue_boxes: int = 8
+    flower_rescue_size: float = 1.4
+    flower_rescue_confidence: float = 0.9
+    flower_rescue_likeness: float = 0.05
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
