@@ -5,7 +5,10 @@
     of each face from the full-resolution photo (`vision.crops`) -> classify the crops
     (`vision.models.FaceClassifier`, one batch) -> second readings of unsure faces: the
     caption of a possible flower (`vision.flowers`) and the printed rank of a suited tile
-    (`vision.ranks`), all bands of a photo read by the recognizer (`vision.ocr`) at once.
+    (`vision.ranks`), all bands of a photo read by the recognizer (`vision.ocr`) at once. With a
+    classifier calibrated to a set (a few-shot head), in a photo of that set: boxes unlike the set or
+    like its table left out, flowers kept from the finder's boxes under its threshold, and the flower a
+    back box's face reads as told to the layout reader.
 
 A single 43-class YOLO detector named like `tileset.classes.CLASS_NAMES` is accepted as
 well, with no classifier.
