@@ -27,7 +27,7 @@ import numpy as np
 
 from scoring.tiles import SUITS, TILE_NAMES, Tile
 from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES
-from vision.boxes import decode_yolo_output, letterbox
+from vision.boxes import box_iou, decode_yolo_output, letterbox
 from vision.crops import cut_tiles, cut_upright, margin_share
 from vision.detections import Detections
 from vision.flowers import UPRIGHT_BANDS, caption_bands, reading_from_texts
@@ -330,8 +330,6 @@ class TileDetector:
         A flower lies apart from the rows, where a tile missed breaks no set: the hand still wins with one
         flower fewer, and nothing asks for it again. The finder scores a set's flowers lowest, their
         artwork differing most from set to set (a drawn set's gold character in a frame: 0.02-0.09)."""
-        from vision.boxes import box_iou
-
         s, classifier = self.settings, self.classifier
         assert classifier is not None
         xyxy, finder_conf = unsure[0], unsure[1]

@@ -107,9 +107,11 @@ def read_hand(
     turned = _flowers_boxed_as_backs(dets, settings)
     if not turned:
         return _read_hand(dets, context, settings, is_winning)
+    runner_up = dets.runner_up
+    assert runner_up is not None  # Detections fills it (-1 for none)
     changed = dets
     for i in turned:
-        changed = changed.with_class(i, int(dets.runner_up[i]))  # type: ignore[index]
+        changed = changed.with_class(i, int(runner_up[i]))
     reading = _read_hand(changed, context, settings, is_winning)
     notes = [issue(IssueCode.BACK_AS_FLOWER, (i,), **tile_seen(dets, i), read_as=CLASS_NAMES[changed.class_id[i]])
              for i in turned]
