@@ -223,6 +223,20 @@ def test_duplicate_boxes_merge_and_disagreements_are_reported() -> None:
     assert issues[0].code is IssueCode.DUPLICATE_READING and issues[0].tiles == (1,)  # the E kept, as merged
 
 
+def test_two_boxes_of_one_face_shifted_by_a_quarter_tile_are_one_tile_and_two_touching_tiles_stay_two() -> None:
+    """The finder's second box on a tile, shifted by 12 of its 43 pixels (IoU 0.54): one tile when both read
+    the same face, two when they differ; tiles side by side with the same face stay two, even overlapping a
+    little, as perspective makes them (IoU 0.1)."""
+    shifted = [[286, 525, 329, 574], [298, 521, 339, 571]]
+    same = Detections.from_lists(shifted, [0.84, 0.42], [CLASS_ID["s3"]] * 2)
+    assert len(merge_duplicates(same, S)[0]) == 1
+    assert len(merge_duplicates(same, LayoutSettings(duplicate_same_face_iou=0.6))[0]) == 2
+    differ = Detections.from_lists(shifted, [0.84, 0.42], [CLASS_ID["s3"], CLASS_ID["s4"]])
+    assert len(merge_duplicates(differ, S)[0]) == 2
+    touching = Detections.from_lists([[0, 0, 40, 54], [32, 0, 72, 54]], [0.9, 0.9], [CLASS_ID["5p"]] * 2)
+    assert len(merge_duplicates(touching, S)[0]) == 2
+
+
 # --- what the reader must not guess -----------------------------------------------------------
 
 

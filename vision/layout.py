@@ -77,7 +77,9 @@ def merge_duplicates(dets: Detections, settings: LayoutSettings) -> tuple[Detect
     for i in order:
         for k in kept:
             iou, contained = _overlap(dets.xyxy[i], dets.xyxy[k])
-            if iou > settings.duplicate_iou or contained > settings.duplicate_containment:
+            same_face = dets.class_id[i] == dets.class_id[k]
+            if (iou > settings.duplicate_iou or contained > settings.duplicate_containment
+                    or (same_face and iou > settings.duplicate_same_face_iou)):
                 if dets.class_id[i] != dets.class_id[k]:
                     found.append((k, {
                         **_centre(dets.xyxy[k]),

@@ -153,6 +153,9 @@ class LayoutSettings:
 
     duplicate_iou: float = 0.6  # two boxes overlapping more than this are one tile
     duplicate_containment: float = 0.8  # ... or when this share of the smaller box lies in the larger
+    # ... or, read as the same face, overlapping more than this: the finder's second box on a tile, shifted by
+    # a quarter of it (stops 31-34's rounds: 6 such pairs at 0.50-0.60, each on one tile; two tiles' at most 0.41)
+    duplicate_same_face_iou: float = 0.45
     low_confidence: float = 0.5  # a tile read with less confidence is reported in issues
     # When the tiles make no winning hand (and the winning tile is known), tiles read with less confidence
     # than this may be read as their runner-up class (a back as a blank white dragon) ...
