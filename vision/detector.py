@@ -330,36 +330,15 @@ class TileDetector:
         A flower lies apart from the rows, where a tile missed breaks no set: the hand still wins with one
         flower fewer, and nothing asks for it again. The finder scores a set's flowers lowest, their
         artwork differing most from set to set (a drawn set's gold character in a frame: 0.02-0.09)."""
-        s, classifier = self.settings, self.classifier
-        assert classifier is not None
+        s = self.settings
         xyxy, finder_conf = unsure[0], unsure[1]
-        if len(found_xyxy):
-            on_none = box_iou(xyxy, found_xyxy).max(axis=1) < 1 / 3
-            found_wh = found_xyxy[:, 2:] - found_xyxy[:, :2]
-            wh = xyxy[:, 2:] - xyxy[:, :2]
-            ratios = np.stack([wh.max(axis=1) / np.median(found_wh.max(axis=1)),
-                               wh.min(axis=1) / np.median(found_wh.min(axis=1))], axis=1)
-            sized = np.all((ratios <= s.flower_rescue_size) & (ratios >= 1 / s.flower_rescue_size), axis=1)
-            candidates = np.flatnonzero(on_none & sized)
-        else:
-            candidates = np.zeros(0, np.int64)
-        candidates = candidates[np.argsort(-finder_conf[candidates], kind="stable")][: s.flower_rescue_boxes]
-        none = (np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64), np.zeros(0, np.int64))
-        if len(candidates) == 0:
-            return none
-        crops = cut_tiles(image_bgr, xyxy[candidates], classifier.imgsz, s)
-        if len(crops) == 0:
-            return none
-        probs, likeness, table_likeness, _ = classifier.read(crops)
-        best = probs.argmax(axis=1)
-        is_flower = classifier.flower_columns
-        sure = probs.max(axis=1)
-        taken = (is_flower[best] & (sure >= s.flower_rescue_confidence) & (likeness >= s.flower_rescue_likeness)
-                 & ~self._table_like(table_likeness))
-        best_not_flower = np.where(is_flower[None, :], -1.0, probs).argmax(axis=1)
+        candidates = rescue_candidates(xyxy, finder_conf, found_xyxy, s)
+        flowers, chance, seconds = self._sure_flowers(image_bgr, xyxy[candidates], s.flower_rescue_confidence,
+                                                      s.flower_rescue_likeness)
+        taken = flowers >= 0
         chosen = candidates[taken]
-        return (xyxy[chosen], (finder_conf[chosen] * sure[taken]).astype(np.float32),
-                classifier.to_canonical[best[taken]], classifier.to_canonical[best_not_flower[taken]])
+        return (xyxy[chosen], (finder_conf[chosen] * chance[taken]).astype(np.float32), flowers[taken],
+                seconds[taken])
 
     def _flowers_boxed_as_backs(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:
         """For back boxes in a photo of the calibrated set: the flower or season each face reads as, where
@@ -367,19 +346,31 @@ class TileDetector:
         that face's threshold; -1 for the others. The finder can take a colourful flower for a back (a drawn
         set's, kde-traditional's season); the layout counts one only where it lies apart from the rows
         (`vision.repair`), since a back there is no part of a hand. Without a head (+inf likeness): none."""
+        assert self.classifier is not None
+        if not self.classifier.has_fewshot_head:
+            return np.full(len(boxes_xyxy), -1, np.int64)
+        return self._sure_flowers(image_bgr, boxes_xyxy, self.settings.back_flower_confidence, 0.0)[0]
+
+    def _sure_flowers(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray, min_confidence: float,
+                      min_likeness: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What the classifier (its head included) reads each box's crop as, where that is a flower or season
+        read at least `min_confidence` surely, `min_likeness` past that face's threshold and not like the
+        table: its canonical id (-1 elsewhere), the chance of the face read, and the likeliest face that is
+        not a flower (canonical ids), for each box."""
         classifier = self.classifier
         assert classifier is not None
-        none = np.full(len(boxes_xyxy), -1, np.int64)
-        if not classifier.has_fewshot_head:
-            return none
-        crops = cut_tiles(image_bgr, boxes_xyxy, classifier.imgsz, self.settings)
-        if len(crops) == 0:
-            return none
+        nothing = np.full(len(boxes_xyxy), -1, np.int64)
+        if len(boxes_xyxy) == 0 or len(crops := cut_tiles(image_bgr, boxes_xyxy, classifier.imgsz, self.settings)) == 0:
+            return nothing, np.zeros(len(boxes_xyxy), np.float32), nothing
         probs, likeness, table_likeness, _ = classifier.read(crops)
         best = probs.argmax(axis=1)
-        sure = (classifier.flower_columns[best] & (probs.max(axis=1) >= self.settings.back_flower_confidence)
-                & (likeness >= 0) & ~self._table_like(table_likeness))
-        return np.where(sure, classifier.to_canonical[best], none)
+        chance = probs.max(axis=1)
+        is_flower = classifier.flower_columns
+        sure = (is_flower[best] & (chance >= min_confidence) & (likeness >= min_likeness)
+                & ~self._table_like(table_likeness))
+        best_not_flower = np.where(is_flower[None, :], -1.0, probs).argmax(axis=1)
+        return (np.where(sure, classifier.to_canonical[best], -1), chance,
+                classifier.to_canonical[best_not_flower])
 
     def _strays(self, read: "FaceReading", finder_conf: np.ndarray) -> np.ndarray:
         """In a photo of the calibrated set (most of its boxes that do not look like the table look like the
@@ -414,6 +405,24 @@ class TileDetector:
         """Read and detect a photo (big ones decoded reduced); boxes and size in original pixels."""
         decoded = decode_image(source, self.settings, reduce_to=self.settings.decode_long_side)
         return self.detect_decoded(decoded), decoded.original_wh
+
+
+def rescue_candidates(xyxy: np.ndarray, finder_conf: np.ndarray, found_xyxy: np.ndarray,
+                      settings: DetectorSettings) -> np.ndarray:
+    """Indices of the finder's unsure boxes `xyxy` that `TileDetector._flowers_the_finder_was_unsure_of`
+    reads: on no box found (IoU under 1/3), a tile's size (long and short sides within `flower_rescue_size`
+    of the found boxes' medians, either way: tiles lie upright and sideways), the surest
+    `flower_rescue_boxes` of them, surest first."""
+    if not len(found_xyxy) or not len(xyxy):
+        return np.zeros(0, np.int64)
+    on_none = box_iou(xyxy, found_xyxy).max(axis=1) < 1 / 3
+    found_wh = found_xyxy[:, 2:] - found_xyxy[:, :2]
+    wh = xyxy[:, 2:] - xyxy[:, :2]
+    ratios = np.stack([wh.max(axis=1) / np.median(found_wh.max(axis=1)),
+                       wh.min(axis=1) / np.median(found_wh.min(axis=1))], axis=1)
+    size = settings.flower_rescue_size
+    candidates = np.flatnonzero(on_none & np.all((ratios <= size) & (ratios >= 1 / size), axis=1))
+    return candidates[np.argsort(-finder_conf[candidates], kind="stable")][: settings.flower_rescue_boxes]
 
 
 class FaceReading(NamedTuple):
