@@ -6,7 +6,7 @@ For every scene photo of SCENES (`datasets.synth`: images/ + labels/), with MODE
 - `back`: each box the finder gave as a back, what the classifier with its head reads its face as, how
   surely, its likeness to the set, and the labeled tile under it (IoU > 0.5; none: a false box);
 - `unsure`: the finder's boxes down to `flower_rescue_conf` on no box found and of a tile's size, the
-  surest `flower_rescue_boxes` (the candidates of `TileDetector._flowers_the_finder_was_unsure_of`),
+  surest `flower_rescue_boxes` (`vision.detector.rescue_candidates`, what the detector reads),
   read the same way, with the labeled tile under each and MISSED where the reading lacks that tile.
 One line per box; the settings' cuts (`back_flower_confidence`, `flower_rescue_confidence`,
 `flower_rescue_likeness`) are applied by the detector, not here.
@@ -27,7 +27,7 @@ import numpy as np
 
 from tileset.classes import CLASS_NAMES
 from vision.boxes import box_iou
-from vision.detector import TileDetector
+from vision.detector import TileDetector, rescue_candidates
 from vision.registry import active_dir
 
 
@@ -52,14 +52,7 @@ def main(scenes: Path, models: Path) -> None:
         faces = detector.finder.is_face(classes)
         picked = [("back", i) for i in np.flatnonzero(sure & ~faces)]
         unsure = np.flatnonzero(~sure)
-        if len(dets) and len(unsure):
-            unsure = unsure[box_iou(xyxy[unsure], dets.xyxy).max(axis=1) < 1 / 3]
-            long_side, short_side = np.median(dets.wh.max(axis=1)), np.median(dets.wh.min(axis=1))
-            wh = xyxy[unsure, 2:] - xyxy[unsure, :2]
-            ratios = np.stack([wh.max(axis=1) / long_side, wh.min(axis=1) / short_side], axis=1)
-            unsure = unsure[np.all((ratios <= s.flower_rescue_size) & (ratios >= 1 / s.flower_rescue_size), axis=1)]
-            unsure = unsure[np.argsort(-conf[unsure], kind="stable")][: s.flower_rescue_boxes]
-            picked += [("unsure", i) for i in unsure]
+        picked += [("unsure", unsure[k]) for k in rescue_candidates(xyxy[unsure], conf[unsure], xyxy[sure], s)]
         if not picked or not len(dets):
             continue
         read = detector.classify_faces(image, xyxy[[i for _, i in picked]])
