@@ -80,7 +80,7 @@ def merge_duplicates(dets: Detections, settings: LayoutSettings) -> tuple[Detect
             same_face = dets.class_id[i] == dets.class_id[k]
             if (iou > settings.duplicate_iou or contained > settings.duplicate_containment
                     or (same_face and iou > settings.duplicate_same_face_iou)):
-                if dets.class_id[i] != dets.class_id[k]:
+                if not same_face:
                     found.append((k, {
                         **_centre(dets.xyxy[k]),
                         "kept": CLASS_NAMES[dets.class_id[k]], "kept_conf": float(dets.confidence[k]),
