@@ -436,7 +436,8 @@ def test_the_baked_head_says_how_much_each_crop_looks_like_the_set(tmp_path: Pat
     bake(base, head, tmp_path / "baked.onnx")
     classifier = FaceClassifier(ort.InferenceSession(str(tmp_path / "baked.onnx")), "baked")
     assert classifier.knows_its_set
-    blended, likeness, table_likeness, base_probs = classifier.read(crops)
+    blended, likeness, table_likeness, base_probs = classifier.read(crops)[:4]
+    assert classifier.read(crops).set_margin is None, "no other sets' crops: no margin"
     np.testing.assert_allclose(blended, head.blend(probs, feats), atol=1e-5)
     expected = (head.cosines(feats) - head.thresholds[None, :]).max(axis=1)
     np.testing.assert_allclose(likeness, expected, atol=1e-5)
@@ -451,7 +452,7 @@ def test_the_baked_head_says_how_much_each_crop_looks_like_the_set(tmp_path: Pat
     with_table = replace(head, table=table, table_threshold=float(np.median(margins)))
     bake(base, with_table, tmp_path / "with_table.onnx", base_output=True)
     with_base = FaceClassifier(ort.InferenceSession(str(tmp_path / "with_table.onnx")), "table")
-    blended, likeness, table_likeness, base_probs = with_base.read(crops)
+    blended, likeness, table_likeness, base_probs = with_base.read(crops)[:4]
     assert with_base.reads_as_base
     np.testing.assert_allclose(base_probs, probs, atol=1e-6)  # the classifier it was baked on, as it reads alone
     np.testing.assert_allclose(blended, head.blend(probs, feats), atol=1e-5)
@@ -463,6 +464,44 @@ def test_the_baked_head_says_how_much_each_crop_looks_like_the_set(tmp_path: Pat
     again = FewShotHead.load(tmp_path / "head.npz")
     assert again.table is not None and again.table_threshold == pytest.approx(with_table.table_threshold)
     np.testing.assert_allclose(again.table, table)
+
+
+def test_a_head_keeping_other_sets_crops_says_which_set_each_crop_is_nearer_and_reads_with_every_gate_open(
+        tmp_path: Path) -> None:
+    """SET_MARGIN_OUTPUT is the crop's cosine with its nearest face of the set minus that with the nearest other
+    set's crop (kept at half precision), and SET_PROBS_OUTPUT the blend with the gate open, both as the head
+    computes them in numpy; the first output stays the gated blend; the crops survive saving."""
+    import onnxruntime as ort
+
+    from vision.calibrate import Embedder
+    from vision.fewshot import FewShotHead, bake
+    from vision.models import FaceClassifier
+
+    base = tiny_classifier(tmp_path / "base.onnx")
+    rng = np.random.default_rng(4)
+    crops = rng.integers(0, 255, (16, 32, 32, 3), dtype=np.uint8)
+    probs, feats = Embedder(base, 1)(crops)
+    prototypes = rng.normal(size=(1, len(FACE_NAMES), feats.shape[1])).astype(np.float32)
+    prototypes /= np.linalg.norm(prototypes, axis=2, keepdims=True)
+    prototypes[0, :8] = feats[:8]  # half the crops are this set's faces
+    others = feats[8:] + 0.01 * rng.normal(size=feats[8:].shape).astype(np.float32)  # ... the other half another set's
+    others = (others / np.linalg.norm(others, axis=1, keepdims=True)).astype(np.float16).astype(np.float32)
+    head = FewShotHead(prototypes, 1, scale=3.0, keep=1.0, thresholds=np.full(len(FACE_NAMES), 2.0, np.float32),
+                       others=others)
+    margins = head.set_margins(feats)
+    assert (margins[:8] > 0).all() and (margins[8:] < 0).all()
+    bake(base, head, tmp_path / "baked.onnx", base_output=True)
+    reading = FaceClassifier(ort.InferenceSession(str(tmp_path / "baked.onnx")), "baked").read(crops)
+    assert reading.set_margin is not None and reading.set_probs is not None
+    np.testing.assert_allclose(reading.set_margin, margins, atol=1e-4)
+    np.testing.assert_allclose(reading.probs, probs, atol=1e-5)  # every threshold shut (2.0): the gated blend is the classifier
+    np.testing.assert_allclose(reading.set_probs, head.blend_ungated(probs, feats), atol=1e-5)
+    assert (reading.set_probs.argmax(axis=1)[:8] == np.arange(8)).all(), "open, each face of the set reads as itself"
+    head.save(tmp_path / "head.npz")
+    again = FewShotHead.load(tmp_path / "head.npz")
+    assert again.others is not None
+    np.testing.assert_allclose(again.others, others)
+    assert np.isposinf(replace(head, others=None).set_margins(feats)).all()
 
 
 def test_the_table_threshold_lies_above_every_tile_crop_and_never_below_its_margin() -> None:
@@ -570,6 +609,39 @@ def test_a_photo_of_the_set_is_read_by_the_set_classifier_and_another_photo_as_b
     with pytest.raises(ModelLoadError, match="no few-shot head"):
         TileDetector.load(folders["set only"], NO_READERS)
 
+
+
+@pytest.mark.parametrize("nearer_the_set, by_margin, read_open", [(30, True, True), (15, True, False), (30, False, False)])
+def test_a_photo_whose_boxes_are_mostly_nearer_the_set_than_other_sets_is_read_with_every_gate_open(
+    tmp_path: Path, models: Path, monkeypatch, nearer_the_set: int, by_margin: bool, read_open: bool
+) -> None:
+    """The head keeps other sets' crops: `nearer_the_set` of the 42 boxes are nearer the set (SET_MARGIN_OUTPUT
+    above 0). Over half: the photo is of the set and reads by SET_PROBS_OUTPUT (here every crop 5p), though no
+    box passes a face's threshold (likeness -0.05); with `set_photo_by_margin` off, the thresholds decide."""
+    from vision.detector import TileDetector
+
+    photo = write_photo(tmp_path / "layout.png", layout_boxes())
+    folder = tmp_path / "version"
+    folder.mkdir()
+    (folder / "detector.onnx").write_bytes((models / "detector.onnx").read_bytes())
+    with_random_head(models / "classifier.onnx", folder / "classifier.onnx")
+    detector = TileDetector.load(folder, replace(NO_READERS, set_photo_by_margin=by_margin))
+    assert detector.classifier is not None
+    plain_read = detector.classifier.read
+    five_p = detector.classifier.names.index("5p")
+
+    def nearer(crops: np.ndarray) -> ClassifierReading:
+        margin = np.full(len(crops), -0.02, np.float32)
+        margin[:nearer_the_set] = 0.03
+        set_probs = np.full((len(crops), len(FACE_NAMES)), 0.001, np.float32)
+        set_probs[:, five_p] = 1 - 0.001 * (len(FACE_NAMES) - 1)
+        return plain_read(crops)._replace(likeness=np.full(len(crops), -0.05, np.float32), set_margin=margin,
+                                          set_probs=set_probs)
+
+    monkeypatch.setattr(detector.classifier, "read", nearer)
+    dets, _ = detector.detect_file(photo)
+    assert len(dets) == 42, "a box unlike the set by its thresholds is kept where the finder is sure"
+    assert all(name == "5p" for name in dets.class_names) == read_open
 
 
 def test_a_crop_passing_one_faces_threshold_gets_every_faces_cosine_and_a_crop_passing_none_reads_as_before() -> None:

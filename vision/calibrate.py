@@ -737,7 +737,10 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
         step(0.65, f"{label} few-shot head: scale {choice.scale:g}, threshold margin {choice.margin:g}; "
                    f"held-out copies {choice.classifier_check_accuracy:.2%} -> {choice.check_accuracy:.2%} read "
                    f"right; every one of {choice.base_crops} base crops read as before")
-        head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds)
+        # the base crops, kept as other sets' crops (half precision, as the graph keeps them): a photo whose
+        # boxes are mostly nearer the set's faces than any of them is of the set (`DetectorSettings.set_photo_by_margin`)
+        others = None if base is None or not settings.keep_other_crops else base[1].astype(np.float16).astype(np.float32)
+        head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds, others=others)
         if len(table_x) and settings.table_clusters > 0:
             _, table_feats = embedder(table_x)
             table = prototypes_from(table_feats, np.zeros(len(table_x), np.int64), np.zeros(len(table_x), np.int64),

@@ -126,11 +126,15 @@ class TileDetector:
         if len(crops) == 0:
             return FaceReading(np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64),
                                np.zeros(0, np.float32), np.zeros(0, bool), False)
-        probs, likeness, table_likeness, base_probs = classifier.read(crops)
+        reading = classifier.read(crops)
+        probs, likeness, table_likeness, base_probs = reading.probs, reading.likeness, reading.table_likeness, reading.base_probs
         table = self._table_like(table_likeness)
-        of_the_set = self._of_the_set(likeness[~table])
+        set_margin = reading.set_margin if self.settings.set_photo_by_margin else None
+        of_the_set = self._of_the_set(likeness[~table], None if set_margin is None else set_margin[~table])
         head_used = classifier.has_fewshot_head
-        if base_probs is not None and self.settings.base_reads_other_sets and not of_the_set:
+        if of_the_set and reading.set_probs is not None and self.settings.open_gate_in_set_photos:
+            probs = reading.set_probs
+        elif base_probs is not None and self.settings.base_reads_other_sets and not of_the_set:
             probs, head_used = base_probs, False  # another set's photo: read as before, from the same run
         elif classifier.base_reader is not None and not of_the_set:
             probs, head_used = classifier.read_as_base(crops), False  # ... by the classifier kept beside it
@@ -362,7 +366,8 @@ class TileDetector:
         nothing = np.full(len(boxes_xyxy), -1, np.int64)
         if len(boxes_xyxy) == 0 or len(crops := cut_tiles(image_bgr, boxes_xyxy, classifier.imgsz, self.settings)) == 0:
             return nothing, np.zeros(len(boxes_xyxy), np.float32), nothing
-        probs, likeness, table_likeness, _ = classifier.read(crops)
+        reading = classifier.read(crops)
+        probs, likeness, table_likeness = reading.probs, reading.likeness, reading.table_likeness
         best = probs.argmax(axis=1)
         chance = probs.max(axis=1)
         is_flower = classifier.flower_columns
@@ -390,10 +395,14 @@ class TileDetector:
         """Which crops look like the calibration photo's table (none with `table_strays` off)."""
         return (table_likeness > 0) & self.settings.table_strays
 
-    def _of_the_set(self, likeness: np.ndarray) -> bool:
-        """Whether a photo's face boxes are tiles of the calibrated set: most pass a face's threshold (+inf
-        for every box when the classifier was not calibrated with a few-shot head)."""
-        return bool(len(likeness)) and float(np.mean(likeness >= 0)) >= self.settings.stray_photo_share
+    def _of_the_set(self, likeness: np.ndarray, set_margin: "np.ndarray | None" = None) -> bool:
+        """Whether a photo's face boxes are tiles of the calibrated set: most are nearer the set's faces than
+        any crop of another set the head keeps (`set_margin`, SET_MARGIN_OUTPUT), or, for a head without such
+        crops, pass a face's threshold (+inf for every box when the classifier was not calibrated with a
+        few-shot head)."""
+        s = self.settings
+        passed = likeness >= 0 if set_margin is None else set_margin > s.set_photo_margin
+        return bool(len(passed)) and float(np.mean(passed)) >= s.stray_photo_share
 
     def detect_decoded(self, decoded: DecodedImage) -> Detections:
         """Detect on a (possibly reduced) decoded image; boxes in the original photo's pixels."""

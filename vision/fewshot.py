@@ -33,13 +33,13 @@ other, with no code of its own. `onnx` is needed to edit graphs (calibration), n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from vision.models import BASE_OUTPUT, FEWSHOT_METADATA, LIKENESS_OUTPUT, TABLE_OUTPUT
+from vision.models import BASE_OUTPUT, FEWSHOT_METADATA, LIKENESS_OUTPUT, SET_MARGIN_OUTPUT, SET_PROBS_OUTPUT, TABLE_OUTPUT
 
 FEATURES_OUTPUT = "features"  # the extra output of `with_features`: (N, members x D), each member's part L2-normalised
 PROTOTYPES_FILE = "prototypes.npz"
@@ -61,6 +61,7 @@ class FewShotHead:
     thresholds: "np.ndarray | None" = None  # (C,) the cosine a crop must pass for the head to name that face
     table: "np.ndarray | None" = None  # float32 (T, members x D): prototypes of the calibration photo's table
     table_threshold: float = np.inf  # a crop nearer the table than any face by more than this looks like it
+    others: "np.ndarray | None" = None  # float32 (O, members x D): features of other sets' crops (the base photos')
 
     def cosines(self, features: np.ndarray) -> np.ndarray:
         """(N, C) cosine of each crop with each face's nearer prototype, averaged over the ensemble members."""
@@ -80,9 +81,21 @@ class FewShotHead:
         the table's threshold (above 0: the crop looks like the table)."""
         return (self.table_margins(features) - np.float32(self.table_threshold)).astype(np.float32)
 
+    def set_margins(self, features: np.ndarray) -> np.ndarray:
+        """(N,) each crop's cosine with the nearest face of the set minus its cosine with the nearest crop of
+        another set (`others`; +inf without them): above 0, the crop is nearer this set than any other seen."""
+        feats = np.asarray(features, np.float32)
+        if self.others is None or len(self.others) == 0:
+            return np.full(len(feats), np.inf, np.float32)
+        return (self.cosines(feats).max(axis=1) - (feats @ self.others.T).max(axis=1) / self.members).astype(np.float32)
+
     def blend(self, probs: np.ndarray, features: np.ndarray) -> np.ndarray:
         """The head's class probabilities for crops read as `probs` with these `features`."""
         return self.blend_cosines(probs, self.cosines(features))
+
+    def blend_ungated(self, probs: np.ndarray, features: np.ndarray) -> np.ndarray:
+        """`blend` with every crop's gate open: how the graph's SET_PROBS_OUTPUT reads a photo of the set."""
+        return replace(self, thresholds=None).blend(probs, features)
 
     def blend_cosines(self, probs: np.ndarray, cos: np.ndarray) -> np.ndarray:
         """`blend` of crops whose `cosines` are known (they depend on the prototypes alone, not on the
@@ -100,16 +113,19 @@ class FewShotHead:
 
     def save(self, path: Path) -> None:
         table = np.zeros((0, self.prototypes.shape[2]), np.float32) if self.table is None else self.table
+        others = np.zeros((0, self.prototypes.shape[2]), np.float16) if self.others is None else self.others
         np.savez(path, prototypes=self.prototypes, members=self.members, scale=self.scale, keep=self.keep,
-                 thresholds=self.open_thresholds(), table=table, table_threshold=self.table_threshold)
+                 thresholds=self.open_thresholds(), table=table, table_threshold=self.table_threshold,
+                 others=others.astype(np.float16))
 
     @staticmethod
     def load(path: Path) -> "FewShotHead":
         data = np.load(path)
         table = data["table"].astype(np.float32) if "table" in data.files and len(data["table"]) else None
+        others = data["others"].astype(np.float32) if "others" in data.files and len(data["others"]) else None
         return FewShotHead(data["prototypes"].astype(np.float32), int(data["members"]), float(data["scale"]),
                            float(data["keep"]), data["thresholds"].astype(np.float32), table,
-                           float(data["table_threshold"]) if table is not None else np.inf)
+                           float(data["table_threshold"]) if table is not None else np.inf, others)
 
     def open_thresholds(self) -> np.ndarray:
         """The thresholds, every face open (-2: below any cosine) when there are none."""
@@ -265,6 +281,21 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path, base_output: 
             helper.make_node("Sub", ["fewshot_table_margin", "fewshot_table_threshold"], [TABLE_OUTPUT]),
         ])
         graph.output.append(onnx.helper.make_tensor_value_info(TABLE_OUTPUT, onnx.TensorProto.FLOAT, ["batch"]))
+    if head.others is not None and len(head.others):  # nearer this set than any other set's crop, and the ungated blend
+        init.append(onnx.numpy_helper.from_array((head.others.T / head.members).astype(np.float16), "fewshot_others_half"))
+        graph.node.extend([
+            helper.make_node("Cast", ["fewshot_others_half"], ["fewshot_others"], to=onnx.TensorProto.FLOAT),
+            helper.make_node("MatMul", [FEATURES_OUTPUT, "fewshot_others"], ["fewshot_others_cos_all"]),
+            _reduce(model, "ReduceMax", "fewshot_others_cos_all", "fewshot_others_cos", keepdims=0),
+            _reduce(model, "ReduceMax", "fewshot_cos", "fewshot_set_cos", keepdims=0),
+            helper.make_node("Sub", ["fewshot_set_cos", "fewshot_others_cos"], [SET_MARGIN_OUTPUT]),
+            helper.make_node("Mul", ["fewshot_cos", "fewshot_scale"], ["fewshot_open_shot"]),
+            helper.make_node("Add", ["fewshot_kept", "fewshot_open_shot"], ["fewshot_open_logits"]),
+            helper.make_node("Softmax", ["fewshot_open_logits"], [SET_PROBS_OUTPUT], axis=1),
+        ])
+        graph.output.append(onnx.helper.make_tensor_value_info(SET_MARGIN_OUTPUT, onnx.TensorProto.FLOAT, ["batch"]))
+        graph.output.append(onnx.helper.make_tensor_value_info(SET_PROBS_OUTPUT, onnx.TensorProto.FLOAT,
+                                                               ["batch", len(head.prototypes[0])]))
     if base_output:
         graph.node.append(helper.make_node("Identity", [original], [BASE_OUTPUT]))
         graph.output.append(onnx.helper.make_tensor_value_info(BASE_OUTPUT, onnx.TensorProto.FLOAT,
@@ -272,7 +303,8 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path, base_output: 
     props = {p.key: p.value for p in model.metadata_props}
     props[FEWSHOT_METADATA] = (f"prototypes of a calibration photo, scale {head.scale:g}, keep {head.keep:g}, "
                             "a threshold per face, the gate per crop"
-                            + (f", {len(head.table)} table prototypes" if head.table is not None else ""))
+                            + (f", {len(head.table)} table prototypes" if head.table is not None else "")
+                            + (f", {len(head.others)} crops of other sets" if head.others is not None else ""))
     del model.metadata_props[:]
     for key, value in props.items():
         model.metadata_props.append(onnx.StringStringEntryProto(key=key, value=value))

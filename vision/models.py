@@ -131,6 +131,11 @@ TABLE_OUTPUT = "table_likeness"
 # the fourth, where the head was baked on the classifier the version was calibrated from: (N, 42) that
 # classifier's own probabilities, which read a photo of another set as before (no second classifier run)
 BASE_OUTPUT = "base_probs"
+# where the head keeps crops of other sets (the base photos'): (N,) how much nearer a crop's nearest face of the
+# set is than the nearest of those crops (above 0: nearer this set), which tells a photo of the set; and (N, 42)
+# the head's probabilities with every crop's gate open, which read such a photo
+SET_MARGIN_OUTPUT = "set_margin"
+SET_PROBS_OUTPUT = "set_probs"
 
 
 class FaceClassifier:
@@ -161,6 +166,8 @@ class FaceClassifier:
         self._likeness_at = outputs.index(LIKENESS_OUTPUT) if LIKENESS_OUTPUT in outputs else None
         self._table_at = outputs.index(TABLE_OUTPUT) if TABLE_OUTPUT in outputs else None
         self._base_at = outputs.index(BASE_OUTPUT) if BASE_OUTPUT in outputs else None
+        self._set_margin_at = outputs.index(SET_MARGIN_OUTPUT) if SET_MARGIN_OUTPUT in outputs else None
+        self._set_probs_at = outputs.index(SET_PROBS_OUTPUT) if SET_PROBS_OUTPUT in outputs else None
         if set_reader is not None:
             if not self.knows_its_set:
                 raise ModelLoadError(f"{set_reader.path} reads a calibrated set, but {path} cannot tell a photo of "
@@ -202,7 +209,8 @@ class FaceClassifier:
         """The probabilities of `probabilities`, each crop's likeness to the calibrated set (LIKENESS_OUTPUT;
         +inf for a classifier that was not calibrated with a few-shot head), to the table it was
         calibrated on (TABLE_OUTPUT; -inf without table prototypes) and, where the graph has BASE_OUTPUT,
-        the probabilities of the classifier it was calibrated from (None without)."""
+        the probabilities of the classifier it was calibrated from (None without); where the head keeps other
+        sets' crops, each crop's SET_MARGIN_OUTPUT and the ungated SET_PROBS_OUTPUT (None without)."""
         batch = to_network_input(crops_bgr)
         if self._fixed_batch:
             outs = [self.session.run(None, {self._input: b[None]}) for b in batch]
@@ -215,8 +223,12 @@ class FaceClassifier:
                 return np.full(len(probs), absent, np.float32)
             return np.concatenate([np.ravel(o[at]) for o in outs]).astype(np.float32)
 
-        base = None if self._base_at is None else np.concatenate([o[self._base_at] for o in outs])
-        return ClassifierReading(probs, output(self._likeness_at, np.inf), output(self._table_at, -np.inf), base)
+        def table(at: "int | None") -> "np.ndarray | None":
+            return None if at is None else np.concatenate([o[at] for o in outs])
+
+        return ClassifierReading(probs, output(self._likeness_at, np.inf), output(self._table_at, -np.inf),
+                                 table(self._base_at), None if self._set_margin_at is None else
+                                 output(self._set_margin_at, np.inf), table(self._set_probs_at))
 
 
 class ClassifierReading(NamedTuple):
@@ -224,6 +236,8 @@ class ClassifierReading(NamedTuple):
     likeness: np.ndarray  # (N,)
     table_likeness: np.ndarray  # (N,)
     base_probs: "np.ndarray | None"  # (N, 42) in the same columns, where the graph has BASE_OUTPUT
+    set_margin: "np.ndarray | None" = None  # (N,), where the graph has SET_MARGIN_OUTPUT
+    set_probs: "np.ndarray | None" = None  # (N, 42), where the graph has SET_PROBS_OUTPUT
 
 
 @dataclass(frozen=True)
