@@ -616,8 +616,9 @@ def test_a_photo_whose_boxes_are_mostly_nearer_the_set_than_other_sets_is_read_w
     tmp_path: Path, models: Path, monkeypatch, nearer_the_set: int, by_margin: bool, read_open: bool
 ) -> None:
     """The head keeps other sets' crops: `nearer_the_set` of the 42 boxes are nearer the set (SET_MARGIN_OUTPUT
-    above 0). Over half: the photo is of the set and reads by SET_PROBS_OUTPUT (here every crop 5p), though no
-    box passes a face's threshold (likeness -0.05); with `set_photo_by_margin` off, the thresholds decide."""
+    above 0). Over half: the photo reads by SET_PROBS_OUTPUT (here every crop 5p), though no box passes a face's
+    threshold (likeness -0.05); with `open_gate_in_set_photos` off, as before. No box is left out: that is the
+    thresholds' call (`_of_the_set`), and the finder is sure of every box here."""
     from vision.detector import TileDetector
 
     photo = write_photo(tmp_path / "layout.png", layout_boxes())
@@ -625,7 +626,7 @@ def test_a_photo_whose_boxes_are_mostly_nearer_the_set_than_other_sets_is_read_w
     folder.mkdir()
     (folder / "detector.onnx").write_bytes((models / "detector.onnx").read_bytes())
     with_random_head(models / "classifier.onnx", folder / "classifier.onnx")
-    detector = TileDetector.load(folder, replace(NO_READERS, set_photo_by_margin=by_margin))
+    detector = TileDetector.load(folder, replace(NO_READERS, open_gate_in_set_photos=by_margin))
     assert detector.classifier is not None
     plain_read = detector.classifier.read
     five_p = detector.classifier.names.index("5p")

@@ -737,8 +737,9 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
         step(0.65, f"{label} few-shot head: scale {choice.scale:g}, threshold margin {choice.margin:g}; "
                    f"held-out copies {choice.classifier_check_accuracy:.2%} -> {choice.check_accuracy:.2%} read "
                    f"right; every one of {choice.base_crops} base crops read as before")
-        # the base crops, kept as other sets' crops (half precision, as the graph keeps them): a photo whose
-        # boxes are mostly nearer the set's faces than any of them is of the set (`DetectorSettings.set_photo_by_margin`)
+        # the base crops, kept as other sets' crops (half precision, as the graph keeps them): a photo whose boxes
+        # are mostly nearer the set's faces than any of them is read with every gate open
+        # (`DetectorSettings.open_gate_in_set_photos`)
         others = None if base is None or not settings.keep_other_crops else base[1].astype(np.float16).astype(np.float32)
         head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds, others=others)
         if len(table_x) and settings.table_clusters > 0:

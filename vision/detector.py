@@ -129,10 +129,9 @@ class TileDetector:
         reading = classifier.read(crops)
         probs, likeness, table_likeness, base_probs = reading.probs, reading.likeness, reading.table_likeness, reading.base_probs
         table = self._table_like(table_likeness)
-        set_margin = reading.set_margin if self.settings.set_photo_by_margin else None
-        of_the_set = self._of_the_set(likeness[~table], None if set_margin is None else set_margin[~table])
+        of_the_set = self._of_the_set(likeness[~table])
         head_used = classifier.has_fewshot_head
-        if of_the_set and reading.set_probs is not None and self.settings.open_gate_in_set_photos:
+        if reading.set_probs is not None and self._read_open(reading.set_margin[~table]):
             probs = reading.set_probs
         elif base_probs is not None and self.settings.base_reads_other_sets and not of_the_set:
             probs, head_used = base_probs, False  # another set's photo: read as before, from the same run
@@ -395,14 +394,21 @@ class TileDetector:
         """Which crops look like the calibration photo's table (none with `table_strays` off)."""
         return (table_likeness > 0) & self.settings.table_strays
 
-    def _of_the_set(self, likeness: np.ndarray, set_margin: "np.ndarray | None" = None) -> bool:
-        """Whether a photo's face boxes are tiles of the calibrated set: most are nearer the set's faces than
-        any crop of another set the head keeps (`set_margin`, SET_MARGIN_OUTPUT), or, for a head without such
-        crops, pass a face's threshold (+inf for every box when the classifier was not calibrated with a
-        few-shot head)."""
+    def _of_the_set(self, likeness: np.ndarray) -> bool:
+        """Whether a photo's face boxes are tiles of the calibrated set: most pass a face's threshold (+inf
+        for every box when the classifier was not calibrated with a few-shot head). The rules that leave
+        boxes out or add flowers act only in such a photo."""
+        return bool(len(likeness)) and float(np.mean(likeness >= 0)) >= self.settings.stray_photo_share
+
+    def _read_open(self, set_margin: "np.ndarray | None") -> bool:
+        """Whether a photo's faces are read with every crop's gate open (SET_PROBS_OUTPUT): most of its face
+        boxes are nearer the set's faces than any other set's crop the head keeps (SET_MARGIN_OUTPUT above
+        `set_photo_margin`). A looser test than `_of_the_set`, which it leaves alone: read so, kde-traditional's
+        fresh scenes (stop 34) also lost hands to flowers the rescue added in the photos it let in."""
         s = self.settings
-        passed = likeness >= 0 if set_margin is None else set_margin > s.set_photo_margin
-        return bool(len(passed)) and float(np.mean(passed)) >= s.stray_photo_share
+        if set_margin is None or not s.open_gate_in_set_photos or not len(set_margin):
+            return False
+        return float(np.mean(set_margin > s.set_photo_margin)) >= s.stray_photo_share
 
     def detect_decoded(self, decoded: DecodedImage) -> Detections:
         """Detect on a (possibly reduced) decoded image; boxes in the original photo's pixels."""

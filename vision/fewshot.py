@@ -26,6 +26,14 @@ graph's third output, TABLE_OUTPUT, is above 0, and in a photo of the set the ru
 out when the finder was unsure of it (`vision.detector`). A checked cloth's squares are tile-sized white
 faces to the finder; the club's own cloth, seen once, is told from its tiles.
 
+The thresholds make the gate strict: the highest cosine any other set's crop reached shuts it on most of a
+set's small or blurred tiles (kde-traditional's scenes, stop 33: 46 % of the crops passed, and 86 of 200
+photos counted as the set's). The head therefore also keeps the base photos' crops (`others`): a crop
+nearer its nearest face of the set than any of them has a SET_MARGIN_OUTPUT above 0, and a photo whose boxes
+mostly do is read by SET_PROBS_OUTPUT, the blend with every crop's gate open (`vision.detector`). Another
+set's photo still reads as the classifier alone reads it (BASE_OUTPUT); the rules that leave boxes out or add
+flowers still act only where the thresholds say the photo is of the set.
+
 The head is written into the classifier's ONNX graph (`bake`): a calibrated version's
 `classifier.onnx` is a drop-in classifier, so the runtime (`vision.detector`) reads it like any
 other, with no code of its own. `onnx` is needed to edit graphs (calibration), never to run them.

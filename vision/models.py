@@ -132,8 +132,8 @@ TABLE_OUTPUT = "table_likeness"
 # classifier's own probabilities, which read a photo of another set as before (no second classifier run)
 BASE_OUTPUT = "base_probs"
 # where the head keeps crops of other sets (the base photos'): (N,) how much nearer a crop's nearest face of the
-# set is than the nearest of those crops (above 0: nearer this set), which tells a photo of the set; and (N, 42)
-# the head's probabilities with every crop's gate open, which read such a photo
+# set is than the nearest of those crops (above 0: nearer this set); and (N, 42) the head's probabilities with
+# every crop's gate open, which read a photo whose boxes are mostly nearer the set
 SET_MARGIN_OUTPUT = "set_margin"
 SET_PROBS_OUTPUT = "set_probs"
 

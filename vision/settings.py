@@ -88,13 +88,12 @@ class DetectorSettings:
     stray_likeness: float = -0.1
     stray_max_finder_conf: float = 0.7
     stray_photo_share: float = 0.5
-    # A head that keeps crops of other sets (the base photos') tells a photo of its set instead by the share of
-    # boxes nearer the set's faces than any of those crops by more than `set_photo_margin`, and reads such a
-    # photo with every crop's gate open (`open_gate_in_set_photos`): the faces' thresholds, the highest
-    # cosine of any other set's crop, shut the gate on most of a set's blurred or small tiles
-    set_photo_by_margin: bool = True
-    set_photo_margin: float = 0.0
+    # A head that keeps crops of other sets (the base photos') reads a photo with every crop's gate open
+    # (`open_gate_in_set_photos`) when at least `stray_photo_share` of its face boxes are nearer the set's faces
+    # than any of those crops by more than `set_photo_margin`: the faces' thresholds, the highest cosine of any
+    # other set's crop, shut the gate on most of a set's blurred or small tiles. Only the faces' reading changes
     open_gate_in_set_photos: bool = True
+    set_photo_margin: float = 0.0
     # ... and one found with less confidence than `table_max_finder_conf` that looks more like the
     # calibration photo's table than like any face of the set (the head's table prototypes,
     # `vision.fewshot`; such boxes do not count in the photo's share): a box the finder is that sure of stays
