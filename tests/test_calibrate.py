@@ -196,6 +196,49 @@ def test_a_box_on_the_club_s_cloth_is_left_out_of_a_photo_of_the_set_once_the_se
     assert {tuple(c) for c in with_table.centers.round()} == tile_centres
 
 
+@pytest.mark.parametrize("open_gate_hurts", [False, True])
+def test_the_head_keeps_the_base_crops_unless_reading_photos_nearer_the_set_with_every_gate_open_loses_base_val(
+    tmp_path: Path, models: Path, monkeypatch, open_gate_hurts: bool
+) -> None:
+    """With base photos, the head keeps their crops (`others`). When the version reading with every gate open
+    reads the base val photos worse (here: a promotion check told so whenever the graph has SET_PROBS_OUTPUT),
+    the head is written again without them, judged again and promoted; the card says why."""
+    import vision.evaluate
+    from vision.fewshot import PROTOTYPES_FILE, FewShotHead
+
+    photo = write_photo(tmp_path / "layout.png", layout_boxes())
+    base = tmp_path / "base"
+    for split in ("train", "val"):
+        (base / "images" / split).mkdir(parents=True)
+        cv2.imwrite(str(base / "images" / split / f"{split}.png"), 255 - cv2.imread(str(photo)))  # another set
+        (base / "labels" / split).mkdir(parents=True)
+        (base / "labels" / split / f"{split}.txt").write_text("".join(
+            f"{CLASS_ID[name]} {(x0 + x1) / 2 / SIZE} {(y0 + y1) / 2 / SIZE} {(x1 - x0) / SIZE} {(y1 - y0) / SIZE}\n"
+            for name, (x0, y0, x1, y1) in layout_boxes()), encoding="utf-8")
+    (base / "data.yaml").write_text(f"path: {base}\ntrain: images/train\nval: images/val\n", encoding="utf-8")
+    real_evaluate = vision.evaluate.evaluate
+
+    def check(detector, images, *args, **kwargs):  # type: ignore[no-untyped-def]
+        result = real_evaluate(detector, images, *args, **kwargs)
+        if open_gate_hurts and detector.classifier._set_probs_at is not None:
+            summary = result.summary()
+            result.summary = lambda: {**summary, "read_accuracy": summary["read_accuracy"] - 0.01}
+        return result
+
+    monkeypatch.setattr(vision.evaluate, "evaluate", check)
+    from vision.calibrate import calibrate
+
+    result = calibrate([photo], models_root=models, base_val=base, detector_settings=NO_READERS,
+                       settings=replace(QUICK, base_crops_images=1, base_check_images=1), log=lambda line: None)
+    assert result.promoted
+    version = Registry(models).path_of(result.version)
+    head = FewShotHead.load(version / PROTOTYPES_FILE)
+    card = json.loads((version / "card.json").read_text())
+    assert (head.others is None) == open_gate_hurts
+    assert card["head"]["other_sets_crops"] == (0 if open_gate_hurts else len(head.others))
+    assert ("no gate opened by photo" in card["method_reason"]) == open_gate_hurts
+
+
 def test_a_photo_of_another_set_is_read_by_the_classifier_the_version_was_calibrated_from(
     tmp_path: Path, models: Path
 ) -> None:

@@ -724,8 +724,11 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     choice: "BlendChoice | None" = None
     head: "FewShotHead | None" = None
 
+    head_source: list[Path] = []  # the classifier the last head was baked on
+
     def head_on(embedder: Embedder, classifier: Path, target: Path, label: str) -> tuple[BlendChoice, FewShotHead, Path]:
         """The few-shot head on `classifier` (read by `embedder`) from the crops cut above, baked into `target`."""
+        head_source[:] = [classifier]
         train_probs, train_feats = embedder(train_x)
         check_probs, check_feats = embedder(check_x)
         columns = embedder.column_of(train_y)
@@ -845,6 +848,17 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                     head.save(version_dir / PROTOTYPES_FILE)
                     verdict = judge(version_dir, base_old)
                     kept, why = "fewshot", f"the fine-tune would not be promoted: {tune_verdict.reason}"
+            if not verdict.promote and head is not None and head.others is not None:
+                # a base photo read with every gate open, its tiles nearer this set than the base crops: the head
+                # with the gate per crop alone (no other sets' crops) instead, judged by the same rule
+                step(0.9, f"[calibrate 4/5] with every gate open in a photo nearer the set it would not be promoted "
+                          f"({verdict.reason}): the gate per crop alone instead")
+                head = replace(head, others=None)
+                bake(head_source[0], head, work / "gated_head.onnx", base_output=head_source[0] == source)
+                shutil.copy2(work / "gated_head.onnx", version_dir / detector_settings.classifier_file)
+                head.save(version_dir / PROTOTYPES_FILE)
+                open_reason, verdict = verdict.reason, judge(version_dir, base_old)
+                why = "; ".join(filter(None, (why, f"no gate opened by photo: with it, {open_reason}")))
             promote, reason = verdict.promote, verdict.reason
             seconds = time.monotonic() - started
             before_json = {"read_accuracy": round(before_accuracy, 6)}
@@ -869,7 +883,8 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                     "train_crops": int(len(train_x)), "check_crops": int(len(check_x)),
                     "table_patches": int(len(table_x)),
                     "table_prototypes": 0 if head is None or head.table is None else int(len(head.table)),
-                    "table_threshold": None if head is None or head.table is None else round(head.table_threshold, 4)},
+                    "table_threshold": None if head is None or head.table is None else round(head.table_threshold, 4),
+                    "other_sets_crops": 0 if head is None or head.others is None else int(len(head.others))},
                 "finetune": None if tune is None else {
                     "epochs": tune.epochs, "batches": tune.batches, "seconds": round(tune.seconds, 1), "train_crops": tune.train_crops,
                     "base_crops": tune.base_crops, "check_accuracy": tune.check_accuracy,
