@@ -193,7 +193,7 @@ def main(argv: "list[str] | None" = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", type=Path, help="images, a YOLO dataset folder or a data YAML")
     parser.add_argument("--split", default="val", help="split of a YOLO dataset (default val)")
-    parser.add_argument("--models", type=Path, default=None, help="models folder (default models/)")
+    parser.add_argument("--models", type=Path, default=None, help="models folder, its version in use (default models/)")
     parser.add_argument("--limit", type=int, default=None, help="first N images only")
     parser.add_argument("--resize", default=None, help="WxH: time on JPEGs of this size (e.g. 4032x3024)")
     parser.add_argument("--no-peer", action="store_true", help="skip mahjong-detector")
@@ -204,6 +204,7 @@ def main(argv: "list[str] | None" = None) -> int:
     args = parser.parse_args(argv)
 
     from vision.detector import TileDetector
+    from vision.registry import active_dir
     from vision.settings import MODELS_DIR, DetectorSettings, with_overrides
 
     load_before = [round(v, 2) for v in os.getloadavg()]
@@ -220,7 +221,7 @@ def main(argv: "list[str] | None" = None) -> int:
             settings = with_overrides(DetectorSettings(), args.set)
         except ValueError as error:
             parser.error(str(error))
-        ours = TileDetector.load(args.models or MODELS_DIR, settings)
+        ours = TileDetector.load(active_dir(args.models or MODELS_DIR), settings)  # the folder's version in use
         results = [run_detector("vision detect (this project)", ours.detect_file, images, labeled)]
         results[0]["cli_wall_s_all_images"] = None if args.no_cli else round(cli_wall_time(images, args.models), 2)
         peer_note = "skipped (--no-peer)"
