@@ -13,7 +13,9 @@ The photo shows one tile of each face in rows (`shared/spec/calibration-layout.m
    copy and cut exactly as the runtime cuts them (`vision.crops`).
 3. Few-shot head (`vision.fewshot`): each face's prototype is the mean pooled feature of its
    crops; the blend with the classifier (temperature and share) is chosen on further copies,
-   never worse crop by crop on the base val data than the classifier alone.
+   never worse crop by crop on the base val data than the classifier alone. The head also keeps the base
+   crops, so that a photo nearer the set than them is read with every gate open; when that version would
+   not be promoted (step 4), it is written again without them.
    `--method finetune`: instead, the classifier's .pt is fine-tuned on the crops mixed with labeled
    crops of the base train photos (ultralytics on the CPU, time-boxed) and exported as `vision.adapt`
    does (an ensemble keeps its other members); `--method both`: the head on the fine-tuned classifier;
