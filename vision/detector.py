@@ -131,7 +131,8 @@ class TileDetector:
         table = self._table_like(table_likeness)
         of_the_set = self._of_the_set(likeness[~table])
         head_used = classifier.has_fewshot_head
-        if reading.set_probs is not None and self._read_open(reading.set_margin[~table]):
+        set_margin = reading.set_margin
+        if reading.set_probs is not None and set_margin is not None and self._read_open(set_margin[~table]):
             probs = reading.set_probs
         elif base_probs is not None and self.settings.base_reads_other_sets and not of_the_set:
             probs, head_used = base_probs, False  # another set's photo: read as before, from the same run
@@ -400,13 +401,13 @@ class TileDetector:
         boxes out or add flowers act only in such a photo."""
         return bool(len(likeness)) and float(np.mean(likeness >= 0)) >= self.settings.stray_photo_share
 
-    def _read_open(self, set_margin: "np.ndarray | None") -> bool:
+    def _read_open(self, set_margin: np.ndarray) -> bool:
         """Whether a photo's faces are read with every crop's gate open (SET_PROBS_OUTPUT): most of its face
         boxes are nearer the set's faces than any other set's crop the head keeps (SET_MARGIN_OUTPUT above
         `set_photo_margin`). A looser test than `_of_the_set`, which it leaves alone: read so, kde-traditional's
         fresh scenes (stop 34) also lost hands to flowers the rescue added in the photos it let in."""
         s = self.settings
-        if set_margin is None or not s.open_gate_in_set_photos or not len(set_margin):
+        if not s.open_gate_in_set_photos or not len(set_margin):
             return False
         return float(np.mean(set_margin > s.set_photo_margin)) >= s.stray_photo_share
 
