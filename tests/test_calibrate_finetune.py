@@ -269,7 +269,7 @@ def test_auto_falls_back_to_the_few_shot_head_when_the_fine_tune_is_refused(ship
     out = capsys.readouterr()
     assert code == 0, out.err
     summary = json.loads(out.out.strip().splitlines()[-1])
-    assert summary["method"] == "fewshot" and summary["method_asked"] == "auto" and figures.calls == 3
+    assert summary["method"] == "fewshot" and summary["method_asked"] == "auto"
     assert "the few-shot head on shipped's classifier instead" in out.err
     assert versions(models) == [summary["version"]]  # one version: the one kept
     version = Registry(models).path_of(summary["version"])
@@ -277,6 +277,8 @@ def test_auto_falls_back_to_the_few_shot_head_when_the_fine_tune_is_refused(ship
     card = json.loads((version / "card.json").read_text())
     tune = card["finetune"]
     assert card["method"] == "fewshot" and not tune["kept"] and tune["reason"] in card["method_reason"]
+    # the version in use, the fine-tune, the head; and the head without other sets' crops when it was not promoted
+    assert figures.calls == (4 if "no gate opened by photo" in card["method_reason"] else 3)
     assert tune["base_val_after"]["read_accuracy"] == 0.90 and tune["epochs"] >= 1  # the fine-tune's figures
     assert card["base_val"]["after"]["read_accuracy"] == 0.95
     assert summary["promoted"] == card["promoted"] == (summary["after"]["read_accuracy"] == 1.0)
