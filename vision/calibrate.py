@@ -726,11 +726,12 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     choice: "BlendChoice | None" = None
     head: "FewShotHead | None" = None
 
-    head_source: list[Path] = []  # the classifier the last head was baked on
+    head_source = source  # the classifier the last head was baked on
 
     def head_on(embedder: Embedder, classifier: Path, target: Path, label: str) -> tuple[BlendChoice, FewShotHead, Path]:
         """The few-shot head on `classifier` (read by `embedder`) from the crops cut above, baked into `target`."""
-        head_source[:] = [classifier]
+        nonlocal head_source
+        head_source = classifier
         train_probs, train_feats = embedder(train_x)
         check_probs, check_feats = embedder(check_x)
         columns = embedder.column_of(train_y)
@@ -856,7 +857,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                 step(0.9, f"[calibrate 4/5] with every gate open in a photo nearer the set it would not be promoted "
                           f"({verdict.reason}): the gate per crop alone instead")
                 head = replace(head, others=None)
-                bake(head_source[0], head, work / "gated_head.onnx", base_output=head_source[0] == source)
+                bake(head_source, head, work / "gated_head.onnx", base_output=head_source == source)
                 shutil.copy2(work / "gated_head.onnx", version_dir / detector_settings.classifier_file)
                 head.save(version_dir / PROTOTYPES_FILE)
                 open_reason, verdict = verdict.reason, judge(version_dir, base_old)

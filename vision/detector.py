@@ -404,8 +404,9 @@ class TileDetector:
     def _read_open(self, set_margin: np.ndarray) -> bool:
         """Whether a photo's faces are read with every crop's gate open (SET_PROBS_OUTPUT): most of its face
         boxes are nearer the set's faces than any other set's crop the head keeps (SET_MARGIN_OUTPUT above
-        `set_photo_margin`). A looser test than `_of_the_set`, which it leaves alone: read so, kde-traditional's
-        fresh scenes (stop 34) also lost hands to flowers the rescue added in the photos it let in."""
+        `set_photo_margin`). A looser test than `_of_the_set`, which it leaves alone: the rules that leave boxes
+        out or add flowers were tuned on that one (given this test too, stop 34's first fresh round read the
+        same hands)."""
         s = self.settings
         if not s.open_gate_in_set_photos or not len(set_margin):
             return False

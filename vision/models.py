@@ -223,12 +223,12 @@ class FaceClassifier:
                 return np.full(len(probs), absent, np.float32)
             return np.concatenate([np.ravel(o[at]) for o in outs]).astype(np.float32)
 
-        def table(at: "int | None") -> "np.ndarray | None":
+        def rows(at: "int | None") -> "np.ndarray | None":  # an output the graph may lack, one row per crop
             return None if at is None else np.concatenate([o[at] for o in outs])
 
+        set_margin = None if self._set_margin_at is None else output(self._set_margin_at, np.inf)
         return ClassifierReading(probs, output(self._likeness_at, np.inf), output(self._table_at, -np.inf),
-                                 table(self._base_at), None if self._set_margin_at is None else
-                                 output(self._set_margin_at, np.inf), table(self._set_probs_at))
+                                 rows(self._base_at), set_margin, rows(self._set_probs_at))
 
 
 class ClassifierReading(NamedTuple):

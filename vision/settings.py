@@ -269,10 +269,11 @@ class CalibrateSettings:
     # `table_clusters` prototypes (k-means); a crop nearer them than any face by more than the highest such
     # margin of this set's held-out copies and of the base crops, plus `table_margin`, looks like the table
     table_patches: int = 12
-    # the base crops are kept in the head too, to tell a photo of the set from another set's by which is nearer
-    keep_other_crops: bool = True
     table_clusters: int = 8
     table_margin: float = 0.02
+    # the base crops are kept in the head too: a photo nearer the set's faces than them is read with every gate
+    # open (`DetectorSettings.open_gate_in_set_photos`)
+    keep_other_crops: bool = True
     base_check_images: int = 30  # ... and that both versions read whole before promotion
     # --method finetune / both: the classifier's .pt fine-tuned on the crops (ultralytics, CPU), time-boxed
     finetune_epochs: int = 2  # ~15-30 s each on the shared 2-core CPU (8200 crops at 96 px); 3 read base val worse
