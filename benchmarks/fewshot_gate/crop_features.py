@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tileset.classes import BACK_ID  # noqa: E402
 from vision.calibrate import Embedder
 from vision.crops import cut_tiles
 from vision.detector import TileDetector
@@ -26,11 +27,10 @@ for n, image in enumerate(images):
     truth = read_truth(image, w, h)
     m = match_tiles(truth, dets)
     img = cv2.imread(str(image))
-    sy, sx = img.shape[0] / h, img.shape[1] / w
-    pairs = [(t, p) for t, p in m.pairs if truth.class_id[t] != 42 and dets.class_id[p] != 42]
+    pairs = [(t, p) for t, p in m.pairs if BACK_ID not in (truth.class_id[t], dets.class_id[p])]
     if not pairs:
         continue
-    boxes = np.array([dets.xyxy[p] for _, p in pairs]) * np.array([sx, sy, sx, sy], np.float32)
+    boxes = np.array([dets.xyxy[p] for _, p in pairs])  # the photo's own pixels, as `img`
     crops = cut_tiles(img, boxes, det.model_info.classifier_imgsz, det.settings)
     probs, feats = emb(crops)
     P.append(probs)

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tileset.classes import CLASS_NAMES
+from tileset.classes import BACK_ID, CLASS_NAMES, is_flower
 from vision.calibrate import Embedder
 from vision.crops import cut_tiles
 from vision.detector import TileDetector
@@ -26,7 +26,6 @@ det = TileDetector.load(ver)
 emb = Embedder(ver / "classifier_base.onnx", 2)
 head = FewShotHead.load(ver / "prototypes.npz")
 names = emb.names
-wrong = right = 0
 stats = []
 for image in dataset_images(root / "SCN", "val"):
     dets, (w, h) = det.detect_file(image)
@@ -46,7 +45,7 @@ for image in dataset_images(root / "SCN", "val"):
     gate = (cos > head.open_thresholds()[None]).any(axis=1)
     blended = head.blend(probs, feats)
     for k in range(len(boxes)):
-        if tcs[k] == 42 or pcs[k] == 42:
+        if BACK_ID in (tcs[k], pcs[k]):
             continue
         tcol = emb.column_of(np.array([tcs[k]]))[0]
         stats.append(
@@ -60,21 +59,9 @@ for image in dataset_images(root / "SCN", "val"):
                 f"blend {names[blended[k].argmax()]}"
             )
 s = np.array([x[:5] for x in stats])
-print(
-    "tiles",
-    len(s),
-    "runtime right",
-    s[:, 0].mean(),
-    "gate open",
-    s[:, 1].mean(),
-    "nearest proto right",
-    s[:, 2].mean(),
-    "clf right",
-    s[:, 3].mean(),
-    "blend right",
-    s[:, 4].mean(),
-)
-fl = np.array([x[5][0] in "fs" and len(x[5]) == 2 and x[5][1].isdigit() for x in stats])
-print(
-    "flowers", fl.sum(), "gate open", s[fl, 1].mean(), "nearest right", s[fl, 2].mean(), "clf right", s[fl, 3].mean(), "blend right", s[fl, 4].mean()
-)
+fl = np.array([is_flower(x[5]) for x in stats])
+for label, rows in (("tiles", s), ("flowers", s[fl])):
+    print(
+        f"{label} {len(rows)}: runtime right {rows[:, 0].mean():.4f}, gate open {rows[:, 1].mean():.4f}, nearest prototype "
+        f"right {rows[:, 2].mean():.4f}, classifier right {rows[:, 3].mean():.4f}, blend right {rows[:, 4].mean():.4f}"
+    )

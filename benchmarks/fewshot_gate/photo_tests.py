@@ -1,68 +1,48 @@
-"""Stop 34: which photos count as the calibrated set's, by half their boxes nearer the set than any base crop,
-and how the crops read with the gate opened by photo (offline, from `crop_features.py`).
+"""Stop 34: which photos count as the calibrated set's, by the faces' thresholds and by nearness to other sets'
+crops, and how their crops read by either rule (offline, from `crop_features.py`).
 
-    python benchmarks/fewshot_gate/photo_tests.py VERSION_DIR BASE_CROPS.npz NAME=CROPS.npz ..."""
+    python benchmarks/fewshot_gate/photo_tests.py VERSION_DIR BASE_CROPS.npz NAME=CROPS.npz ...
+
+BASE_CROPS.npz: `crop_features.py` on the base photos that set the thresholds (the head's `others`); each
+NAME=CROPS.npz: one set's photos. The tests are the runtime's (`TileDetector._of_the_set`, `_read_open`, with
+`stray_photo_share`): half a photo's boxes past a face's threshold, or nearer the set than any base crop. Read
+by the thresholds' rule, a photo of the set reads by the gated blend and another by the classifier alone; by
+the nearness rule, a photo nearer the set reads by the blend with every gate open."""
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from vision.fewshot import FewShotHead
+from vision.fewshot import FewShotHead  # noqa: E402
+from vision.settings import DetectorSettings  # noqa: E402
 
-head = FewShotHead.load(sys.argv[1] + "/prototypes.npz")
-base = np.load(sys.argv[2])
-sets = {k: np.load(v) for k, v in (a.split("=") for a in sys.argv[3:])}
-thr = head.open_thresholds()
-bf = base["feats"]
-
-
-def own(f):
-    return head.cosines(f).max(1)
-
-
-def other(f, ex):
-    return (f @ ex.T).max(1) / head.members
-
-
-for name, ex in [("all base crops", bf)]:
-    for k, d in sets.items():
-        m = own(d["feats"]) - other(d["feats"], ex)
-        per = [np.mean(m[d["photo"] == p] > 0) for p in np.unique(d["photo"])]
-        med = [np.median(m[d["photo"] == p]) for p in np.unique(d["photo"])]
-        print(
-            f"{name} {k}: crop share own>other {np.mean(m > 0):.3f}; photos share>0.5: {np.mean(np.array(per) > 0.5):.3f}; "
-            f"photo median margin pct 5/50/95: {np.percentile(med, [5, 50, 95]).round(3)}"
-        )
-print()
-
-
-def run(d, photo_rule, crop_gate, scale=head.scale):
-    cos = head.cosines(d["feats"])
-    m = cos.max(1) - other(d["feats"], bf)
-    base_ = d["to_canonical"][d["probs"].argmax(1)]
-    out = base_.copy()
-    n = 0
-    for p in np.unique(d["photo"]):
-        s = d["photo"] == p
-        if not photo_rule(m[s]):
-            continue
-        n += 1
-        g = crop_gate(m[s])[:, None].astype(np.float32)
-        logits = head.keep * np.log(d["probs"][s] + 1e-6) + scale * g * cos[s]
-        out[s] = d["to_canonical"][logits.argmax(1)]
-    return (out == d["truth"]).mean(), n
-
-
-rules = {
-    "share>0.5, gate own>other": (lambda m: np.mean(m > 0) > 0.5, lambda m: m > 0),
-    "share>0.5, ungated": (lambda m: np.mean(m > 0) > 0.5, lambda m: m > -9),
-    "share>0.5, gate m>-0.05": (lambda m: np.mean(m > 0) > 0.5, lambda m: m > -0.05),
-    "median>-0.01, ungated": (lambda m: np.median(m) > -0.01, lambda m: m > -9),
-    "median>-0.01, gate m>-0.05": (lambda m: np.median(m) > -0.01, lambda m: m > -0.05),
-    "share>0.4, ungated": (lambda m: np.mean(m > 0) > 0.4, lambda m: m > -9),
-}
-for name, (pr, cg) in rules.items():
-    for sc in (80.0, 160.0, 320.0):
-        print(f"{name:32s} scale {sc:4.0f}:", "  ".join(f"{k} {a:.4f} ({n})" for k, (a, n) in ((k, run(d, pr, cg, sc)) for k, d in sets.items())))
+head = FewShotHead.load(Path(sys.argv[1]) / "prototypes.npz")
+head = replace(head, others=np.load(sys.argv[2])["feats"].astype(np.float32))
+share = DetectorSettings().stray_photo_share
+print("set: photos counted by the thresholds / by nearness; crops read right by the thresholds' rule / by nearness")
+for name, path in (a.split("=", 1) for a in sys.argv[3:]):
+    data = np.load(path)
+    feats, probs, truth, photo = data["feats"], data["probs"], data["truth"], data["photo"]
+    to_canonical = data["to_canonical"]
+    likeness = (head.cosines(feats) - head.open_thresholds()[None]).max(axis=1)
+    margins = head.set_margins(feats)
+    alone = to_canonical[probs.argmax(axis=1)]
+    gated = to_canonical[head.blend(probs, feats).argmax(axis=1)]
+    opened = to_canonical[head.blend_ungated(probs, feats).argmax(axis=1)]
+    by_thresholds, by_nearness = alone.copy(), alone.copy()
+    counted = [0, 0]
+    for p in np.unique(photo):
+        one = photo == p
+        of_the_set = np.mean(likeness[one] >= 0) >= share
+        read_open = np.mean(margins[one] > 0) >= share
+        counted[0] += of_the_set
+        counted[1] += read_open
+        by_thresholds[one] = (gated if of_the_set else alone)[one]
+        by_nearness[one] = (opened if read_open else gated if of_the_set else alone)[one]
+    print(
+        f"{name}: {counted[0]} / {counted[1]} of {len(np.unique(photo))} photos; "
+        f"{np.mean(by_thresholds == truth):.4f} / {np.mean(by_nearness == truth):.4f} of {len(truth)} crops"
+    )
