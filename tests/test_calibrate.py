@@ -547,6 +547,74 @@ def test_a_head_keeping_other_sets_crops_says_which_set_each_crop_is_nearer_and_
     assert np.isposinf(replace(head, others=None).set_margins(feats)).all()
 
 
+def test_whitening_weighs_what_tells_faces_apart_over_what_varies_within_a_face() -> None:
+    """Two faces apart only along a quiet direction, their crops spread along a loud one: plain cosines barely
+    tell them apart; after `whitening_from`, a crop is much nearer its own face's prototype than the other's."""
+    from vision.fewshot import normalised, prototypes_from, whitening_from
+
+    rng = np.random.default_rng(7)
+    labels = np.repeat([0, 1], 200)
+    feats = np.zeros((400, 16), np.float32)
+    feats[:, 0] = 1.0
+    feats[:, 1] = np.where(labels == 0, 0.05, -0.05)  # the numeral
+    feats[:, 2] = rng.normal(0, 0.6, 400)  # light and blur
+    feats[:, 3:] = rng.normal(0, 0.01, (400, 13))
+    feats = normalised(feats, 1)
+    ways = np.zeros(400, np.int64)
+
+    def gap(features: np.ndarray) -> float:  # how much nearer its own face's prototype a crop is, on average
+        prototypes = prototypes_from(features, labels, ways, 2, 1)[0]
+        cos = features @ prototypes.T
+        own, other = cos[np.arange(400), labels], cos[np.arange(400), 1 - labels]
+        return float(np.mean(own - other))
+
+    whitening = whitening_from(feats, labels, ways, shrinkage=0.5, rank=4)
+    assert whitening.basis.shape == (16, 4)
+    np.testing.assert_allclose(whitening.basis.T @ whitening.basis, np.eye(4), atol=1e-5)
+    whitened = whitening.apply(feats, 1)
+    np.testing.assert_allclose(np.linalg.norm(whitened, axis=1), 1.0, atol=1e-5)
+    assert gap(whitened) > 2.5 * gap(feats) > 0
+
+
+def test_a_head_with_a_whitened_open_reading_bakes_it_into_set_probs_and_saves_it(tmp_path: Path) -> None:
+    """With an `open_reading`, SET_PROBS_OUTPUT is the ungated blend of the whitened features with its own prototypes
+    and scale, as `blend_ungated` computes it in numpy (two ensemble members, each normalised on its own); the
+    gated output and the set margin stay the plain head's; the reading survives saving."""
+    import onnxruntime as ort
+
+    from vision.calibrate import Embedder
+    from vision.fewshot import FewShotHead, OpenReading, bake, prototypes_from, whitening_from
+    from vision.models import FaceClassifier
+
+    base = tiny_classifier(tmp_path / "base.onnx")
+    rng = np.random.default_rng(5)
+    crops = rng.integers(0, 255, (24, 32, 32, 3), dtype=np.uint8)
+    probs, feats = Embedder(base, 1)(crops)
+    labels = np.arange(24) % 6
+    ways = np.zeros(24, np.int64)
+    prototypes = prototypes_from(feats, labels, ways, len(FACE_NAMES), 1)
+    others = np.roll(feats, 1, axis=1).astype(np.float16).astype(np.float32)
+    head = FewShotHead(prototypes, 1, scale=3.0, keep=1.0, thresholds=np.full(len(FACE_NAMES), 2.0, np.float32),
+                       others=others)
+    whitening = whitening_from(feats, labels, ways, shrinkage=0.5, rank=5)
+    open_prototypes = prototypes_from(whitening.apply(feats, 1), labels, ways, len(FACE_NAMES), 1)
+    whitened = replace(head, open_reading=OpenReading(whitening, open_prototypes, 7.0))
+    expected = whitened.blend_ungated(probs, feats)
+    assert not np.allclose(expected, head.blend_ungated(probs, feats), atol=1e-3)
+    bake(base, whitened, tmp_path / "baked.onnx", base_output=True)
+    reading = FaceClassifier(ort.InferenceSession(str(tmp_path / "baked.onnx")), "baked").read(crops)
+    assert reading.set_probs is not None and reading.set_margin is not None
+    np.testing.assert_allclose(reading.set_probs, expected, atol=1e-4)
+    np.testing.assert_allclose(reading.set_margin, head.set_margins(feats), atol=1e-4)
+    np.testing.assert_allclose(reading.probs, probs, atol=1e-5)
+    whitened.save(tmp_path / "head.npz")
+    again = FewShotHead.load(tmp_path / "head.npz")
+    assert again.open_reading is not None and again.open_reading.scale == 7.0
+    np.testing.assert_allclose(again.blend_ungated(probs, feats), expected, atol=1e-6)
+    head.save(tmp_path / "plain.npz")
+    assert FewShotHead.load(tmp_path / "plain.npz").open_reading is None
+
+
 def test_the_table_threshold_lies_above_every_tile_crop_and_never_below_its_margin() -> None:
     from vision.calibrate import table_threshold
 

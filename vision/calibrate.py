@@ -619,7 +619,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     fine-tune it too (`vision.finder_tune`, kept only when it finds more with no more false boxes)."""
     from vision.detector import TileDetector
     from vision.evaluate import dataset_images, evaluate
-    from vision.fewshot import PROTOTYPES_FILE, FewShotHead, bake, prototypes_from
+    from vision.fewshot import PROTOTYPES_FILE, FewShotHead, OpenReading, bake, prototypes_from, whitening_from
 
     started = time.monotonic()
 
@@ -748,6 +748,17 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
         # (`DetectorSettings.open_gate_in_set_photos`)
         others = None if base is None or not settings.keep_other_crops else base[1].astype(np.float16).astype(np.float32)
         head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds, others=others)
+        if others is not None and base is not None and settings.open_rank > 0 and settings.open_shrinkage > 0:
+            whitening = whitening_from(train_feats, columns, train_w, settings.open_shrinkage, settings.open_rank)
+            members = embedder.members
+            open_prototypes = prototypes_from(whitening.apply(train_feats, members), columns, train_w,
+                                              len(embedder.names), members, settings.clusters, seed)
+            open_choice = choose_blend(open_prototypes, members,
+                                       (check_probs, whitening.apply(check_feats, members), embedder.column_of(check_y)),
+                                       (base[0], whitening.apply(base[1], members)), settings)
+            head = replace(head, open_reading=OpenReading(whitening, open_prototypes, open_choice.scale))
+            step(0.655, f"  photos of the set read whitened: scale {open_choice.scale:g}; held-out copies "
+                        f"{open_choice.check_accuracy:.2%} read right")
         if len(table_x) and settings.table_clusters > 0:
             _, table_feats = embedder(table_x)
             table = prototypes_from(table_feats, np.zeros(len(table_x), np.int64), np.zeros(len(table_x), np.int64),
@@ -887,7 +898,10 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                     "table_patches": int(len(table_x)),
                     "table_prototypes": 0 if head is None or head.table is None else int(len(head.table)),
                     "table_threshold": None if head is None or head.table is None else round(head.table_threshold, 4),
-                    "other_sets_crops": 0 if head is None or head.others is None else int(len(head.others))},
+                    "other_sets_crops": 0 if head is None or head.others is None else int(len(head.others)),
+                    "photos_of_the_set_read": "plain" if head is None or head.open_reading is None else
+                    f"whitened: rank {head.open_reading.whitening.basis.shape[1]}, shrinkage {settings.open_shrinkage:g}, "
+                    f"scale {head.open_reading.scale:g}"},
                 "finetune": None if tune is None else {
                     "epochs": tune.epochs, "batches": tune.batches, "seconds": round(tune.seconds, 1), "train_crops": tune.train_crops,
                     "base_crops": tune.base_crops, "check_accuracy": tune.check_accuracy,

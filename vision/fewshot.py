@@ -34,6 +34,12 @@ mostly do is read by SET_PROBS_OUTPUT, the blend with every crop's gate open (`v
 set's photo still reads as the classifier alone reads it (BASE_OUTPUT); the rules that leave boxes out or add
 flowers still act only where the thresholds say the photo is of the set.
 
+SET_PROBS_OUTPUT compares a crop with the faces in a *whitened* feature space (`Whitening`, `open_reading`):
+the features are scaled down along the directions in which one face's crops vary most across the augmented
+copies (light, blur, size), so that what tells two faces apart (a drawn set's 4m from its 6m: the numeral
+alone) weighs more. Only that output changes: the thresholds, the table and the set margin stay in the plain
+space, where the rules using them were tuned.
+
 The head is written into the classifier's ONNX graph (`bake`): a calibrated version's
 `classifier.onnx` is a drop-in classifier, so the runtime (`vision.detector`) reads it like any
 other, with no code of its own. `onnx` is needed to edit graphs (calibration), never to run them.
@@ -70,6 +76,7 @@ class FewShotHead:
     table: "np.ndarray | None" = None  # float32 (T, members x D): prototypes of the calibration photo's table
     table_threshold: float = np.inf  # a crop nearer the table than any face by more than this looks like it
     others: "np.ndarray | None" = None  # float32 (O, members x D): features of other sets' crops (the base photos')
+    open_reading: "OpenReading | None" = None  # how SET_PROBS_OUTPUT reads; None: the prototypes above, ungated
 
     def cosines(self, features: np.ndarray) -> np.ndarray:
         """(N, C) cosine of each crop with each face's nearer prototype, averaged over the ensemble members."""
@@ -102,8 +109,13 @@ class FewShotHead:
         return self.blend_cosines(probs, self.cosines(features))
 
     def blend_ungated(self, probs: np.ndarray, features: np.ndarray) -> np.ndarray:
-        """`blend` with every crop's gate open: how the graph's SET_PROBS_OUTPUT reads a photo of the set."""
-        return replace(self, thresholds=None).blend(probs, features)
+        """`blend` with every crop's gate open: how the graph's SET_PROBS_OUTPUT reads a photo of the set (with an
+        `open_reading`: its prototypes and scale, in its whitened space)."""
+        if self.open_reading is None:
+            return replace(self, thresholds=None).blend(probs, features)
+        open_ = self.open_reading
+        head = FewShotHead(open_.prototypes, self.members, open_.scale, self.keep)
+        return head.blend(probs, open_.whitening.apply(features, self.members))
 
     def blend_cosines(self, probs: np.ndarray, cos: np.ndarray) -> np.ndarray:
         """`blend` of crops whose `cosines` are known (they depend on the prototypes alone, not on the
@@ -122,23 +134,82 @@ class FewShotHead:
     def save(self, path: Path) -> None:
         table = np.zeros((0, self.prototypes.shape[2]), np.float32) if self.table is None else self.table
         others = np.zeros((0, self.prototypes.shape[2]), np.float16) if self.others is None else self.others
+        open_ = {} if self.open_reading is None else {
+            "open_basis": self.open_reading.whitening.basis, "open_gains": self.open_reading.whitening.gains,
+            "open_ridge_gain": self.open_reading.whitening.ridge_gain,
+            "open_prototypes": self.open_reading.prototypes, "open_scale": self.open_reading.scale}
         np.savez(path, prototypes=self.prototypes, members=self.members, scale=self.scale, keep=self.keep,
                  thresholds=self.open_thresholds(), table=table, table_threshold=self.table_threshold,
-                 others=others.astype(np.float16))
+                 others=others.astype(np.float16), **open_)
 
     @staticmethod
     def load(path: Path) -> "FewShotHead":
         data = np.load(path)
         table = data["table"].astype(np.float32) if "table" in data.files and len(data["table"]) else None
         others = data["others"].astype(np.float32) if "others" in data.files and len(data["others"]) else None
+        open_ = None
+        if "open_basis" in data.files:
+            open_ = OpenReading(Whitening(data["open_basis"].astype(np.float32), data["open_gains"].astype(np.float32),
+                                          float(data["open_ridge_gain"])),
+                                data["open_prototypes"].astype(np.float32), float(data["open_scale"]))
         return FewShotHead(data["prototypes"].astype(np.float32), int(data["members"]), float(data["scale"]),
                            float(data["keep"]), data["thresholds"].astype(np.float32), table,
-                           float(data["table_threshold"]) if table is not None else np.inf, others)
+                           float(data["table_threshold"]) if table is not None else np.inf, others, open_)
 
     def open_thresholds(self) -> np.ndarray:
         """The thresholds, every face open (-2: below any cosine) when there are none."""
         classes = self.prototypes.shape[1]
         return np.full(classes, -2.0, np.float32) if self.thresholds is None else self.thresholds.astype(np.float32)
+
+
+def normalised(features: np.ndarray, members: int) -> np.ndarray:
+    """Each ensemble member's part of the features scaled to unit length."""
+    features = np.asarray(features, np.float32)
+    parts = features.reshape(len(features), members, -1)
+    return (parts / np.maximum(np.linalg.norm(parts, axis=2, keepdims=True), 1e-9)).reshape(features.shape)
+
+
+@dataclass(frozen=True)
+class Whitening:
+    """x -> x * ridge_gain + ((x @ basis) * gains) @ basis.T, then `normalised`: the inverse square root of the
+    crops' scatter around their face's mean plus a ridge, kept to its `basis` (its largest directions; along
+    the others the ridge dominates), so it stays a small matrix in the graph."""
+
+    basis: np.ndarray  # float32 (F, k) orthonormal columns
+    gains: np.ndarray  # float32 (k,) 1/sqrt(eigenvalue + ridge) - 1/sqrt(ridge)
+    ridge_gain: float  # 1/sqrt(ridge)
+
+    def apply(self, features: np.ndarray, members: int) -> np.ndarray:
+        feats = np.asarray(features, np.float32)
+        moved = feats * np.float32(self.ridge_gain) + ((feats @ self.basis) * self.gains) @ self.basis.T
+        return normalised(moved, members)
+
+
+@dataclass(frozen=True)
+class OpenReading:
+    """SET_PROBS_OUTPUT's prototypes (made from the whitened features of the same crops) and scale."""
+
+    whitening: Whitening
+    prototypes: np.ndarray  # float32 (K, C, members x D), as FewShotHead.prototypes
+    scale: float
+
+
+def whitening_from(features: np.ndarray, labels: np.ndarray, ways: np.ndarray, shrinkage: float,
+                   rank: int) -> Whitening:
+    """The `Whitening` of crops' features: their scatter around the mean of their face (and way up), plus a
+    ridge of `shrinkage` times its mean eigenvalue, kept to its `rank` largest directions."""
+    features = np.asarray(features, np.float64)
+    centred = features.copy()
+    groups = np.asarray(labels, np.int64) * 2 + np.asarray(ways, np.int64)
+    for group in np.unique(groups):
+        centred[groups == group] -= features[groups == group].mean(axis=0)
+    scatter = centred.T @ centred / max(len(centred), 1)
+    ridge = max(shrinkage * float(np.trace(scatter)) / len(scatter), 1e-12)
+    values, vectors = np.linalg.eigh(scatter)
+    rank = min(rank, len(values))
+    top, basis = values[len(values) - rank:], vectors[:, len(values) - rank:]
+    gains = 1 / np.sqrt(np.maximum(top, 0) + ridge) - 1 / np.sqrt(ridge)
+    return Whitening(basis.astype(np.float32), gains.astype(np.float32), float(1 / np.sqrt(ridge)))
 
 
 def prototypes_from(features: np.ndarray, labels: np.ndarray, ways: np.ndarray, classes: int, members: int,
@@ -297,7 +368,12 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path, base_output: 
             _reduce(model, "ReduceMax", "fewshot_others_cos_all", "fewshot_others_cos", keepdims=0),
             _reduce(model, "ReduceMax", "fewshot_cos", "fewshot_set_cos", keepdims=0),
             helper.make_node("Sub", ["fewshot_set_cos", "fewshot_others_cos"], [SET_MARGIN_OUTPUT]),
-            helper.make_node("Mul", ["fewshot_cos", "fewshot_scale"], ["fewshot_open_shot"]),
+        ])
+        open_cos, open_scale = "fewshot_cos", "fewshot_scale"
+        if head.open_reading is not None:
+            open_cos, open_scale = _add_open_reading(model, head.open_reading, head.members)
+        graph.node.extend([
+            helper.make_node("Mul", [open_cos, open_scale], ["fewshot_open_shot"]),
             helper.make_node("Add", ["fewshot_kept", "fewshot_open_shot"], ["fewshot_open_logits"]),
             helper.make_node("Softmax", ["fewshot_open_logits"], [SET_PROBS_OUTPUT], axis=1),
         ])
@@ -312,9 +388,48 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path, base_output: 
     props[FEWSHOT_METADATA] = (f"prototypes of a calibration photo, scale {head.scale:g}, keep {head.keep:g}, "
                             "a threshold per face, the gate per crop"
                             + (f", {len(head.table)} table prototypes" if head.table is not None else "")
-                            + (f", {len(head.others)} crops of other sets" if head.others is not None else ""))
+                            + (f", {len(head.others)} crops of other sets" if head.others is not None else "")
+                            + (f", photos of the set read whitened (rank {head.open_reading.whitening.basis.shape[1]},"
+                               f" scale {head.open_reading.scale:g})" if head.open_reading is not None else ""))
     del model.metadata_props[:]
     for key, value in props.items():
         model.metadata_props.append(onnx.StringStringEntryProto(key=key, value=value))
     onnx.checker.check_model(model)
     Path(out_path).write_bytes(model.SerializeToString())
+
+
+def _add_open_reading(model: Any, open_: OpenReading, members: int) -> tuple[str, str]:
+    """Nodes computing `Whitening.apply` of FEATURES_OUTPUT and each face's cosine with `open_`'s prototypes
+    (the nearest way up, averaged over members): the cosine tensor's name and the scale's."""
+    onnx = _onnx()
+    helper = onnx.helper
+    graph, init = model.graph, model.graph.initializer
+    ways, classes, width = open_.prototypes.shape
+    whitening = open_.whitening
+    init.extend([
+        onnx.numpy_helper.from_array(whitening.basis.astype(np.float32), "fewshot_w_basis"),
+        onnx.numpy_helper.from_array(whitening.gains.astype(np.float32), "fewshot_w_gains"),
+        onnx.numpy_helper.from_array(np.array(whitening.ridge_gain, np.float32), "fewshot_w_ridge"),
+        onnx.numpy_helper.from_array(np.array([-1, width // members], np.int64), "fewshot_w_parts"),
+        onnx.numpy_helper.from_array(np.array([-1, width], np.int64), "fewshot_w_whole"),
+        onnx.numpy_helper.from_array((open_.prototypes.reshape(ways * classes, width).T / members).astype(np.float32),
+                                     "fewshot_w_prototypes"),
+        onnx.numpy_helper.from_array(np.array([-1, ways, classes], np.int64), "fewshot_w_shape"),
+        onnx.numpy_helper.from_array(np.array(open_.scale, np.float32), "fewshot_w_scale"),
+    ])
+    graph.node.extend([
+        helper.make_node("MatMul", [FEATURES_OUTPUT, "fewshot_w_basis"], ["fewshot_w_along"]),
+        helper.make_node("Mul", ["fewshot_w_along", "fewshot_w_gains"], ["fewshot_w_scaled"]),
+        helper.make_node("Gemm", ["fewshot_w_scaled", "fewshot_w_basis"], ["fewshot_w_back"], transB=1),
+        helper.make_node("Mul", [FEATURES_OUTPUT, "fewshot_w_ridge"], ["fewshot_w_ridged"]),
+        helper.make_node("Add", ["fewshot_w_ridged", "fewshot_w_back"], ["fewshot_w_moved"]),
+        helper.make_node("Reshape", ["fewshot_w_moved", "fewshot_w_parts"], ["fewshot_w_member"]),
+        _reduce(model, "ReduceL2", "fewshot_w_member", "fewshot_w_norm", keepdims=1),
+        helper.make_node("Max", ["fewshot_w_norm", "fewshot_eps"], ["fewshot_w_safe"]),
+        helper.make_node("Div", ["fewshot_w_member", "fewshot_w_safe"], ["fewshot_w_unit"]),
+        helper.make_node("Reshape", ["fewshot_w_unit", "fewshot_w_whole"], ["fewshot_w_features"]),
+        helper.make_node("MatMul", ["fewshot_w_features", "fewshot_w_prototypes"], ["fewshot_w_cos_all"]),
+        helper.make_node("Reshape", ["fewshot_w_cos_all", "fewshot_w_shape"], ["fewshot_w_cos_ways"]),
+        _reduce(model, "ReduceMax", "fewshot_w_cos_ways", "fewshot_w_cos", keepdims=0),
+    ])
+    return "fewshot_w_cos", "fewshot_w_scale"

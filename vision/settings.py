@@ -274,6 +274,12 @@ class CalibrateSettings:
     # the base crops are kept in the head too: a photo nearer the set's faces than them is read with every gate
     # open (`DetectorSettings.open_gate_in_set_photos`)
     keep_other_crops: bool = True
+    # ... and read in a whitened space (`vision.fewshot.Whitening`): the crops' scatter around their face plus this
+    # share of its mean eigenvalue, kept to `open_rank` directions (0: the plain prototypes, as stop 34). Offline on
+    # stops 33-34's six looked-at rounds (stop 35): 142 -> 119 of 20,254 crops misread at 0.5 and rank 128, as with
+    # the full matrix (118); at 1 and 2, 124 and ~130, kde-traditional's round worse than without
+    open_shrinkage: float = 0.5
+    open_rank: int = 128
     base_check_images: int = 30  # ... and that both versions read whole before promotion
     # --method finetune / both: the classifier's .pt fine-tuned on the crops (ultralytics, CPU), time-boxed
     finetune_epochs: int = 2  # ~15-30 s each on the shared 2-core CPU (8200 crops at 96 px); 3 read base val worse
