@@ -873,3 +873,29 @@ def test_a_flower_the_finder_was_unsure_of_is_kept_in_a_photo_of_the_calibrated_
     assert read(version, replace(NO_READERS, flower_rescue_boxes=0)) == 6
     assert read(version, replace(NO_READERS, flower_rescue_conf=0.06)) == 6
     assert read(version, replace(NO_READERS, flower_rescue_size=2.0)) == 8, "the big box on f4 reads as f4"
+
+
+def test_a_flower_the_photo_shows_already_is_not_rescued_again(tmp_path: Path, models: Path) -> None:
+    """A set has one of each flower: with f3 found surely in the photo, a second box the finder was unsure of
+    that reads as f3 is not kept, while an unsure f4 is; with `flower_rescue_new_only` off, both are."""
+    from vision.detector import TileDetector
+
+    result = run(write_photo(tmp_path / "layout.png", layout_boxes()), models)
+    assert result.promoted
+    version = Registry(models).path_of(result.version)
+    faces = layout_boxes()[:6]
+    named = dict(layout_boxes())
+    found_f3, f4 = named["f3"], named["f4"]
+    unsure_f3 = (300, 470, 300 + TILE_W, 470 + TILE_H)
+    write_photo(tmp_path / "hand.png", [*faces, ("f3", found_f3), ("f3", unsure_f3), ("f4", f4)])
+    boxes = [((a + c) / 2, (b + d) / 2, c - a, d - b) for a, b, c, d in
+             [box for _, box in faces] + [found_f3, unsure_f3, f4]]
+    scores = [[0.9, 0.0]] * (len(faces) + 1) + [[0.05, 0.0]] * 2
+    fake_finder(version / "detector.onnx", raw_head(boxes, scores, anchors=64), imgsz=SIZE)
+
+    def names(settings: DetectorSettings) -> list[str]:
+        return sorted(TileDetector.load(version, settings).detect_file(tmp_path / "hand.png")[0].class_names)
+
+    shown = sorted(name for name, _ in faces)
+    assert names(NO_READERS) == sorted([*shown, "f3", "f4"])
+    assert names(replace(NO_READERS, flower_rescue_new_only=False)) == sorted([*shown, "f3", "f3", "f4"])

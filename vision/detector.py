@@ -317,14 +317,14 @@ class TileDetector:
             if read.of_the_set and not faces.all():
                 runner_up[~faces] = self._flowers_boxed_as_backs(image_bgr, xyxy[~faces])
             if read.of_the_set and unsure is not None and len(unsure[0]):
-                more = self._flowers_the_finder_was_unsure_of(image_bgr, xyxy, unsure)
+                more = self._flowers_the_finder_was_unsure_of(image_bgr, xyxy, unsure, canonical[keep])
                 keep = np.concatenate([keep, np.ones(len(more[0]), bool)])
                 xyxy, conf, canonical, runner_up = (np.concatenate([a, b]) for a, b in
                                                     zip((xyxy, conf, canonical, runner_up), more))
         return Detections(xyxy[keep], conf[keep], canonical[keep], runner_up[keep], xyxy[~keep])
 
-    def _flowers_the_finder_was_unsure_of(self, image_bgr: np.ndarray, found_xyxy: np.ndarray, unsure: Found
-                                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _flowers_the_finder_was_unsure_of(self, image_bgr: np.ndarray, found_xyxy: np.ndarray, unsure: Found,
+                                          read: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """In a photo of the calibrated set: the finder's boxes below its threshold (down to
         `flower_rescue_conf`) on no box found, a tile's size (within `flower_rescue_size` of the median box
         found, either way) and the surest `flower_rescue_boxes` of them, that the classifier with its
@@ -333,13 +333,20 @@ class TileDetector:
         finder's times the classifier's), canonical ids and runner-ups.
         A flower lies apart from the rows, where a tile missed breaks no set: the hand still wins with one
         flower fewer, and nothing asks for it again. The finder scores a set's flowers lowest, their
-        artwork differing most from set to set (a drawn set's gold character in a frame: 0.02-0.09)."""
+        artwork differing most from set to set (a drawn set's gold character in a frame: 0.02-0.09).
+        `read`: the canonical ids of the boxes found; with `flower_rescue_new_only`, a flower among them, or
+        rescued already from a surer box, is not rescued again."""
         s = self.settings
         xyxy, finder_conf = unsure[0], unsure[1]
         candidates = rescue_candidates(xyxy, finder_conf, found_xyxy, s)
         flowers, chance, seconds = self._sure_flowers(image_bgr, xyxy[candidates], s.flower_rescue_confidence,
                                                       s.flower_rescue_likeness)
         taken = flowers >= 0
+        if s.flower_rescue_new_only:  # a set has one of each flower: one read already (`read`) is not missing
+            seen = set(read.tolist())
+            for k in np.flatnonzero(taken):  # candidates come surest first
+                taken[k] = int(flowers[k]) not in seen
+                seen.add(int(flowers[k]))
         chosen = candidates[taken]
         return (xyxy[chosen], (finder_conf[chosen] * chance[taken]).astype(np.float32), flowers[taken],
                 seconds[taken])

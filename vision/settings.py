@@ -114,6 +114,7 @@ class DetectorSettings:
     flower_rescue_size: float = 1.4
     flower_rescue_confidence: float = 0.9
     flower_rescue_likeness: float = 0.05
+    flower_rescue_new_only: bool = True  # never a flower the photo shows already (a set has one of each)
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
