@@ -330,6 +330,9 @@ _LABELS: dict[str, tuple[str, str]] = {
     "issue_kong_only_backs": ("A concealed kong shows only backs: tap one and choose its face.",
                               "暗杠只露出背面: 请点击一张并选择牌面。"),
     "issue_kong_faces_differ": ("The kong {shown} shows different faces: check them.", "杠 {shown} 的牌面不同: 请检查。"),
+    "issue_kong_tile_missing": ("The meld {shown} has a face-down tile: read as a concealed kong of {tile} with one "
+                                "tile not found. Check it.",
+                                "副露 {shown} 有背面朝上的牌: 按 {tile} 的暗杠读取, 有一张牌未找到。请检查。"),
     "issue_group_not_suit_or_honor": ("The meld {shown} holds a tile that cannot be in a meld.",
                                       "副露 {shown} 中有不能组成副露的牌。"),
     "issue_group_size": ("The meld {shown} has {size} tiles; a meld has 3 or 4.", "副露 {shown} 有 {size} 张; 副露应为 3 或 4 张。"),

@@ -35,6 +35,7 @@ class IssueCode(StrEnum):
     GROUP_BACK_NOT_KONG = "group_back_not_kong"  # shown
     KONG_ONLY_BACKS = "kong_only_backs"
     KONG_FACES_DIFFER = "kong_faces_differ"  # shown
+    KONG_TILE_MISSING = "kong_tile_missing"  # shown, tile
     GROUP_NOT_SUIT_OR_HONOR = "group_not_suit_or_honor"  # shown
     GROUP_SIZE = "group_size"  # shown, size
     GROUP_NOT_SET = "group_not_set"  # shown
@@ -105,6 +106,10 @@ _MESSAGES: dict[IssueCode, Callable[[_Params], str]] = {
     ),
     IssueCode.KONG_ONLY_BACKS: lambda p: "a concealed kong shows only backs: its tile cannot be read",
     IssueCode.KONG_FACES_DIFFER: lambda p: f"the concealed kong {p['shown']} shows different faces",
+    IssueCode.KONG_TILE_MISSING: lambda p: (
+        f"the group {p['shown']} holds a face-down tile: read as a concealed kong of {p['tile']} with a tile not "
+        "found; check it"
+    ),
     IssueCode.GROUP_NOT_SUIT_OR_HONOR: lambda p: f"the group {p['shown']} holds a tile that is not part of a set",
     IssueCode.GROUP_SIZE: lambda p: (
         f"the group {p['shown']} has {p['size']} tiles: a set has 3 (chow, pung) or 4 (kong)"

@@ -278,11 +278,27 @@ def _concealed_kong_note(read: MeldRead) -> ReaderIssue | None:
     return issue(IssueCode.UNUSUAL_CONCEALED_KONG, (t.index for t in read.tiles), shown=" ".join(names))
 
 
+def _short_concealed_kong(names: tuple[str, ...]) -> Meld | None:
+    """A group of three that holds a face-down tile and one face only: the concealed kong of that face, its fourth
+    tile not found (a group that holds any face-down tile is a concealed kong)."""
+    faces = {n for n in names if n != BACK}
+    if len(names) != 3 or len(faces) != 1 or BACK not in names or next(iter(faces)) not in TILE_NAMES:
+        return None
+    return Meld.kong(Tile.parse(next(iter(faces))), concealed=True)
+
+
 def _melds_by_gaps(row: Row, model: GapModel, settings: LayoutSettings) -> tuple[list[MeldRead], list[ReaderIssue]]:
     reads: list[MeldRead] = []
     issues: list[ReaderIssue] = []
     for group in split_groups(row, settings.group_gap, model):
-        typed = type_group(tuple(t.name for t in group))
+        names = tuple(t.name for t in group)
+        typed = type_group(names)
+        kong = _short_concealed_kong(names) if settings.short_concealed_kongs else None
+        if isinstance(typed, ReaderIssue) and kong is not None:
+            reads.append(MeldRead(group, kong))
+            issues.append(issue(IssueCode.KONG_TILE_MISSING, (t.index for t in group), shown=" ".join(names),
+                                tile=str(kong.tiles[0])))
+            continue
         reads.append(MeldRead(group, typed if isinstance(typed, Meld) else None))
         note = typed.with_tiles(t.index for t in group) if isinstance(typed, ReaderIssue) else _concealed_kong_note(reads[-1])
         if note is not None:

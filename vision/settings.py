@@ -181,6 +181,9 @@ class LayoutSettings:
     # still wins and breaks it less
     tidy_breaches: bool = True
     breach_doubt_confidence: float = 0.8
+    # A meld-row group of three holding a face-down tile and one face only (back 9p 9p) is a concealed kong whose
+    # fourth tile the finder missed (photo-layout.md: a group that holds any face-down tile is a concealed kong)
+    short_concealed_kongs: bool = True
     neighbour_reach: float = 1.6  # tile heights: nearest neighbours within this give the row direction
     angle_vote_spread_deg: float = 8.0  # neighbour votes this far from their median are left out
     steep_max_share: float = 0.6  # more neighbour votes steeper than 45 degrees than this: the photo is turned
