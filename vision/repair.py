@@ -101,8 +101,24 @@ def second_reading(dets: Detections, i: int) -> int:
 def read_hand(
     dets: Detections, context: WinContext, settings: LayoutSettings, is_winning: WinCheck
 ) -> HandReading:
-    """Layout and hand of deduplicated detections (`_read_hand`), with the backs that lie apart from the
-    rows and whose face a calibrated classifier reads as a flower (their `runner_up`) counted as it.
+    """Layout and hand of deduplicated detections (`_read_hand_counting_backs`). A meld-row group of three with a
+    face-down tile (`LayoutSettings.short_concealed_kongs`) is read as a concealed kong only when the tiles make no
+    winning hand otherwise: where a kong's back was read as a face, the repairs find the kong whole (looked-at
+    rounds: taking the short kong first left that face as an extra flower)."""
+    strict = replace(settings, short_concealed_kongs=False)
+    reading = _read_hand_counting_backs(dets, context, strict, is_winning)
+    if settings.short_concealed_kongs and (reading.hand is None or not is_winning(reading.hand)):
+        again = _read_hand_counting_backs(dets, context, settings, is_winning)
+        if again.hand is not None and is_winning(again.hand):
+            return again
+    return reading
+
+
+def _read_hand_counting_backs(
+    dets: Detections, context: WinContext, settings: LayoutSettings, is_winning: WinCheck
+) -> HandReading:
+    """`_read_hand`, with the backs that lie apart from the rows and whose face a calibrated classifier reads as
+    a flower (their `runner_up`) counted as it.
     """
     turned = _flowers_boxed_as_backs(dets, settings)
     if not turned:
