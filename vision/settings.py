@@ -280,8 +280,9 @@ class CalibrateSettings:
     keep_other_crops: bool = True
     # ... and read in a whitened space (`vision.fewshot.Whitening`): the crops' scatter around their face plus this
     # share of its mean eigenvalue, kept to `open_rank` directions (0: the plain prototypes, as stop 34). Offline on
-    # stops 33-34's six looked-at rounds (stop 35): 142 -> 119 of 20,254 crops misread at 0.5 and rank 128, as with
-    # the full matrix (118); at 1 and 2, 124 and ~130, kde-traditional's round worse than without
+    # stop 34's two fresh rounds, looked at (six sets, 20,202 crops; benchmarks/fewshot_gate/open_whitening.py):
+    # 142 -> 119 crops misread at 0.5 and rank 128, 118 with the full matrix; at 1 (124) and 2, kde-traditional's
+    # first round read worse than without
     open_shrinkage: float = 0.5
     open_rank: int = 128
     base_check_images: int = 30  # ... and that both versions read whole before promotion
