@@ -221,7 +221,6 @@ def prototypes_from(features: np.ndarray, labels: np.ndarray, ways: np.ndarray, 
     features = np.asarray(features, np.float32)
     count = int(np.max(ways)) + 1 if len(ways) else 1
     out = np.zeros((count * clusters, classes, features.shape[1]), np.float32)
-    width = features.shape[1] // members
     rng = np.random.default_rng(seed)
     for way in range(count):
         for cls in np.unique(labels[ways == way]):
@@ -232,10 +231,7 @@ def prototypes_from(features: np.ndarray, labels: np.ndarray, ways: np.ndarray, 
                 nearest = (group @ centres.T).argmax(axis=1)
                 centres = np.stack([group[nearest == j].mean(axis=0) if (nearest == j).any() else centres[j]
                                     for j in range(k)])
-            for j in range(k):
-                for m in range(members):
-                    part = centres[j, m * width:(m + 1) * width]
-                    out[way * clusters + j, cls, m * width:(m + 1) * width] = part / max(float(np.linalg.norm(part)), 1e-9)
+            out[way * clusters:way * clusters + k, cls] = normalised(centres, members)
     return out
 
 
@@ -322,25 +318,19 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path, base_output: 
         node.output[:] = [original if o == output else o for o in node.output]
         node.input[:] = [original if i == output else i for i in node.input]
     init = graph.initializer
-    ways, classes, width = head.prototypes.shape
-    matrix = head.prototypes.reshape(ways * classes, width).T / head.members  # (F, K*C), way-major columns
-    init.append(onnx.numpy_helper.from_array(matrix.astype(np.float32), "fewshot_prototypes"))
-    init.append(onnx.numpy_helper.from_array(np.array([-1, ways, classes], np.int64), "fewshot_shape"))
+    cosines = _add_cosines(model, FEATURES_OUTPUT, head.prototypes, head.members, "fewshot_")
     init.append(onnx.numpy_helper.from_array(np.array(head.scale, np.float32), "fewshot_scale"))
     init.append(onnx.numpy_helper.from_array(np.array(head.keep, np.float32), "fewshot_keep"))
     init.append(onnx.numpy_helper.from_array(np.array(EPS, np.float32), "fewshot_eps_p"))
     init.append(onnx.numpy_helper.from_array(head.open_thresholds().reshape(1, -1), "fewshot_thresholds"))
     init.append(onnx.numpy_helper.from_array(np.array(0.0, np.float32), "fewshot_zero"))
     graph.node.extend([
-        helper.make_node("MatMul", [FEATURES_OUTPUT, "fewshot_prototypes"], ["fewshot_cos_all"]),
-        helper.make_node("Reshape", ["fewshot_cos_all", "fewshot_shape"], ["fewshot_cos_ways"]),
-        _reduce(model, "ReduceMax", "fewshot_cos_ways", "fewshot_cos", keepdims=0),
-        helper.make_node("Sub", ["fewshot_cos", "fewshot_thresholds"], ["fewshot_margins"]),
+        helper.make_node("Sub", [cosines, "fewshot_thresholds"], ["fewshot_margins"]),
         _reduce(model, "ReduceMax", "fewshot_margins", LIKENESS_OUTPUT, keepdims=0),
         _reduce(model, "ReduceMax", "fewshot_margins", "fewshot_margin", keepdims=1),
         helper.make_node("Greater", ["fewshot_margin", "fewshot_zero"], ["fewshot_open"]),  # passes a threshold
         helper.make_node("Cast", ["fewshot_open"], ["fewshot_gate"], to=onnx.TensorProto.FLOAT),
-        helper.make_node("Mul", ["fewshot_cos", "fewshot_gate"], ["fewshot_gated"]),
+        helper.make_node("Mul", [cosines, "fewshot_gate"], ["fewshot_gated"]),
         helper.make_node("Mul", ["fewshot_gated", "fewshot_scale"], ["fewshot_shot"]),
         helper.make_node("Add", [original, "fewshot_eps_p"], ["fewshot_p"]),
         helper.make_node("Log", ["fewshot_p"], ["fewshot_logp"]),
@@ -355,7 +345,7 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path, base_output: 
         graph.node.extend([
             helper.make_node("MatMul", [FEATURES_OUTPUT, "fewshot_table"], ["fewshot_table_cos_all"]),
             _reduce(model, "ReduceMax", "fewshot_table_cos_all", "fewshot_table_cos", keepdims=0),
-            _reduce(model, "ReduceMax", "fewshot_cos", "fewshot_face_cos", keepdims=0),
+            _reduce(model, "ReduceMax", cosines, "fewshot_face_cos", keepdims=0),
             helper.make_node("Sub", ["fewshot_table_cos", "fewshot_face_cos"], ["fewshot_table_margin"]),
             helper.make_node("Sub", ["fewshot_table_margin", "fewshot_table_threshold"], [TABLE_OUTPUT]),
         ])
@@ -366,10 +356,10 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path, base_output: 
             helper.make_node("Cast", ["fewshot_others_half"], ["fewshot_others"], to=onnx.TensorProto.FLOAT),
             helper.make_node("MatMul", [FEATURES_OUTPUT, "fewshot_others"], ["fewshot_others_cos_all"]),
             _reduce(model, "ReduceMax", "fewshot_others_cos_all", "fewshot_others_cos", keepdims=0),
-            _reduce(model, "ReduceMax", "fewshot_cos", "fewshot_set_cos", keepdims=0),
+            _reduce(model, "ReduceMax", cosines, "fewshot_set_cos", keepdims=0),
             helper.make_node("Sub", ["fewshot_set_cos", "fewshot_others_cos"], [SET_MARGIN_OUTPUT]),
         ])
-        open_cos, open_scale = "fewshot_cos", "fewshot_scale"
+        open_cos, open_scale = cosines, "fewshot_scale"
         if head.open_reading is not None:
             open_cos, open_scale = _add_open_reading(model, head.open_reading, head.members)
         graph.node.extend([
@@ -404,7 +394,7 @@ def _add_open_reading(model: Any, open_: OpenReading, members: int) -> tuple[str
     onnx = _onnx()
     helper = onnx.helper
     graph, init = model.graph, model.graph.initializer
-    ways, classes, width = open_.prototypes.shape
+    width = open_.prototypes.shape[2]
     whitening = open_.whitening
     init.extend([
         onnx.numpy_helper.from_array(whitening.basis.astype(np.float32), "fewshot_w_basis"),
@@ -412,9 +402,6 @@ def _add_open_reading(model: Any, open_: OpenReading, members: int) -> tuple[str
         onnx.numpy_helper.from_array(np.array(whitening.ridge_gain, np.float32), "fewshot_w_ridge"),
         onnx.numpy_helper.from_array(np.array([-1, width // members], np.int64), "fewshot_w_parts"),
         onnx.numpy_helper.from_array(np.array([-1, width], np.int64), "fewshot_w_whole"),
-        onnx.numpy_helper.from_array((open_.prototypes.reshape(ways * classes, width).T / members).astype(np.float32),
-                                     "fewshot_w_prototypes"),
-        onnx.numpy_helper.from_array(np.array([-1, ways, classes], np.int64), "fewshot_w_shape"),
         onnx.numpy_helper.from_array(np.array(open_.scale, np.float32), "fewshot_w_scale"),
     ])
     graph.node.extend([
@@ -428,8 +415,23 @@ def _add_open_reading(model: Any, open_: OpenReading, members: int) -> tuple[str
         helper.make_node("Max", ["fewshot_w_norm", "fewshot_eps"], ["fewshot_w_safe"]),
         helper.make_node("Div", ["fewshot_w_member", "fewshot_w_safe"], ["fewshot_w_unit"]),
         helper.make_node("Reshape", ["fewshot_w_unit", "fewshot_w_whole"], ["fewshot_w_features"]),
-        helper.make_node("MatMul", ["fewshot_w_features", "fewshot_w_prototypes"], ["fewshot_w_cos_all"]),
-        helper.make_node("Reshape", ["fewshot_w_cos_all", "fewshot_w_shape"], ["fewshot_w_cos_ways"]),
-        _reduce(model, "ReduceMax", "fewshot_w_cos_ways", "fewshot_w_cos", keepdims=0),
     ])
-    return "fewshot_w_cos", "fewshot_w_scale"
+    return _add_cosines(model, "fewshot_w_features", open_.prototypes, members, "fewshot_w_"), "fewshot_w_scale"
+
+
+def _add_cosines(model: Any, features: str, prototypes: np.ndarray, members: int, prefix: str) -> str:
+    """Nodes computing `FewShotHead.cosines` of the `features` tensor with `prototypes` (each face's nearest way
+    up, averaged over the members), their initializers and tensors named from `prefix`: the cosines' name."""
+    onnx = _onnx()
+    ways, classes, width = prototypes.shape
+    matrix = prototypes.reshape(ways * classes, width).T / members  # (F, K*C), way-major columns
+    model.graph.initializer.extend([
+        onnx.numpy_helper.from_array(matrix.astype(np.float32), f"{prefix}prototypes"),
+        onnx.numpy_helper.from_array(np.array([-1, ways, classes], np.int64), f"{prefix}shape"),
+    ])
+    model.graph.node.extend([
+        onnx.helper.make_node("MatMul", [features, f"{prefix}prototypes"], [f"{prefix}cos_all"]),
+        onnx.helper.make_node("Reshape", [f"{prefix}cos_all", f"{prefix}shape"], [f"{prefix}cos_ways"]),
+        _reduce(model, "ReduceMax", f"{prefix}cos_ways", f"{prefix}cos", keepdims=0),
+    ])
+    return f"{prefix}cos"
