@@ -19,7 +19,7 @@ from vision.settings import CalibrateSettings, DetectorSettings, with_overrides
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from tests.vision_fake_models import _save, fake_finder, raw_head  # noqa: E402
+from tests.vision_fake_models import _save, centred, fake_finder, raw_head  # noqa: E402
 
 SIZE = 640  # the photo and the finder's input: no letterboxing
 TILE_W, TILE_H, STEP_X, STEP_Y, LEFT, TOP = 40, 56, 46, 80, 90, 60
@@ -103,8 +103,7 @@ def tiny_classifier(path: Path, seed: int = 0) -> Path:
 def layout_finder(path: Path, tiles=None, tile_confidence: float = 0.9) -> Path:  # type: ignore[no-untyped-def]
     """A fake tile finder for SIZE photos that boxes `tiles` (default: the whole layout) as face-up tiles
     with `tile_confidence`, whatever the photo shows."""
-    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0)
-             for _, (x0, y0, x1, y1) in (layout_boxes() if tiles is None else tiles)]
+    boxes = centred([box for _, box in (layout_boxes() if tiles is None else tiles)])
     fake_finder(path, raw_head(boxes, [[tile_confidence, 0.0]] * len(boxes), anchors=64), imgsz=SIZE)
     return path
 
@@ -801,6 +800,13 @@ def test_the_photos_that_set_the_thresholds_are_none_of_the_photos_the_promotion
     assert _threshold_photos(base, val, settings) == val[5:12]  # no train split: the val photos after the check
 
 
+def calibrated_version(tmp_path: Path, models: Path) -> Path:
+    """The folder of a version calibrated (and promoted) from a photo of the whole layout."""
+    result = run(write_photo(tmp_path / "layout.png", layout_boxes()), models)
+    assert result.promoted
+    return Registry(models).path_of(result.version)
+
+
 def test_a_back_box_on_a_flower_of_the_calibrated_set_tells_that_flower_and_a_plain_back_nothing(
     tmp_path: Path, models: Path
 ) -> None:
@@ -810,17 +816,14 @@ def test_a_back_box_on_a_flower_of_the_calibrated_set_tells_that_flower_and_a_pl
     nor with the confidence asked above 1."""
     from vision.detector import TileDetector
 
-    result = run(write_photo(tmp_path / "layout.png", layout_boxes()), models)
-    assert result.promoted
-    version = Registry(models).path_of(result.version)
+    version = calibrated_version(tmp_path, models)
     faces = layout_boxes()[:6]
     flower = next((name, box) for name, box in layout_boxes() if name == "f3")
     plain = (40, 500, 40 + TILE_W, 500 + TILE_H)
     image = cv2.imread(str(write_photo(tmp_path / "hand.png", [*faces, flower])))
     cv2.rectangle(image, plain[:2], plain[2:], (60, 110, 40), -1)  # a back: one colour, no face
     cv2.imwrite(str(tmp_path / "hand.png"), image)
-    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for _, (x0, y0, x1, y1) in
-             [*faces, flower, ("back", plain)]]
+    boxes = centred([box for _, box in [*faces, flower, ("back", plain)]])
     scores = [[0.9, 0.0]] * len(faces) + [[0.0, 0.9]] * 2
     for folder in (version, models):
         fake_finder(folder / "detector.onnx", raw_head(boxes, scores, anchors=64), imgsz=SIZE)
@@ -846,9 +849,7 @@ def test_a_flower_the_finder_was_unsure_of_is_kept_in_a_photo_of_the_calibrated_
     before calibration, or with the rescue off, none of them."""
     from vision.detector import TileDetector
 
-    result = run(write_photo(tmp_path / "layout.png", layout_boxes()), models)
-    assert result.promoted
-    version = Registry(models).path_of(result.version)
+    version = calibrated_version(tmp_path, models)
     faces = layout_boxes()[:6]
     named = dict(layout_boxes())
     f3, f4 = named["f3"], named["f4"]
@@ -857,8 +858,7 @@ def test_a_flower_the_finder_was_unsure_of_is_kept_in_a_photo_of_the_calibrated_
     bare = (400, 540, 400 + TILE_W, 540 + TILE_H)
     x0, y0, x1, y1 = f4
     big_on_f4 = (x0 - 12, y0 - 17, x1 + 12, y1 + 17)  # 1.6 times a tile's width and height
-    boxes = [((a + c) / 2, (b + d) / 2, c - a, d - b) for a, b, c, d in
-             [box for _, box in faces] + [f3, bare, big_on_f4]]
+    boxes = centred([box for _, box in faces] + [f3, bare, big_on_f4])
     scores = [[0.9, 0.0]] * len(faces) + [[0.05, 0.0]] * 3
     for folder in (version, models):
         fake_finder(folder / "detector.onnx", raw_head(boxes, scores, anchors=64), imgsz=SIZE)
@@ -880,16 +880,13 @@ def test_a_flower_the_photo_shows_already_is_not_rescued_again(tmp_path: Path, m
     that reads as f3 is not kept, while an unsure f4 is; with `flower_rescue_new_only` off, both are."""
     from vision.detector import TileDetector
 
-    result = run(write_photo(tmp_path / "layout.png", layout_boxes()), models)
-    assert result.promoted
-    version = Registry(models).path_of(result.version)
+    version = calibrated_version(tmp_path, models)
     faces = layout_boxes()[:6]
     named = dict(layout_boxes())
     found_f3, f4 = named["f3"], named["f4"]
     unsure_f3 = (300, 470, 300 + TILE_W, 470 + TILE_H)
     write_photo(tmp_path / "hand.png", [*faces, ("f3", found_f3), ("f3", unsure_f3), ("f4", f4)])
-    boxes = [((a + c) / 2, (b + d) / 2, c - a, d - b) for a, b, c, d in
-             [box for _, box in faces] + [found_f3, unsure_f3, f4]]
+    boxes = centred([box for _, box in faces] + [found_f3, unsure_f3, f4])
     scores = [[0.9, 0.0]] * (len(faces) + 1) + [[0.05, 0.0]] * 2
     fake_finder(version / "detector.onnx", raw_head(boxes, scores, anchors=64), imgsz=SIZE)
 

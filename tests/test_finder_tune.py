@@ -25,7 +25,7 @@ from vision.settings import CalibrateSettings
 pytest.importorskip("onnx")
 
 from tests.test_calibrate import SIZE, layout_boxes, run, tiny_classifier, write_photo  # noqa: E402
-from tests.vision_fake_models import fake_finder, raw_head  # noqa: E402
+from tests.vision_fake_models import centred, fake_finder, raw_head  # noqa: E402
 
 
 def test_the_finder_s_data_names_faces_tiles_and_backs_backs_and_bare_tables_nothing(tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ def test_a_fine_tuned_finder_is_kept_only_when_it_finds_more_with_no_more_false_
 def half_sure_finder(path: Path, unsure: "tuple[str, ...]") -> Path:
     """A fake finder boxing the whole layout, the tiles `unsure` at 0.05 (below its threshold), the rest at 0.9."""
     tiles = layout_boxes()
-    boxes = [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for _, (x0, y0, x1, y1) in tiles]
+    boxes = centred([box for _, box in tiles])
     scores = [[0.05 if name in unsure else 0.9, 0.0] for name, _ in tiles]
     fake_finder(path, raw_head(boxes, scores, anchors=64), imgsz=SIZE)
     return path

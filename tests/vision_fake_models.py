@@ -86,6 +86,11 @@ def fake_classifier(path: Path, names: "list[str]", weights: np.ndarray, imgsz: 
     return _save(graph, path, names, imgsz, "classify")
 
 
+def centred(boxes_xyxy: "list[tuple[float, float, float, float]]") -> "list[tuple[float, float, float, float]]":
+    """Boxes as `raw_head` takes them (centre x, centre y, width, height) from corner boxes."""
+    return [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for x0, y0, x1, y1 in boxes_xyxy]
+
+
 def raw_head(boxes_cxcywh: "list[tuple[float, float, float, float]]", class_scores: "list[list[float]]",
              anchors: int = 20) -> np.ndarray:
     """A YOLO head output (1, 4 + nc, anchors) holding the given boxes; the other anchors score 0."""
