@@ -6,6 +6,8 @@ second most likely class (-1 when there is none: a one-model detector, a back, e
 calibrated classifier reads as its set's flower: then that flower, `TileDetector._flowers_boxed_as_backs`).
 `unlike_set` are boxes of the photo the detector left out as looking like none of
 a calibrated set's faces (`TileDetector._strays`): not tiles, but a reader says so.
+`doubtful` marks kept boxes the finder was unsure of that pass none of a calibrated set's face thresholds
+(`TileDetector._doubtful`): in a row the hand's sets check them, but alone they are not counted.
 Filtering returns a new object. `Detector` is what produces them from a photo.
 """
 
@@ -26,18 +28,21 @@ class Detections:
     class_id: np.ndarray  # (N,) int64, canonical class ids
     runner_up: "np.ndarray | None" = None  # (N,) int64, second most likely class ids, -1 for none
     unlike_set: "np.ndarray | None" = None  # (M, 4) float32 pixels: boxes left out, the photo's, kept by filtering
+    doubtful: "np.ndarray | None" = None  # (N,) bool, False where None
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
         object.__setattr__(self, "unlike_set", np.asarray(
             () if self.unlike_set is None else self.unlike_set, np.float32).reshape(-1, 4))
+        object.__setattr__(self, "doubtful", np.zeros(n, bool) if self.doubtful is None
+                           else np.asarray(self.doubtful, bool).reshape(-1))
         runner_up = self.runner_up
         if runner_up is None:
             runner_up = np.full(n, -1, np.int64)
             object.__setattr__(self, "runner_up", runner_up)
         if (self.xyxy.shape != (n, 4) or self.confidence.shape != (n,) or self.class_id.shape != (n,)
-                or runner_up.shape != (n,)):
-            raise ValueError("Detections arrays must be (N,4), (N,), (N,), (N,)")
+                or runner_up.shape != (n,) or self._doubts.shape != (n,)):
+            raise ValueError("Detections arrays must be (N,4), (N,), (N,), (N,), (N,)")
 
     @staticmethod
     def empty() -> "Detections":
@@ -57,6 +62,11 @@ class Detections:
         """`runner_up`, which `__post_init__` always sets (None is only the constructor's default)."""
         return cast(np.ndarray, self.runner_up)
 
+    @property
+    def _doubts(self) -> np.ndarray:
+        """`doubtful`, which `__post_init__` always sets."""
+        return cast(np.ndarray, self.doubtful)
+
     def __len__(self) -> int:
         return len(self.xyxy)
 
@@ -65,7 +75,7 @@ class Detections:
         if isinstance(index, (int, np.integer)):
             index = [index]
         return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], self._runner_ups[index],
-                          self.unlike_set)
+                          self.unlike_set, self._doubts[index])
 
     @property
     def class_names(self) -> list[str]:
@@ -83,13 +93,13 @@ class Detections:
         """The same detections with x coordinates times `sx` and y times `sy` (another image size)."""
         scale = np.array([sx, sy, sx, sy], np.float32)
         return Detections(self.xyxy * scale, self.confidence, self.class_id, self.runner_up,
-                          cast(np.ndarray, self.unlike_set) * scale)
+                          cast(np.ndarray, self.unlike_set) * scale, self.doubtful)
 
     def with_class(self, index: int, class_id: int) -> "Detections":
         """The same detections with tile `index` read as `class_id` (its runner-up becomes the old reading)."""
         classes, runner_up = self.class_id.copy(), self._runner_ups.copy()
         runner_up[index], classes[index] = classes[index], class_id
-        return Detections(self.xyxy, self.confidence, classes, runner_up, self.unlike_set)
+        return Detections(self.xyxy, self.confidence, classes, runner_up, self.unlike_set, self.doubtful)
 
     def to_json(self) -> list[dict[str, Any]]:
         """The `tiles` list of the `vision detect` contract."""

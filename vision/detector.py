@@ -305,6 +305,7 @@ class TileDetector:
             return Detections(xyxy, conf, self.finder.to_canonical[classes])
         canonical = np.full(len(xyxy), BACK_ID, np.int64)
         runner_up = np.full(len(xyxy), -1, np.int64)
+        doubtful = np.zeros(len(xyxy), bool)
         faces = self.finder.is_face(classes)
         keep = np.ones(len(xyxy), bool)
         if faces.any():
@@ -312,6 +313,7 @@ class TileDetector:
             canonical[faces] = read.ids
             runner_up[faces] = read.seconds
             keep[faces] = ~self._strays(read, conf[faces])
+            doubtful[faces] = self._doubtful(read, conf[faces])
             conf = conf.copy()
             conf[faces] = conf[faces] * read.confidence
             if read.of_the_set and not faces.all():
@@ -319,9 +321,10 @@ class TileDetector:
             if read.of_the_set and unsure is not None and len(unsure[0]):
                 more = self._flowers_the_finder_was_unsure_of(image_bgr, xyxy, unsure, canonical[keep])
                 keep = np.concatenate([keep, np.ones(len(more[0]), bool)])
+                doubtful = np.concatenate([doubtful, np.zeros(len(more[0]), bool)])  # they passed a threshold
                 xyxy, conf, canonical, runner_up = (np.concatenate([a, b]) for a, b in
                                                     zip((xyxy, conf, canonical, runner_up), more))
-        return Detections(xyxy[keep], conf[keep], canonical[keep], runner_up[keep], xyxy[~keep])
+        return Detections(xyxy[keep], conf[keep], canonical[keep], runner_up[keep], xyxy[~keep], doubtful[keep])
 
     def _flowers_the_finder_was_unsure_of(self, image_bgr: np.ndarray, found_xyxy: np.ndarray, unsure: Found,
                                           read: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -383,6 +386,16 @@ class TileDetector:
         best_not_flower = np.where(is_flower[None, :], -1.0, probs).argmax(axis=1)
         return (np.where(sure, classifier.to_canonical[best], -1), chance,
                 classifier.to_canonical[best_not_flower])
+
+    def _doubtful(self, read: "FaceReading", finder_conf: np.ndarray) -> np.ndarray:
+        """In a photo of the calibrated set, face boxes the finder scored under `lone_doubt_finder_conf` that pass
+        none of the set's face thresholds (likeness under `lone_doubt_likeness`): the layout counts them only in
+        a row, where the hand's sets check them, never alone as a flower, which nothing checks. Without a head
+        (+inf likeness) or in another set's photo: none."""
+        s = self.settings
+        if not read.of_the_set:
+            return np.zeros(len(read.likeness), bool)
+        return (finder_conf < s.lone_doubt_finder_conf) & (read.likeness < s.lone_doubt_likeness)
 
     def _strays(self, read: "FaceReading", finder_conf: np.ndarray) -> np.ndarray:
         """In a photo of the calibrated set (most of its boxes that do not look like the table look like the

@@ -174,6 +174,8 @@ class Layout:
     stray: tuple[TileObs, ...]  # tiles in no row the spec knows
     angle_deg: float  # row direction in the image
     issues: tuple[ReaderIssue, ...]
+    # faces apart from the rows that the detector marked doubtful (`Detections.doubtful`): not counted as flowers
+    set_aside: tuple[TileObs, ...] = ()
 
     def groups(self) -> dict[int, str]:
         """Group name per detection index (stray tiles are absent)."""
@@ -333,12 +335,16 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
     is_flower = np.array([n in FLOWER_NAMES for n in names])
     flower_idx = np.flatnonzero(is_flower)
     rest = np.flatnonzero(~is_flower)
-    flowers = tuple(
+    doubtful = np.asarray(dets.doubtful)
+    flowers_seen = tuple(
         TileObs(int(i), names[i], float(dets.confidence[i]), float(c[0]), float(c[1]), 0.0, 0.0, 0.0, 0.0)
         for i, c in zip(flower_idx, dets.centers[flower_idx])
     )
+    flowers = tuple(t for t in flowers_seen if not doubtful[t.index])
+    set_aside = tuple(t for t in flowers_seen if doubtful[t.index])
     if len(rest) == 0:
-        return Layout((), None, (), flowers, (), 0.0, tuple(issues + [issue(IssueCode.ONLY_FLOWERS, flower_idx)]))
+        return Layout((), None, (), flowers, (), 0.0, tuple(issues + [issue(IssueCode.ONLY_FLOWERS, flower_idx)]),
+                      set_aside)
 
     found = find_rows(rest, [names[i] for i in rest], dets.confidence[rest], dets.xyxy[rest], settings)
     angle_deg = float(np.degrees(found.angle))
@@ -356,12 +362,17 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
         sets, rest_tiles = divmod(14 - len(rows[-1].tiles), 3)
         melds, beside, more = _read_melds(rows[-2], model, settings, sets if rest_tiles == 0 else None)
         issues += more
-    stray = tuple(t for r in rows[:-2] for t in r.tiles) + beside
+    apart = tuple(t for r in rows[:-2] for t in r.tiles) + beside
+    stray = tuple(t for t in apart if not (doubtful[t.index] and t.name != BACK))
+    set_aside += tuple(t for t in apart if doubtful[t.index] and t.name != BACK)
+    if set_aside:
+        issues.append(issue(IssueCode.SET_ASIDE_DOUBTFUL, (t.index for t in set_aside),
+                            names=tuple(t.name for t in set_aside)))
     if len(melds) > 4:
         issues.append(issue(IssueCode.TOO_MANY_GROUPS, (t.index for m in melds for t in m.tiles), groups=len(melds)))
     all_tiles = list(standing) + ([win] if win else []) + [t for m in melds for t in m.tiles] + list(flowers) + list(stray)
     issues += _copies_issues(all_tiles, settings)
-    return Layout(standing, win, tuple(melds), flowers, stray, angle_deg, tuple(issues))
+    return Layout(standing, win, tuple(melds), flowers, stray, angle_deg, tuple(issues), set_aside)
 
 
 # --- 4. the hand ---------------------------------------------------------------------

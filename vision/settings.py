@@ -115,6 +115,12 @@ class DetectorSettings:
     flower_rescue_confidence: float = 0.9
     flower_rescue_likeness: float = 0.05
     flower_rescue_new_only: bool = True  # never a flower the photo shows already (a set has one of each)
+    # ... and in a photo of the set, a face box kept that the finder scored under `lone_doubt_finder_conf`
+    # and that passes no face's threshold (likeness under `lone_doubt_likeness`) is doubtful: counted in a
+    # row, where the hand's sets check it, but lying apart it is not counted as a flower (a die, a chip, a
+    # tile cut by the photo's edge; `Layout.set_aside`). 0: off
+    lone_doubt_finder_conf: float = 0.5
+    lone_doubt_likeness: float = 0.0
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
