@@ -664,6 +664,37 @@ def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_uns
         assert "left out 1 box(es)" in said.message() and "add any that is a tile" in said.message()
 
 
+@pytest.mark.parametrize("doubt_under, like_the_set, doubtful", [(0.95, 41, 1), (0.5, 41, 0), (0.95, 10, 0)])
+def test_a_box_that_passes_no_face_threshold_is_doubtful_only_when_the_finder_was_unsure_in_a_photo_of_the_set(
+    tmp_path: Path, models: Path, monkeypatch, doubt_under: float, like_the_set: int, doubtful: int
+) -> None:
+    """As above, but the first box is only a little unlike the set (likeness -0.05, kept by the stray rule): it is
+    kept and marked doubtful (the layout will not count it alone as a flower) when the finder's 0.9 counts as
+    unsure and the photo is of the set."""
+    from vision.detector import TileDetector
+
+    photo = write_photo(tmp_path / "layout.png", layout_boxes())
+    detector = TileDetector.load(models, replace(NO_READERS, lone_doubt_finder_conf=doubt_under))
+    assert detector.classifier is not None
+    read = detector.classifier.read
+
+    def a_little_unlike_the_first(crops: np.ndarray) -> ClassifierReading:
+        likeness = np.full(len(crops), -0.5, np.float32)
+        likeness[0], likeness[1:1 + like_the_set] = -0.05, 0.3
+        return read(crops)._replace(likeness=likeness)
+
+    monkeypatch.setattr(detector.classifier, "read", a_little_unlike_the_first)
+    dets, _ = detector.detect_file(photo)
+    assert len(dets) == len(layout_boxes()) and len(dets.unlike_set) == 0
+    assert int(np.asarray(dets.doubtful).sum()) == doubtful
+    if doubtful:
+        first = layout_boxes()[0][1]
+        (marked,) = dets.centers[np.asarray(dets.doubtful)]
+        assert np.allclose(marked, ((first[0] + first[2]) / 2, (first[1] + first[3]) / 2), atol=3)
+        kept = dets[np.flatnonzero(np.asarray(dets.doubtful))]
+        assert bool(np.asarray(kept.doubtful).all()), "indexing keeps the mark"
+
+
 def with_random_head(classifier: Path, target: Path) -> Path:
     """`classifier` with a few-shot head of random prototypes baked in: it says how much a crop looks like a set."""
     from vision.calibrate import Embedder

@@ -648,6 +648,45 @@ def test_tiles_counted_as_flowers_tell_the_player_to_remove_a_die_boxed_as_a_til
     assert "read as 3p" in sentence and "remove a die" in sentence
 
 
+def _doubting(dets: Detections, doubtful: list[int]) -> Detections:
+    marks = np.zeros(len(dets), bool)
+    marks[doubtful] = True
+    return Detections(dets.xyxy, dets.confidence, dets.class_id, dets.runner_up, dets.unlike_set, marks)
+
+
+@pytest.mark.parametrize("read_as_faces", [False, True])
+def test_doubtful_boxes_apart_are_set_aside_not_counted_as_flowers(read_as_faces: bool) -> None:
+    """A box the detector marks doubtful (the finder unsure, like none of the calibrated set's faces: a die, a
+    chip) lying apart from the rows is not counted as a flower, whether read as a flower or as another face,
+    and the player is told; the other flowers still count."""
+    for seed in range(10):
+        rng = random.Random(seed)
+        hand = parse_hand("[123m] [EEE] 456p789s1s +1s flowers=3")
+        tiles = plan_scene(hand, rng, *SIZE)
+        if read_as_faces:
+            tiles = _flowers_read_as(tiles, hand, rng)
+        flowers = [i for i, t in enumerate(tiles) if t.group == "flowers"]
+        got, issues, groups = read_typed(_doubting(detections_of(tiles), flowers[:1]), hand.context)
+        assert got is not None and got.context.flowers == 2, (seed, issues)
+        assert flowers[0] not in groups and all(groups[i] == "flowers" for i in flowers[1:])
+        aside = [i for i in issues if i.code == IssueCode.SET_ASIDE_DOUBTFUL]
+        assert len(aside) == 1 and aside[0].tiles == (flowers[0],), issues
+        assert "not counted as flowers" in aside[0].message()
+
+
+def test_doubtful_boxes_in_the_rows_are_read_as_any_other_tile() -> None:
+    """In a row the hand's sets check a doubtful box: the hand is read as without the marks."""
+    for seed in range(10):
+        rng = random.Random(seed)
+        hand = parse_hand("[123m] [EEE] 456p789s1s +1s flowers=2")
+        tiles = plan_scene(hand, rng, *SIZE)
+        in_rows = [i for i, t in enumerate(tiles) if t.group != "flowers"]
+        got, issues, groups = read_typed(_doubting(detections_of(tiles), in_rows), hand.context)
+        assert got is not None and hand_key(got) == hand_key(hand), (seed, messages(issues))
+        assert [groups.get(i) for i in range(len(tiles))] == [t.group for t in tiles]
+        assert not any(i.code == IssueCode.SET_ASIDE_DOUBTFUL for i in issues)
+
+
 def test_tiles_apart_are_not_counted_when_the_hand_is_not_complete_or_they_are_backs() -> None:
     rng = random.Random(5)
     hand = parse_hand("[123m] [EEE] 456p789s1s +1s flowers=3")
