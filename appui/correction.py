@@ -145,12 +145,15 @@ class Reading:
 
     @property
     def flower_count(self) -> int:
-        """Flower and season tiles wherever they lie, and any face-up tile in the flowers group.
+        """Flower and season tiles wherever they lie but unplaced, and any face-up tile in the flowers group.
 
         The reader puts tiles lying apart from the hand's rows in the flowers group even when the
         classifier named them as other faces (an artwork it does not know); they count as placed.
+        A box it set aside as doubtful (`Layout.set_aside`: a die read as a flower) stays unplaced and
+        counts once the player moves it to the flowers.
         """
-        return sum(is_flower(t.cls) or (t.group == FLOWERS and t.cls != BACK) for t in self.tiles)
+        return sum((is_flower(t.cls) and t.group != UNPLACED) or (t.group == FLOWERS and t.cls != BACK)
+                   for t in self.tiles)
 
     def to_hand(self, context: WinContext) -> Hand:
         """The hand these groups make, or HandError naming the first problem (in player terms).
