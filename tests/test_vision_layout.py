@@ -674,6 +674,15 @@ def test_doubtful_boxes_apart_are_set_aside_not_counted_as_flowers(read_as_faces
         assert "not counted as flowers" in aside[0].message()
 
 
+def test_a_photo_of_flowers_alone_names_the_doubtful_one_too() -> None:
+    dets = Detections.from_lists([[10, 10, 50, 66], [60, 10, 100, 66]], [0.9, 0.3],
+                                 [CLASS_ID["f1"], CLASS_ID["s2"]])
+    layout = read_layout(_doubting(dets, [1]), S)
+    assert [t.name for t in layout.flowers] == ["f1"] and [t.name for t in layout.set_aside] == ["s2"]
+    assert [i.code for i in layout.issues if i.code in (IssueCode.ONLY_FLOWERS, IssueCode.SET_ASIDE_DOUBTFUL)] == [
+        IssueCode.ONLY_FLOWERS, IssueCode.SET_ASIDE_DOUBTFUL]
+
+
 def test_doubtful_boxes_in_the_rows_are_read_as_any_other_tile() -> None:
     """In a row the hand's sets check a doubtful box: the hand is read as without the marks."""
     for seed in range(10):

@@ -343,8 +343,8 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
     flowers = tuple(t for t in flowers_seen if not doubtful[t.index])
     set_aside = tuple(t for t in flowers_seen if doubtful[t.index])
     if len(rest) == 0:
-        return Layout((), None, (), flowers, (), 0.0, tuple(issues + [issue(IssueCode.ONLY_FLOWERS, flower_idx)]),
-                      set_aside)
+        issues += [issue(IssueCode.ONLY_FLOWERS, flower_idx), *_set_aside_issues(set_aside)]
+        return Layout((), None, (), flowers, (), 0.0, tuple(issues), set_aside)
 
     found = find_rows(rest, [names[i] for i in rest], dets.confidence[rest], dets.xyxy[rest], settings)
     angle_deg = float(np.degrees(found.angle))
@@ -365,14 +365,18 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
     apart = tuple(t for r in rows[:-2] for t in r.tiles) + beside
     stray = tuple(t for t in apart if not (doubtful[t.index] and t.name != BACK))
     set_aside += tuple(t for t in apart if doubtful[t.index] and t.name != BACK)
-    if set_aside:
-        issues.append(issue(IssueCode.SET_ASIDE_DOUBTFUL, (t.index for t in set_aside),
-                            names=tuple(t.name for t in set_aside)))
+    issues += _set_aside_issues(set_aside)
     if len(melds) > 4:
         issues.append(issue(IssueCode.TOO_MANY_GROUPS, (t.index for m in melds for t in m.tiles), groups=len(melds)))
     all_tiles = list(standing) + ([win] if win else []) + [t for m in melds for t in m.tiles] + list(flowers) + list(stray)
     issues += _copies_issues(all_tiles, settings)
     return Layout(standing, win, tuple(melds), flowers, stray, angle_deg, tuple(issues), set_aside)
+
+
+def _set_aside_issues(set_aside: tuple[TileObs, ...]) -> list[ReaderIssue]:
+    if not set_aside:
+        return []
+    return [issue(IssueCode.SET_ASIDE_DOUBTFUL, (t.index for t in set_aside), names=tuple(t.name for t in set_aside))]
 
 
 # --- 4. the hand ---------------------------------------------------------------------
