@@ -132,8 +132,9 @@ class TileDetector:
         of_the_set = self._of_the_set(likeness[~table])
         head_used = classifier.has_fewshot_head
         set_margin = reading.set_margin
+        read_open = False
         if reading.set_probs is not None and set_margin is not None and self._read_open(set_margin[~table]):
-            probs = reading.set_probs
+            probs, read_open = reading.set_probs, True
         elif base_probs is not None and self.settings.base_reads_other_sets and not of_the_set:
             probs, head_used = base_probs, False  # another set's photo: read as before, from the same run
         elif classifier.base_reader is not None and not of_the_set:
@@ -150,7 +151,7 @@ class TileDetector:
         upright = _UprightCrops(image_bgr, boxes_xyxy, self.settings)
         self._read_captions(upright, probs, ids, confidence, seconds, head_used)
         self._read_index_numerals(upright, boxes_xyxy, probs, ids, confidence, seconds)
-        return FaceReading(ids, confidence, seconds, likeness, table, of_the_set)
+        return FaceReading(ids, confidence, seconds, likeness, table, of_the_set, read_open)
 
     def _read_captions(self, upright: "_UprightCrops", probs: np.ndarray, ids: np.ndarray, confidence: np.ndarray,
                        seconds: np.ndarray, head_used: bool) -> None:
@@ -393,7 +394,7 @@ class TileDetector:
         a row, where the hand's sets check them, never alone as a flower, which nothing checks. Without a head
         (+inf likeness) or in another set's photo: none."""
         s = self.settings
-        if not read.of_the_set:
+        if not (read.of_the_set or (s.lone_doubt_in_open_photos and read.read_open)):
             return np.zeros(len(read.likeness), bool)
         return (finder_conf < s.lone_doubt_finder_conf) & (read.likeness < s.lone_doubt_likeness)
 
@@ -471,6 +472,7 @@ class FaceReading(NamedTuple):
     likeness: np.ndarray  # (N,) to the calibrated set (+inf without a few-shot head)
     table: np.ndarray  # (N,) looks like the table the set was calibrated on
     of_the_set: bool  # the photo is of the calibrated set (always, without a few-shot head)
+    read_open: bool = False  # its faces were read with every crop's gate open (`TileDetector._read_open`)
 
 
 class _UprightCrops:

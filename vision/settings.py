@@ -121,6 +121,7 @@ class DetectorSettings:
     # tile cut by the photo's edge; `Layout.set_aside`). 0: off
     lone_doubt_finder_conf: float = 0.5
     lone_doubt_likeness: float = 0.0
+    lone_doubt_in_open_photos: bool = False  # also in a photo read with the open reading but not judged the set's
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
