@@ -695,6 +695,32 @@ def test_a_box_that_passes_no_face_threshold_is_doubtful_only_when_the_finder_wa
         assert bool(np.asarray(kept.doubtful).all()), "indexing keeps the mark"
 
 
+@pytest.mark.parametrize("in_open_photos", [False, True])
+def test_in_a_photo_read_open_but_not_judged_the_sets_boxes_are_doubtful_only_when_the_setting_says_so(
+    tmp_path: Path, models: Path, monkeypatch, in_open_photos: bool
+) -> None:
+    """No box passes a face's threshold (likeness -0.05: not a photo of the set), but every one is nearer the set's
+    faces than any other set's crop (set margin 0.2): the photo is read with the open reading, and only with
+    `lone_doubt_in_open_photos` are its boxes (finder 0.9, counted unsure here) marked doubtful."""
+    from vision.detector import TileDetector
+
+    photo = write_photo(tmp_path / "layout.png", layout_boxes())
+    settings = replace(NO_READERS, lone_doubt_finder_conf=0.95, lone_doubt_in_open_photos=in_open_photos)
+    detector = TileDetector.load(models, settings)
+    assert detector.classifier is not None
+    read = detector.classifier.read
+
+    def read_open(crops: np.ndarray) -> ClassifierReading:
+        plain = read(crops)
+        return plain._replace(likeness=np.full(len(crops), -0.05, np.float32),
+                              set_margin=np.full(len(crops), 0.2, np.float32), set_probs=plain.probs)
+
+    monkeypatch.setattr(detector.classifier, "read", read_open)
+    dets, _ = detector.detect_file(photo)
+    assert len(dets) == len(layout_boxes())
+    assert int(np.asarray(dets.doubtful).sum()) == (len(dets) if in_open_photos else 0)
+
+
 def with_random_head(classifier: Path, target: Path) -> Path:
     """`classifier` with a few-shot head of random prototypes baked in: it says how much a crop looks like a set."""
     from vision.calibrate import Embedder
