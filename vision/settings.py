@@ -118,10 +118,11 @@ class DetectorSettings:
     # ... and in a photo of the set, a face box kept that the finder scored under `lone_doubt_finder_conf`
     # and that passes no face's threshold (likeness under `lone_doubt_likeness`) is doubtful: counted in a
     # row, where the hand's sets check it, but lying apart it is not counted as a flower (a die, a chip, a
-    # tile cut by the photo's edge; `Layout.set_aside`). 0: off
+    # tile cut by the photo's edge; `Layout.set_aside`). 0: off. Also in a photo read with the open reading
+    # (`open_gate_in_set_photos`) that fails `stray_photo_share` (model card, stop 36)
     lone_doubt_finder_conf: float = 0.5
     lone_doubt_likeness: float = 0.0
-    lone_doubt_in_open_photos: bool = False  # also in a photo read with the open reading but not judged the set's
+    lone_doubt_in_open_photos: bool = True  # also in a photo read with the open reading but not judged the set's
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
