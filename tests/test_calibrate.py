@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from tileset.calibration import calibration_rows
 from tileset.classes import CLASS_ID, FACE_NAMES
+from vision.detections import Detections
 from vision.models import ClassifierReading
 from vision.registry import Registry
 from vision.settings import CalibrateSettings, DetectorSettings, with_overrides
@@ -627,6 +629,21 @@ def test_the_table_threshold_lies_above_every_tile_crop_and_never_below_its_marg
     assert table_threshold(Margins(), check[:1], None, 0.02) == pytest.approx(0.02)
 
 
+def layout_detected_with_reading(tmp_path: Path, models: Path, monkeypatch, settings: DetectorSettings,
+                                 changed: Callable[[ClassifierReading], ClassifierReading]) -> Detections:
+    """The layout photo read by the fake finder (every tile at 0.9) and the classifier, whose reading of the face
+    crops `changed` rewrites (likeness, set margin...)."""
+    from vision.detector import TileDetector
+
+    photo = write_photo(tmp_path / "layout.png", layout_boxes())
+    detector = TileDetector.load(models, settings)
+    assert detector.classifier is not None
+    read = detector.classifier.read
+    monkeypatch.setattr(detector.classifier, "read", lambda crops: changed(read(crops)))
+    dets, _ = detector.detect_file(photo)
+    return dets
+
+
 @pytest.mark.parametrize("max_finder_conf, like_the_set, dropped", [(0.95, 41, 1), (0.7, 41, 0), (0.95, 10, 0)])
 def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_unsure_in_a_photo_of_the_set(
     tmp_path: Path, models: Path, monkeypatch, max_finder_conf: float, like_the_set: int, dropped: int
@@ -634,21 +651,13 @@ def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_uns
     """The fake finder finds every tile with confidence 0.9; the classifier says the first looks like
     none of the set's faces (likeness -0.5), and `like_the_set` of the others look like it (0.3, the
     rest -0.5). Dropped when 0.9 counts as unsure and most of the photo looks like the set."""
-    from vision.detector import TileDetector
-
-    photo = write_photo(tmp_path / "layout.png", layout_boxes())
-    settings = replace(NO_READERS, stray_max_finder_conf=max_finder_conf)
-    detector = TileDetector.load(models, settings)
-    assert detector.classifier is not None
-    read = detector.classifier.read
-
-    def unlike_first(crops: np.ndarray) -> ClassifierReading:
-        likeness = np.full(len(crops), -0.5, np.float32)
+    def unlike_first(reading: ClassifierReading) -> ClassifierReading:
+        likeness = np.full(len(reading.probs), -0.5, np.float32)
         likeness[1:1 + like_the_set] = 0.3
-        return read(crops)._replace(likeness=likeness)
+        return reading._replace(likeness=likeness)
 
-    monkeypatch.setattr(detector.classifier, "read", unlike_first)
-    dets, _ = detector.detect_file(photo)
+    settings = replace(NO_READERS, stray_max_finder_conf=max_finder_conf)
+    dets = layout_detected_with_reading(tmp_path, models, monkeypatch, settings, unlike_first)
     assert len(dets) == len(layout_boxes()) - dropped
     assert len(dets.unlike_set) == dropped, "a box left out is still told to the reader"
     if dropped:
@@ -671,20 +680,13 @@ def test_a_box_that_passes_no_face_threshold_is_doubtful_only_when_the_finder_wa
     """As above, but the first box is only a little unlike the set (likeness -0.05, kept by the stray rule): it is
     kept and marked doubtful (the layout will not count it alone as a flower) when the finder's 0.9 counts as
     unsure and the photo is of the set."""
-    from vision.detector import TileDetector
-
-    photo = write_photo(tmp_path / "layout.png", layout_boxes())
-    detector = TileDetector.load(models, replace(NO_READERS, lone_doubt_finder_conf=doubt_under))
-    assert detector.classifier is not None
-    read = detector.classifier.read
-
-    def a_little_unlike_the_first(crops: np.ndarray) -> ClassifierReading:
-        likeness = np.full(len(crops), -0.5, np.float32)
+    def a_little_unlike_the_first(reading: ClassifierReading) -> ClassifierReading:
+        likeness = np.full(len(reading.probs), -0.5, np.float32)
         likeness[0], likeness[1:1 + like_the_set] = -0.05, 0.3
-        return read(crops)._replace(likeness=likeness)
+        return reading._replace(likeness=likeness)
 
-    monkeypatch.setattr(detector.classifier, "read", a_little_unlike_the_first)
-    dets, _ = detector.detect_file(photo)
+    settings = replace(NO_READERS, lone_doubt_finder_conf=doubt_under)
+    dets = layout_detected_with_reading(tmp_path, models, monkeypatch, settings, a_little_unlike_the_first)
     assert len(dets) == len(layout_boxes()) and len(dets.unlike_set) == 0
     assert int(np.asarray(dets.doubtful).sum()) == doubtful
     if doubtful:
@@ -702,21 +704,13 @@ def test_in_a_photo_read_open_but_not_judged_the_sets_boxes_are_doubtful_only_wh
     """No box passes a face's threshold (likeness -0.05: not a photo of the set), but every one is nearer the set's
     faces than any other set's crop (set margin 0.2): the photo is read with the open reading, and only with
     `lone_doubt_in_open_photos` are its boxes (finder 0.9, counted unsure here) marked doubtful."""
-    from vision.detector import TileDetector
+    def read_open(reading: ClassifierReading) -> ClassifierReading:
+        n = len(reading.probs)
+        return reading._replace(likeness=np.full(n, -0.05, np.float32), set_margin=np.full(n, 0.2, np.float32),
+                                set_probs=reading.probs)
 
-    photo = write_photo(tmp_path / "layout.png", layout_boxes())
     settings = replace(NO_READERS, lone_doubt_finder_conf=0.95, lone_doubt_in_open_photos=in_open_photos)
-    detector = TileDetector.load(models, settings)
-    assert detector.classifier is not None
-    read = detector.classifier.read
-
-    def read_open(crops: np.ndarray) -> ClassifierReading:
-        plain = read(crops)
-        return plain._replace(likeness=np.full(len(crops), -0.05, np.float32),
-                              set_margin=np.full(len(crops), 0.2, np.float32), set_probs=plain.probs)
-
-    monkeypatch.setattr(detector.classifier, "read", read_open)
-    dets, _ = detector.detect_file(photo)
+    dets = layout_detected_with_reading(tmp_path, models, monkeypatch, settings, read_open)
     assert len(dets) == len(layout_boxes())
     assert int(np.asarray(dets.doubtful).sum()) == (len(dets) if in_open_photos else 0)
 
