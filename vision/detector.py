@@ -389,10 +389,11 @@ class TileDetector:
                 classifier.to_canonical[best_not_flower])
 
     def _doubtful(self, read: "FaceReading", finder_conf: np.ndarray) -> np.ndarray:
-        """In a photo of the calibrated set, face boxes the finder scored under `lone_doubt_finder_conf` that pass
-        none of the set's face thresholds (likeness under `lone_doubt_likeness`): the layout counts them only in
-        a row, where the hand's sets check them, never alone as a flower, which nothing checks. Without a head
-        (+inf likeness) or in another set's photo: none."""
+        """In a photo of the calibrated set (or, with `lone_doubt_in_open_photos`, one read with the open reading),
+        face boxes the finder scored under `lone_doubt_finder_conf` that pass none of the set's face thresholds
+        (likeness under `lone_doubt_likeness`): the layout counts them only in a row, where the hand's sets check
+        them, never alone as a flower, which nothing checks. Without a head (+inf likeness) or in another set's
+        photo: none."""
         s = self.settings
         if not (read.of_the_set or (s.lone_doubt_in_open_photos and read.read_open)):
             return np.zeros(len(read.likeness), bool)
