@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One round of the calibration goal (issue 17; model card, stops 31-36): for kde-traditional, gnome-smooth and
+# a drawn set, one rendered calibration photo and 200 scenes from seeds used for nothing else, a copy of models/
+# calibrated from the photo, then the scenes read tile by tile and hand by hand with it.
+#
+#   bash benchmarks/calibration_round.sh ROUND CAL_SEED SCENES_SEED DRAWN_SEED [FIELD=VALUE ...]
+#
+# Set k (1..3) uses the photo seed CAL_SEED+k and the scenes seed SCENES_SEED+(k-1)*10000. Each FIELD=VALUE
+# reads the same scenes again with that detector setting (`vision.evaluate_read --set`): a control, written to
+# ROUND/SET.control_FIELD=VALUE.log. Also: ROUND/SET.cal.json (the summary line), SET.cal.log (progress and the
+# wall time), SET.eval.log (`vision.evaluate`), SET.read.log (`vision.evaluate_read`). ART: the artwork folder
+# (default ../shared/datasets/art).
+set -u
+ROUND=$1; CAL_SEED=$2; SCENES_SEED=$3; DRAWN=$4; shift 4
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python; ART=${ART:-../shared/datasets/art}
+mkdir -p "$ROUND"
+k=0
+for set in kde-traditional gnome-smooth drawn; do
+  k=$((k + 1))
+  if [ "$set" = drawn ]; then only=(--only gnome-smooth --drawn "$DRAWN"); else only=(--only "$set"); fi
+  D=$ROUND/$set
+  $PY -m datasets.synth --art "$ART" --out "$D/cal" --n 1 --seed $((CAL_SEED + k)) --layout calibration "${only[@]}" \
+    > "$D.synth.log" 2>&1
+  $PY -m datasets.synth --art "$ART" --out "$D/scn" --n 200 --seed $((SCENES_SEED + (k - 1) * 10000)) "${only[@]}" \
+    --workers 2 >> "$D.synth.log" 2>&1
+  rm -rf "$D/models"; mkdir -p "$D/models"; cp models/*.onnx models/*.pt models/MODEL_CARD.md "$D/models/"
+  /usr/bin/time -f "wall %e s" $PY -m vision calibrate "$D"/cal/images/*.jpg --models "$D/models" > "$D.cal.json" 2> "$D.cal.log"
+  $PY -m vision.evaluate "$D/scn" --keep-backs --models "$D/models" > "$D.eval.log" 2>&1
+  $PY -m vision.evaluate_read "$D/scn" --models "$D/models" > "$D.read.log" 2>&1
+  for setting in "$@"; do
+    $PY -m vision.evaluate_read "$D/scn" --models "$D/models" --set "$setting" > "$D.control_$setting.log" 2>&1
+  done
+  echo "$set done $(date -u +%H:%M:%S): $(sed -n 2p "$D.read.log")"
+done
