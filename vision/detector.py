@@ -1,7 +1,8 @@
 """Image -> Detections with onnxruntime, as a pipeline of small stages.
 
     decode (`vision.images`) -> find the tiles (`vision.models.TileFinder`, a letterboxed copy
-    at its small input size; `vision.unstretch` when the photo was stretched) -> cut a crop
+    at its small input size; `vision.unstretch` when the photo was stretched; the boxes it is unsure
+    of checked in the mirror image) -> cut a crop
     of each face from the full-resolution photo (`vision.crops`) -> classify the crops
     (`vision.models.FaceClassifier`, one batch) -> second readings of unsure faces: the
     caption of a possible flower (`vision.flowers`) and the printed rank of a suited tile
@@ -27,7 +28,7 @@ import numpy as np
 
 from scoring.tiles import SUITS, TILE_NAMES, Tile
 from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES
-from vision.boxes import box_iou, decode_yolo_output, letterbox
+from vision.boxes import Letterbox, box_iou, decode_yolo_output, letterbox
 from vision.crops import cut_tiles, cut_upright, margin_share
 from vision.detections import Detections
 from vision.flowers import UPRIGHT_BANDS, caption_bands, reading_from_texts
@@ -63,6 +64,7 @@ class TileDetector:
         self.classifier = None if finder.names_faces else classifier
         self._reader: "TextLineReader | None" = None  # made on first use
         self._no_reader = False  # rapidocr is not installed: warned once, not tried again
+        self._last_letterbox: "tuple[np.ndarray, np.ndarray, Letterbox] | None" = None  # (image, canvas, fit)
         versions = {"detector": finder.version}
         if self.classifier is not None:
             versions["classifier"] = self.classifier.version
@@ -98,9 +100,9 @@ class TileDetector:
     def find_tiles(self, image_bgr: np.ndarray, conf_threshold: float | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Tile-finder boxes (image pixels), confidences and finder class ids, down to `conf_threshold`
-        (the settings' when None)."""
+        (the settings' when None): one run of the finder, as it scores them."""
         s = self.settings
-        canvas, fit = letterbox(image_bgr, self.finder.imgsz)
+        canvas, fit = self._letterboxed(image_bgr)
         output = self.finder.run(canvas)
         floor = s.conf_threshold if conf_threshold is None else conf_threshold
         xyxy, conf, classes = decode_yolo_output(output, floor, s.nms_iou, s.max_detections)
@@ -109,6 +111,41 @@ class TileDetector:
         xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, w)
         xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, h)
         return xyxy, conf, classes
+
+    def _letterboxed(self, image_bgr: np.ndarray) -> tuple[np.ndarray, Letterbox]:
+        """The finder's input canvas of `image_bgr`; the last one is kept, so that the mirror check
+        (`_confirmed_in_mirror`) does not shrink a 12-megapixel photo twice."""
+        last = self._last_letterbox
+        if last is not None and last[0] is image_bgr:
+            return last[1], last[2]
+        canvas, fit = letterbox(image_bgr, self.finder.imgsz)
+        self._last_letterbox = (image_bgr, canvas, fit)
+        return canvas, fit
+
+    def _confirmed_in_mirror(self, image_bgr: np.ndarray, found: Found) -> tuple[Found, Found]:
+        """`found` (boxes of `image_bgr`) split into those kept and those the mirror image does not confirm:
+        past the threshold but under `mirror_sure_conf`, and not found again by the finder in the mirror
+        image (`mirror_confirm_conf`, `mirror_match_iou`). These come back as unsure boxes, their
+        confidence scaled under the threshold, in the same order. A tile is found in both images; a
+        tile-sized patch of a cloth the finder never met, a die or a paper's print often in one only
+        (model card, stop 37)."""
+        s = self.settings
+        xyxy, conf, classes = found
+        checked = np.flatnonzero((conf >= s.conf_threshold) & (conf < s.mirror_sure_conf))
+        if len(checked) == 0:
+            return found, (xyxy[:0], conf[:0], classes[:0])
+        canvas, fit = self._letterboxed(image_bgr)
+        mirrored, _, _ = decode_yolo_output(self.finder.run(np.ascontiguousarray(canvas[:, ::-1])),
+                                            s.mirror_confirm_conf, s.nms_iou, s.max_detections)
+        mirrored[:, [0, 2]] = canvas.shape[1] - mirrored[:, [2, 0]]
+        seen = np.zeros(len(checked), bool)
+        if len(mirrored):
+            seen[:] = (box_iou(xyxy[checked], fit.to_image(mirrored)) >= s.mirror_match_iou).any(axis=1)
+        unconfirmed = np.zeros(len(conf), bool)
+        unconfirmed[checked[~seen]] = True
+        kept = ~unconfirmed
+        demoted = conf[unconfirmed] * (s.conf_threshold / s.mirror_sure_conf)
+        return (xyxy[kept], conf[kept], classes[kept]), (xyxy[unconfirmed], demoted, classes[unconfirmed])
 
     def classify_faces(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> "FaceReading":
         """Canonical class id and probability of each face-up tile box, its second reading, its likeness
@@ -270,15 +307,19 @@ class TileDetector:
 
         A photo whose tiles come out far thinner (or wider) than any tile is is read in a
         copy resized back to their natural shape (`vision.unstretch`); the boxes are still
-        in this image's pixels.
+        in this image's pixels. Boxes the finder is unsure of are kept only when the mirror image
+        confirms them (`_confirmed_in_mirror`).
         """
         h, w = image_bgr.shape[:2]
         unsure: list[Found] = []
         copy = unstretched(image_bgr, self._finder_keeping_unsure(image_bgr, unsure), self.finder.is_face,
                            self.settings)
+        found, unconfirmed = self._confirmed_in_mirror(copy.image_bgr, copy.found)
         if copy.image_bgr is not image_bgr:
-            return self._named(copy.image_bgr, *copy.found).scaled(*copy.scale_to(w, h))
-        return self._named(image_bgr, *copy.found, unsure=unsure[0] if unsure else None)
+            return self._named(copy.image_bgr, *found).scaled(*copy.scale_to(w, h))
+        if unsure:
+            unsure[0] = tuple(np.concatenate([u, c]) for u, c in zip(unsure[0], unconfirmed))  # type: ignore[assignment]
+        return self._named(image_bgr, *found, unsure=unsure[0] if unsure else None)
 
     def _finder_keeping_unsure(self, image_bgr: np.ndarray, unsure: list[Found]) -> Callable[[np.ndarray], Found]:
         """`find_tiles`; with a calibrated classifier, the same run of the finder on `image_bgr` also puts

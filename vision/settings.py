@@ -79,6 +79,13 @@ class DetectorSettings:
     base_classifier_file: str = "classifier_base.onnx"
     base_reads_other_sets: bool = True
     conf_threshold: float = 0.25  # tile-finder boxes below this are dropped
+    # ... and a box found with less confidence than `mirror_sure_conf` is kept only when the finder, run again
+    # on the mirror image of the photo, finds it there too (at least `mirror_confirm_conf`, boxes overlapping
+    # by `mirror_match_iou`); else it is one of the unsure boxes under the threshold. A second run of the
+    # finder, only in photos with such boxes. `mirror_sure_conf` at or under `conf_threshold`: off
+    mirror_sure_conf: float = 0.7
+    mirror_confirm_conf: float = 0.3
+    mirror_match_iou: float = 0.5
     # With a classifier calibrated to a set (a few-shot head), a face box the finder found with less
     # confidence than `stray_max_finder_conf` is dropped when its likeness to the set's nearest face
     # (cosine minus that face's threshold) is below `stray_likeness`: it looks like none of the set's tiles.
