@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import vision_fake_models as fakes
 
+import vision.detector
 from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch
 from vision.boxes import decode_yolo_output, letterbox, nms
 from vision.detector import TileDetector
@@ -154,8 +155,11 @@ def test_a_box_the_finder_is_unsure_of_is_kept_only_when_the_mirror_image_shows_
     mirrored = fakes.raw_head(seen + [_mirrored_head_box(RED_TILE)], ([[mirror_conf, 0.0]] if seen else []) + [[0.9, 0.0]])
     finder = _FinderSeeingTheMirrorDifferently(photo, original, mirrored)
     monkeypatch.setattr(detector.finder, "run", finder)
+    shrunk = []
+    monkeypatch.setattr(vision.detector, "letterbox", lambda *a, **k: shrunk.append(1) or letterbox(*a, **k))
     dets = detector.detect(photo)
     assert finder.runs == ["photo", "mirror"]
+    assert len(shrunk) == 1  # the mirror image is the canvas turned over: a big photo is shrunk once
     assert sorted(dets.class_names) == (["1p", "C", "back"] if kept else ["C", "back"])
     # not lost: an unsure box under the threshold (for the flowers of a calibrated set), in the finder's order
     (xyxy, conf, _), (unsure_xyxy, unsure_conf, _) = detector._confirmed_in_mirror(photo, detector.find_tiles(photo))

@@ -315,6 +315,7 @@ class TileDetector:
         copy = unstretched(image_bgr, self._finder_keeping_unsure(image_bgr, unsure), self.finder.is_face,
                            self.settings)
         found, unconfirmed = self._confirmed_in_mirror(copy.image_bgr, copy.found)
+        self._last_letterbox = None  # the photo is not kept alive between photos
         if copy.image_bgr is not image_bgr:
             return self._named(copy.image_bgr, *found).scaled(*copy.scale_to(w, h))
         if unsure:
