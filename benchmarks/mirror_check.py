@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.boxes import box_iou, decode_yolo_output
+from vision.boxes import box_iou
 from vision.detector import TileDetector
 from vision.registry import active_dir
 
@@ -38,12 +38,7 @@ def boxes_with_mirror(detector: TileDetector, folder: Path, split: str) -> list[
             continue
         h, w = image.shape[:2]
         xyxy, conf, _ = detector.find_tiles(image, s.conf_threshold)
-        canvas, fit = detector._letterboxed(image)
-        mirrored, mconf, _ = decode_yolo_output(detector.finder.run(np.ascontiguousarray(canvas[:, ::-1])), 0.05,
-                                                s.nms_iou, s.max_detections)
-        mirrored[:, [0, 2]] = canvas.shape[1] - mirrored[:, [2, 0]]
-        overlap = box_iou(xyxy, fit.to_image(mirrored)) if len(mirrored) else np.zeros((len(xyxy), 0))
-        mirror_conf = np.where(overlap >= s.mirror_match_iou, mconf[None, :], 0).max(axis=1, initial=0.0)
+        mirror_conf = detector._mirror_confidence(image, xyxy, 0.05)
         label = folder / "labels" / split / f"{path.stem}.txt"
         rows = [[float(v) for v in line.split()[1:5]] for line in label.read_text().splitlines()
                 if line.strip()] if label.exists() else []

@@ -134,18 +134,23 @@ class TileDetector:
         checked = np.flatnonzero((conf >= s.conf_threshold) & (conf < s.mirror_sure_conf))
         if len(checked) == 0:
             return found, (xyxy[:0], conf[:0], classes[:0])
-        canvas, fit = self._letterboxed(image_bgr)
-        mirrored, _, _ = decode_yolo_output(self.finder.run(np.ascontiguousarray(canvas[:, ::-1])),
-                                            s.mirror_confirm_conf, s.nms_iou, s.max_detections)
-        mirrored[:, [0, 2]] = canvas.shape[1] - mirrored[:, [2, 0]]
-        seen = np.zeros(len(checked), bool)
-        if len(mirrored):
-            seen[:] = (box_iou(xyxy[checked], fit.to_image(mirrored)) >= s.mirror_match_iou).any(axis=1)
+        seen = self._mirror_confidence(image_bgr, xyxy[checked], s.mirror_confirm_conf) >= s.mirror_confirm_conf
         unconfirmed = np.zeros(len(conf), bool)
-        unconfirmed[checked[~seen]] = True
+        unconfirmed[checked] = ~seen
         kept = ~unconfirmed
         demoted = conf[unconfirmed] * (s.conf_threshold / s.mirror_sure_conf)
         return (xyxy[kept], conf[kept], classes[kept]), (xyxy[unconfirmed], demoted, classes[unconfirmed])
+
+    def _mirror_confidence(self, image_bgr: np.ndarray, xyxy: np.ndarray, floor: float) -> np.ndarray:
+        """For each box of `image_bgr`, the finder's highest confidence (down to `floor`; 0 under it) for a box
+        that overlaps it by `mirror_match_iou` in the mirror image of the same canvas."""
+        s = self.settings
+        canvas, fit = self._letterboxed(image_bgr)
+        mirrored, mirrored_conf, _ = decode_yolo_output(self.finder.run(np.ascontiguousarray(canvas[:, ::-1])),
+                                                        floor, s.nms_iou, s.max_detections)
+        mirrored[:, [0, 2]] = canvas.shape[1] - mirrored[:, [2, 0]]
+        overlapping = box_iou(xyxy, fit.to_image(mirrored)) >= s.mirror_match_iou
+        return np.where(overlapping, mirrored_conf[None, :], 0.0).max(axis=1, initial=0.0)
 
     def classify_faces(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> "FaceReading":
         """Canonical class id and probability of each face-up tile box, its second reading, its likeness
