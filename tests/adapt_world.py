@@ -71,8 +71,9 @@ def write_photos(folder: Path, n: int, artwork: str, seed: int, *, yolo_layout: 
         photo.save(PhotoLabels(boxes, LabelMeta("human", True)))
 
 
-def constant_tile_finder(path: Path, imgsz: int = 224) -> None:
-    """An ONNX 'tile finder' that always reports the six slots (in letterboxed input pixels) as face-up tiles."""
+def constant_tile_finder(path: Path, imgsz: int = 224, conf: float = 0.95) -> None:
+    """An ONNX 'tile finder' that always reports the six slots (in letterboxed input pixels) as face-up tiles,
+    with confidence `conf`. The slots are placed symmetrically: the mirror image shows them too."""
     import onnx
     from onnx import TensorProto, helper
 
@@ -83,7 +84,7 @@ def constant_tile_finder(path: Path, imgsz: int = 224) -> None:
     for slot in range(len(SLOTS)):
         x1, y1, x2, y2 = slot_xyxy(slot)
         cx, cy = (x1 + x2) / 2 * scale + pad_x, (y1 + y2) / 2 * scale + pad_y
-        columns.append([cx, cy, (x2 - x1) * scale, (y2 - y1) * scale, 0.95, 0.0])
+        columns.append([cx, cy, (x2 - x1) * scale, (y2 - y1) * scale, conf, 0.0])
     output = np.asarray(columns, np.float32).T[None]  # (1, 6, anchors)
     const = helper.make_tensor("boxes", TensorProto.FLOAT, output.shape, output.ravel().tolist())
     nodes = [

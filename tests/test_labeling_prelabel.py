@@ -43,6 +43,28 @@ def test_prelabel_writes_the_models_reading_with_confidences(tmp_path: Path, cap
         assert labels.meta.model == "models"
 
 
+def test_prelabel_boxes_a_few_tiles_the_finder_is_unsure_of(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Reading a photo, six boxes none of which the finder is sure of are no hand (`unsure_photo_boxes`);
+    pre-labeling still boxes them, for a person to review."""
+    from vision.detector import TileDetector
+    from vision.images import load_image
+
+    photos = tmp_path / "photos"
+    write_photos(photos, 1, "A", seed=3)
+    models = tmp_path / "models"
+    constant_tile_finder(models / "detector.onnx", conf=0.6)
+    colour_reader(models / "classifier.onnx", "A")
+    (photo,) = list_photos(photos)
+    truth = photo.load().boxes
+    photo.label_path.unlink()
+    photo.meta_path.unlink()
+    assert len(TileDetector.load(models).detect(load_image(photo.image))) == 0
+
+    assert label_main(["prelabel", str(photos), "--model", str(models)]) == 0
+    assert json.loads(capsys.readouterr().out)["boxes"] == 6
+    assert [b.class_id for b in photo.load().boxes] == [b.class_id for b in truth]
+
+
 def test_prelabel_keeps_reviewed_files_unless_asked(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     photos = tmp_path / "photos"
     write_photos(photos, 2, "A", seed=2)  # reviewed by a person (write_photos marks them so)

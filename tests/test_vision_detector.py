@@ -183,6 +183,32 @@ def test_no_second_run_when_the_finder_is_sure_of_every_box_or_the_check_is_off(
     assert len(off.detect(photo)) == 2 and finder.runs == ["photo"]
 
 
+def test_a_few_boxes_none_of_them_sure_are_no_tiles(tmp_path, monkeypatch):
+    """A bare table's few unsure boxes (papers, cells cut by the edge) are no hand; one sure box, or more
+    boxes than `unsure_photo_boxes`, and they are read as before."""
+    detector = TileDetector.load(_make_models(tmp_path / "models"))
+    photo = _scene()
+    boxes = [_in_network_pixels(b) for b in (RED_TILE, BLUE_TILE)]
+    mirror_confirms_both = fakes.raw_head([_mirrored_head_box(b) for b in (RED_TILE, BLUE_TILE)], [[0.6, 0.0]] * 2)
+
+    def read(finder_conf: tuple[float, float], settings=None):
+        use = detector if settings is None else detector.with_settings(replace(detector.settings, **settings))
+        original = fakes.raw_head(boxes, [[c, 0.0] for c in finder_conf])
+        monkeypatch.setattr(use.finder, "run", _FinderSeeingTheMirrorDifferently(photo, original, mirror_confirms_both))
+        return use.detect(photo), use
+
+    dets, _ = read((0.6, 0.5))
+    assert len(dets) == 0
+    assert sorted(read((0.7, 0.5))[0].class_names) == ["1p", "C"]  # one box is sure
+    assert sorted(read((0.6, 0.5), {"unsure_photo_boxes": 1})[0].class_names) == ["1p", "C"]  # more than a few
+    assert sorted(read((0.6, 0.5), {"mirror_sure_conf": 0.25})[0].class_names) == ["1p", "C"]  # the check off
+    # not lost: unsure boxes under the threshold, as the mirror check leaves them
+    found = detector.find_tiles(photo)
+    (kept, _, _), (unsure_xyxy, unsure_conf, _) = detector._too_few_and_unsure(*detector._confirmed_in_mirror(photo, found))
+    assert len(kept) == 0 and len(unsure_xyxy) == 2
+    np.testing.assert_allclose(np.sort(unsure_conf), np.array([0.5, 0.6]) * 0.25 / 0.7, atol=1e-3)
+
+
 def test_detect_maps_boxes_to_original_pixels_and_names_faces(tmp_path):
     detector = TileDetector.load(_make_models(tmp_path / "models"))
     dets = detector.detect(_scene())

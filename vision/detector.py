@@ -141,6 +141,17 @@ class TileDetector:
         demoted = conf[unconfirmed] * (s.conf_threshold / s.mirror_sure_conf)
         return (xyxy[kept], conf[kept], classes[kept]), (xyxy[unconfirmed], demoted, classes[unconfirmed])
 
+    def _too_few_and_unsure(self, found: Found, unsure: Found) -> tuple[Found, Found]:
+        """No box found when they are few (`unsure_photo_boxes`) and none is sure (`mirror_sure_conf`): they
+        join `unsure`, their confidence scaled under the threshold as the mirror check scales it."""
+        s = self.settings
+        xyxy, conf, classes = found
+        if not 0 < len(conf) <= s.unsure_photo_boxes or conf.max() >= s.mirror_sure_conf:
+            return found, unsure
+        demoted = (xyxy, conf * (s.conf_threshold / s.mirror_sure_conf), classes)
+        joined = tuple(np.concatenate([u, d]) for u, d in zip(unsure, demoted))
+        return (xyxy[:0], conf[:0], classes[:0]), joined  # type: ignore[return-value]
+
     def _mirror_confidence(self, image_bgr: np.ndarray, xyxy: np.ndarray, floor: float) -> np.ndarray:
         """For each box of `image_bgr`, the finder's highest confidence (down to `floor`; 0 under it) for a box
         that overlaps it by `mirror_match_iou` in the mirror image of the same canvas."""
@@ -313,13 +324,14 @@ class TileDetector:
         A photo whose tiles come out far thinner (or wider) than any tile is is read in a
         copy resized back to their natural shape (`vision.unstretch`); the boxes are still
         in this image's pixels. Boxes the finder is unsure of are kept only when the mirror image
-        confirms them (`_confirmed_in_mirror`).
+        confirms them (`_confirmed_in_mirror`), and a few boxes none of which is sure are no tiles
+        (`_too_few_and_unsure`).
         """
         h, w = image_bgr.shape[:2]
         unsure: list[Found] = []
         copy = unstretched(image_bgr, self._finder_keeping_unsure(image_bgr, unsure), self.finder.is_face,
                            self.settings)
-        found, unconfirmed = self._confirmed_in_mirror(copy.image_bgr, copy.found)
+        found, unconfirmed = self._too_few_and_unsure(*self._confirmed_in_mirror(copy.image_bgr, copy.found))
         self._last_letterbox = None  # the photo is not kept alive between photos
         if copy.image_bgr is not image_bgr:
             return self._named(copy.image_bgr, *found).scaled(*copy.scale_to(w, h))

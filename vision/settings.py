@@ -86,6 +86,11 @@ class DetectorSettings:
     mirror_sure_conf: float = 0.7
     mirror_confirm_conf: float = 0.3
     mirror_match_iou: float = 0.5
+    # A photo whose boxes number at most `unsure_photo_boxes`, none found with `mirror_sure_conf`, shows no
+    # tile: they join the unsure boxes. The smallest hand is 14 tiles, and a photo with under half of them
+    # found is no hand to correct; on a bare table the finder's few boxes (papers, cells cut by the photo's
+    # edge) are all unsure (model card, stop 38). 0, or the mirror check off: off
+    unsure_photo_boxes: int = 6
     # With a classifier calibrated to a set (a few-shot head), a face box the finder found with less
     # confidence than `stray_max_finder_conf` is dropped when its likeness to the set's nearest face
     # (cosine minus that face's threshold) is below `stray_likeness`: it looks like none of the set's tiles.
