@@ -9,7 +9,8 @@
 # reads the same scenes again with that detector setting (`vision.evaluate_read --set`): a control, written to
 # ROUND/SET.control_FIELD=VALUE.log. Also: ROUND/SET.cal.json (the summary line), SET.cal.log (progress and the
 # wall time), SET.eval.log (`vision.evaluate`), SET.read.log (`vision.evaluate_read`). ART: the artwork folder
-# (default ../shared/datasets/art).
+# (default ../shared/datasets/art). CONTROL_METHOD (e.g. auto): also calibrate a second copy of models/ from the
+# same photo with that `--method`, and read the scenes with it: SET.method_METHOD.cal.json, .cal.log, .read.log.
 set -u
 ROUND=$1; CAL_SEED=$2; SCENES_SEED=$3; DRAWN=$4; shift 4
 cd "$(dirname "$0")/.."
@@ -28,6 +29,12 @@ for set in kde-traditional gnome-smooth drawn; do
   /usr/bin/time -f "wall %e s" $PY -m vision calibrate "$D"/cal/images/*.jpg --models "$D/models" > "$D.cal.json" 2> "$D.cal.log"
   $PY -m vision.evaluate "$D/scn" --keep-backs --models "$D/models" > "$D.eval.log" 2>&1
   $PY -m vision.evaluate_read "$D/scn" --models "$D/models" > "$D.read.log" 2>&1
+  if [ -n "${CONTROL_METHOD:-}" ]; then
+    M=$D/models_$CONTROL_METHOD; rm -rf "$M"; mkdir -p "$M"; cp models/*.onnx models/*.pt models/MODEL_CARD.md "$M/"
+    /usr/bin/time -f "wall %e s" $PY -m vision calibrate "$D"/cal/images/*.jpg --models "$M" --method "$CONTROL_METHOD" \
+      > "$D.method_$CONTROL_METHOD.cal.json" 2> "$D.method_$CONTROL_METHOD.cal.log"
+    $PY -m vision.evaluate_read "$D/scn" --models "$M" > "$D.method_$CONTROL_METHOD.read.log" 2>&1
+  fi
   for setting in "$@"; do
     $PY -m vision.evaluate_read "$D/scn" --models "$D/models" --set "$setting" > "$D.control_$setting.log" 2>&1
   done

@@ -244,7 +244,7 @@ def test_auto_keeps_the_fine_tune_when_it_would_be_promoted(shipped: Path, tmp_p
     models = models_copy(shipped, tmp_path / "models")
     result = calibrate([calibration_photo(tmp_path / "layout.png")], models_root=models,
                        base_val=other_set(tmp_path / "base"), settings=replace(QUICK, finetune_epochs=1, base_check_images=1),
-                       detector_settings=NO_READERS, log=print)  # auto is the default
+                       detector_settings=NO_READERS, log=print, method="auto")
     assert figures.calls == 2  # the version in use, then the fine-tune alone: no few-shot head was judged
     assert result.promoted and result.method == "finetune" and result.to_json()["method_asked"] == "auto"
     assert versions(models) == [result.version] and Registry(models).active_name() == result.version
@@ -296,13 +296,35 @@ def test_auto_without_the_classifier_weights_makes_the_few_shot_head(shipped: Pa
     models = models_copy(shipped, tmp_path / "models")
     (models / "classifier.pt").unlink()
     code = main(["calibrate", str(calibration_photo(tmp_path / "layout.png")), "--models", str(models),
-                 "--base-val", str(tmp_path / "none"), "--views", "4"])  # auto is the default
+                 "--base-val", str(tmp_path / "none"), "--views", "4", "--method", "auto"])
     out = capsys.readouterr()
     assert code == 0, out.err
     summary = json.loads(out.out.strip().splitlines()[-1])
     assert summary["method"] == "fewshot" and summary["method_asked"] == "auto"
     card = json.loads((Registry(models).path_of(summary["version"]) / "card.json").read_text())
     assert card["finetune"] is None and "has no classifier.pt" in card["method_reason"]
+
+
+def test_by_default_the_few_shot_head_is_learned_and_the_classifier_is_not_fine_tuned(
+        shipped: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    import vision.calibrate
+    from vision.__main__ import main
+
+    def no_fine_tune(*args, **kwargs):
+        raise AssertionError("the classifier was fine-tuned")
+
+    monkeypatch.setattr(vision.calibrate, "finetune_classifier", no_fine_tune)
+    models = models_copy(shipped, tmp_path / "models")
+    assert (models / "classifier.pt").is_file()  # the fine-tune could run: it is not asked for
+    code = main(["calibrate", str(calibration_photo(tmp_path / "layout.png")), "--models", str(models),
+                 "--base-val", str(tmp_path / "none"), "--views", "4"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    summary = json.loads(out.out.strip().splitlines()[-1])
+    assert summary["method"] == summary["method_asked"] == "fewshot"
+    version = Registry(models).path_of(summary["version"])
+    card = json.loads((version / "card.json").read_text())
+    assert card["finetune"] is None and card["head"] is not None and (version / "prototypes.npz").is_file()
 
 
 @pytest.mark.slow
