@@ -24,6 +24,7 @@ import numpy as np
 
 from vision.boxes import box_iou
 from vision.detector import TileDetector
+from vision.evaluate import dataset_images, read_truth
 from vision.registry import active_dir
 
 RULES = "1/0,0.5/1,0.5/0.3,0.7/0.25,0.7/0.3,1/0.3"
@@ -32,20 +33,14 @@ RULES = "1/0,0.5/1,0.5/0.3,0.7/0.25,0.7/0.3,1/0.3"
 def boxes_with_mirror(detector: TileDetector, folder: Path, split: str) -> list[dict]:
     s = detector.settings
     photos = []
-    for path in sorted((folder / "images" / split).glob("*.*")):
+    for path in dataset_images(folder, split):
         image = cv2.imread(str(path))
         if image is None:
             continue
         h, w = image.shape[:2]
         xyxy, conf, _ = detector.find_tiles(image, s.conf_threshold)
         mirror_conf = detector._mirror_confidence(image, xyxy, 0.05)
-        label = folder / "labels" / split / f"{path.stem}.txt"
-        rows = [[float(v) for v in line.split()[1:5]] for line in label.read_text().splitlines()
-                if line.strip()] if label.exists() else []
-        truth = np.array([[(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h]
-                          for x, y, bw, bh in rows], np.float32).reshape(-1, 4)
-        iou = box_iou(xyxy, truth) if len(truth) and len(xyxy) else np.zeros((len(xyxy), len(truth)))
-        photos.append(dict(conf=conf, mirror=mirror_conf, iou=iou))
+        photos.append(dict(conf=conf, mirror=mirror_conf, iou=box_iou(xyxy, read_truth(path, w, h).xyxy)))
     return photos
 
 

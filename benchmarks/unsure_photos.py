@@ -18,29 +18,24 @@ import argparse
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 from vision.boxes import box_iou
 from vision.detector import TileDetector
+from vision.evaluate import dataset_images, read_truth
 from vision.registry import active_dir
 
 
 def photos_after_the_mirror_check(detector: TileDetector, folder: Path, split: str) -> list[dict]:
     photos = []
-    for path in sorted((folder / "images" / split).glob("*.*")):
+    for path in dataset_images(folder, split):
         image = cv2.imread(str(path))
         if image is None:
             continue
         h, w = image.shape[:2]
         (xyxy, conf, _), _ = detector._confirmed_in_mirror(image, detector.find_tiles(image))
-        label = folder / "labels" / split / f"{path.stem}.txt"
-        rows = [[float(v) for v in line.split()[1:5]] for line in label.read_text().splitlines()
-                if line.strip()] if label.exists() else []
-        truth = np.array([[(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h]
-                          for x, y, bw, bh in rows], np.float32).reshape(-1, 4)
-        iou = box_iou(xyxy, truth) if len(truth) and len(xyxy) else np.zeros((len(xyxy), len(truth)))
-        on_tile = int((iou >= 0.5).any(axis=1).sum()) if iou.shape[1] else 0
-        on_none = int((iou.max(axis=1) < 0.3).sum()) if iou.shape[1] else len(xyxy)
+        iou = box_iou(xyxy, read_truth(path, w, h).xyxy)
+        on_tile = int((iou >= 0.5).any(axis=1).sum())
+        on_none = int((iou.max(axis=1, initial=0.0) < 0.3).sum())
         photos.append(dict(boxes=len(xyxy), most=float(conf.max(initial=0.0)), on_tile=on_tile, on_none=on_none))
     return photos
 
