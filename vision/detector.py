@@ -138,8 +138,8 @@ class TileDetector:
         unconfirmed = np.zeros(len(conf), bool)
         unconfirmed[checked] = ~seen
         kept = ~unconfirmed
-        demoted = conf[unconfirmed] * (s.conf_threshold / s.mirror_sure_conf)
-        return (xyxy[kept], conf[kept], classes[kept]), (xyxy[unconfirmed], demoted, classes[unconfirmed])
+        return (xyxy[kept], conf[kept], classes[kept]), self._demoted((xyxy[unconfirmed], conf[unconfirmed],
+                                                                      classes[unconfirmed]))
 
     def _too_few_and_unsure(self, found: Found, unsure: Found) -> tuple[Found, Found]:
         """No box found when they are few (`unsure_photo_boxes`) and none is sure (`mirror_sure_conf`): they
@@ -148,9 +148,13 @@ class TileDetector:
         xyxy, conf, classes = found
         if not 0 < len(conf) <= s.unsure_photo_boxes or conf.max() >= s.mirror_sure_conf:
             return found, unsure
-        demoted = (xyxy, conf * (s.conf_threshold / s.mirror_sure_conf), classes)
-        joined = tuple(np.concatenate([u, d]) for u, d in zip(unsure, demoted))
-        return (xyxy[:0], conf[:0], classes[:0]), joined  # type: ignore[return-value]
+        return (xyxy[:0], conf[:0], classes[:0]), _joined(unsure, self._demoted(found))
+
+    def _demoted(self, found: Found) -> Found:
+        """Boxes past the threshold taken as unsure ones: their confidence scaled under it (x threshold /
+        `mirror_sure_conf`), their order kept."""
+        xyxy, conf, classes = found
+        return xyxy, conf * (self.settings.conf_threshold / self.settings.mirror_sure_conf), classes
 
     def _mirror_confidence(self, image_bgr: np.ndarray, xyxy: np.ndarray, floor: float) -> np.ndarray:
         """For each box of `image_bgr`, the finder's highest confidence (down to `floor`; 0 under it) for a box
@@ -335,9 +339,7 @@ class TileDetector:
         self._last_letterbox = None  # the photo is not kept alive between photos
         if copy.image_bgr is not image_bgr:
             return self._named(copy.image_bgr, *found).scaled(*copy.scale_to(w, h))
-        if unsure:
-            unsure[0] = tuple(np.concatenate([u, c]) for u, c in zip(unsure[0], unconfirmed))  # type: ignore[assignment]
-        return self._named(image_bgr, *found, unsure=unsure[0] if unsure else None)
+        return self._named(image_bgr, *found, unsure=_joined(unsure[0], unconfirmed) if unsure else None)
 
     def _finder_keeping_unsure(self, image_bgr: np.ndarray, unsure: list[Found]) -> Callable[[np.ndarray], Found]:
         """`find_tiles`; with a calibrated classifier, the same run of the finder on `image_bgr` also puts
@@ -503,6 +505,12 @@ class TileDetector:
         """Read and detect a photo (big ones decoded reduced); boxes and size in original pixels."""
         decoded = decode_image(source, self.settings, reduce_to=self.settings.decode_long_side)
         return self.detect_decoded(decoded), decoded.original_wh
+
+
+def _joined(first: Found, then: Found) -> Found:
+    """Two sets of finder boxes as one, `first`'s before `then`'s."""
+    xyxy, conf, classes = (np.concatenate([a, b]) for a, b in zip(first, then))
+    return xyxy, conf, classes
 
 
 def rescue_candidates(xyxy: np.ndarray, finder_conf: np.ndarray, found_xyxy: np.ndarray,
