@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 import random
 
 import numpy as np
@@ -811,3 +812,65 @@ def test_a_concealed_kong_with_a_back_not_found_is_still_the_concealed_kong(drop
         assert off.hand is None or hand_key(off.hand) != hand_key(hand)
         tried += 1
     assert tried >= 10
+
+
+def _read_again(tiles: list[PlacedTile], changes: dict[int, tuple[str, str, float]]) -> Detections:
+    """Sure detections of `tiles`, with tile i read as `changes[i]` = (face, runner-up, confidence)."""
+    dets = detections_of(tiles)
+    for i, (face, runner_up, conf) in changes.items():
+        dets = _misread(dets, i, face, runner_up, conf)
+    return dets
+
+
+def _made_set_notes(issues: list[ReaderIssue]) -> list[ReaderIssue]:
+    return [n for n in issues if n.code is IssueCode.GROUP_MADE_SET]
+
+
+def test_a_meld_with_one_tile_read_surely_wrong_is_read_as_the_set_of_the_others() -> None:
+    """A pung's tile read as another face, surely enough that no second reading or deduction touches it (0.92),
+    with a runner-up that helps nothing: the meld is no set, and the one set that changes only that tile is taken."""
+    hand = parse_hand("[333s] [123m] 456p 78s PP +9s")
+    for seed in range(5):
+        tiles = plan_scene(hand, random.Random(seed), *SIZE)
+        wrong = [i for i, t in enumerate(tiles) if t.cls == "3s"][1]
+        got, issues, groups = read_typed(_read_again(tiles, {wrong: ("2s", "5s", 0.92)}), hand.context)
+        assert got is not None and hand_key(got) == hand_key(hand), (seed, messages(issues))
+        notes = _made_set_notes(issues)
+        assert [(n.tiles, n.params["name"], n.params["read_as"]) for n in notes] == [((wrong,), "2s", "3s")]
+        assert "so its group in the meld row is a set" in notes[0].message()
+        assert [groups.get(i) for i in range(len(tiles))] == [t.group for t in tiles]
+
+        # turned off, the group stays as read and says it is no set
+        off = replace(S, group_set_margin=0.0)
+        reading = read_hand(merge_duplicates(_read_again(tiles, {wrong: ("2s", "5s", 0.92)}), off)[0],
+                            hand.context, off, is_winning)
+        assert reading.hand is None and any(n.code is IssueCode.GROUP_NOT_SET for n in reading.issues)
+
+
+def test_a_sure_tile_is_not_read_again_to_make_a_set() -> None:
+    hand = parse_hand("[333s] [123m] 456p 78s PP +9s")
+    tiles = plan_scene(hand, random.Random(0), *SIZE)
+    wrong = [i for i, t in enumerate(tiles) if t.cls == "3s"][1]
+    got, issues, _ = read_typed(_read_again(tiles, {wrong: ("2s", "3s", S.second_reading_confidence)}), hand.context)
+    assert got is None and not _made_set_notes(issues)
+    assert any(n.code is IssueCode.GROUP_NOT_SET for n in issues)
+
+
+def test_a_kong_read_half_as_another_face_is_read_by_the_runner_ups_and_left_when_they_cannot_tell() -> None:
+    """6p 6p 4p 4p: either pair may be the wrong one. The 4p's runner-up being 6p says which; with runner-ups
+    that say nothing either way, nothing is changed. The other tiles are read less surely (0.7, runner-up N), so
+    that the second readings, the least sure first, never reach the kong's (a drawn set, round 14)."""
+    hand = parse_hand("[6666p] [123m] 456s 78s PP +9s")
+    for seed in range(5):
+        tiles = plan_scene(hand, random.Random(seed), *SIZE)
+        kong = [i for i, t in enumerate(tiles) if t.cls == "6p"]
+        told = {i: (t.cls, "N", 0.7) for i, t in enumerate(tiles) if i not in kong}
+        told |= {kong[0]: ("6p", "5p", 0.80), kong[1]: ("6p", "4p", 0.82),
+                 kong[2]: ("4p", "6p", 0.78), kong[3]: ("4p", "6p", 0.83)}
+        got, issues, _ = read_typed(_read_again(tiles, told), hand.context)
+        assert got is not None and hand_key(got) == hand_key(hand), (seed, messages(issues))
+        assert sorted(n.tiles[0] for n in _made_set_notes(issues)) == sorted(kong[2:])
+
+        untold = {i: (face, "9s" if i in kong else "N", conf) for i, (face, _, conf) in told.items()}
+        got, issues, _ = read_typed(_read_again(tiles, untold), hand.context)
+        assert got is None and not _made_set_notes(issues), (seed, messages(issues))

@@ -51,6 +51,7 @@ class IssueCode(StrEnum):
     SECOND_READING = "second_reading"  # name, x, y, conf, read_as, wins
     LEFT_OUT = "left_out"  # seen: ((name, x, y, conf), ...)
     DEDUCED = "deduced"  # name, x, y, conf, read_as
+    GROUP_MADE_SET = "group_made_set"  # name, x, y, conf, read_as
     BACK_AS_FLOWER = "back_as_flower"  # name, x, y, conf, read_as
     NOT_SCORED = "not_scored"  # reason
     UNLIKE_SET = "unlike_set"  # at: ((x, y), ...) centres of boxes left out, not tiles of the reading
@@ -150,6 +151,10 @@ _MESSAGES: dict[IssueCode, Callable[[_Params], str]] = {
     IssueCode.DEDUCED: lambda p: (
         f"read {_the(p['name'], p['x'], p['y'], p['conf'])} as {p['read_as']}: "
         "the only tile face there that makes the hand win; check it"
+    ),
+    IssueCode.GROUP_MADE_SET: lambda p: (
+        f"read {_the(p['name'], p['x'], p['y'], p['conf'])} as {p['read_as']}: so its group in the meld row is a "
+        "set, changing the tiles read with the least confidence; check it"
     ),
     IssueCode.BACK_AS_FLOWER: lambda p: (
         f"counted {_the(p['name'], p['x'], p['y'], p['conf'])} as {p['read_as']}: it lies apart from the rows, "

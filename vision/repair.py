@@ -9,10 +9,11 @@ of the `is_winning` callable it is given (the scorer's `scoring.scorer.is_winnin
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from itertools import combinations
+from itertools import combinations, permutations, product
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from .rows import TileObs
 from .settings import LayoutSettings
 
 WinCheck = Callable[[Hand], bool]  # whether a complete hand is a winning one
+EPS = 1e-6  # keeps -log(1 - confidence) finite
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,10 @@ def _read_hand(
         deduced = _deduced_reading(dets, context, settings, is_winning)
         if deduced is not None:
             return deduced
+    if settings.group_set_margin > 0:
+        made = _groups_made_sets(dets, first.layout, context, settings, is_winning)
+        if made is not None:
+            return made
     return fallback or first
 
 
@@ -256,6 +262,100 @@ def _deduced_reading(
         if len(found) == 1:
             return found[0]
     return None
+
+
+@dataclass(frozen=True)
+class _SetReading:
+    """A meld-row group read as a set: the tiles read again (index, new class id) and what that costs."""
+
+    changes: tuple[tuple[int, int], ...]
+    cost: float  # added up over the tiles read again: how unlikely the classifier found each new face
+
+
+def _change_cost(dets: Detections, i: int, cls: int, settings: LayoutSettings) -> float:
+    """How unlikely tile `i` is to be `cls` by its classifier: -log of what its first reading left over, and
+    `group_set_not_runner_up` more for a face other than its runner-up (that share goes mostly to the runner-up)."""
+    left_over = max(1.0 - float(dets.confidence[i]), EPS)
+    runner_up = dets.runner_up
+    assert runner_up is not None  # Detections fills it (-1 for none)
+    return -math.log(left_over) + (0.0 if runner_up[i] == cls else settings.group_set_not_runner_up)
+
+
+def _set_readings(group: MeldRead, dets: Detections, settings: LayoutSettings) -> list[_SetReading]:
+    """The ways to read a meld-row group that is no set as one (a pung, kong or chow of a face it shows), each
+    changing at most `group_set_changes` tiles read with less confidence than `second_reading_confidence`,
+    cheapest first. The surest tiles keep their faces; the others take the faces the set still lacks, the
+    cheapest way round."""
+    tiles = sorted(group.tiles, key=lambda t: -dets.confidence[t.index])
+    faces = [t for t in tiles if t.name != CLASS_NAMES[BACK_ID]]
+    backs = len(tiles) - len(faces)
+    shown = sorted({t.name for t in faces if t.name in TILE_NAMES})
+    wanted: set[tuple[str, ...]] = set()
+    for name in shown:
+        if backs:  # a group with a face-down tile is a concealed kong (photo-layout.md)
+            if len(tiles) == 4:
+                wanted.add((name,) * len(faces))
+            continue
+        if len(tiles) in (3, 4):
+            wanted.add((name,) * len(tiles))
+        if len(tiles) == 3 and name[0].isdigit():
+            rank, suit = int(name[0]), name[1]
+            for low in range(max(1, rank - 2), min(rank, 7) + 1):
+                wanted.add(tuple(f"{r}{suit}" for r in range(low, low + 3)))
+    readings = []
+    for names in wanted:
+        left = Counter(names)
+        changed = []
+        for t in faces:  # surest first: they keep their faces while the set has room for them
+            if left[t.name] > 0:
+                left[t.name] -= 1
+            else:
+                changed.append(t.index)
+        if not changed or len(changed) > settings.group_set_changes:
+            continue
+        if any(dets.confidence[i] >= settings.second_reading_confidence for i in changed):
+            continue
+        new = [CLASS_ID[n] for n in left.elements()]
+        cost, changes = min(
+            (sum(_change_cost(dets, i, c, settings) for i, c in zip(changed, order)), tuple(zip(changed, order)))
+            for order in set(permutations(new)))
+        readings.append(_SetReading(tuple(sorted(changes)), cost))
+    return sorted(readings, key=lambda r: (r.cost, r.changes))
+
+
+def _groups_made_sets(
+    dets: Detections, layout: Layout, context: WinContext, settings: LayoutSettings, is_winning: WinCheck
+) -> HandReading | None:
+    """The meld-row groups that are no set, read as the sets that change the least sure tiles, when the hand
+    then wins and every other way to make them sets that wins costs `group_set_margin` more (`_change_cost`).
+
+    A laid-out meld is a set (photo-layout.md). The tile that breaks it was read surely enough to pass the
+    second readings by (a drawn set's 3s read as 2s at 0.88, its runner-up 3s, behind ten tiles less sure), or
+    its two wrong tiles are one kong's (6p 6p 4p 4p: the 4p's runner-up is 6p, the 6p's are 5p and 4p).
+    Where two ways cost about the same, nothing is changed."""
+    broken = [g for g in layout.melds if g.meld is None]
+    if not broken or len(broken) > 2:
+        return None
+    options = [_set_readings(g, dets, settings)[: settings.group_set_options] for g in broken]
+    wins: list[tuple[float, HandReading]] = []
+    for choice in product(*options):
+        changes = [c for reading in choice for c in reading.changes]
+        changed = dets
+        for i, cls in changes:
+            changed = changed.with_class(i, cls)
+        if _too_many(changed, [cls for _, cls in changes], settings):
+            continue
+        new_layout, hand, more = hand_of(read_layout(changed, settings), context)
+        if hand is None or not is_winning(hand):
+            continue
+        notes = [issue(IssueCode.GROUP_MADE_SET, (i,), **tile_seen(dets, i), read_as=CLASS_NAMES[cls])
+                 for i, cls in changes]
+        wins.append((sum(r.cost for r in choice), HandReading(
+            new_layout, hand, (*notes, *new_layout.issues, *more), (), tuple(sorted(i for i, _ in changes)), changed)))
+    wins.sort(key=lambda w: w[0])
+    if not wins or (len(wins) > 1 and wins[1][0] - wins[0][0] < settings.group_set_margin):
+        return None
+    return wins[0][1]
 
 
 def _too_many(dets: Detections, read_as: list[int], settings: LayoutSettings) -> bool:

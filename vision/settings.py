@@ -196,6 +196,14 @@ class LayoutSettings:
     # as the one tile face that makes the hand win, if exactly one does (the least sure this many)
     deduce_confidence: float = 0.9
     deduce_candidates: int = 3
+    # ... and when none does, a meld-row group that is no set (3s 2s 3s) is read as the likeliest set (at most
+    # `group_set_changes` tiles read again, each below `second_reading_confidence`; cost: -log(1 - confidence)
+    # of each, and `group_set_not_runner_up` more where the new face is not its runner-up, about log 33, the
+    # other faces), when the hand then wins and every other such set that wins costs this much more (0: never)
+    group_set_margin: float = 1.0
+    group_set_not_runner_up: float = 3.0
+    group_set_changes: int = 2
+    group_set_options: int = 4  # the cheapest this many ways per group (at most two groups) are tried
     # When the hand wins but breaks the photo layout (a concealed kong without its two outer backs), a
     # tile of the breach read with less confidence than `breach_doubt_confidence` is left out when the hand
     # still wins and breaks it less
