@@ -16,6 +16,13 @@ ROUND=$1; CAL_SEED=$2; SCENES_SEED=$3; DRAWN=$4; shift 4
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python; ART=${ART:-../shared/datasets/art}
 mkdir -p "$ROUND"
+# calibrate_copy DIR LOG [ARG...]: a fresh copy of models/ in DIR, calibrated from the set's photo (ARGs go to
+# `vision calibrate`), its summary line in LOG.cal.json, progress and wall time in LOG.cal.log
+calibrate_copy() {
+  local copy=$1 log=$2; shift 2
+  rm -rf "$copy"; mkdir -p "$copy"; cp models/*.onnx models/*.pt models/MODEL_CARD.md "$copy/"
+  /usr/bin/time -f "wall %e s" $PY -m vision calibrate "$D"/cal/images/*.jpg --models "$copy" "$@" > "$log.cal.json" 2> "$log.cal.log"
+}
 k=0
 for set in kde-traditional gnome-smooth drawn; do
   k=$((k + 1))
@@ -25,15 +32,12 @@ for set in kde-traditional gnome-smooth drawn; do
     > "$D.synth.log" 2>&1
   $PY -m datasets.synth --art "$ART" --out "$D/scn" --n 200 --seed $((SCENES_SEED + (k - 1) * 10000)) "${only[@]}" \
     --workers 2 >> "$D.synth.log" 2>&1
-  rm -rf "$D/models"; mkdir -p "$D/models"; cp models/*.onnx models/*.pt models/MODEL_CARD.md "$D/models/"
-  /usr/bin/time -f "wall %e s" $PY -m vision calibrate "$D"/cal/images/*.jpg --models "$D/models" > "$D.cal.json" 2> "$D.cal.log"
+  calibrate_copy "$D/models" "$D"
   $PY -m vision.evaluate "$D/scn" --keep-backs --models "$D/models" > "$D.eval.log" 2>&1
   $PY -m vision.evaluate_read "$D/scn" --models "$D/models" > "$D.read.log" 2>&1
   if [ -n "${CONTROL_METHOD:-}" ]; then
-    M=$D/models_$CONTROL_METHOD; rm -rf "$M"; mkdir -p "$M"; cp models/*.onnx models/*.pt models/MODEL_CARD.md "$M/"
-    /usr/bin/time -f "wall %e s" $PY -m vision calibrate "$D"/cal/images/*.jpg --models "$M" --method "$CONTROL_METHOD" \
-      > "$D.method_$CONTROL_METHOD.cal.json" 2> "$D.method_$CONTROL_METHOD.cal.log"
-    $PY -m vision.evaluate_read "$D/scn" --models "$M" > "$D.method_$CONTROL_METHOD.read.log" 2>&1
+    calibrate_copy "$D/models_$CONTROL_METHOD" "$D.method_$CONTROL_METHOD" --method "$CONTROL_METHOD"
+    $PY -m vision.evaluate_read "$D/scn" --models "$D/models_$CONTROL_METHOD" > "$D.method_$CONTROL_METHOD.read.log" 2>&1
   fi
   for setting in "$@"; do
     $PY -m vision.evaluate_read "$D/scn" --models "$D/models" --set "$setting" > "$D.control_$setting.log" 2>&1
