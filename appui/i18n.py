@@ -367,6 +367,8 @@ _LABELS: dict[str, tuple[str, str]] = {
                       "check it.", "有一张牌难以识别, 按唯一能和牌的 {read_as} 处理: 请检查。"),
     "issue_group_made_set": ("Took the {name} for the {read_as} so its meld is a chow, pung or kong: check it.",
                              "把 {name} 识别为 {read_as} 以使该组副露成为顺子、刻子或杠: 请检查。"),
+    "issue_likeliest_face": ("Took the {name} for the {read_as}, by far the likeliest one change that makes the hand "
+                             "win: check it.", "把 {name} 识别为 {read_as}, 这是使手牌和牌的最可能的一处修改: 请检查。"),
     "issue_back_as_flower": ("Took the tile lying apart, boxed as a back, for the {read_as} its face shows: "
                              "check it.", "分开放的一张牌被框为牌背, 按其牌面 {read_as} 计: 请检查。"),
     "issue_not_scored": ("Not scored: {reason}", "未算番: {reason}"),

@@ -457,10 +457,14 @@ def test_a_misread_tile_is_read_as_its_second_reading_when_that_makes_the_hand_w
         result = read_detections(misread, hand.context, S, with_score=False)
         assert result.tiles[i]["cls"] == tiles[i].cls  # the tile list shows the face the hand was made with
 
-        # a second reading that does not help either: the tiles are kept as read
-        got, issues, _ = read(_misread(detections_of(tiles), i, wrong, wrong, conf), hand.context)
-        assert got is not None and Tile.parse(wrong) in got.concealed and hand_key(got) != hand_key(hand)
+        # a second reading that does not help either: none is said, and without the likeliest face (the
+        # reader's last try) the tiles are kept as read
+        unhelped = _misread(detections_of(tiles), i, wrong, wrong, conf)
+        _, issues, _ = read(unhelped, hand.context)
         assert not any("second reading" in n for n in issues)
+        off = replace(S, likeliest_face_margin=0.0)
+        got = read_hand(merge_duplicates(unhelped, off)[0], hand.context, off, is_winning).hand
+        assert got is not None and Tile.parse(wrong) in got.concealed and hand_key(got) != hand_key(hand)
 
 
 def test_a_standing_tile_read_as_a_flower_is_read_as_its_tile_face() -> None:
@@ -526,7 +530,9 @@ def test_a_winning_tile_read_as_a_flower_is_read_as_its_tile_face() -> None:
 
 def test_a_second_reading_that_makes_a_hand_but_no_win_says_so() -> None:
     """A flower-read standing tile leaves no hand; its second reading completes the rows but not the win:
-    that hand is kept (the scorer says why it does not win), and the note does not claim a winning hand."""
+    that hand is kept (the scorer says why it does not win), and the note does not claim a winning hand. (The
+    likeliest face, the reader's last try, is turned off: it may find the face that wins.)"""
+    off = replace(S, likeliest_face_margin=0.0)
     for seed in range(10):
         rng = random.Random(seed)
         hand = random_hand(rng, shape="standard")
@@ -534,7 +540,9 @@ def test_a_second_reading_that_makes_a_hand_but_no_win_says_so() -> None:
         i, wrong = _misread_standing_tile(hand, tiles)
         # read surely enough that it is not deduced (`_deduced_reading`), not so surely that it is kept
         conf = (S.deduce_confidence + S.second_reading_confidence) / 2
-        got, issues, _ = read(_misread(detections_of(tiles), i, "f2", wrong, conf), hand.context)
+        reading = read_hand(merge_duplicates(_misread(detections_of(tiles), i, "f2", wrong, conf), off)[0],
+                            hand.context, off, is_winning)
+        got, issues = reading.hand, messages(reading.issues)
         assert got is not None and Tile.parse(wrong) in got.concealed, (seed, issues)
         note = next(n for n in issues if n.startswith("read the f2 at"))
         assert note.endswith("so the tiles make a hand, though not a winning one"), note
@@ -563,9 +571,8 @@ def test_an_unreadable_face_is_read_as_the_one_face_that_makes_the_hand_win() ->
                 assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
                 assert notes and notes[0].startswith(f"read the {wrong} at") and f"as {tiles[i].cls}:" in notes[0]
                 assert groups.get(i) == "hand"
-                # read with some confidence: kept as read
-                got, issues, _ = read(_misread(detections_of(tiles), i, wrong, wrong, S.deduce_confidence), hand.context)
-                assert got is not None and Tile.parse(wrong) in got.concealed
+                # read with some confidence: not deduced (the likeliest face, the last try, may still read it)
+                _, issues, _ = read(_misread(detections_of(tiles), i, wrong, wrong, S.deduce_confidence), hand.context)
                 assert not any("the only tile face" in n for n in issues)
                 deduced += 1
             elif len(faces) > 1:  # more than one face wins: nothing is deduced, the tiles stay as read
@@ -840,8 +847,8 @@ def test_a_meld_with_one_tile_read_surely_wrong_is_read_as_the_set_of_the_others
         assert "so its group in the meld row is a set" in notes[0].message()
         assert [groups.get(i) for i in range(len(tiles))] == [t.group for t in tiles]
 
-        # turned off, the group stays as read and says it is no set
-        off = replace(S, group_set_margin=0.0)
+        # turned off (and the likeliest face, which may read it too), the group stays as read and says it is no set
+        off = replace(S, group_set_margin=0.0, likeliest_face_margin=0.0)
         reading = read_hand(merge_duplicates(_read_again(tiles, {wrong: ("2s", "5s", 0.92)}), off)[0],
                             hand.context, off, is_winning)
         assert reading.hand is None and any(n.code is IssueCode.GROUP_NOT_SET for n in reading.issues)
@@ -874,3 +881,33 @@ def test_a_kong_read_half_as_another_face_is_read_by_the_runner_ups_and_left_whe
         untold = {i: (face, "9s" if i in kong else "N", conf) for i, (face, _, conf) in told.items()}
         got, issues, _ = read_typed(_read_again(tiles, untold), hand.context)
         assert got is None and not _made_set_notes(issues), (seed, messages(issues))
+
+
+def test_a_face_read_surely_wrong_is_read_as_the_likeliest_face_that_makes_the_hand_win() -> None:
+    """A standing tile read wrong at 0.92: past the deduced faces (under 0.9) and with a runner-up that helps
+    nothing. When one face alone makes the hand win, it is taken; when several do, at the same cost, none is."""
+    conf = (S.deduce_confidence + S.second_reading_confidence) / 2
+    taken = ambiguous = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        hand = random_hand(rng, shape="standard")
+        tiles = plan_scene(hand, rng, *SIZE)
+        i, wrong = _misread_standing_tile(hand, tiles)
+        faces = _faces_that_win(hand, tiles, i)
+        misread = _misread(detections_of(tiles), i, wrong, wrong, conf)
+        got, issues, _ = read_typed(misread, hand.context)
+        notes = [n for n in issues if n.code is IssueCode.LIKELIEST_FACE]
+        if faces == [tiles[i].cls]:
+            assert got is not None and hand_key(got) == hand_key(hand), (seed, messages(issues))
+            assert [(n.tiles, n.params["read_as"]) for n in notes] == [((i,), tiles[i].cls)]
+            assert "by far the likeliest" in notes[0].message()
+            off = replace(S, likeliest_face_margin=0.0)
+            reading = read_hand(merge_duplicates(misread, off)[0], hand.context, off, is_winning)
+            assert reading.hand is None or Tile.parse(wrong) in reading.hand.concealed
+            taken += 1
+        elif len(faces) > 1:
+            assert not notes and (got is None or Tile.parse(wrong) in got.concealed), (seed, messages(issues))
+            ambiguous += 1
+        if taken >= 3 and ambiguous >= 3:
+            break
+    assert taken >= 3 and ambiguous >= 3

@@ -52,6 +52,7 @@ class IssueCode(StrEnum):
     LEFT_OUT = "left_out"  # seen: ((name, x, y, conf), ...)
     DEDUCED = "deduced"  # name, x, y, conf, read_as
     GROUP_MADE_SET = "group_made_set"  # name, x, y, conf, read_as
+    LIKELIEST_FACE = "likeliest_face"  # name, x, y, conf, read_as
     BACK_AS_FLOWER = "back_as_flower"  # name, x, y, conf, read_as
     NOT_SCORED = "not_scored"  # reason
     UNLIKE_SET = "unlike_set"  # at: ((x, y), ...) centres of boxes left out, not tiles of the reading
@@ -155,6 +156,10 @@ _MESSAGES: dict[IssueCode, Callable[[_Params], str]] = {
     IssueCode.GROUP_MADE_SET: lambda p: (
         f"read {_the(p['name'], p['x'], p['y'], p['conf'])} as {p['read_as']}: so its group in the meld row is a "
         "set, changing the tiles read with the least confidence; check it"
+    ),
+    IssueCode.LIKELIEST_FACE: lambda p: (
+        f"read {_the(p['name'], p['x'], p['y'], p['conf'])} as {p['read_as']}: of the single changes that make "
+        "the hand win, by far the likeliest; check it"
     ),
     IssueCode.BACK_AS_FLOWER: lambda p: (
         f"counted {_the(p['name'], p['x'], p['y'], p['conf'])} as {p['read_as']}: it lies apart from the rows, "

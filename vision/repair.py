@@ -106,13 +106,23 @@ def read_hand(
     """Layout and hand of deduplicated detections (`_read_hand_counting_backs`). A meld-row group of three with a
     face-down tile (`LayoutSettings.short_concealed_kongs`) is read as a concealed kong only when the tiles make no
     winning hand otherwise: where a kong's back was read as a face, the repairs find the kong whole (looked-at
-    rounds: taking the short kong first left that face as an extra flower)."""
+    rounds: taking the short kong first left that face as an extra flower). The last tries, a meld made a set and
+    the likeliest face (`_groups_made_sets`, `_likeliest_single_change`), come after the short kong: read sooner,
+    a face of the next set taken for the kong's (round 18: S read as E) made the hand win."""
     strict = replace(settings, short_concealed_kongs=False)
-    reading = _read_hand_counting_backs(dets, context, strict, is_winning)
-    if settings.short_concealed_kongs and (reading.hand is None or not is_winning(reading.hand)):
-        again = _read_hand_counting_backs(dets, context, settings, is_winning)
+    first_tries = replace(strict, group_set_margin=0.0, likeliest_face_margin=0.0)
+    reading = _read_hand_counting_backs(dets, context, first_tries, is_winning)
+    if reading.hand is not None and is_winning(reading.hand):
+        return reading
+    if settings.short_concealed_kongs:
+        again = _read_hand_counting_backs(
+            dets, context, replace(settings, group_set_margin=0.0, likeliest_face_margin=0.0), is_winning)
         if again.hand is not None and is_winning(again.hand):
             return again
+    if settings.group_set_margin > 0 or settings.likeliest_face_margin > 0:
+        last = _read_hand_counting_backs(dets, context, strict, is_winning)
+        if last.hand is not None and is_winning(last.hand):
+            return last
     return reading
 
 
@@ -198,6 +208,10 @@ def _read_hand(
         made = _groups_made_sets(dets, first.layout, context, settings, is_winning)
         if made is not None:
             return made
+    if settings.likeliest_face_margin > 0 and first.layout.win is not None:
+        likeliest = _likeliest_single_change(dets, context, settings, is_winning)
+        if likeliest is not None:
+            return likeliest
     return fallback or first
 
 
@@ -354,6 +368,38 @@ def _groups_made_sets(
             new_layout, hand, (*notes, *new_layout.issues, *more), (), tuple(sorted(i for i, _ in changes)), changed)))
     wins.sort(key=lambda w: w[0])
     if not wins or (len(wins) > 1 and wins[1][0] - wins[0][0] < settings.group_set_margin):
+        return None
+    return wins[0][1]
+
+
+def _likeliest_single_change(
+    dets: Detections, context: WinContext, settings: LayoutSettings, is_winning: WinCheck
+) -> HandReading | None:
+    """One tile read below `second_reading_confidence` read as another face: of all such changes that make the
+    hand win, the likeliest (`_change_cost`), when every other costs `likeliest_face_margin` more.
+
+    The reader's last try. The second readings reach only the ten least sure tiles, and only as their
+    runner-ups; the deduced face only the three least sure, and only when one face alone makes the hand win.
+    A tile read surely wrong (a drawn set's 5m as 9m at 0.91) is neither, while the costs still tell it from
+    the other tiles whose change would make some winning hand."""
+    wins: list[tuple[float, HandReading]] = []
+    for i in range(len(dets)):
+        if dets.class_id[i] == BACK_ID or dets.confidence[i] >= settings.second_reading_confidence:
+            continue
+        for cls in range(len(TILE_NAMES)):
+            if cls == dets.class_id[i]:
+                continue
+            changed = dets.with_class(i, cls)
+            if _too_many(changed, [cls], settings):
+                continue
+            layout, hand, more = hand_of(read_layout(changed, settings), context)
+            if hand is None or not is_winning(hand):
+                continue
+            note = issue(IssueCode.LIKELIEST_FACE, (i,), **tile_seen(dets, i), read_as=CLASS_NAMES[cls])
+            wins.append((_change_cost(dets, i, cls, settings),
+                         HandReading(layout, hand, (note, *layout.issues, *more), (), (i,), changed)))
+    wins.sort(key=lambda w: w[0])
+    if not wins or (len(wins) > 1 and wins[1][0] - wins[0][0] < settings.likeliest_face_margin):
         return None
     return wins[0][1]
 

@@ -204,6 +204,9 @@ class LayoutSettings:
     group_set_not_runner_up: float = 3.0
     group_set_changes: int = 2
     group_set_options: int = 4  # the cheapest this many ways per group (at most two groups) are tried
+    # ... and last, one tile below `second_reading_confidence` read as the face that makes the hand win at the
+    # least cost (as above), when every other such change costs this much more (0: never)
+    likeliest_face_margin: float = 1.0
     # When the hand wins but breaks the photo layout (a concealed kong without its two outer backs), a
     # tile of the breach read with less confidence than `breach_doubt_confidence` is left out when the hand
     # still wins and breaks it less
