@@ -207,6 +207,7 @@ class LayoutSettings:
     # ... and last, one tile below `second_reading_confidence` read as the face that makes the hand win at the
     # least cost (as above), when every other such change costs this much more (0: never)
     likeliest_face_margin: float = 1.0
+    likeliest_face_trials: int = 150  # the cheapest this many changes are tried (each reads the layout again)
     # When the hand wins but breaks the photo layout (a concealed kong without its two outer backs), a
     # tile of the breach read with less confidence than `breach_doubt_confidence` is left out when the hand
     # still wins and breaks it less
