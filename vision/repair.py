@@ -380,7 +380,7 @@ def _likeliest_single_change(
 
     The reader's last try. The second readings reach only the ten least sure tiles, and only as their
     runner-ups; the deduced face only the three least sure, and only when one face alone makes the hand win.
-    A tile read surely wrong (a drawn set's 5m as 9m at 0.91) is neither, while the costs still tell it from
+    A tile read surely wrong (kde-traditional's 5m as 3m at 0.91) is neither, while the costs still tell it from
     the other tiles whose change would make some winning hand. The changes are tried cheapest first, at most
     `likeliest_face_trials` of them (each reads the layout again): a photo with many unsure tiles and no
     winning change took 2.3 s when all were tried."""
