@@ -110,37 +110,35 @@ def read_hand(
     the likeliest face (`_groups_made_sets`, `_likeliest_single_change`), come after the short kong: read sooner,
     a face of the next set taken for the kong's (round 18: S read as E) made the hand win."""
     strict = replace(settings, short_concealed_kongs=False)
-    first_tries = replace(strict, group_set_margin=0.0, likeliest_face_margin=0.0)
-    reading = _read_hand_counting_backs(dets, context, first_tries, is_winning)
+    reading = _read_hand_counting_backs(dets, context, strict, is_winning, _read_hand)
     if reading.hand is not None and is_winning(reading.hand):
         return reading
     if settings.short_concealed_kongs:
-        again = _read_hand_counting_backs(
-            dets, context, replace(settings, group_set_margin=0.0, likeliest_face_margin=0.0), is_winning)
+        again = _read_hand_counting_backs(dets, context, settings, is_winning, _read_hand)
         if again.hand is not None and is_winning(again.hand):
             return again
-    if settings.group_set_margin > 0 or settings.likeliest_face_margin > 0:
-        last = _read_hand_counting_backs(dets, context, strict, is_winning)
-        if last.hand is not None and is_winning(last.hand):
-            return last
-    return reading
+    last = _read_hand_counting_backs(dets, context, strict, is_winning, _last_tries)
+    return last if last.hand is not None and is_winning(last.hand) else reading
+
+
+Reader = Callable[[Detections, WinContext, LayoutSettings, WinCheck], "HandReading"]
 
 
 def _read_hand_counting_backs(
-    dets: Detections, context: WinContext, settings: LayoutSettings, is_winning: WinCheck
+    dets: Detections, context: WinContext, settings: LayoutSettings, is_winning: WinCheck, read: Reader
 ) -> HandReading:
-    """`_read_hand`, with the backs that lie apart from the rows and whose face a calibrated classifier reads as
-    a flower (their `runner_up`) counted as it.
+    """`read` (`_read_hand`, or `_last_tries`), with the backs that lie apart from the rows and whose face a
+    calibrated classifier reads as a flower (their `runner_up`) counted as it.
     """
     turned = _flowers_boxed_as_backs(dets, settings)
     if not turned:
-        return _read_hand(dets, context, settings, is_winning)
+        return read(dets, context, settings, is_winning)
     runner_up = dets.runner_up
     assert runner_up is not None  # Detections fills it (-1 for none)
     changed = dets
     for i in turned:
         changed = changed.with_class(i, int(runner_up[i]))
-    reading = _read_hand(changed, context, settings, is_winning)
+    reading = read(changed, context, settings, is_winning)
     notes = [issue(IssueCode.BACK_AS_FLOWER, (i,), **tile_seen(dets, i), read_as=CLASS_NAMES[changed.class_id[i]])
              for i in turned]
     return replace(reading, issues=(*notes, *reading.issues),
@@ -204,15 +202,25 @@ def _read_hand(
         deduced = _deduced_reading(dets, context, settings, is_winning)
         if deduced is not None:
             return deduced
+    return fallback or first
+
+
+def _last_tries(
+    dets: Detections, context: WinContext, settings: LayoutSettings, is_winning: WinCheck
+) -> HandReading:
+    """When no reading of `_read_hand` (nor the short concealed kong) makes the hand win: a meld that is no set
+    read as the likeliest set (`_groups_made_sets`), else one tile read as the likeliest face that wins
+    (`_likeliest_single_change`); the tiles as read when neither does."""
+    layout, hand, more = hand_of(read_layout(dets, settings), context)
     if settings.group_set_margin > 0:
-        made = _groups_made_sets(dets, first.layout, context, settings, is_winning)
+        made = _groups_made_sets(dets, layout, context, settings, is_winning)
         if made is not None:
             return made
-    if settings.likeliest_face_margin > 0 and first.layout.win is not None:
+    if settings.likeliest_face_margin > 0 and layout.win is not None:
         likeliest = _likeliest_single_change(dets, context, settings, is_winning)
         if likeliest is not None:
             return likeliest
-    return fallback or first
+    return HandReading(layout, hand, layout.issues + tuple(more), detections=dets)
 
 
 # what a laid-out hand never shows (shared/spec/photo-layout.md), where a stray box is the likelier cause.
@@ -264,13 +272,9 @@ def _deduced_reading(
         for cls in range(len(TILE_NAMES)):
             if cls == dets.class_id[i]:
                 continue
-            changed = dets.with_class(i, cls)
-            if _too_many(changed, [cls], settings):
-                continue
-            layout, hand, more = hand_of(read_layout(changed, settings), context)
-            if hand is not None and is_winning(hand):
-                note = issue(IssueCode.DEDUCED, (i,), **tile_seen(dets, i), read_as=CLASS_NAMES[cls])
-                found.append(HandReading(layout, hand, (note, *layout.issues, *more), (), (i,), changed))
+            reading = _winning_as(dets, [(i, cls)], IssueCode.DEDUCED, context, settings, is_winning)
+            if reading is not None:
+                found.append(reading)
                 if len(found) > 1:
                     break
         if len(found) == 1:
@@ -354,18 +358,9 @@ def _groups_made_sets(
     wins: list[tuple[float, HandReading]] = []
     for choice in product(*options):
         changes = [c for reading in choice for c in reading.changes]
-        changed = dets
-        for i, cls in changes:
-            changed = changed.with_class(i, cls)
-        if _too_many(changed, [cls for _, cls in changes], settings):
-            continue
-        new_layout, hand, more = hand_of(read_layout(changed, settings), context)
-        if hand is None or not is_winning(hand):
-            continue
-        notes = [issue(IssueCode.GROUP_MADE_SET, (i,), **tile_seen(dets, i), read_as=CLASS_NAMES[cls])
-                 for i, cls in changes]
-        wins.append((sum(r.cost for r in choice), HandReading(
-            new_layout, hand, (*notes, *new_layout.issues, *more), (), tuple(sorted(i for i, _ in changes)), changed)))
+        made = _winning_as(dets, changes, IssueCode.GROUP_MADE_SET, context, settings, is_winning)
+        if made is not None:
+            wins.append((sum(r.cost for r in choice), made))
     wins.sort(key=lambda w: w[0])
     if not wins or (len(wins) > 1 and wins[1][0] - wins[0][0] < settings.group_set_margin):
         return None
@@ -392,20 +387,34 @@ def _likeliest_single_change(
     for cost, i, cls in changes[: settings.likeliest_face_trials]:
         if best is not None and cost >= best[0] + settings.likeliest_face_margin:
             return best[1]  # no other change that wins comes close
-        changed = dets.with_class(i, cls)
-        if _too_many(changed, [cls], settings):
-            continue
-        layout, hand, more = hand_of(read_layout(changed, settings), context)
-        if hand is None or not is_winning(hand):
+        reading = _winning_as(dets, [(i, cls)], IssueCode.LIKELIEST_FACE, context, settings, is_winning)
+        if reading is None:
             continue
         if best is not None:
             return None  # two changes that win, at about the same cost
-        note = issue(IssueCode.LIKELIEST_FACE, (i,), **tile_seen(dets, i), read_as=CLASS_NAMES[cls])
-        best = (cost, HandReading(layout, hand, (note, *layout.issues, *more), (), (i,), changed))
+        best = (cost, reading)
     untried = changes[settings.likeliest_face_trials:]
     if best is not None and (not untried or untried[0][0] >= best[0] + settings.likeliest_face_margin):
         return best[1]  # no other change that wins comes close
     return None  # none wins, or the trials ran out before the winner was told from the rest
+
+
+def _winning_as(
+    dets: Detections, changes: list[tuple[int, int]], code: IssueCode, context: WinContext, settings: LayoutSettings,
+    is_winning: WinCheck,
+) -> HandReading | None:
+    """The reading with tile i read as class c for each (i, c) of `changes`, each named in an issue `code`, when
+    no face is then seen more often than a set holds it and the hand wins; else None."""
+    changed = dets
+    for i, cls in changes:
+        changed = changed.with_class(i, cls)
+    if _too_many(changed, [cls for _, cls in changes], settings):
+        return None
+    layout, hand, more = hand_of(read_layout(changed, settings), context)
+    if hand is None or not is_winning(hand):
+        return None
+    notes = [issue(code, (i,), **tile_seen(dets, i), read_as=CLASS_NAMES[cls]) for i, cls in changes]
+    return HandReading(layout, hand, (*notes, *layout.issues, *more), (), tuple(sorted(i for i, _ in changes)), changed)
 
 
 def _too_many(dets: Detections, read_as: list[int], settings: LayoutSettings) -> bool:
