@@ -36,3 +36,11 @@ def test_lines_read_in_one_batch_read_as_rapidocr_reads_each_alone():
 
 def test_no_lines_no_reads():
     assert TextLineReader().read_lines([]) == []
+
+
+def test_a_narrower_padding_in_one_call_still_reads_short_lines_and_never_cuts_a_long_one():
+    reader = TextLineReader()
+    digits = [_line(str(d), 34, 30) for d in (3, 6, 7)]
+    assert [text for text, _ in reader.read_lines(digits, min_width=128)] == ["3", "6", "7"]
+    wide = _line("SPRING", 200, 30)  # wider than 128 px at the recognizer's height: padded to its own width
+    assert reader.read_lines([wide], min_width=128)[0][0] == reader.read_lines([wide])[0][0] == "SPRING"

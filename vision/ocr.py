@@ -69,8 +69,10 @@ class TextLineReader:
         self._batch = max(1, batch_lines)
         self._min_score = min_score
 
-    def read_lines(self, lines: Sequence[np.ndarray]) -> list[TextRead]:
-        """What the recognizer reads on each BGR line image, in order."""
+    def read_lines(self, lines: Sequence[np.ndarray], min_width: "int | None" = None) -> list[TextRead]:
+        """What the recognizer reads on each BGR line image, in order; `min_width`: the reader's own
+        padded width in this call instead (short lines such as a corner's digit read faster narrower)."""
+        min_width = self._min_width if min_width is None else min_width
         lines = [_at_least_30_px(line) for line in lines]
         ratios = [line.shape[1] / max(1, line.shape[0]) for line in lines]
         order = np.argsort(ratios, kind="stable")
@@ -78,7 +80,7 @@ class TextLineReader:
         for start in range(0, len(order), self._batch):
             chunk = order[start : start + self._batch]
             widest = max(ratios[i] for i in chunk)
-            width = max(self._min_width, math.ceil(self._height * widest))
+            width = max(min_width, math.ceil(self._height * widest))
             batch = np.stack([self._normalised(lines[i], width) for i in chunk])
             results, _ = self._decode(self._session(batch), False,
                                       wh_ratio_list=[ratios[i] for i in chunk], max_wh_ratio=width / self._height)
