@@ -618,6 +618,23 @@ def test_a_head_with_a_whitened_open_reading_bakes_it_into_set_probs_and_saves_i
     assert FewShotHead.load(tmp_path / "plain.npz").open_reading is None
 
 
+def test_where_the_set_prints_its_ranks_is_saved_with_the_head_and_baked_into_the_classifier(tmp_path: Path) -> None:
+    import onnxruntime as ort
+
+    from vision.fewshot import FewShotHead, bake
+    from vision.models import FaceClassifier
+
+    base = tiny_classifier(tmp_path / "base.onnx")
+    prototypes = np.random.default_rng(2).normal(size=(1, len(FACE_NAMES), 192)).astype(np.float32)
+    plain = FewShotHead(prototypes, 1, scale=3.0, keep=1.0)
+    for head, corner in ((replace(plain, numeral_corner="right"), "right"), (plain, None)):
+        head.save(tmp_path / "head.npz")
+        assert FewShotHead.load(tmp_path / "head.npz").numeral_corner == corner
+        bake(base, head, tmp_path / "baked.onnx")
+        assert FaceClassifier(ort.InferenceSession(str(tmp_path / "baked.onnx")), "baked").numeral_corner == corner
+    assert FaceClassifier(ort.InferenceSession(str(base)), "base").numeral_corner is None
+
+
 def test_the_table_threshold_lies_above_every_tile_crop_and_never_below_its_margin() -> None:
     from vision.calibrate import table_threshold
 

@@ -11,7 +11,22 @@ import vision_fake_models as fakes
 from tileset.classes import CLASS_ID, FACE_NAMES
 from vision.flowers import FLOWER_WORDS, caption_bands, read_caption, reading_from_texts
 from vision.ocr import TextLineReader
-from vision.ranks import FIRST_ROUND, LEFT, MIDDLE, RIGHT, WHOLE, index_bands, index_reads, numeral_corner, own_numerals, rank_from_texts
+from vision.ranks import (
+    FIRST_ROUND,
+    LEFT,
+    MIDDLE,
+    RIGHT,
+    WHOLE,
+    CornerCount,
+    corner_bands,
+    corner_rank,
+    index_bands,
+    index_reads,
+    numeral_corner,
+    own_numerals,
+    printed_corner,
+    rank_from_texts,
+)
 from vision.settings import FlowerSettings, RankSettings
 
 
@@ -140,6 +155,52 @@ def test_numeral_corner_is_where_digits_naming_no_neighbour_were_read_in_one_hal
     assert numeral_corner([top_right, top_left, (_reads((LEFT, "8")), {})], min_score=0.9) == LEFT
     assert numeral_corner([top_right, top_left], min_score=0.9) is None
     assert numeral_corner([], min_score=0.9) is None
+
+
+def test_corner_bands_are_that_corners_half_of_each_top_band():
+    tile = np.arange(100 * 60 * 3, dtype=np.uint32).reshape(100, 60, 3)
+    settings = RankSettings(band_shares=(0.3, 0.35))
+    right = corner_bands(tile, RIGHT, settings, margin=0.1)
+    left = corner_bands(tile, LEFT, settings, margin=0.1)
+    np.testing.assert_array_equal(right[0], tile[:30, 30:54])
+    np.testing.assert_array_equal(right[1], tile[:35, 30:54])
+    np.testing.assert_array_equal(left[0], tile[:30, 6:30])
+    assert [band.shape for band in left] == [band.shape for band in right]
+
+
+@pytest.mark.parametrize(
+    "texts, min_reads, expected",
+    [
+        ([("6", 0.99)], 1, "6"),
+        ([("6", 0.99), ("6", 0.95), ("", 0.0)], 2, "6"),
+        ([("-7", 0.95)], 1, "7"),  # a mark beside the digit
+        ([("6", 0.5)], 1, None),  # not sure enough
+        ([("1", 0.94), ("1", 0.88)], 2, None),  # a small 4 read once as a 1
+        ([("1", 0.94), ("1", 0.88)], 1, "1"),
+        ([("6", 0.99), ("9", 0.99)], 1, None),  # two ways up of a sideways tile that disagree
+        ([("开", 0.99), ("16", 0.99)], 1, None),  # no digit alone
+        ([], 1, None),
+    ],
+)
+def test_corner_rank_is_the_digit_read_surely_in_the_corner_when_all_agree(texts, min_reads, expected):
+    reading = corner_rank(texts, min_score=0.9, min_reads=min_reads)
+    assert (reading and reading.name) == expected
+
+
+def test_printed_corner_is_where_enough_tiles_read_their_own_rank_and_none_another():
+    def tile(rank, right=(), left=()):
+        return rank, {RIGHT: [(text, 0.99) for text in right], LEFT: [(text, 0.99) for text in left]}
+
+    most_top_right = [tile(r, right=[str(r)]) for r in range(1, 8)] + [tile(8), tile(9, left=["开"])]
+    corner, counts = printed_corner(most_top_right, min_score=0.9, min_share=0.5)
+    assert corner == RIGHT
+    assert counts == {LEFT: CornerCount(0, 0, 9), RIGHT: CornerCount(7, 0, 9)}
+    a_wrong_digit = most_top_right + [tile(5, right=["3"])]
+    assert printed_corner(a_wrong_digit, 0.9, 0.5)[0] is None  # a digit that names another rank: not to be trusted
+    assert printed_corner(most_top_right, 0.9, 0.8)[0] is None  # too few read
+    no_numerals = [tile(r) for r in range(1, 10)]
+    assert printed_corner(no_numerals, 0.9, 0.5) == (None, {LEFT: CornerCount(0, 0, 9), RIGHT: CornerCount(0, 0, 9)})
+    assert printed_corner([], 0.9, 0.5)[0] is None
 
 
 def test_every_name_maps_to_a_flower_or_season():
@@ -461,13 +522,13 @@ def test_detector_without_rank_reading_keeps_the_classifier_reading(tmp_path):
 
 def _lines_read(detector, image) -> list[int]:
     """How many bands each recognizer run of `detector.detect(image)` read."""
-    reader = detector._text_reader()
+    reader = detector.text_reader()
     runs: list[int] = []
     read_lines = reader.read_lines
 
-    def counting(lines):
+    def counting(lines, min_width=None):
         runs.append(len(lines))
-        return read_lines(lines)
+        return read_lines(lines, min_width)
 
     reader.read_lines = counting
     detector.detect(image)
@@ -516,3 +577,88 @@ def test_detector_reads_no_numeral_where_no_other_rank_has_a_chance(tmp_path):
     models = _models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", six_weight=-20.0)
     detector = TileDetector.load(models, replace(DetectorSettings(), flowers=FlowerSettings(enabled=False)))
     assert _lines_read(detector, _suited_scene(_suited_tile("6"))) == []
+
+
+def _calibrated(models, corner: "str | None"):
+    """`models` with its classifier marked as carrying a few-shot head, and where its calibration photo showed the
+    set prints its ranks (`vision.fewshot.bake` writes both)."""
+    import onnx
+
+    classifier = onnx.load(str(models / "classifier.onnx"))
+    marks = {"mcr_fewshot": "prototypes", **({"mcr_numeral_corner": corner} if corner else {})}
+    classifier.metadata_props.extend(onnx.StringStringEntryProto(key=k, value=v) for k, v in marks.items())
+    onnx.save(classifier, str(models / "classifier.onnx"))
+    return models
+
+
+@pytest.mark.parametrize("corner, overrides, read", [
+    (RIGHT, [], "6s"),  # read in the corner the calibration photo showed (in both bands), however sure the classifier
+    (LEFT, [], "9s"),  # the other corner reads nothing
+    (None, [], "9s"),  # a set without index numerals: ranks are read only where the classifier is unsure
+    (RIGHT, ["ranks.calibrated_corner=false"], "9s"),
+    (RIGHT, ["ranks.corner_reads=3"], "9s"),  # only two bands to read it in
+])
+def test_a_calibrated_set_printing_its_ranks_in_a_corner_has_every_suited_tile_read_there(tmp_path, corner, overrides,
+                                                                                         read):
+    from vision.detector import TileDetector
+    from vision.settings import DetectorSettings, with_overrides
+
+    models = _calibrated(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", six_weight=-20.0),
+                         corner)
+    settings = with_overrides(DetectorSettings(), overrides)
+    dets = TileDetector.load(models, settings).detect(_suited_scene(_suited_tile("6")))
+    assert dets.class_names == [read]
+    if read == "6s":
+        assert dets.runner_up.tolist() == [CLASS_ID["9s"]]
+
+
+@pytest.mark.parametrize("quarter_turns", [1, -1])
+def test_a_sideways_tile_of_a_calibrated_set_is_read_in_its_corner_both_ways_up(tmp_path, quarter_turns):
+    from vision.detector import TileDetector
+
+    models = _calibrated(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", six_weight=-20.0,
+                                                                                  tile=SIDEWAYS), RIGHT)
+    turned = np.ascontiguousarray(np.rot90(_suited_tile("6"), quarter_turns))
+    assert TileDetector.load(models).detect(_suited_scene(turned, SIDEWAYS)).class_names == ["6s"]
+
+
+def test_the_calibration_photo_tells_where_the_set_prints_its_ranks(reader):
+    """`vision.calibrate.printed_numerals` on a layout of a set drawn with its rank in the top right corner, and of
+    the same set without numerals (ranks known by their places)."""
+    from scoring.tiles import Tile
+    from vision.calibrate import printed_numerals
+    from vision.calibration_layout import LaidTile, LayoutReading
+    from vision.settings import DetectorSettings
+
+    class Recognizer:  # the part of the detector `printed_numerals` uses
+        def text_reader(self):
+            return reader
+
+    def layout(numerals: bool):
+        picture = np.full((3 * 180, 9 * 130, 3), 60, np.uint8)
+        tiles = []
+        for row, suit in enumerate("mps"):
+            for rank in range(1, 10):
+                x, y = (rank - 1) * 130 + 5, row * 180 + 10
+                picture[y : y + 160, x : x + 120] = _suited_tile(str(rank) if numerals else "")
+                name = Tile.suited(rank, suit).name
+                tiles.append(LaidTile(row + 1, rank, name, name, 0.9, (x, y, x + 120, y + 160)))
+        honour = LaidTile(4, 1, "E", "E", 0.9, (0, 0, 120, 160))  # not suited: not read
+        return picture, LayoutReading(tuple(tiles) + (honour,), ())
+
+    corner, counts = printed_numerals(Recognizer(), [layout(True)], DetectorSettings())
+    assert corner == RIGHT and counts[RIGHT].tiles == 27 and counts[RIGHT].own >= 14 and counts[RIGHT].other == 0
+    assert counts[LEFT].own == 0
+    corner, counts = printed_numerals(Recognizer(), [layout(False)], DetectorSettings())
+    assert corner is None and counts[RIGHT].own == 0
+
+
+@pytest.mark.parametrize("numeral, runs", [("6", [1, 1]), ("9", [1]), ("", [1])])
+def test_a_calibrated_corner_reads_its_deeper_band_only_where_the_first_names_another_rank(tmp_path, numeral, runs):
+    from vision.detector import TileDetector
+    from vision.settings import DetectorSettings, with_overrides
+
+    models = _calibrated(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", six_weight=-20.0),
+                         RIGHT)
+    detector = TileDetector.load(models, with_overrides(DetectorSettings(), ["flowers.enabled=false"]))
+    assert _lines_read(detector, _suited_scene(_suited_tile(numeral))) == runs

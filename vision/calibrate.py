@@ -8,6 +8,9 @@ The photo shows one tile of each face in rows (`shared/spec/calibration-layout.m
 1. Find the tiles with the version in use of DIR, group them into rows (`vision.rows`) and name
    each by its row and place. A row or tile missing or extra: an error naming the row and place,
    exit status 1, nothing written.
+   Where the set prints its suited ranks: the top corner where at least `numeral_share` of the photos'
+   suited tiles read their own rank and none another (`vision.ranks.printed_corner`), kept with the head;
+   photos of the set then have every suited tile's rank read there (`RankSettings.calibrated_corner`).
 2. Cut crops of every tile from augmented copies of the photo (smaller, turned up to 15 degrees,
    tilted, sideways, other light, glare, blur, noise, JPEG), boxed by the tile finder on each
    copy and cut exactly as the runtime cuts them (`vision.crops`).
@@ -55,10 +58,13 @@ from typing import Any
 import cv2
 import numpy as np
 
+from scoring.tiles import TILE_NAMES, Tile
 from tileset.calibration import LayoutSpecError, parse_bonus
 from tileset.classes import BACK, CLASS_ID
 from vision.calibration_layout import LaidTile, LayoutReading, read_layout_photo, reread
+from vision.crops import cut_upright, margin_share
 from vision.finder_tune import missed_by_finder
+from vision.ranks import LEFT, RIGHT, CornerCount, corner_bands, printed_corner
 from vision.registry import Registry, RegistryError, utc_now
 from vision.settings import MODELS_DIR, REPO_ROOT, CalibrateSettings, DetectorSettings, LayoutSettings, with_overrides
 
@@ -581,6 +587,28 @@ def read_photo(detector: Any, photo: Path, bonus: "tuple[str, ...] | None",
     return picture, read_layout_photo(detector, picture, bonus, LayoutSettings())
 
 
+def printed_numerals(detector: Any, pictures: Sequence[tuple[np.ndarray, LayoutReading]],
+                     detector_settings: DetectorSettings, settings: CalibrateSettings = DEFAULT
+                     ) -> tuple["str | None", dict[str, CornerCount]]:
+    """The top corner the set prints its suited ranks in, read on the calibration photos' own suited tiles
+    (`vision.ranks.printed_corner`), and how each corner read; None and no counts without the recognizer."""
+    ranks = detector_settings.ranks
+    reader = detector.text_reader() if ranks.enabled else None
+    if reader is None:
+        return None, {}
+    margin = margin_share(detector_settings)
+    tiles: list[tuple[int, dict[str, list[np.ndarray]]]] = []
+    for picture, reading in pictures:
+        for laid in reading.tiles:
+            tile = Tile.parse(laid.expected) if laid.expected in TILE_NAMES else None
+            crop = cut_upright(picture, laid.xyxy, detector_settings) if tile is not None and tile.is_suited else None
+            if tile is not None and crop is not None:
+                tiles.append((tile.rank, {corner: corner_bands(crop, corner, ranks, margin) for corner in (LEFT, RIGHT)}))
+    texts = iter(reader.read_lines([band for _, bands in tiles for corner in (LEFT, RIGHT) for band in bands[corner]]))
+    reads = [(rank, {corner: [next(texts) for _ in bands[corner]] for corner in (LEFT, RIGHT)}) for rank, bands in tiles]
+    return printed_corner(reads, ranks.min_digit_score, settings.numeral_share)
+
+
 def _threshold_photos(base_val: Path, base_images: Sequence[Path], settings: CalibrateSettings) -> list[Path]:
     """The base photos whose crops set the few-shot head's and the table's thresholds: none of the
     `base_check_images` the promotion check reads (a check on the photos that set the thresholds passes
@@ -662,6 +690,14 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
               f"{f' ({missed} of them boxed by the finder only below its threshold)' if missed else ''}; "
               f"version in use ({parent}) reads {before_accuracy:.2%} of them right"
               + "".join(f"\n  {line}" for r in before for line in r.misread))
+
+    numeral_corner, corner_counts = printed_numerals(detector, pictures, detector_settings, settings)
+    if corner_counts:
+        step(0.12, "  index numerals: of the suited tiles, " + ", ".join(
+            f"{count.own} of {count.tiles} read their rank in the top {corner} corner ({count.other} another)"
+            for corner, count in corner_counts.items())
+            + (f"; the set prints its ranks top {numeral_corner}, where photos of it are read" if numeral_corner
+               else "; no corner: ranks are read only where the classifier is unsure"))
 
     embedder = Embedder(_classifier_source(parent_dir, detector_settings), detector_settings.intra_op_threads)
     rng = random.Random(seed)
@@ -752,7 +788,8 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
         # are mostly nearer the set's faces than any of them is read with every gate open
         # (`DetectorSettings.open_gate_in_set_photos`)
         others = None if base is None or not settings.keep_other_crops else base[1].astype(np.float16).astype(np.float32)
-        head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds, others=others)
+        head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds, others=others,
+                           numeral_corner=numeral_corner)
         if others is not None and base is not None and settings.open_rank > 0 and settings.open_shrinkage > 0:
             whitening = whitening_from(train_feats, columns, train_w, settings.open_shrinkage, settings.open_rank)
             members = embedder.members
@@ -918,6 +955,8 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                         "read_accuracy": round(tune_verdict.accuracy, 6),
                         "misread": [line for r in tune_verdict.after for line in r.misread],
                         "base_val_after": tune_verdict.base_new})},
+                "index_numerals": {"corner": numeral_corner,
+                                   **{corner: asdict(count) for corner, count in corner_counts.items()}},
                 "finder": finder_card,
                 "base_val": {"data": str(base_val) if base_images else None, "photos": len(checked),
                              "before": base_old, "after": verdict.base_new},

@@ -39,6 +39,8 @@ from vision.ocr import TextLineReader, TextRead, TextReaderUnavailable
 from vision.ranks import (
     FIRST_ROUND,
     Reads,
+    corner_bands,
+    corner_rank,
     index_bands,
     numeral_corner,
     own_numerals,
@@ -207,7 +209,11 @@ class TileDetector:
         confidence = probs[np.arange(len(best)), best].astype(np.float32)
         upright = _UprightCrops(image_bgr, boxes_xyxy, self.settings)
         self._read_captions(upright, probs, ids, confidence, seconds, head_used)
-        self._read_index_numerals(upright, boxes_xyxy, probs, ids, confidence, seconds)
+        corner = classifier.numeral_corner if head_used and self.settings.ranks.calibrated_corner else None
+        if corner is not None:
+            self._read_corner_numerals(upright, boxes_xyxy, corner, ids, confidence, seconds)
+        else:
+            self._read_index_numerals(upright, boxes_xyxy, probs, ids, confidence, seconds)
         return FaceReading(ids, confidence, seconds, likeness, table, of_the_set, read_open)
 
     def _read_captions(self, upright: "_UprightCrops", probs: np.ndarray, ids: np.ndarray, confidence: np.ndarray,
@@ -219,7 +225,7 @@ class TileDetector:
         sure = np.inf if head_used and not flowers.sure_fewshot_skips else flowers.max_confidence
         candidates = np.flatnonzero((probs[:, is_flower].sum(axis=1) >= flowers.min_flower_share)
                                     & (probs.max(axis=1) < sure))
-        if not flowers.enabled or len(candidates) == 0 or (reader := self._text_reader()) is None:
+        if not flowers.enabled or len(candidates) == 0 or (reader := self.text_reader()) is None:
             return
         tiles = [(int(index), tile) for index in candidates if (tile := upright[int(index)]) is not None]
 
@@ -272,7 +278,7 @@ class TileDetector:
             if sideways[index]:
                 band_lists.append(index_bands(np.ascontiguousarray(tile[::-1, ::-1]), ranks, margin))
             candidates.append((index, read_as, band_lists))
-        if not candidates or (reader := self._text_reader()) is None:
+        if not candidates or (reader := self.text_reader()) is None:
             return
         every_band = [bands for _, _, band_lists in candidates for bands in band_lists]
         ranks_read = [read_as.rank for _, read_as, band_lists in candidates for _ in band_lists]
@@ -310,7 +316,50 @@ class TileDetector:
             ids[index] = CLASS_ID[Tile.suited(rank, suit).name]
             confidence[index] = max(float(confidence[index]), reading.score)
 
-    def _text_reader(self) -> "TextLineReader | None":
+    def _read_corner_numerals(self, upright: "_UprightCrops", boxes_xyxy: np.ndarray, corner: str, ids: np.ndarray,
+                              confidence: np.ndarray, seconds: np.ndarray) -> None:
+        """In a photo read as a calibrated set that prints its suited ranks in a top `corner` (learned from its
+        calibration photo), every suited face takes the rank of the digit read surely in that corner, in the
+        suit it was read in (in place). A digit naming another rank than the tile was read as must be read
+        surely in `RankSettings.corner_reads` bands: the deeper bands are read only then. A tile lying
+        sideways is read both ways up, and the two must agree."""
+        ranks = self.settings.ranks
+        if not ranks.enabled:
+            return
+        wh = boxes_xyxy[:, 2:] - boxes_xyxy[:, :2]
+        sideways = wh[:, 0] > wh[:, 1] * self.settings.sideways_ratio
+        margin = margin_share(self.settings)
+        owners, groups = [], []  # (index, the tile as read) of each group: one way up of a tile, its bands by depth
+        for index in range(len(ids)):
+            name = CLASS_NAMES[ids[index]]
+            read_as = Tile.parse(name) if name in TILE_NAMES else None
+            tile = upright[index] if read_as is not None and read_as.is_suited else None
+            if read_as is None or tile is None:
+                continue
+            for way in [tile] + ([np.ascontiguousarray(tile[::-1, ::-1])] if sideways[index] else []):
+                owners.append((index, read_as))
+                groups.append(corner_bands(way, corner, ranks, margin))
+        if not groups or (reader := self.text_reader()) is None:
+            return
+
+        def unsettled(k: int, texts: list[TextRead]) -> bool:  # another rank, to be read again deeper
+            reading = corner_rank(texts, ranks.min_digit_score)
+            return reading is not None and int(reading.name) != owners[k][1].rank
+
+        texts_each = _read_in_two_rounds(reader, groups, 1, unsettled, ranks.corner_line_width or None)
+        texts_of: dict[int, list[TextRead]] = {}
+        for (index, _), texts in zip(owners, texts_each):
+            texts_of.setdefault(index, []).extend(texts)
+        for index, read_as in dict(owners).items():
+            reading = corner_rank(texts_of[index], ranks.min_digit_score, ranks.corner_reads)
+            if reading is None or int(reading.name) == read_as.rank:
+                continue
+            seconds[index] = ids[index]
+            ids[index] = CLASS_ID[Tile.suited(int(reading.name), read_as.suit).name]
+            confidence[index] = max(float(confidence[index]), reading.score)
+
+    def text_reader(self) -> "TextLineReader | None":
+        """The text-line recognizer of the second readings, loaded on first use; None without rapidocr."""
         if self._reader is None and not self._no_reader:
             try:
                 self._reader = TextLineReader(self.settings.intra_op_threads, self.settings.ocr_line_width,
@@ -557,15 +606,17 @@ class _UprightCrops:
 
 
 def _read_in_two_rounds(reader: TextLineReader, groups: list[list[np.ndarray]], first: "int | None",
-                        unsettled: Callable[[int, list[TextRead]], bool]) -> list[list[TextRead]]:
+                        unsettled: Callable[[int, list[TextRead]], bool],
+                        line_width: "int | None" = None) -> list[list[TextRead]]:
     """What the recognizer reads on each group's bands (one tile's caption or index bands), one batch a
     round: the first `first` bands of every group, then the other bands of the groups the first round
-    left `unsettled(k, texts so far)`.  `first` None: every band in the first round."""
+    left `unsettled(k, texts so far)`.  `first` None: every band in the first round. `line_width`: the
+    recognizer's padded width (`TextLineReader.read_lines`)."""
     heads = [bands[:first] for bands in groups]
-    texts = _split(reader.read_lines([band for bands in heads for band in bands]), heads)
+    texts = _split(reader.read_lines([band for bands in heads for band in bands], line_width), heads)
     rest = [k for k, read in enumerate(texts) if first is not None and unsettled(k, read)]
     tails = [groups[k][first:] for k in rest]
-    for k, more in zip(rest, _split(reader.read_lines([band for bands in tails for band in bands]), tails)):
+    for k, more in zip(rest, _split(reader.read_lines([band for bands in tails for band in bands], line_width), tails)):
         texts[k] = texts[k] + more
     return texts
 

@@ -124,6 +124,8 @@ class TileFinder:
 # of the set's tiles
 LIKENESS_OUTPUT = "set_likeness"
 FEWSHOT_METADATA = "mcr_fewshot"  # the metadata key a classifier with a few-shot head carries (`vision.fewshot.bake`)
+# ... and where its calibration photo showed the set prints suited ranks, the top corner (`vision.ranks`: "left", "right")
+NUMERAL_CORNER_METADATA = "mcr_numeral_corner"
 # the third, where the calibration photo's table was learned too (`vision.fewshot`: table prototypes): (N,)
 # how far a crop's cosine with the table passes its cosine with the nearest face, over the table's
 # threshold; above 0, the crop looks like the table
@@ -155,6 +157,8 @@ class FaceClassifier:
         self.imgsz = input_size_of(metadata, session, f"classifier {path}")
         self.version = _version(metadata)
         self.has_fewshot_head = FEWSHOT_METADATA in metadata  # calibrated from a photo (`vision.fewshot`)
+        corner = metadata.get(NUMERAL_CORNER_METADATA)
+        self.numeral_corner = corner if self.has_fewshot_head and corner in ("left", "right") else None
         self.to_canonical = np.array([CLASS_ID[n] for n in names], np.int64)
         self.flower_columns = np.array([n in FLOWER_NAMES for n in names])
         # the columns of 1..9 of each suit: the ranks a printed numeral can pick between

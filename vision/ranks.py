@@ -13,12 +13,18 @@ digit read only in the other half, which is the rank of the neighbour on that si
 is that neighbour's numeral showing in the strip of it the crop takes in, and is
 left out.
 
+A calibrated set's photo shows where it prints its ranks (`printed_corner`, on the layout's
+suited tiles, whose ranks are known); in photos of that set every suited tile is read in that
+corner (`corner_bands`, `corner_rank`), since the few-shot head is too sure of itself to say
+which tiles to doubt.
+
 The recognizer itself is `vision.ocr`; everything here is pure.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -69,11 +75,16 @@ def index_bands(
     bands = []
     for depth, share in enumerate(settings.band_shares):
         top = tile_bgr[: max(1, round(height * share))]
-        bands += [(WHOLE, top), (LEFT, top[:, edge : max(edge + 1, width // 2)]),
-                  (RIGHT, top[:, width // 2 : max(width // 2 + 1, width - edge)])]
+        bands += [(WHOLE, top), (LEFT, _half(top, LEFT, edge)), (RIGHT, _half(top, RIGHT, edge))]
         if depth == 0:
             bands.append((MIDDLE, middle_band(tile_bgr, settings.middle_share)))
     return bands
+
+
+def _half(band: np.ndarray, side: str, edge: int) -> np.ndarray:
+    """The LEFT or RIGHT half of a band, less `edge` pixels at its outer side (where a neighbour shows)."""
+    width = band.shape[1]
+    return band[:, edge : max(edge + 1, width // 2)] if side == LEFT else band[:, width // 2 : max(width // 2 + 1, width - edge)]
 
 
 FIRST_ROUND = 4  # the first depth's three bands and the middle
@@ -130,6 +141,57 @@ def own_numerals(reads: Reads, beside: Mapping[str, int], corner: str | None) ->
 
     return [(text, score) for _, (text, score) in reads
             if (rank := index_numeral(text)) is None or not the_neighbours(rank)]
+
+
+def corner_bands(tile_bgr: np.ndarray, corner: str, settings: RankSettings = RankSettings(),
+                 margin: float = 0.0) -> list[np.ndarray]:
+    """The `corner` (LEFT or RIGHT) half of each band across the top of an upright tile crop, one per
+    depth (`RankSettings.band_shares`), as `index_bands` cuts it: where a set that prints its ranks in
+    that corner prints them."""
+    height, width = tile_bgr.shape[:2]
+    edge = round(width * margin)
+    return [_half(tile_bgr[: max(1, round(height * share))], corner, edge) for share in settings.band_shares]
+
+
+def corner_rank(texts: Sequence[TextRead], min_score: float, min_reads: int = 1) -> Reading | None:
+    """The rank (1-9, as its digit) that the digits read alone at `min_score` or more in a tile's corner
+    bands agree on, read so in at least `min_reads` bands; None when fewer read it or they disagree (a tile
+    lying sideways, read both ways up, where one way reads its numeral and the other a second one printed
+    in the opposite corner)."""
+    found = [(rank, score, text) for text, score in texts if score >= min_score
+             for rank in [index_numeral(text)] if rank]
+    agreed = surest_if_agreed(set(found))
+    return None if agreed is None or len(found) < min_reads else Reading(str(agreed[0]), float(agreed[1]), agreed[2])
+
+
+@dataclass(frozen=True)
+class CornerCount:
+    """How a calibration photo's suited tiles read in one top corner: their own rank, another, or nothing sure."""
+
+    own: int = 0
+    other: int = 0
+    tiles: int = 0
+
+
+def printed_corner(reads: Sequence[tuple[int, Mapping[str, Sequence[TextRead]]]], min_score: float,
+                   min_share: float) -> tuple[str | None, dict[str, CornerCount]]:
+    """The top corner a set prints its suited ranks in, learned from tiles whose ranks are known (a
+    calibration photo): `(rank, {LEFT: texts, RIGHT: texts})` each, the texts read on that corner's bands
+    (`corner_bands`). A corner where at least `min_share` of the tiles read their own rank alone and no
+    tile read another digit; None where neither does (a set without index numerals). Also the counts."""
+    counts = {}
+    for corner in (LEFT, RIGHT):
+        own = other = 0
+        for rank, texts in reads:
+            reading = corner_rank(texts.get(corner, ()), min_score)
+            if reading is not None and int(reading.name) == rank:
+                own += 1
+            elif any(score >= min_score and index_numeral(text) not in (None, rank) for text, score in texts.get(corner, ())):
+                other += 1
+        counts[corner] = CornerCount(own, other, len(reads))
+    printed = [corner for corner, count in counts.items()
+               if count.tiles and count.other == 0 and count.own >= min_share * count.tiles]
+    return (printed[0] if len(printed) == 1 else None), counts
 
 
 def index_reads(reader: TextLineReader, tile_bgr: np.ndarray, settings: RankSettings, margin: float = 0.0) -> Reads:

@@ -57,6 +57,16 @@ class RankSettings:
     # the first depth's bands and the middle are read first; the deeper bands only where those did not read,
     # surely, the rank the tile is read as (`ranks.confirms`)
     shallow_first: bool = True
+    # in a photo read as a calibrated set whose calibration photo showed where it prints its ranks
+    # (`vision.ranks.printed_corner`), every suited tile's rank is read in that corner, however sure the
+    # few-shot head is: its probabilities, from one photo's prototypes, leave no doubt to go by
+    calibrated_corner: bool = True
+    # ... where a digit read there names another rank than the tile was read as, it must be read surely in this
+    # many of the corner's bands (the deeper one is read only then): a small 7 or 4 read once as a 1 (stop 40)
+    corner_reads: int = 2
+    # the recognizer's padded width for the corner's bands (0: `ocr_line_width`): round 18's kde-traditional scenes
+    # read the same at 128 as at 320, 126 against 176 ms a photo (stop 40)
+    corner_line_width: int = 128
 
 
 @dataclass(frozen=True)
@@ -290,6 +300,10 @@ class CalibrateSettings:
     max_turn_deg: float = 15.0
     max_tilt: float = 0.15  # perspective: the far edge narrowed by up to this share of the width
     match_iou: float = 0.5  # a finder box on a copy takes the place of the tile it overlaps this much
+    # a top corner where this share of the photo's suited tiles read their own rank, and none another, is where
+    # the set prints its ranks (`vision.ranks.printed_corner`); kde-traditional's photos 17-21 of 27, sets
+    # without index numerals 0-1
+    numeral_share: float = 0.5
     clusters: int = 4  # prototypes per face and way up (k-means; 1, 2, 4, 8 read 97.0, 98.0, 99.2, 99.2 % of held-out copies)
     scales: tuple[float, ...] = (40.0, 80.0, 160.0, 320.0)  # weights of the prototype cosines tried in the logits
     # a face's threshold (the highest cosine of any crop of another set) plus one of these: never 0, or
