@@ -612,6 +612,17 @@ def test_a_calibrated_set_printing_its_ranks_in_a_corner_has_every_suited_tile_r
         assert dets.runner_up.tolist() == [CLASS_ID["9s"]]
 
 
+def test_an_unsure_tile_of_a_calibrated_set_is_read_by_its_index_numerals_as_before(tmp_path):
+    """The corner reads the tiles the classifier is sure of; one it is unsure of keeps the index numerals'
+    reading, which also looks between the rows of sticks, where the corner does not."""
+    from vision.detector import TileDetector
+
+    unsure = _calibrated(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "u"), RIGHT)
+    assert TileDetector.load(unsure).detect(_suited_scene(_suited_tile("6", at_middle=True))).class_names == ["6s"]
+    sure = _calibrated(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "s", six_weight=-20.0), RIGHT)
+    assert TileDetector.load(sure).detect(_suited_scene(_suited_tile("6", at_middle=True))).class_names == ["9s"]
+
+
 @pytest.mark.parametrize("quarter_turns", [1, -1])
 def test_a_sideways_tile_of_a_calibrated_set_is_read_in_its_corner_both_ways_up(tmp_path, quarter_turns):
     from vision.detector import TileDetector

@@ -210,10 +210,9 @@ class TileDetector:
         upright = _UprightCrops(image_bgr, boxes_xyxy, self.settings)
         self._read_captions(upright, probs, ids, confidence, seconds, head_used)
         corner = classifier.numeral_corner if head_used and self.settings.ranks.calibrated_corner else None
+        read_by_index = self._read_index_numerals(upright, boxes_xyxy, probs, ids, confidence, seconds)
         if corner is not None:
-            self._read_corner_numerals(upright, boxes_xyxy, corner, ids, confidence, seconds)
-        else:
-            self._read_index_numerals(upright, boxes_xyxy, probs, ids, confidence, seconds)
+            self._read_corner_numerals(upright, boxes_xyxy, corner, ~read_by_index, ids, confidence, seconds)
         return FaceReading(ids, confidence, seconds, likeness, table, of_the_set, read_open)
 
     def _read_captions(self, upright: "_UprightCrops", probs: np.ndarray, ids: np.ndarray, confidence: np.ndarray,
@@ -246,16 +245,18 @@ class TileDetector:
             confidence[index] = max(float(confidence[index]), reading.score)
 
     def _read_index_numerals(self, upright: "_UprightCrops", boxes_xyxy: np.ndarray, probs: np.ndarray,
-                             ids: np.ndarray, confidence: np.ndarray, seconds: np.ndarray) -> None:
+                             ids: np.ndarray, confidence: np.ndarray, seconds: np.ndarray) -> np.ndarray:
         """Suited faces read unsurely take the rank their index numeral prints, in the suit the
-        classifier gives that rank the most chance (`RankSettings.any_suit`; in place). A tile lying
+        classifier gives that rank the most chance (`RankSettings.any_suit`; in place); returns which
+        faces were read so. A tile lying
         sideways is read both ways up: turned upright, which way up it lies is unknown, and a 6
         upside down reads as a 9, so the two must agree.
         All are read before any is decided: the corner the set prints in (`numeral_corner`) tells
         a neighbour's numeral from the tile's own (`own_numerals`)."""
         ranks = self.settings.ranks
+        read = np.zeros(len(ids), bool)
         if not ranks.enabled:
-            return
+            return read
         assert self.classifier is not None
         rank_columns = self.classifier.rank_columns
         wh = boxes_xyxy[:, 2:] - boxes_xyxy[:, :2]
@@ -279,7 +280,8 @@ class TileDetector:
                 band_lists.append(index_bands(np.ascontiguousarray(tile[::-1, ::-1]), ranks, margin))
             candidates.append((index, read_as, band_lists))
         if not candidates or (reader := self.text_reader()) is None:
-            return
+            return read
+        read[[index for index, _, _ in candidates]] = True
         every_band = [bands for _, _, band_lists in candidates for bands in band_lists]
         ranks_read = [read_as.rank for _, read_as, band_lists in candidates for _ in band_lists]
 
@@ -315,14 +317,15 @@ class TileDetector:
             seconds[index] = ids[index]
             ids[index] = CLASS_ID[Tile.suited(rank, suit).name]
             confidence[index] = max(float(confidence[index]), reading.score)
+        return read
 
-    def _read_corner_numerals(self, upright: "_UprightCrops", boxes_xyxy: np.ndarray, corner: str, ids: np.ndarray,
-                              confidence: np.ndarray, seconds: np.ndarray) -> None:
+    def _read_corner_numerals(self, upright: "_UprightCrops", boxes_xyxy: np.ndarray, corner: str, among: np.ndarray,
+                              ids: np.ndarray, confidence: np.ndarray, seconds: np.ndarray) -> None:
         """In a photo read as a calibrated set that prints its suited ranks in a top `corner` (learned from its
-        calibration photo), every suited face takes the rank of the digit read surely in that corner, in the
-        suit it was read in (in place). A digit naming another rank than the tile was read as must be read
-        surely in `RankSettings.corner_reads` bands: the deeper bands are read only then. A tile lying
-        sideways is read both ways up, and the two must agree."""
+        calibration photo), every suited face `among` those given (the index numerals' leftovers) takes the rank
+        of the digit read surely in that corner, in the suit it was read in (in place). A digit naming another
+        rank than the tile was read as must be read surely in `RankSettings.corner_reads` bands: the deeper
+        bands are read only then. A tile lying sideways is read both ways up, and the two must agree."""
         ranks = self.settings.ranks
         if not ranks.enabled:
             return
@@ -330,7 +333,7 @@ class TileDetector:
         sideways = wh[:, 0] > wh[:, 1] * self.settings.sideways_ratio
         margin = margin_share(self.settings)
         owners, groups = [], []  # (index, the tile as read) of each group: one way up of a tile, its bands by depth
-        for index in range(len(ids)):
+        for index in map(int, np.flatnonzero(among)):
             name = CLASS_NAMES[ids[index]]
             read_as = Tile.parse(name) if name in TILE_NAMES else None
             tile = upright[index] if read_as is not None and read_as.is_suited else None
