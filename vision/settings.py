@@ -58,8 +58,9 @@ class RankSettings:
     # surely, the rank the tile is read as (`ranks.confirms`)
     shallow_first: bool = True
     # in a photo read as a calibrated set whose calibration photo showed where it prints its ranks
-    # (`vision.ranks.printed_corner`), every suited tile's rank is read in that corner, however sure the
-    # few-shot head is: its probabilities, from one photo's prototypes, leave no doubt to go by
+    # (`vision.ranks.printed_corner`), every suited tile's rank the index numerals above leave unread is read in
+    # that corner, however sure the few-shot head is: its probabilities, from one photo's prototypes, leave no
+    # doubt to go by; those it is unsure of keep the index numerals (read in the corner alone, round 12 lost 2 hands)
     calibrated_corner: bool = True
     # ... where a digit read there names another rank than the tile was read as, it must be read surely in this
     # many of the corner's bands (the deeper one is read only then): a small 7 or 4 read once as a 1 (stop 40)
