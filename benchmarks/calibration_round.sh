@@ -11,6 +11,7 @@
 # wall time), SET.eval.log (`vision.evaluate`), SET.read.log (`vision.evaluate_read`). ART: the artwork folder
 # (default ../shared/datasets/art). CONTROL_METHOD (e.g. auto): also calibrate a second copy of models/ from the
 # same photo with that `--method`, and read the scenes with it: SET.method_METHOD.cal.json, .cal.log, .read.log.
+# SETS (e.g. kde-traditional): only those of the three sets, each with the seeds it has in the full round.
 set -u
 ROUND=$1; CAL_SEED=$2; SCENES_SEED=$3; DRAWN=$4; shift 4
 cd "$(dirname "$0")/.."
@@ -26,6 +27,7 @@ calibrate_copy() {
 k=0
 for set in kde-traditional gnome-smooth drawn; do
   k=$((k + 1))
+  case " ${SETS:-kde-traditional gnome-smooth drawn} " in *" $set "*) ;; *) continue ;; esac
   if [ "$set" = drawn ]; then only=(--only gnome-smooth --drawn "$DRAWN"); else only=(--only "$set"); fi
   D=$ROUND/$set
   $PY -m datasets.synth --art "$ART" --out "$D/cal" --n 1 --seed $((CAL_SEED + k)) --layout calibration "${only[@]}" \
