@@ -355,8 +355,9 @@ def test_a_face_read_surely_is_not_read_from_its_caption(tmp_path):
     assert TileDetector.load(models, unsure).detect(_scene("SPRING")).class_names == ["s1"]
 
 
-def test_a_classifier_with_a_few_shot_head_has_its_sure_faces_read_from_their_caption(tmp_path):
-    """A calibrated classifier is sure from one photo's prototypes: that sureness does not skip the caption."""
+def test_a_classifier_with_a_few_shot_head_has_its_sure_faces_read_from_their_caption_only_when_asked(tmp_path):
+    """A calibrated classifier is sure from one photo's prototypes; its sure faces skip the caption (which flower
+    it is scores nothing) unless `sure_fewshot_skips` is off."""
     from dataclasses import replace
 
     import onnx
@@ -368,9 +369,9 @@ def test_a_classifier_with_a_few_shot_head_has_its_sure_faces_read_from_their_ca
     classifier = onnx.load(str(models / "classifier.onnx"))
     classifier.metadata_props.append(onnx.StringStringEntryProto(key="mcr_fewshot", value="prototypes"))
     onnx.save(classifier, str(models / "classifier.onnx"))
-    surely = replace(DetectorSettings(), flowers=FlowerSettings(max_confidence=0.3))
-    assert TileDetector.load(models, surely).detect(_scene("SPRING")).class_names == ["s1"]
-    trusted = replace(DetectorSettings(), flowers=FlowerSettings(max_confidence=0.3, sure_fewshot_skips=True))
+    read_again = replace(DetectorSettings(), flowers=FlowerSettings(max_confidence=0.3, sure_fewshot_skips=False))
+    assert TileDetector.load(models, read_again).detect(_scene("SPRING")).class_names == ["s1"]
+    trusted = replace(DetectorSettings(), flowers=FlowerSettings(max_confidence=0.3))
     assert TileDetector.load(models, trusted).detect(_scene("SPRING")).class_names == ["1p"]
 
 
