@@ -222,6 +222,7 @@ def main(argv: "list[str] | None" = None) -> int:
         except ValueError as error:
             parser.error(str(error))
         ours = TileDetector.load(active_dir(args.models or MODELS_DIR), settings)  # the folder's version in use
+        ours.text_reader()  # loaded once a session (~0.5 s): not in the first photo that reads a caption or digit
         results = [run_detector("vision detect (this project)", ours.detect_file, images, labeled)]
         results[0]["cli_wall_s_all_images"] = None if args.no_cli else round(cli_wall_time(images, args.models), 2)
         peer_note = "skipped (--no-peer)"
