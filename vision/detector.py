@@ -248,9 +248,8 @@ class TileDetector:
                              ids: np.ndarray, confidence: np.ndarray, seconds: np.ndarray) -> np.ndarray:
         """Suited faces read unsurely take the rank their index numeral prints, in the suit the
         classifier gives that rank the most chance (`RankSettings.any_suit`; in place); returns which
-        faces were read so. A tile lying
-        sideways is read both ways up: turned upright, which way up it lies is unknown, and a 6
-        upside down reads as a 9, so the two must agree.
+        faces were read so. A tile lying sideways is read both ways up: turned upright, which way up it
+        lies is unknown, and a 6 upside down reads as a 9, so the two must agree.
         All are read before any is decided: the corner the set prints in (`numeral_corner`) tells
         a neighbour's numeral from the tile's own (`own_numerals`)."""
         ranks = self.settings.ranks
