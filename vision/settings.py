@@ -26,7 +26,7 @@ class FlowerSettings:
     max_confidence: float = 0.99
     # ... a classifier with a few-shot head (`vision.calibrate`) is sure from one photo's prototypes, which tell
     # its flowers apart less well than captions (MODEL_CARD, stop 23); yet which flower it is scores nothing, and
-    # reading its sure faces again read the same hands of 2 800 in rounds 17-21, for 61-71 ms more a photo at the
+    # reading its sure faces again read the same hands of 2 800 in rounds 17-21, for about 71 ms more a photo at the
     # median (`benchmarks/detect.py`, round 25; stop 40)
     sure_fewshot_skips: bool = True
     band_share: float = 0.3  # of the upright tile's height: the bands across its top and bottom that are read
