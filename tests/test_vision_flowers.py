@@ -387,7 +387,8 @@ def test_detector_without_rapidocr_warns_once_and_keeps_the_classifier_reading(t
     assert detector.detect(_scene("SPRING")).class_names == ["1p"]  # no second try, no second warning
 
 
-def _models_reading_every_face_as_9s_with_some_chance_of_6s(folder, six_weight: float = 1.5, tile=TILE, first="9s"):
+def _models_reading_every_face_as_9s_with_some_chance_of_6s(folder, six_weight: float = 1.5, tile=TILE, first="9s",
+                                                           first_weight: float = 2.0, bamboo_weight: float = 0.0):
     folder.mkdir(parents=True, exist_ok=True)
     scale = FINDER_SIZE / IMG_W
     x1, y1, x2, y2 = (v * scale for v in tile)
@@ -396,10 +397,16 @@ def _models_reading_every_face_as_9s_with_some_chance_of_6s(folder, six_weight: 
     fakes.fake_finder(folder / "detector.onnx", raw, imgsz=FINDER_SIZE)
     names = list(FACE_NAMES)
     weights = np.zeros((3, len(names)), np.float32)
-    weights[:, names.index(first)] = 2.0  # a light face: 9s about 0.7, 6s about 0.2 (or about 0.003 at weight 0)
+    weights[:, [names.index(f"{rank}s") for rank in range(1, 9)]] = bamboo_weight  # the other bamboos
+    weights[:, names.index(first)] = first_weight  # a light face: 9s about 0.7, 6s about 0.2 (or 0.003 at weight 0)
     weights[:, names.index("6s")] = six_weight
     fakes.fake_classifier(folder / "classifier.onnx", names, weights)
     return folder
+
+
+def _models_sure_of_9s_leaving_6s_a_chance(folder, tile=TILE):
+    """9s at about 0.96, past the index numerals' `max_confidence`; 6s at about 0.035, past `corner_min_share`."""
+    return _models_reading_every_face_as_9s_with_some_chance_of_6s(folder, six_weight=3.3, tile=tile, first_weight=5.0)
 
 
 def _suited_scene(tile_bgr: np.ndarray, box=TILE) -> np.ndarray:
@@ -598,14 +605,14 @@ def _calibrated(models, corner: "str | None"):
     (None, [], "9s"),  # a set without index numerals: ranks are read only where the classifier is unsure
     (RIGHT, ["ranks.calibrated_corner=false"], "9s"),
     (RIGHT, ["ranks.corner_reads=3"], "9s"),  # only two bands to read it in
+    (RIGHT, ["ranks.corner_min_share=0.05"], "9s"),  # 6s's chance (about 0.035) too small to read the corner
 ])
-def test_a_calibrated_set_printing_its_ranks_in_a_corner_has_every_suited_tile_read_there(tmp_path, corner, overrides,
-                                                                                         read):
+def test_a_calibrated_set_printing_its_ranks_in_a_corner_has_its_sure_suited_tiles_read_there(tmp_path, corner,
+                                                                                             overrides, read):
     from vision.detector import TileDetector
     from vision.settings import DetectorSettings, with_overrides
 
-    models = _calibrated(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", six_weight=-20.0),
-                         corner)
+    models = _calibrated(_models_sure_of_9s_leaving_6s_a_chance(tmp_path / "m"), corner)
     settings = with_overrides(DetectorSettings(), overrides)
     dets = TileDetector.load(models, settings).detect(_suited_scene(_suited_tile("6")))
     assert dets.class_names == [read]
@@ -620,16 +627,30 @@ def test_an_unsure_tile_of_a_calibrated_set_is_read_by_its_index_numerals_as_bef
 
     unsure = _calibrated(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "u"), RIGHT)
     assert TileDetector.load(unsure).detect(_suited_scene(_suited_tile("6", at_middle=True))).class_names == ["6s"]
-    sure = _calibrated(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "s", six_weight=-20.0), RIGHT)
+    sure = _calibrated(_models_sure_of_9s_leaving_6s_a_chance(tmp_path / "s"), RIGHT)
     assert TileDetector.load(sure).detect(_suited_scene(_suited_tile("6", at_middle=True))).class_names == ["9s"]
+
+
+@pytest.mark.parametrize("min_share, read", [(1e-12, "9s"), (0.0, "6s")])
+def test_a_calibrated_corner_is_not_read_where_the_head_leaves_no_other_rank_a_chance(tmp_path, min_share, read):
+    """A face the head reads as 9s with no chance left for 6s keeps 9s, whatever its corner prints: a digit read there
+    could only be a misread one. `corner_min_share=0` reads every suited face's corner (stop 40)."""
+    from vision.detector import TileDetector
+    from vision.settings import DetectorSettings, with_overrides
+
+    models = _calibrated(_models_reading_every_face_as_9s_with_some_chance_of_6s(  # 1s-8s at about 1e-19
+        tmp_path / "m", six_weight=-20.0, bamboo_weight=-20.0), RIGHT)
+    settings = with_overrides(DetectorSettings(), [f"ranks.corner_min_share={min_share}", "flowers.enabled=false"])
+    detector = TileDetector.load(models, settings)
+    assert detector.detect(_suited_scene(_suited_tile("6"))).class_names == [read]
+    assert _lines_read(detector, _suited_scene(_suited_tile("6"))) == ([] if read == "9s" else [1, 1])
 
 
 @pytest.mark.parametrize("quarter_turns", [1, -1])
 def test_a_sideways_tile_of_a_calibrated_set_is_read_in_its_corner_both_ways_up(tmp_path, quarter_turns):
     from vision.detector import TileDetector
 
-    models = _calibrated(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", six_weight=-20.0,
-                                                                                  tile=SIDEWAYS), RIGHT)
+    models = _calibrated(_models_sure_of_9s_leaving_6s_a_chance(tmp_path / "m", tile=SIDEWAYS), RIGHT)
     turned = np.ascontiguousarray(np.rot90(_suited_tile("6"), quarter_turns))
     assert TileDetector.load(models).detect(_suited_scene(turned, SIDEWAYS)).class_names == ["6s"]
 
@@ -670,7 +691,6 @@ def test_a_calibrated_corner_reads_its_deeper_band_only_where_the_first_names_an
     from vision.detector import TileDetector
     from vision.settings import DetectorSettings, with_overrides
 
-    models = _calibrated(_models_reading_every_face_as_9s_with_some_chance_of_6s(tmp_path / "m", six_weight=-20.0),
-                         RIGHT)
+    models = _calibrated(_models_sure_of_9s_leaving_6s_a_chance(tmp_path / "m"), RIGHT)
     detector = TileDetector.load(models, with_overrides(DetectorSettings(), ["flowers.enabled=false"]))
     assert _lines_read(detector, _suited_scene(_suited_tile(numeral))) == runs

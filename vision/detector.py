@@ -212,7 +212,7 @@ class TileDetector:
         corner = classifier.numeral_corner if head_used and self.settings.ranks.calibrated_corner else None
         read_by_index = self._read_index_numerals(upright, boxes_xyxy, probs, ids, confidence, seconds)
         if corner is not None:
-            self._read_corner_numerals(upright, boxes_xyxy, corner, ~read_by_index, ids, confidence, seconds)
+            self._read_corner_numerals(upright, boxes_xyxy, corner, ~read_by_index, probs, ids, confidence, seconds)
         return FaceReading(ids, confidence, seconds, likeness, table, of_the_set, read_open)
 
     def _read_captions(self, upright: "_UprightCrops", probs: np.ndarray, ids: np.ndarray, confidence: np.ndarray,
@@ -319,15 +319,18 @@ class TileDetector:
         return read
 
     def _read_corner_numerals(self, upright: "_UprightCrops", boxes_xyxy: np.ndarray, corner: str, among: np.ndarray,
-                              ids: np.ndarray, confidence: np.ndarray, seconds: np.ndarray) -> None:
+                              probs: np.ndarray, ids: np.ndarray, confidence: np.ndarray, seconds: np.ndarray) -> None:
         """In a photo read as a calibrated set that prints its suited ranks in a top `corner` (learned from its
-        calibration photo), every suited face `among` those given (the index numerals' leftovers) takes the rank
-        of the digit read surely in that corner, in the suit it was read in (in place). A digit naming another
-        rank than the tile was read as must be read surely in `RankSettings.corner_reads` bands: the deeper
-        bands are read only then. A tile lying sideways is read both ways up, and the two must agree."""
+        calibration photo), the suited faces `among` those given (the index numerals' leftovers) where `probs`
+        give another rank of their suit `RankSettings.corner_min_share` or more take the rank of the digit read
+        surely in that corner, in the suit they were read in (in place). A digit naming another rank than the
+        tile was read as must be read surely in `RankSettings.corner_reads` bands: the deeper bands are read only
+        then. A tile lying sideways is read both ways up, and the two must agree."""
         ranks = self.settings.ranks
         if not ranks.enabled:
             return
+        assert self.classifier is not None
+        rank_columns = self.classifier.rank_columns
         wh = boxes_xyxy[:, 2:] - boxes_xyxy[:, :2]
         sideways = wh[:, 0] > wh[:, 1] * self.settings.sideways_ratio
         margin = margin_share(self.settings)
@@ -335,8 +338,12 @@ class TileDetector:
         for index in map(int, np.flatnonzero(among)):
             name = CLASS_NAMES[ids[index]]
             read_as = Tile.parse(name) if name in TILE_NAMES else None
-            tile = upright[index] if read_as is not None and read_as.is_suited else None
-            if read_as is None or tile is None:
+            if read_as is None or not read_as.is_suited:
+                continue
+            if np.delete(probs[index, rank_columns[read_as.suit]], read_as.rank - 1).max() < ranks.corner_min_share:
+                continue  # the head leaves no other rank a chance: a digit could only confirm it
+            tile = upright[index]
+            if tile is None:
                 continue
             for way in [tile] + ([np.ascontiguousarray(tile[::-1, ::-1])] if sideways[index] else []):
                 owners.append((index, read_as))

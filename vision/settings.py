@@ -60,10 +60,15 @@ class RankSettings:
     # surely, the rank the tile is read as (`ranks.confirms`)
     shallow_first: bool = True
     # in a photo read as a calibrated set whose calibration photo showed where it prints its ranks
-    # (`vision.ranks.printed_corner`), every suited tile's rank the index numerals above leave unread is read in
-    # that corner, however sure the few-shot head is: its probabilities, from one photo's prototypes, leave no
-    # doubt to go by; those it is unsure of keep the index numerals (read in the corner alone, round 12 lost 2 hands)
+    # (`vision.ranks.printed_corner`), the suited tiles the index numerals above leave unread are read in that
+    # corner, however sure the few-shot head is of them; those it is unsure of keep the index numerals (read in
+    # the corner alone, round 12 lost 2 hands)
     calibrated_corner: bool = True
+    # ... only where the head gives another rank of the suit read at least this chance (0: every one): the head
+    # is 0.99+ sure of most faces, yet a rank it misreads keeps some chance for the right one, however small. Over
+    # the looked-at kde-traditional rounds 10-25, 1e-12 reads 27 % of those faces, and keeps 25 of the corner's
+    # 26 right changes and none of its 4 wrong ones (stop 41)
+    corner_min_share: float = 1e-12
     # ... where a digit read there names another rank than the tile was read as, it must be read surely in this
     # many of the corner's bands (the deeper one is read only then): a small 7 or 4 read once as a 1 (stop 40)
     corner_reads: int = 2
