@@ -14,9 +14,10 @@ is that neighbour's numeral showing in the strip of it the crop takes in, and is
 left out.
 
 A calibrated set's photo shows where it prints its ranks (`printed_corner`, on the layout's
-suited tiles, whose ranks are known); in photos of that set every suited tile is read in that
-corner (`corner_bands`, `corner_rank`), since the few-shot head is too sure of itself to say
-which tiles to doubt.
+suited tiles, whose ranks are known); in photos of that set the suited tiles are read in that
+corner (`corner_bands`, `corner_rank`), since the few-shot head is too sure of itself for its
+0.95 to say which tiles to doubt: every one where it leaves another rank the least chance
+(`RankSettings.corner_min_share`).
 
 The recognizer itself is `vision.ocr`; everything here is pure.
 """
