@@ -646,6 +646,29 @@ def test_a_calibrated_corner_is_not_read_where_the_head_leaves_no_other_rank_a_c
     assert _lines_read(detector, _suited_scene(_suited_tile("6"))) == ([] if read == "9s" else [1, 1])
 
 
+@pytest.mark.parametrize("calibrated, flower_seconds, runner_up", [
+    (True, True, "s2"), (True, False, "6s"),  # a photo of the set: the likeliest face that is no flower, when asked
+    (False, False, "s2"),  # without a head the classifier's second reading stands
+])
+def test_a_face_of_a_calibrated_set_takes_no_flower_as_its_second_reading_when_asked(tmp_path, calibrated,
+                                                                                     flower_seconds, runner_up):
+    from vision.detector import TileDetector
+    from vision.settings import DetectorSettings, with_overrides
+
+    models = tmp_path / "m"
+    _models_reading_every_face_as_9s_with_some_chance_of_6s(models, six_weight=0.5)
+    names = list(FACE_NAMES)
+    weights = np.zeros((3, len(names)), np.float32)
+    weights[:, names.index("9s")], weights[:, names.index("s2")], weights[:, names.index("6s")] = 2.0, 1.5, 0.5
+    fakes.fake_classifier(models / "classifier.onnx", names, weights)  # 9s, then s2, then 6s
+    if calibrated:
+        _calibrated(models, None)
+    settings = with_overrides(DetectorSettings(), [f"set_faces_flower_seconds={flower_seconds}",
+                                                   "flowers.enabled=false", "ranks.enabled=false"])
+    dets = TileDetector.load(models, settings).detect(_suited_scene(_suited_tile("")))
+    assert dets.class_names == ["9s"] and dets.runner_up.tolist() == [CLASS_ID[runner_up]]
+
+
 @pytest.mark.parametrize("quarter_turns", [1, -1])
 def test_a_sideways_tile_of_a_calibrated_set_is_read_in_its_corner_both_ways_up(tmp_path, quarter_turns):
     from vision.detector import TileDetector

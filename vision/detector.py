@@ -203,7 +203,11 @@ class TileDetector:
             probs = share * classifier.read_as_set(crops) + (1 - share) * probs
         best, second = np.argsort(-probs, axis=1, kind="stable")[:, :2].T
         flower_columns = classifier.flower_columns
-        best_not_flower = np.where(flower_columns[None, :], -1.0, probs).argmax(axis=1)
+        not_flowers = np.where(flower_columns[None, :], -1.0, probs)
+        best_not_flower = not_flowers.argmax(axis=1)
+        if head_used and not self.settings.set_faces_flower_seconds:
+            not_flowers[np.arange(len(best)), best] = -1.0
+            second = np.where(flower_columns[second], not_flowers.argmax(axis=1), second)
         second = np.where(flower_columns[best], best_not_flower, second)
         ids, seconds = classifier.to_canonical[best], classifier.to_canonical[second]
         confidence = probs[np.arange(len(best)), best].astype(np.float32)

@@ -96,6 +96,11 @@ class DetectorSettings:
     # another set's faces through elsewhere (gnome-smooth's version read chinese-v4's white dragon as f1)
     base_classifier_file: str = "classifier_base.onnx"
     base_reads_other_sets: bool = True
+    # in a photo read with the few-shot head (a photo of the set), whether a face read as a suited tile or an
+    # honour may have a flower or season as its second reading, what the repair search may turn it into. The head
+    # knows the set's own flowers: over 27 looked-at set-rounds (rounds 14-21, 25) the repair turned such a face
+    # into a flower 5 times, never rightly, and without it 2 more hands read (stop 41)
+    set_faces_flower_seconds: bool = False
     conf_threshold: float = 0.25  # tile-finder boxes below this are dropped
     # ... and a box found with less confidence than `mirror_sure_conf` is kept only when the finder, run again
     # on the mirror image of the photo, finds it there too (at least `mirror_confirm_conf`, boxes overlapping
