@@ -23,6 +23,7 @@ from vision.ranks import (
     index_bands,
     index_reads,
     numeral_corner,
+    other_rank_share,
     own_numerals,
     printed_corner,
     rank_from_texts,
@@ -143,6 +144,13 @@ def _reads(*pairs: tuple[str, str]) -> list[tuple[str, tuple[str, float]]]:
 )
 def test_own_numerals(reads, beside, corner, kept):
     assert [text for text, _ in own_numerals(_reads(*reads), beside, corner)] == kept
+
+
+def test_other_rank_share_is_the_largest_chance_left_to_another_rank():
+    shares = np.array([0.01, 0.0, 0.0, 0.0, 0.0, 0.03, 0.0, 0.0, 0.96])
+    assert other_rank_share(shares, 9) == pytest.approx(0.03)
+    assert other_rank_share(shares, 6) == pytest.approx(0.96)
+    assert other_rank_share(np.eye(9)[0], 1) == 0.0
 
 
 def test_numeral_corner_is_where_digits_naming_no_neighbour_were_read_in_one_half():

@@ -43,6 +43,7 @@ from vision.ranks import (
     corner_rank,
     index_bands,
     numeral_corner,
+    other_rank_share,
     own_numerals,
     rank_from_texts,
     reads_of,
@@ -273,7 +274,7 @@ class TileDetector:
                 continue
             suits = SUITS if ranks.any_suit else read_as.suit
             rank_shares = np.max([probs[index, rank_columns[suit]] for suit in suits], axis=0)
-            if ranks.only_where_it_can_change and np.delete(rank_shares, read_as.rank - 1).max() < ranks.min_share:
+            if ranks.only_where_it_can_change and other_rank_share(rank_shares, read_as.rank) < ranks.min_share:
                 continue  # a digit could only confirm the rank it was read as
             tile = upright[index]
             if tile is None:
@@ -344,7 +345,7 @@ class TileDetector:
             read_as = Tile.parse(name) if name in TILE_NAMES else None
             if read_as is None or not read_as.is_suited:
                 continue
-            if np.delete(probs[index, rank_columns[read_as.suit]], read_as.rank - 1).max() < ranks.corner_min_share:
+            if other_rank_share(probs[index, rank_columns[read_as.suit]], read_as.rank) < ranks.corner_min_share:
                 continue  # the head leaves no other rank a chance: a digit could only confirm it
             tile = upright[index]
             if tile is None:

@@ -43,6 +43,12 @@ def index_numeral(text: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
+def other_rank_share(rank_shares: np.ndarray, rank: int) -> float:
+    """The classifier's largest chance for a rank other than `rank` (1-9), from its chances of ranks 1-9: under a
+    small share, a digit read on the tile could only confirm the rank it was read as, or be misread."""
+    return float(np.delete(rank_shares, rank - 1).max())
+
+
 def rank_from_texts(
     texts: Sequence[TextRead], rank_shares: Sequence[float], settings: RankSettings = RankSettings()
 ) -> Reading | None:
