@@ -8,7 +8,7 @@
 # Stages (timestamps printed): install wheels -> synthetic scenes (all cores; artwork
 # kde-traditional and gnome-smooth held out; hands over the older tables, TABLES_SHARE=0.25 over
 # datasets.tables families with EMPTY_SHARE=0.2 empty tables, STANDING_SHARE=0.25 webcam views of
-# standing tiles) -> dataset (real photos re-split by session + synth)
+# standing tiles, DRAWN_SHARE=0.15 drawn sets, RESTYLE=0.3 of the hands restyled) -> dataset (real photos re-split by session + synth)
 # -> detector and classifier trained at the same time on GPU 0, each time-boxed so the whole run
 # ends within BUDGET_S (default 540 s) -> ONNX export -> evaluation on the real validation
 # and test sessions (scenes of the held-out artwork are evaluated where that artwork is, not here).
@@ -62,6 +62,9 @@ EOF
 fi
 export PYTHONPATH="$SITE:$PWD" YOLO_OFFLINE=1 YOLO_CONFIG_DIR=$WORK/yolo_config PYTHONUNBUFFERED=1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} MPLBACKEND=Agg
+# the fonts datasets.drawn and datasets.restyle draw with (prepare_gpu_carry.sh): a bare machine may have none
+[ -d "$CARRY/fonts" ] && export MCR_FONT_DIRS="$PWD/$CARRY/fonts"
+$PY -c "from datasets.restyle import system_fonts as f; l, c = f(); print(f'fonts: {len(l)} Latin, {len(c)} CJK')" 2>/dev/null
 mkdir -p "$YOLO_CONFIG_DIR/Ultralytics"
 # ultralytics wants a TTF at $YOLO_CONFIG_DIR/Ultralytics/Arial.ttf even with plots off: take matplotlib's
 FONT=$($PY -c "import matplotlib, pathlib; print(pathlib.Path(matplotlib.get_data_path()) / 'fonts/ttf/DejaVuSans.ttf')" 2>/dev/null)
@@ -106,28 +109,34 @@ fi
 #   standing  STANDING_SHARE (0.25): webcam views of standing tiles (datasets.standing), over the same
 #             "train" families; their crops feed the classifier too: whole faces (every labeled
 #             face of 60 scenes was >= 85 % visible), seen as the live camera sees them;
-#   hand      the rest: hands over the older tables.
+#   drawn     DRAWN_SHARE (0.15): hands of one drawn set per round (datasets.drawn, --drawn 700000000 + SEED*1000
+#             + round: suits and honours no artwork has, so that the classifier meets sets of every style);
+#   hand      the rest: hands over the older tables, RESTYLE (0.3) of them restyled (datasets.restyle:
+#             captioned flowers, framed white dragons, corner indices).
 # Seeds, so that no scene repeats one of another kind or of the measurements (test scenes use
 # 91000000-97999999, calibration photos 777000xx): hand SEED*1000000 + round*CHUNK + i (SEED < 60),
-# tables 60000000 + SEED*100000 + round*CHUNK + i, standing 80000000 + SEED*100000 + round*CHUNK + i
+# tables 60000000 + SEED*100000 + round*CHUNK + i, drawn 70000000 + SEED*100000 + round*CHUNK + i,
+# standing 80000000 + SEED*100000 + round*CHUNK + i
 # (rounds * CHUNK stays below 100000: MAX_ROUNDS * CHUNK = 100 * 32 * cores, 51200 on 16 cores).
 TABLES_SHARE=${TABLES_SHARE:-0.25}; STANDING_SHARE=${STANDING_SHARE:-0.25}; EMPTY_SHARE=${EMPTY_SHARE:-0.2}
-COUNTS=$(awk -v n="$CHUNK" -v t="$TABLES_SHARE" -v s="$STANDING_SHARE" -v e="$EMPTY_SHARE" 'BEGIN {
-  if (t !~ /^[0-9.]+$/ || s !~ /^[0-9.]+$/ || e !~ /^[0-9.]+$/ || t + s > 1 || e > 1) exit 1
-  printf "%d %d\n", n * t + 0.5, n * s + 0.5 }') \
-  || { echo "FATAL: TABLES_SHARE ($TABLES_SHARE) + STANDING_SHARE ($STANDING_SHARE) and EMPTY_SHARE ($EMPTY_SHARE) must be shares of at most 1"; exit 1; }
-read -r N_TABLES N_STANDING <<<"$COUNTS"
-N_HAND=$((CHUNK - N_TABLES - N_STANDING))
-[ "$N_HAND" -ge 0 ] || { N_STANDING=$((N_STANDING + N_HAND)); N_HAND=0; }  # rounding of two halves
+DRAWN_SHARE=${DRAWN_SHARE:-0.15}; RESTYLE=${RESTYLE:-0.3}
+COUNTS=$(awk -v n="$CHUNK" -v t="$TABLES_SHARE" -v s="$STANDING_SHARE" -v d="$DRAWN_SHARE" -v e="$EMPTY_SHARE" -v r="$RESTYLE" 'BEGIN {
+  if (t !~ /^[0-9.]+$/ || s !~ /^[0-9.]+$/ || d !~ /^[0-9.]+$/ || e !~ /^[0-9.]+$/ || r !~ /^[0-9.]+$/ || t + s + d > 1 || e > 1 || r > 1) exit 1
+  printf "%d %d %d\n", n * t + 0.5, n * s + 0.5, n * d + 0.5 }') \
+  || { echo "FATAL: TABLES_SHARE ($TABLES_SHARE) + STANDING_SHARE ($STANDING_SHARE) + DRAWN_SHARE ($DRAWN_SHARE), EMPTY_SHARE ($EMPTY_SHARE) and RESTYLE ($RESTYLE) must be shares of at most 1"; exit 1; }
+read -r N_TABLES N_STANDING N_DRAWN <<<"$COUNTS"
+N_HAND=$((CHUNK - N_TABLES - N_STANDING - N_DRAWN))
+[ "$N_HAND" -ge 0 ] || { N_DRAWN=$((N_DRAWN + N_HAND)); N_HAND=0; }  # rounding of three shares
 SYNTH_DIRS=()
 if $PY -c "import datasets.synth" 2>/dev/null; then
-  stage "synthetic scenes: rounds of $CHUNK ($N_HAND hand, $N_TABLES tables, $N_STANDING standing) for ${SYNTH_S}s, $CORES workers (held out: kde-traditional, gnome-smooth)"
+  stage "synthetic scenes: rounds of $CHUNK ($N_HAND hand, $N_TABLES tables, $N_STANDING standing, $N_DRAWN drawn) for ${SYNTH_S}s, $CORES workers (held out: kde-traditional, gnome-smooth)"
   SYNTH_END=$(($(date +%s) + SYNTH_S))
   round=0; failed=0
   while [ "$round" -lt "$MAX_ROUNDS" ]; do
-    for kind in hand tables standing; do
+    for kind in hand tables standing drawn; do
       case $kind in
-        hand) n=$N_HAND; seed=$((SEED * 1000000 + round * CHUNK)); args=() ;;
+        hand) n=$N_HAND; seed=$((SEED * 1000000 + round * CHUNK)); args=(--restyle "$RESTYLE") ;;
+        drawn) n=$N_DRAWN; seed=$((70000000 + SEED * 100000 + round * CHUNK)); args=(--drawn $((700000000 + SEED * 1000 + round))) ;;
         tables) n=$N_TABLES; seed=$((60000000 + SEED * 100000 + round * CHUNK)); args=(--tables train --empty "$EMPTY_SHARE") ;;
         standing) n=$N_STANDING; seed=$((80000000 + SEED * 100000 + round * CHUNK)); args=(--view standing --tables train) ;;
       esac
@@ -153,7 +162,7 @@ sys.exit(bool(set(json.load(open(sys.argv[1])).get("tables") or ()) & set(TEST_O
     [ $(($(date +%s) + per_round)) -gt "$SYNTH_END" ] && break
   done
   counts=()
-  for kind in hand tables standing; do
+  for kind in hand tables standing drawn; do
     k=0; for d in "${SYNTH_DIRS[@]}"; do [[ $d == *_$kind ]] && k=$((k + $(ls "$d/images" | wc -l))); done
     counts+=("$k $kind")
   done

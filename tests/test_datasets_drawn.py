@@ -68,6 +68,24 @@ def test_with_a_cjk_font_characters_and_honours_are_drawn_too() -> None:
     assert all(faces[k][..., 3].mean() > 5 for k in CHARACTERS_AND_HONOURS)
 
 
+def test_fonts_carried_in_mcr_font_dirs_are_found_where_the_system_has_none(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """scripts/gpu_train.sh brings its fonts to a bare machine in a folder named by MCR_FONT_DIRS."""
+    carried = tmp_path / "fonts"
+    carried.mkdir()
+    for name in ("wqy-zenhei.ttf", "SomeSans.ttf"):
+        (carried / name).write_bytes(b"")  # only found by name here, never opened
+    monkeypatch.setattr(restyle_module, "FONT_DIRS", (tmp_path / "no-system-fonts",))
+    monkeypatch.setenv("MCR_FONT_DIRS", f"{tmp_path / 'missing'}:{carried}")
+    system_fonts.cache_clear()
+    try:
+        assert system_fonts() == ((carried / "SomeSans.ttf",), (carried / "wqy-zenhei.ttf",))
+        monkeypatch.delenv("MCR_FONT_DIRS")
+        system_fonts.cache_clear()
+        assert system_fonts() == ((), ())
+    finally:
+        system_fonts.cache_clear()
+
+
 @pytest.fixture(scope="module")
 def gl(tmp_path_factory: pytest.TempPathFactory) -> ArtSet:
     (art,) = load_art(write_fake_art(tmp_path_factory.mktemp("art")), only=["gl-mahjongtile"])
