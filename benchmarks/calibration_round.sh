@@ -12,16 +12,19 @@
 # (default ../shared/datasets/art). CONTROL_METHOD (e.g. auto): also calibrate a second copy of models/ from the
 # same photo with that `--method`, and read the scenes with it: SET.method_METHOD.cal.json, .cal.log, .read.log.
 # SETS (e.g. kde-traditional): only those of the three sets, each with the seeds it has in the full round.
+# MODELS: the models folder copied and calibrated (default models/), e.g. a candidate from scripts/gpu_train.sh.
+# A set whose photo and scenes are already in ROUND (both synth.json written) is not rendered again: link or
+# copy ROUND/SET/cal and ROUND/SET/scn of another round to read the same scenes with other MODELS.
 set -u
 ROUND=$1; CAL_SEED=$2; SCENES_SEED=$3; DRAWN=$4; shift 4
 cd "$(dirname "$0")/.."
-PY=.venv/bin/python; ART=${ART:-../shared/datasets/art}
+PY=.venv/bin/python; ART=${ART:-../shared/datasets/art}; MODELS=${MODELS:-models}
 mkdir -p "$ROUND"
 # calibrate_copy DIR LOG [ARG...]: a fresh copy of models/ in DIR, calibrated from the set's photo (ARGs go to
 # `vision calibrate`), its summary line in LOG.cal.json, progress and wall time in LOG.cal.log
 calibrate_copy() {
   local copy=$1 log=$2; shift 2
-  rm -rf "$copy"; mkdir -p "$copy"; cp models/*.onnx models/*.pt models/MODEL_CARD.md "$copy/"
+  rm -rf "$copy"; mkdir -p "$copy"; cp "$MODELS"/*.onnx "$MODELS"/*.pt "$MODELS"/MODEL_CARD.md "$copy/"
   /usr/bin/time -f "wall %e s" $PY -m vision calibrate "$D"/cal/images/*.jpg --models "$copy" "$@" > "$log.cal.json" 2> "$log.cal.log"
 }
 k=0
@@ -30,10 +33,14 @@ for set in kde-traditional gnome-smooth drawn; do
   case " ${SETS:-kde-traditional gnome-smooth drawn} " in *" $set "*) ;; *) continue ;; esac
   if [ "$set" = drawn ]; then only=(--only gnome-smooth --drawn "$DRAWN"); else only=(--only "$set"); fi
   D=$ROUND/$set
-  $PY -m datasets.synth --art "$ART" --out "$D/cal" --n 1 --seed $((CAL_SEED + k)) --layout calibration "${only[@]}" \
-    > "$D.synth.log" 2>&1
-  $PY -m datasets.synth --art "$ART" --out "$D/scn" --n 200 --seed $((SCENES_SEED + (k - 1) * 10000)) "${only[@]}" \
-    --workers 2 >> "$D.synth.log" 2>&1
+  if [ -f "$D/cal/synth.json" ] && [ -f "$D/scn/synth.json" ]; then
+    echo "$set: the photo and scenes in $D are read again (rendered before)"
+  else
+    $PY -m datasets.synth --art "$ART" --out "$D/cal" --n 1 --seed $((CAL_SEED + k)) --layout calibration "${only[@]}" \
+      > "$D.synth.log" 2>&1
+    $PY -m datasets.synth --art "$ART" --out "$D/scn" --n 200 --seed $((SCENES_SEED + (k - 1) * 10000)) "${only[@]}" \
+      --workers 2 >> "$D.synth.log" 2>&1
+  fi
   calibrate_copy "$D/models" "$D"
   $PY -m vision.evaluate "$D/scn" --keep-backs --models "$D/models" > "$D.eval.log" 2>&1
   $PY -m vision.evaluate_read "$D/scn" --models "$D/models" > "$D.read.log" 2>&1
