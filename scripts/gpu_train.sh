@@ -109,8 +109,9 @@ fi
 #   standing  STANDING_SHARE (0.25): webcam views of standing tiles (datasets.standing), over the same
 #             "train" families; their crops feed the classifier too: whole faces (every labeled
 #             face of 60 scenes was >= 85 % visible), seen as the live camera sees them;
-#   drawn     DRAWN_SHARE (0.15): hands of one drawn set per round (datasets.drawn, --drawn 700000000 + SEED*1000
-#             + round: suits and honours no artwork has, so that the classifier meets sets of every style);
+#   drawn     DRAWN_SHARE (0.15): hands of DRAWN_SETS (4) drawn sets per round (datasets.drawn, set j of a round
+#             --drawn 700000000 + SEED*10000 + round*DRAWN_SETS + j: suits and honours no artwork has, so
+#             that the classifier meets sets of every style);
 #   hand      the rest: hands over the older tables, RESTYLE (0.3) of them restyled (datasets.restyle:
 #             captioned flowers, framed white dragons, corner indices).
 # Seeds, so that no scene repeats one of another kind or of the measurements (test scenes use
@@ -119,7 +120,7 @@ fi
 # standing 80000000 + SEED*100000 + round*CHUNK + i
 # (rounds * CHUNK stays below 100000: MAX_ROUNDS * CHUNK = 100 * 32 * cores, 51200 on 16 cores).
 TABLES_SHARE=${TABLES_SHARE:-0.25}; STANDING_SHARE=${STANDING_SHARE:-0.25}; EMPTY_SHARE=${EMPTY_SHARE:-0.2}
-DRAWN_SHARE=${DRAWN_SHARE:-0.15}; RESTYLE=${RESTYLE:-0.3}
+DRAWN_SHARE=${DRAWN_SHARE:-0.15}; RESTYLE=${RESTYLE:-0.3}; DRAWN_SETS=${DRAWN_SETS:-4}
 COUNTS=$(awk -v n="$CHUNK" -v t="$TABLES_SHARE" -v s="$STANDING_SHARE" -v d="$DRAWN_SHARE" -v e="$EMPTY_SHARE" -v r="$RESTYLE" 'BEGIN {
   if (t !~ /^[0-9.]+$/ || s !~ /^[0-9.]+$/ || d !~ /^[0-9.]+$/ || e !~ /^[0-9.]+$/ || r !~ /^[0-9.]+$/ || t + s + d > 1 || e > 1 || r > 1) exit 1
   printf "%d %d %d\n", n * t + 0.5, n * s + 0.5, n * d + 0.5 }') \
@@ -133,10 +134,13 @@ if $PY -c "import datasets.synth" 2>/dev/null; then
   SYNTH_END=$(($(date +%s) + SYNTH_S))
   round=0; failed=0
   while [ "$round" -lt "$MAX_ROUNDS" ]; do
-    for kind in hand tables standing drawn; do
+    drawn_kinds=(); for ((j = 0; j < DRAWN_SETS; j++)); do drawn_kinds+=("drawn$j"); done
+    for kind in hand tables standing "${drawn_kinds[@]}"; do
       case $kind in
         hand) n=$N_HAND; seed=$((SEED * 1000000 + round * CHUNK)); args=(--restyle "$RESTYLE") ;;
-        drawn) n=$N_DRAWN; seed=$((70000000 + SEED * 100000 + round * CHUNK)); args=(--drawn $((700000000 + SEED * 1000 + round))) ;;
+        drawn*) j=${kind#drawn}; per=$((N_DRAWN / DRAWN_SETS)); n=$((j == 0 ? N_DRAWN - per * (DRAWN_SETS - 1) : per))
+          seed=$((70000000 + SEED * 100000 + round * CHUNK + (j == 0 ? 0 : N_DRAWN - per * (DRAWN_SETS - j))))
+          args=(--drawn $((700000000 + SEED * 10000 + round * DRAWN_SETS + j))) ;;
         tables) n=$N_TABLES; seed=$((60000000 + SEED * 100000 + round * CHUNK)); args=(--tables train --empty "$EMPTY_SHARE") ;;
         standing) n=$N_STANDING; seed=$((80000000 + SEED * 100000 + round * CHUNK)); args=(--view standing --tables train) ;;
       esac
@@ -163,7 +167,7 @@ sys.exit(bool(set(json.load(open(sys.argv[1])).get("tables") or ()) & set(TEST_O
   done
   counts=()
   for kind in hand tables standing drawn; do
-    k=0; for d in "${SYNTH_DIRS[@]}"; do [[ $d == *_$kind ]] && k=$((k + $(ls "$d/images" | wc -l))); done
+    k=0; for d in "${SYNTH_DIRS[@]}"; do [[ $d == *_$kind || ($kind == drawn && $d == *_drawn*) ]] && k=$((k + $(ls "$d/images" | wc -l))); done
     counts+=("$k $kind")
   done
   n=0; for d in "${SYNTH_DIRS[@]}"; do n=$((n + $(ls "$d/images" | wc -l))); done
