@@ -28,7 +28,8 @@ left() { echo $((BUDGET_S - ($(date +%s) - START))); }
 QUICK=${QUICK:-0}
 CARRY=${CARRY:-.carry}
 WORK=${WORK:-/tmp/mcr_gpu_work}
-SEED=${SEED:-0}
+SEED=${SEED:-0}  # scenes and training; the real photos are always split with datasets.build --seed 0, so that
+                 # every run is judged on the same val sessions and never trains on them
 CORES=$(nproc)
 if [ "$QUICK" = 1 ]; then
   BUDGET_S=${BUDGET_S:-900}; DEVICE=cpu; CHUNK=6; MAX_ROUNDS=2; SYNTH_S=30
@@ -182,7 +183,7 @@ DATASET=$WORK/dataset
 BUILD_ARGS=()
 for d in "${SYNTH_DIRS[@]}"; do BUILD_ARGS+=(--synth "$d"); done
 if $PY -c "import datasets.build" 2>/dev/null \
-    && $PY -m datasets.build "$DATASET" --real "$REAL" "${BUILD_ARGS[@]}" --real-test --link --seed "$SEED" \
+    && $PY -m datasets.build "$DATASET" --real "$REAL" "${BUILD_ARGS[@]}" --real-test --link --seed 0 \
       --squeezed-copies "${SQUEEZED:-0.5}"; then
   DATA_YAML=$DATASET/data.yaml
 else
