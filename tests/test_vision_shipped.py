@@ -56,7 +56,8 @@ def test_shipped_models_read_generated_scenes_mostly_right(detector):
 def test_a_photo_stretched_on_export_is_read_back_in_its_own_pixels(detector):
     """The layout cut out tightly and stretched 3.5x upwards, as the labeling tool exported some
     real photos to 640x640: the tiles come out far thinner than any tile is. Read again
-    resized back (`DetectorSettings.stretched_aspect`), most are found; read as they are, not."""
+    resized back (`DetectorSettings.stretched_aspect`), most are found and whole photos read right; read as they
+    are, a tile or more of most photos is missed or misread."""
     as_is = TileDetector.load(MODELS_DIR, replace(detector.settings, unstretch_passes=0))
     evaluations = {"unstretched": Evaluation(), "as_is": Evaluation()}
     for image in dataset_images(SCENES, "val"):
@@ -75,4 +76,7 @@ def test_a_photo_stretched_on_export_is_read_back_in_its_own_pixels(detector):
     unstretched, plain = (evaluations[k].summary() for k in ("unstretched", "as_is"))
     assert unstretched["recall"] >= 0.85, json.dumps(unstretched)
     assert unstretched["read_accuracy"] >= 0.85, json.dumps(unstretched)
-    assert unstretched["recall"] >= plain["recall"] + 0.1, (unstretched["recall"], plain["recall"])
+    # the stop-42 finder (trained with squeezed copies on a GPU) finds most of them as they are too (recall 0.93),
+    # but misreads a tile in most photos: read back at its shape, every photo is read (1.0 against 0.25)
+    assert unstretched["read_accuracy"] > plain["read_accuracy"], (unstretched, plain)
+    assert unstretched["images_read_exactly"] >= plain["images_read_exactly"] + 0.5, (unstretched, plain)
