@@ -915,8 +915,8 @@ def test_a_flower_the_finder_was_unsure_of_is_kept_in_a_photo_of_the_calibrated_
 ) -> None:
     """A later photo of the set: six faces found at 0.9; the set's f3 found at 0.05 only, under the finder's
     threshold, like a bare patch of table and a box on f4 1.6 times a tile's size. With the calibrated
-    head, f3 is kept (read as f3, its low confidence kept to be reported) and the other two are not;
-    before calibration, or with the rescue off, none of them."""
+    head and the rescue on (`flower_rescue_boxes`, off by default since stop 42), f3 is kept (read as f3, its low
+    confidence kept to be reported) and the other two are not; before calibration, or with the rescue off, none."""
     from vision.detector import TileDetector
 
     version = calibrated_version(tmp_path, models)
@@ -933,16 +933,18 @@ def test_a_flower_the_finder_was_unsure_of_is_kept_in_a_photo_of_the_calibrated_
     for folder in (version, models):
         fake_finder(folder / "detector.onnx", raw_head(boxes, scores, anchors=64), imgsz=SIZE)
 
-    def read(folder: Path, settings: DetectorSettings = NO_READERS) -> int:
+    rescue = replace(NO_READERS, flower_rescue_boxes=8)
+
+    def read(folder: Path, settings: DetectorSettings = rescue) -> int:
         return len(TileDetector.load(folder, settings).detect_file(tmp_path / "hand.png")[0])
 
-    dets, _ = TileDetector.load(version, NO_READERS).detect_file(tmp_path / "hand.png")
+    dets, _ = TileDetector.load(version, rescue).detect_file(tmp_path / "hand.png")
     assert dets.class_names == [name for name, _ in faces] + ["f3"]
     assert tuple(dets.xyxy[6].round()) == f3 and float(dets.confidence[6]) <= 0.05
     assert read(models) == 6
-    assert read(version, replace(NO_READERS, flower_rescue_boxes=0)) == 6
-    assert read(version, replace(NO_READERS, flower_rescue_conf=0.06)) == 6
-    assert read(version, replace(NO_READERS, flower_rescue_size=2.0)) == 8, "the big box on f4 reads as f4"
+    assert read(version, NO_READERS) == 6, "off by default"
+    assert read(version, replace(rescue, flower_rescue_conf=0.06)) == 6
+    assert read(version, replace(rescue, flower_rescue_size=2.0)) == 8, "the big box on f4 reads as f4"
 
 
 def test_a_flower_the_photo_shows_already_is_not_rescued_again(tmp_path: Path, models: Path) -> None:
@@ -964,5 +966,6 @@ def test_a_flower_the_photo_shows_already_is_not_rescued_again(tmp_path: Path, m
         return sorted(TileDetector.load(version, settings).detect_file(tmp_path / "hand.png")[0].class_names)
 
     shown = sorted(name for name, _ in faces)
-    assert names(NO_READERS) == sorted([*shown, "f3", "f4"])
-    assert names(replace(NO_READERS, flower_rescue_new_only=False)) == sorted([*shown, "f3", "f3", "f4"])
+    rescue = replace(NO_READERS, flower_rescue_boxes=8)
+    assert names(rescue) == sorted([*shown, "f3", "f4"])
+    assert names(replace(rescue, flower_rescue_new_only=False)) == sorted([*shown, "f3", "f3", "f4"])
