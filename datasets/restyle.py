@@ -86,8 +86,8 @@ def corner_index(cls: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def system_fonts() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
-    """(Latin TrueType fonts, CJK fonts) found under FONT_DIRS and, first, the folders of MCR_FONT_DIRS (joined by
-    os.pathsep): fonts carried to a machine that has none (scripts/gpu_train.sh)."""
+    """(Latin TrueType fonts, CJK fonts), each sorted by path, found under FONT_DIRS and the folders of MCR_FONT_DIRS
+    (joined by os.pathsep): fonts carried to a machine that has none (scripts/gpu_train.sh)."""
     carried = tuple(Path(d) for d in os.environ.get("MCR_FONT_DIRS", "").split(os.pathsep) if d)
     found = sorted({p for d in carried + FONT_DIRS if d.is_dir() for p in d.rglob("*") if p.suffix.lower() in (".ttf", ".ttc", ".otf")})
     cjk = tuple(p for p in found if any(h in p.name.lower() for h in CJK_FONT_HINTS))

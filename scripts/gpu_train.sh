@@ -139,8 +139,8 @@ if $PY -c "import datasets.synth" 2>/dev/null; then
     for kind in hand tables standing "${drawn_kinds[@]}"; do
       case $kind in
         hand) n=$N_HAND; seed=$((SEED * 1000000 + round * CHUNK)); args=(--restyle "$RESTYLE") ;;
-        drawn*) j=${kind#drawn}; per=$((N_DRAWN / DRAWN_SETS)); n=$((j == 0 ? N_DRAWN - per * (DRAWN_SETS - 1) : per))
-          seed=$((70000000 + SEED * 100000 + round * CHUNK + (j == 0 ? 0 : N_DRAWN - per * (DRAWN_SETS - j))))
+        drawn*) j=${kind#drawn}; per=$((N_DRAWN / DRAWN_SETS))  # the last set takes the remainder
+          n=$((j == DRAWN_SETS - 1 ? N_DRAWN - per * j : per)); seed=$((70000000 + SEED * 100000 + round * CHUNK + j * per))
           args=(--drawn $((700000000 + SEED * 10000 + round * DRAWN_SETS + j))) ;;
         tables) n=$N_TABLES; seed=$((60000000 + SEED * 100000 + round * CHUNK)); args=(--tables train --empty "$EMPTY_SHARE") ;;
         standing) n=$N_STANDING; seed=$((80000000 + SEED * 100000 + round * CHUNK)); args=(--view standing --tables train) ;;
@@ -168,7 +168,7 @@ sys.exit(bool(set(json.load(open(sys.argv[1])).get("tables") or ()) & set(TEST_O
   done
   counts=()
   for kind in hand tables standing drawn; do
-    k=0; for d in "${SYNTH_DIRS[@]}"; do [[ $d == *_$kind || ($kind == drawn && $d == *_drawn*) ]] && k=$((k + $(ls "$d/images" | wc -l))); done
+    k=0; for d in "${SYNTH_DIRS[@]}"; do [[ $d == *_$kind* ]] && k=$((k + $(ls "$d/images" | wc -l))); done  # drawn: _drawn0, ...
     counts+=("$k $kind")
   done
   n=0; for d in "${SYNTH_DIRS[@]}"; do n=$((n + $(ls "$d/images" | wc -l))); done

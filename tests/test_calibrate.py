@@ -29,6 +29,7 @@ TILE_W, TILE_H, STEP_X, STEP_Y, LEFT, TOP = 40, 56, 46, 80, 90, 60
 QUICK = replace(CalibrateSettings(), views=8, check_views=2, min_scale=0.8, sideways_share=0.0, max_turn_deg=5.0,
                 base_crops_images=0, base_check_images=0)
 NO_READERS = with_overrides(DetectorSettings(), ["flowers.enabled=false", "ranks.enabled=false"])
+RESCUE_ON = replace(NO_READERS, flower_rescue_boxes=8)  # the flower rescue, off by default since stop 42
 
 
 def hue_colour(hue: int) -> tuple[int, int, int]:
@@ -933,18 +934,16 @@ def test_a_flower_the_finder_was_unsure_of_is_kept_in_a_photo_of_the_calibrated_
     for folder in (version, models):
         fake_finder(folder / "detector.onnx", raw_head(boxes, scores, anchors=64), imgsz=SIZE)
 
-    rescue = replace(NO_READERS, flower_rescue_boxes=8)
-
-    def read(folder: Path, settings: DetectorSettings = rescue) -> int:
+    def read(folder: Path, settings: DetectorSettings = RESCUE_ON) -> int:
         return len(TileDetector.load(folder, settings).detect_file(tmp_path / "hand.png")[0])
 
-    dets, _ = TileDetector.load(version, rescue).detect_file(tmp_path / "hand.png")
+    dets, _ = TileDetector.load(version, RESCUE_ON).detect_file(tmp_path / "hand.png")
     assert dets.class_names == [name for name, _ in faces] + ["f3"]
     assert tuple(dets.xyxy[6].round()) == f3 and float(dets.confidence[6]) <= 0.05
     assert read(models) == 6
     assert read(version, NO_READERS) == 6, "off by default"
-    assert read(version, replace(rescue, flower_rescue_conf=0.06)) == 6
-    assert read(version, replace(rescue, flower_rescue_size=2.0)) == 8, "the big box on f4 reads as f4"
+    assert read(version, replace(RESCUE_ON, flower_rescue_conf=0.06)) == 6
+    assert read(version, replace(RESCUE_ON, flower_rescue_size=2.0)) == 8, "the big box on f4 reads as f4"
 
 
 def test_a_flower_the_photo_shows_already_is_not_rescued_again(tmp_path: Path, models: Path) -> None:
@@ -966,6 +965,5 @@ def test_a_flower_the_photo_shows_already_is_not_rescued_again(tmp_path: Path, m
         return sorted(TileDetector.load(version, settings).detect_file(tmp_path / "hand.png")[0].class_names)
 
     shown = sorted(name for name, _ in faces)
-    rescue = replace(NO_READERS, flower_rescue_boxes=8)
-    assert names(rescue) == sorted([*shown, "f3", "f4"])
-    assert names(replace(rescue, flower_rescue_new_only=False)) == sorted([*shown, "f3", "f3", "f4"])
+    assert names(RESCUE_ON) == sorted([*shown, "f3", "f4"])
+    assert names(replace(RESCUE_ON, flower_rescue_new_only=False)) == sorted([*shown, "f3", "f3", "f4"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 
 import cv2
@@ -75,7 +76,7 @@ def test_fonts_carried_in_mcr_font_dirs_are_found_where_the_system_has_none(tmp_
     for name in ("wqy-zenhei.ttf", "SomeSans.ttf"):
         (carried / name).write_bytes(b"")  # only found by name here, never opened
     monkeypatch.setattr(restyle_module, "FONT_DIRS", (tmp_path / "no-system-fonts",))
-    monkeypatch.setenv("MCR_FONT_DIRS", f"{tmp_path / 'missing'}:{carried}")
+    monkeypatch.setenv("MCR_FONT_DIRS", os.pathsep.join([str(tmp_path / "missing"), str(carried)]))
     system_fonts.cache_clear()
     try:
         assert system_fonts() == ((carried / "SomeSans.ttf",), (carried / "wqy-zenhei.ttf",))
