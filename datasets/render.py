@@ -392,7 +392,39 @@ def _die(rng: random.Random, image: np.ndarray, centre: tuple[int, int], size: f
         cv2.circle(image, (int(p[0]), int(p[1])), max(1, int(side * 0.08)), pip, -1, cv2.LINE_AA)
 
 
+# pip places of a die's faces, as fractions of its side from the centre
+PIPS = {
+    1: ((0, 0),), 2: ((-1, -1), (1, 1)), 3: ((-1, -1), (0, 0), (1, 1)),
+    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)), 5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
+    6: ((-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)),
+}
+
+
+def _dice_cube(rng: random.Random, image: np.ndarray, centre: tuple[int, int], size: float) -> None:
+    """A die seen from above: rounded, its top face's pips in their usual places (the one and the four red, as on
+    Chinese dice), and a sliver of its sides towards the camera."""
+    side = size * rng.uniform(0.45, 0.9)
+    angle = rng.uniform(0, 90)
+    body = cv2.boxPoints(((centre[0], centre[1] + side * 0.12), (side, side), angle)).astype(np.int32)
+    top = cv2.boxPoints(((centre[0], centre[1]), (side, side), angle)).astype(np.int32)
+    white = rng.random() < 0.8
+    colour = _jitter((238, 240, 240), rng, 12) if white else random_back_colour(rng)
+    cv2.fillConvexPoly(image, body + int(side * 0.1), (25, 25, 25), cv2.LINE_AA)  # shadow
+    cv2.fillConvexPoly(image, body, _shade(colour, 0.7), cv2.LINE_AA)
+    cv2.fillConvexPoly(image, top, colour, cv2.LINE_AA)
+    value = rng.randint(1, 6)
+    pip = (25, 25, 25) if white else (240, 240, 240)
+    red = (40, 40, 200)
+    rot = np.radians(angle)
+    axes = np.array([[math.cos(rot), math.sin(rot)], [-math.sin(rot), math.cos(rot)]]) * side * 0.27
+    for u, v in PIPS[value]:
+        p = np.array(centre, dtype=float) + u * axes[0] + v * axes[1]
+        radius = side * (0.17 if value == 1 else 0.085)
+        cv2.circle(image, (int(p[0]), int(p[1])), max(1, int(radius)), red if value in (1, 4) else pip, -1, cv2.LINE_AA)
+
+
 CLUTTER = (_coin, _card, _stick, _die)
+BESIDE = (_die, _dice_cube, _dice_cube, _coin)  # what players leave beside a finished hand: mostly dice
 
 
 def draw_clutter(rng: random.Random, image: np.ndarray, tile_size: float) -> None:
@@ -402,6 +434,19 @@ def draw_clutter(rng: random.Random, image: np.ndarray, tile_size: float) -> Non
     h, w = image.shape[:2]
     for _ in range(rng.randint(1, 5)):
         rng.choice(CLUTTER)(rng, image, (rng.randrange(w), rng.randrange(h)), tile_size * rng.uniform(0.8, 1.5))
+
+
+def draw_beside(rng: random.Random, image: np.ndarray, tiles: Sequence[PlacedTile], tile_size: float) -> None:
+    """1-3 dice (or a coin) lying close beside the tiles, in the gaps and just off the rows (drawn under the tiles),
+    in place: there a die boxed as a tile joins a row or lies apart like a flower."""
+    h, w = image.shape[:2]
+    for _ in range(rng.randint(1, 3)):
+        x0, y0, x1, y1 = rng.choice(tiles).xyxy
+        angle = rng.uniform(0, 2 * math.pi)
+        reach = rng.uniform(0.6, 2.2) * tile_size
+        x = int(np.clip((x0 + x1) / 2 + reach * math.cos(angle), 0, w - 1))
+        y = int(np.clip((y0 + y1) / 2 + reach * 1.3 * math.sin(angle), 0, h - 1))
+        rng.choice(BESIDE)(rng, image, (x, y), tile_size * rng.uniform(0.8, 1.3))
 
 
 # --- light and camera -------------------------------------------------------------------
@@ -521,15 +566,19 @@ TableSource = Callable[[random.Random, int, int, float], np.ndarray]  # (rng, wi
 
 def compose(
     plan: ScenePlan, art: ArtSet, style: TileStyle, rng: random.Random, nrng: np.random.Generator, effects: bool = True,
-    table_source: TableSource | None = None,
+    table_source: TableSource | None = None, dice: random.Random | None = None,
 ) -> np.ndarray:
     """The rendered photo (uint8 BGR) of one planned scene; `effects=False` leaves out light, glare and camera.
 
-    `table_source` (e.g. `datasets.tables.table_source`) draws the table instead of `draw_table`."""
+    `table_source` (e.g. `datasets.tables.table_source`) draws the table instead of `draw_table`;
+    `dice`, a generator of its own (so that the rest of the photo is drawn as without it), adds dice close
+    beside the tiles (`draw_beside`)."""
     w, h = plan.width, plan.height
     tile_width = float(np.median([t.xyxy[2] - t.xyxy[0] for t in plan.tiles]))
     table = draw_table(rng, nrng, w, h) if table_source is None else table_source(rng, w, h, tile_width)
     draw_clutter(rng, table, tile_width)
+    if dice is not None:
+        draw_beside(dice, table, plan.tiles, tile_width)
     canvas = draw_canvas(plan, art, style, rng)
     to_image = plan.camera.homography @ np.linalg.inv(canvas.to_canvas)
     x0, y0, x1, y1 = _warped_box(canvas, to_image, w, h)
@@ -553,21 +602,21 @@ def photo_effects(rng: random.Random, image: np.ndarray, tiles: Sequence[PlacedT
 
 
 def render_plan(plan: ScenePlan, art: ArtSet, rng: random.Random, effects: bool = True,
-                table_source: TableSource | None = None) -> np.ndarray:
+                table_source: TableSource | None = None, dice: random.Random | None = None) -> np.ndarray:
     """The photo of a planned scene: a tile style drawn for it, then the scene composed."""
     style = draw_style(art, rng)
     nrng = np.random.default_rng(rng.getrandbits(63))
-    return compose(plan, art, style, rng, nrng, effects, table_source)
+    return compose(plan, art, style, rng, nrng, effects, table_source, dice)
 
 
 def render_scene(
     hand: Hand, art_set: ArtSet, rng: random.Random, width: int = 1280, height: int = 960, *,
-    effects: bool = True, table_source: TableSource | None = None, **variation: Any,
+    effects: bool = True, table_source: TableSource | None = None, dice: random.Random | None = None, **variation: Any,
 ) -> tuple[np.ndarray, list[PlacedTile]]:
     """Render `hand` laid out as in photo-layout.md: (BGR image, tiles with their face boxes).
 
     `variation` overrides `SceneVariation` fields (see `plan_layout`); `effects=False`
-    renders without light, glare, blur and noise (for tests and debugging).
+    renders without light, glare, blur and noise (for tests and debugging); `dice`: see `compose`.
     """
     plan = plan_layout(hand, rng, width, height, **variation)
-    return render_plan(plan, art_set, rng, effects, table_source), list(plan.tiles)
+    return render_plan(plan, art_set, rng, effects, table_source, dice), list(plan.tiles)

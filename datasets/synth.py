@@ -155,14 +155,16 @@ def image_size(rng: random.Random) -> tuple[int, int]:
 def make_scene(index: int, seed: int, sets: Sequence[ArtSet],
                source: Callable[[random.Random], Hand] | None = None,
                scorer: Callable[[Hand], int] | None = None, restyle_share: float = 0.0,
-               tables: tuple[str, ...] = (), empty_share: float = 0.0, cloth: int | None = None) -> Scene:
+               tables: tuple[str, ...] = (), empty_share: float = 0.0, cloth: int | None = None,
+               dice_share: float = 0.0) -> Scene:
     """Scene number `index` of a run with `seed`: everything drawn from Random(seed + index) (but the
     table's pattern, with `cloth`: `datasets.tables.table_source`).
 
     With `restyle_share` > 0, that share of the scenes uses a restyled variant of its art
     set (`datasets.restyle`), named `SET-restyled`.  `tables`: table families of
     `datasets.tables` (default: the older tables of `datasets.render`); `empty_share` of the
-    scenes show a table without tiles (`NAME_empty`, an empty label file).
+    scenes show a table without tiles (`NAME_empty`, an empty label file); `dice_share` of the hands have dice
+    lying close beside their tiles (`datasets.render.draw_beside`; at 0 the scenes are drawn as before).
     """
     rng = random.Random(seed + index)
     art = sets[rng.randrange(len(sets))]
@@ -176,7 +178,8 @@ def make_scene(index: int, seed: int, sets: Sequence[ArtSet],
         return Scene(f"{seed + index:08d}_{art_name}_empty", image, quality, art_name, None, None, ())
     hand, total = draw_hand(rng, art, source or _hand_source(), scorer)
     width, height = image_size(rng)
-    image, tiles = render_scene(hand, art, rng, width, height,
+    dice = random.Random(f"dice {seed + index}")  # its own generator: the scene is the same with or without dice
+    image, tiles = render_scene(hand, art, rng, width, height, dice=dice if dice.random() < dice_share else None,
                                 table_source=table_source(tables, cloth=cloth) if tables else None)
     quality = rng.randint(*JPEG_QUALITY)
     return Scene(f"{seed + index:08d}_{art_name}", image, quality, art_name, hand, total, tuple(tiles))
@@ -236,13 +239,14 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(art_root: str, only: list[str], hold_out: list[str], seed: int, out: str, restyle_share: float,
                  layout: str = "hand", bonus: tuple[str, ...] | None = None, back_share: float = 0.0,
                  tables: tuple[str, ...] = (), empty_share: float = 0.0, drawn: int | None = None,
-                 cloth: int | None = None) -> None:
+                 cloth: int | None = None, dice_share: float = 0.0) -> None:
     cv2.setNumThreads(1)
     sets = load_art(art_root, only=only, hold_out=hold_out)
     _WORKER.update(
         sets=[drawn_set(s, drawn) for s in sets] if drawn is not None else sets, seed=seed, out=Path(out),
         source=_hand_source(), scorer=_scorer(), restyle_share=restyle_share,
         layout=layout, bonus=bonus, back_share=back_share, tables=tables, empty_share=empty_share, cloth=cloth,
+        dice_share=dice_share,
     )
 
 
@@ -258,7 +262,8 @@ def _work(index: int) -> str:
         write_scene(scene, _WORKER["out"])
         return scene.art
     scene = make_scene(index, _WORKER["seed"], _WORKER["sets"], _WORKER["source"], _WORKER["scorer"],
-                       _WORKER["restyle_share"], _WORKER["tables"], _WORKER["empty_share"], _WORKER["cloth"])
+                       _WORKER["restyle_share"], _WORKER["tables"], _WORKER["empty_share"], _WORKER["cloth"],
+                       _WORKER["dice_share"])
     write_scene(scene, _WORKER["out"])
     return scene.art
 
@@ -266,7 +271,7 @@ def _work(index: int) -> str:
 def _run(indices: range, args: argparse.Namespace) -> Iterator[str]:
     init = (str(args.art), args.only, args.hold_out, args.seed, str(args.out), args.restyle,
             args.layout, parse_bonus(args.bonus), args.back,
-            parse_families(args.tables) if args.tables else (), args.empty, args.drawn, args.cloth)
+            parse_families(args.tables) if args.tables else (), args.empty, args.drawn, args.cloth, args.dice)
     if args.workers <= 1:
         _init_worker(*init)
         cv2.setNumThreads(0)
@@ -310,6 +315,9 @@ def _parser() -> argparse.ArgumentParser:
                         "test-only mosaic), test (only it), all, or names joined by commas (default: the older tables)")
     p.add_argument("--empty", type=float, default=0.0, metavar="SHARE",
                    help="hand scenes: share of photos showing a table without tiles (empty label files; default 0)")
+    p.add_argument("--dice", type=float, default=0.0, metavar="SHARE",
+                   help="hand scenes: share of photos with 1-3 dice (or a coin) lying close beside the tiles, where a "
+                        "die boxed as a tile breaks a row or passes for a flower (default 0)")
     p.add_argument("--cloth", type=int, default=None, metavar="SEED",
                    help="with --tables: one club's table in every photo, its family and pattern drawn from this "
                         "seed alone (the slant, light and things on it still vary)")
@@ -324,8 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.n < 1 or args.workers < 1:
         print("error: --n and --workers must be at least 1", file=sys.stderr)
         return 2
-    if not 0.0 <= args.restyle <= 1.0 or not 0.0 <= args.back <= 1.0 or not 0.0 <= args.empty <= 1.0:
-        print("error: --restyle, --back and --empty are shares between 0 and 1", file=sys.stderr)
+    if not all(0.0 <= share <= 1.0 for share in (args.restyle, args.back, args.empty, args.dice)):
+        print("error: --restyle, --back, --empty and --dice are shares between 0 and 1", file=sys.stderr)
         return 2
     if args.cloth is not None and not args.tables:
         print("error: --cloth needs --tables (the families the club's table is drawn from)", file=sys.stderr)
@@ -366,6 +374,7 @@ def main(argv: list[str] | None = None) -> int:
         "n": args.n, "seed": args.seed, "art_sets": [s.name for s in sets], "per_set": per_set,
         "only": args.only, "hold_out": args.hold_out, "restyle": args.restyle,
         "tables": list(parse_families(args.tables)) if args.tables else None, "empty": args.empty, "cloth": args.cloth, "drawn": args.drawn,
+        "dice": args.dice,
         "seconds": round(elapsed, 1),
         "scenes_per_second": round(args.n / elapsed, 2), "workers": args.workers,
         "gpl_derived": any(s.name.startswith(("kde-", "gnome-")) for s in sets),

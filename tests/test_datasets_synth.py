@@ -81,6 +81,43 @@ def test_scene_is_deterministic_per_seed(art_root: Path) -> None:
     assert a.name != c.name
 
 
+def test_dice_beside_lie_close_to_the_tiles_and_leave_the_rest_alone(art_root: Path) -> None:
+    """`dice` draws on the table only, within a few tile sizes of the hand: the same tiles, the same labels,
+    every changed pixel near a tile, and the faces as they were."""
+    (art,) = load_art(art_root, only=["gl-mahjongtile"])
+    changed_any = False
+    for seed in range(4):
+        plain, tiles = render_scene(HAND, art, random.Random(seed), 1280, 960, effects=False)
+        diced, diced_tiles = render_scene(HAND, art, random.Random(seed), 1280, 960, effects=False,
+                                          dice=random.Random(seed))
+        assert diced_tiles == tiles
+        changed = np.argwhere(np.abs(plain.astype(int) - diced.astype(int)).sum(axis=2) > 30)
+        if not len(changed):
+            continue  # every die fell under a tile
+        changed_any = True
+        boxes = np.array([t.xyxy for t in tiles])
+        size = float(np.median(boxes[:, 2] - boxes[:, 0]))
+        centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+        far = np.linalg.norm(changed[:, None, ::-1] - centres[None], axis=2).min(axis=1)
+        assert far.max() < 5 * size
+        for t in tiles:  # the faces stay as drawn
+            x0, y0, x1, y1 = (int(v) for v in t.xyxy)
+            cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
+            assert np.array_equal(plain[cy, cx], diced[cy, cx])
+    assert changed_any
+
+
+def test_dice_share_zero_draws_the_scenes_as_before(art_root: Path) -> None:
+    sets = load_art(art_root)
+    for index in range(3):
+        before, zero = make_scene(index, 300, sets), make_scene(index, 300, sets, dice_share=0.0)
+        assert np.array_equal(before.image, zero.image)
+    for index in range(3):
+        plain, diced = make_scene(index, 300, sets), make_scene(index, 300, sets, dice_share=1.0)
+        assert diced.tiles == plain.tiles and diced.name == plain.name
+        assert not np.array_equal(diced.image, plain.image)
+
+
 def test_cli_writes_images_labels_and_truth(art_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "synth"
     assert main(["--art", str(art_root), "--out", str(out), "--n", "4", "--seed", "11"]) == 0
@@ -120,6 +157,8 @@ def test_cli_refuses_bad_input_with_a_message(art_root: Path, tmp_path: Path, ca
     assert main(["--art", str(tmp_path / "nowhere"), "--out", str(tmp_path / "o"), "--n", "1"]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert main(["--art", str(art_root), "--out", str(tmp_path / "o"), "--n", "0"]) == 2
+    assert main(["--art", str(art_root), "--out", str(tmp_path / "o"), "--n", "1", "--dice", "1.5"]) == 2
+    assert "--dice" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["--art", str(art_root), "--out", str(tmp_path / "o"), "--n", "1", "--only", "kde-egypt"])
 
