@@ -124,10 +124,11 @@ fi
 # (rounds * CHUNK stays below 100000: MAX_ROUNDS * CHUNK = 100 * 32 * cores, 51200 on 16 cores).
 TABLES_SHARE=${TABLES_SHARE:-0.25}; STANDING_SHARE=${STANDING_SHARE:-0.25}; EMPTY_SHARE=${EMPTY_SHARE:-0.2}
 DRAWN_SHARE=${DRAWN_SHARE:-0.15}; RESTYLE=${RESTYLE:-0.3}; DRAWN_SETS=${DRAWN_SETS:-4}; DICE=${DICE:-0.3}
-COUNTS=$(awk -v n="$CHUNK" -v t="$TABLES_SHARE" -v s="$STANDING_SHARE" -v d="$DRAWN_SHARE" -v e="$EMPTY_SHARE" -v r="$RESTYLE" 'BEGIN {
-  if (t !~ /^[0-9.]+$/ || s !~ /^[0-9.]+$/ || d !~ /^[0-9.]+$/ || e !~ /^[0-9.]+$/ || r !~ /^[0-9.]+$/ || t + s + d > 1 || e > 1 || r > 1) exit 1
+COUNTS=$(awk -v n="$CHUNK" -v t="$TABLES_SHARE" -v s="$STANDING_SHARE" -v d="$DRAWN_SHARE" -v e="$EMPTY_SHARE" -v r="$RESTYLE" -v c="$DICE" 'BEGIN {
+  if (t !~ /^[0-9.]+$/ || s !~ /^[0-9.]+$/ || d !~ /^[0-9.]+$/ || e !~ /^[0-9.]+$/ || r !~ /^[0-9.]+$/ || c !~ /^[0-9.]+$/ \
+      || t + s + d > 1 || e > 1 || r > 1 || c > 1) exit 1
   printf "%d %d %d\n", n * t + 0.5, n * s + 0.5, n * d + 0.5 }') \
-  || { echo "FATAL: TABLES_SHARE ($TABLES_SHARE) + STANDING_SHARE ($STANDING_SHARE) + DRAWN_SHARE ($DRAWN_SHARE), EMPTY_SHARE ($EMPTY_SHARE) and RESTYLE ($RESTYLE) must be shares of at most 1"; exit 1; }
+  || { echo "FATAL: TABLES_SHARE ($TABLES_SHARE) + STANDING_SHARE ($STANDING_SHARE) + DRAWN_SHARE ($DRAWN_SHARE), EMPTY_SHARE ($EMPTY_SHARE), RESTYLE ($RESTYLE) and DICE ($DICE) must be shares of at most 1"; exit 1; }
 read -r N_TABLES N_STANDING N_DRAWN <<<"$COUNTS"
 N_HAND=$((CHUNK - N_TABLES - N_STANDING - N_DRAWN))
 [ "$N_HAND" -ge 0 ] || { N_DRAWN=$((N_DRAWN + N_HAND)); N_HAND=0; }  # rounding of three shares
