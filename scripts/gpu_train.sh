@@ -137,8 +137,8 @@ if $PY -c "import datasets.synth" 2>/dev/null; then
   stage "synthetic scenes: rounds of $CHUNK ($N_HAND hand, $N_TABLES tables, $N_STANDING standing, $N_DRAWN drawn) for ${SYNTH_S}s, $CORES workers (held out: kde-traditional, gnome-smooth)"
   SYNTH_END=$(($(date +%s) + SYNTH_S))
   round=0; failed=0
+  drawn_kinds=(); for ((j = 0; j < DRAWN_SETS; j++)); do drawn_kinds+=("drawn$j"); done
   while [ "$round" -lt "$MAX_ROUNDS" ]; do
-    drawn_kinds=(); for ((j = 0; j < DRAWN_SETS; j++)); do drawn_kinds+=("drawn$j"); done
     for kind in hand tables standing "${drawn_kinds[@]}"; do
       case $kind in
         hand) n=$N_HAND; seed=$((SEED * 1000000 + round * CHUNK)); args=(--restyle "$RESTYLE" --dice "$DICE") ;;
