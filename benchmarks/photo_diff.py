@@ -39,7 +39,11 @@ def read_all(models: Path, images: list[Path], keep_backs: bool) -> dict[str, li
     detector = TileDetector.load(active_dir(models))
     result = {}
     for image in images:
-        dets, (width, height) = detector.detect_file(image)
+        try:
+            dets, (width, height) = detector.detect_file(image)
+        except ValueError as error:  # ImageError: a photo that cannot be read, as vision.evaluate counts it
+            result[image.name] = [f"unreadable: {error}"]
+            continue
         if not keep_backs:
             dets = dets[dets.class_id != BACK_ID]
         result[image.name] = differences(match_tiles(read_truth(image, width, height), dets))
