@@ -656,6 +656,48 @@ def test_tiles_counted_as_flowers_tell_the_player_to_remove_a_die_boxed_as_a_til
     assert "read as 3p" in sentence and "remove a die" in sentence
 
 
+def _with_a_box_below_the_hand(tiles: list[PlacedTile], dets: Detections, face: str) -> Detections:
+    """A tile-sized box read as `face` a tile's height nearer the camera than the standing row, under its middle:
+    a die beside the player's hand."""
+    standing = [i for i, t in enumerate(tiles) if t.group == "hand"]
+    boxes = dets.xyxy[standing]
+    height = float(np.median(boxes[:, 3] - boxes[:, 1]))
+    width = float(np.median(boxes[:, 2] - boxes[:, 0]))
+    x = float(np.median((boxes[:, 0] + boxes[:, 2]) / 2))
+    top = float(boxes[:, 3].max()) + height
+    return Detections(np.r_[dets.xyxy, np.float32([[x - width / 2, top, x + width / 2, top + height]])],
+                      np.r_[dets.confidence, [0.8]], np.r_[dets.class_id, [CLASS_ID[face]]])
+
+
+@pytest.mark.parametrize("doubtful", [False, True])
+def test_a_lone_box_nearer_the_camera_than_the_hand_lies_apart_and_the_hand_is_still_read(doubtful: bool) -> None:
+    """A standing row holds at least two tiles, so a lone box below the hand is no standing row: it lies apart
+    like a flower (counted as one, and said so, unless the detector doubts it) and the rows above read as the
+    hand they are."""
+    tried = 0
+    for seed in range(30):
+        rng = random.Random(seed)
+        hand = random_hand(rng, shape="standard")
+        if hand.context.flowers == len(FLOWER_NAMES):
+            continue  # no room for one more flower: a case of its own
+        tiles = plan_scene(hand, rng, *SIZE, rotation_deg=0.0)
+        dets = _with_a_box_below_the_hand(tiles, detections_of(tiles), "5p")
+        if doubtful:
+            dets = _doubting(dets, [len(tiles)])
+        got, issues, groups = read_typed(dets, hand.context)
+        assert got is not None, (seed, messages(issues))
+        if doubtful:
+            assert hand_key(got) == hand_key(hand), (seed, messages(issues))
+            assert [i.tiles for i in issues if i.code == IssueCode.SET_ASIDE_DOUBTFUL] == [(len(tiles),)]
+        else:
+            assert got.context.flowers == hand.context.flowers + 1
+            assert replace(got.context, flowers=hand.context.flowers) == hand.context
+            assert [i.tiles for i in issues if i.code == IssueCode.STRAY_AS_FLOWERS] == [(len(tiles),)]
+        assert [groups.get(i) for i in range(len(tiles))] == [t.group for t in tiles]
+        tried += 1
+    assert tried >= 20
+
+
 def _doubting(dets: Detections, doubtful: list[int]) -> Detections:
     marks = np.zeros(len(dets), bool)
     marks[doubtful] = True

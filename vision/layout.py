@@ -352,7 +352,7 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
         issues.append(issue(IssueCode.ROWS_TILTED, angle_deg=angle_deg))
     if len(rest) >= settings.steep_min_tiles and steep_share(dets.xyxy[rest], settings) > settings.steep_max_share:
         issues.append(issue(IssueCode.ROWS_UPRIGHT))
-    rows = found.rows
+    rows, nearer = _below_the_hand(found.rows)
     model = fit_gap_model(rows[-2:], found.angle, settings)
     standing, win, more = _read_standing(rows[-1], model, settings)
     issues += more
@@ -362,7 +362,7 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
         sets, rest_tiles = divmod(14 - len(rows[-1].tiles), 3)
         melds, beside, more = _read_melds(rows[-2], model, settings, sets if rest_tiles == 0 else None)
         issues += more
-    apart = tuple(t for r in rows[:-2] for t in r.tiles) + beside
+    apart = tuple(t for r in rows[:-2] for t in r.tiles) + beside + nearer
     stray = tuple(t for t in apart if not (doubtful[t.index] and t.name != BACK))
     set_aside += tuple(t for t in apart if doubtful[t.index] and t.name != BACK)
     issues += _set_aside_issues(set_aside)
@@ -371,6 +371,20 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
     all_tiles = list(standing) + ([win] if win else []) + [t for m in melds for t in m.tiles] + list(flowers) + list(stray)
     issues += _copies_issues(all_tiles, settings)
     return Layout(standing, win, tuple(melds), flowers, stray, angle_deg, tuple(issues), set_aside)
+
+
+def _below_the_hand(rows: tuple[Row, ...]) -> tuple[tuple[Row, ...], tuple[TileObs, ...]]:
+    """The rows without the lone tiles wholly nearer the camera than the hand, and those tiles. A standing row
+    holds at least two tiles; a single box clear of the row above it is a die, a chip or a flower read as
+    another face, lying apart. One that overlaps that row is the repair search's to leave out."""
+    nearer: tuple[TileObs, ...] = ()
+    while len(rows) > 1 and len(rows[-1].tiles) == 1:
+        (lone,) = rows[-1].tiles
+        if lone.v - lone.height / 2 <= max(t.v + t.height / 2 for t in rows[-2].tiles):
+            break
+        nearer += rows[-1].tiles
+        rows = rows[:-1]
+    return rows, nearer
 
 
 def _set_aside_issues(set_aside: tuple[TileObs, ...]) -> list[ReaderIssue]:
