@@ -143,11 +143,12 @@ class DetectorSettings:
     # as a flower or season at least `flower_rescue_confidence` surely, `flower_rescue_likeness` past that
     # face's threshold, are kept as that flower: a flower missed lies apart and breaks no set
     # (`TileDetector._flowers_the_finder_was_unsure_of`; 0 boxes: off). In looked-at rounds the flowers it
-    # found passed by 0.03-0.18, and a poker chip by 0.028: read as a season, it broke a hand. Off since stop 42:
-    # the GPU-trained finder misses few flowers, and its boxes at 0.01-0.02 the head read as flowers cost hands
-    # (model card, stop 42); 8 was the setting before
-    flower_rescue_conf: float = 0.01
-    flower_rescue_boxes: int = 0
+    # found passed by 0.03-0.18, and a poker chip by 0.028: read as a season, it broke a hand. Off at stop 42:
+    # its boxes at 0.01-0.02 the head read as flowers cost hands. Back at stop 44 from 0.05: stop 43's finder
+    # still misses a flower now and then at 0.10-0.12 (looked-at rounds 29-32: 2 362 -> 2 365 of 2 400 hands at
+    # 0.03, 0.05 and 0.08; model card, stop 44)
+    flower_rescue_conf: float = 0.05
+    flower_rescue_boxes: int = 8
     flower_rescue_size: float = 1.4
     flower_rescue_confidence: float = 0.9
     flower_rescue_likeness: float = 0.05
