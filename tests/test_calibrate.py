@@ -911,6 +911,57 @@ def test_a_back_box_on_a_flower_of_the_calibrated_set_tells_that_flower_and_a_pl
     assert runner_ups_of_backs(version, replace(NO_READERS, back_flower_confidence=1.01)) == [-1, -1]
 
 
+@pytest.mark.parametrize("back_score, settings, read_as_back", [
+    (0.05, NO_READERS, True),
+    (0.0, NO_READERS, False),
+    (0.05, replace(NO_READERS, back_chance_of_faces=0.1), False),
+    (0.05, replace(NO_READERS, back_chance_of_faces=0.0), False),
+])
+def test_a_back_the_finder_took_for_a_face_is_a_back_in_a_photo_of_the_calibrated_set(
+    tmp_path: Path, models: Path, monkeypatch, back_score: float, settings: DetectorSettings, read_as_back: bool
+) -> None:
+    """A later photo of the set: six faces and the set's f3 found as faces, and a plain coloured tile (a back)
+    found as a face too (0.95), the finder giving the back class `back_score`, as is f3. The calibrated head
+    finds the plain tile like none of the set's faces (here made so: the tiny classifier's head finds every crop
+    like some face): it is read as a back when the finder's back score reaches `back_chance_of_faces`; f3, like
+    its face, stays f3. Before calibration (no head) it is read as a face."""
+    from vision.detector import TileDetector
+
+    version = calibrated_version(tmp_path, models)
+    faces = layout_boxes()[:6]
+    flower = next((name, box) for name, box in layout_boxes() if name == "f3")
+    plain = (40, 500, 40 + TILE_W, 500 + TILE_H)
+    image = cv2.imread(str(write_photo(tmp_path / "hand.png", [*faces, flower])))
+    cv2.rectangle(image, plain[:2], plain[2:], (60, 110, 40), -1)
+    cv2.imwrite(str(tmp_path / "hand.png"), image)
+    boxes = centred([box for _, box in [*faces, flower, ("back", plain)]])
+    scores = [[0.9, 0.0]] * len(faces) + [[0.95, back_score]] * 2  # too sure to be left out as like the table
+    for folder in (version, models):
+        fake_finder(folder / "detector.onnx", raw_head(boxes, scores, anchors=64), imgsz=SIZE)
+
+    def read(folder: Path) -> tuple[str, str]:
+        detector = TileDetector.load(folder, settings)
+        assert detector.classifier is not None
+        classifier_read = detector.classifier.read
+
+        def plain_unlike_the_set(crops: np.ndarray) -> ClassifierReading:
+            reading = classifier_read(crops)
+            size = crops.shape[1]  # (N, size, size, 3) BGR
+            centre = crops[:, size // 3: 2 * size // 3, size // 3: 2 * size // 3].reshape(len(crops), -1, 3)
+            plain_crops = centre.astype(np.float32).std(axis=1).max(axis=1) < 2.0  # one colour: no face painted
+            made_unlike = plain_crops & np.isfinite(reading.likeness)  # without a head: +inf, as it reads
+            return reading._replace(likeness=np.where(made_unlike, -0.5, reading.likeness).astype(np.float32))
+
+        monkeypatch.setattr(detector.classifier, "read", plain_unlike_the_set)
+        dets, _ = detector.detect_file(tmp_path / "hand.png")
+        at = {(round(float(x0)), round(float(y0))): name for (x0, y0, _, _), name in zip(dets.xyxy, dets.class_names)}
+        return at[plain[:2]], at[flower[1][:2]]
+
+    plain_read, flower_read = read(version)
+    assert (plain_read == "back") == read_as_back and flower_read == "f3"
+    assert read(models)[0] != "back"
+
+
 def test_a_flower_the_finder_was_unsure_of_is_kept_in_a_photo_of_the_calibrated_set(
     tmp_path: Path, models: Path
 ) -> None:

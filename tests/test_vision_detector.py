@@ -15,7 +15,7 @@ import vision_fake_models as fakes
 
 import vision.detector
 from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch
-from vision.boxes import decode_yolo_output, letterbox, nms
+from vision.boxes import decode_yolo_output, decode_yolo_scores, letterbox, nms
 from vision.detector import TileDetector
 from vision.images import decode_image
 from vision.models import ModelLoadError
@@ -82,6 +82,16 @@ def test_decode_yolo_output_thresholds_and_converts_to_xyxy():
     xyxy, conf, cls = decode_yolo_output(raw, conf_threshold=0.25, iou_threshold=0.6, max_keep=100)
     assert xyxy.tolist() == [[15, 20, 25, 40]]
     assert conf.tolist() == pytest.approx([0.9]) and cls.tolist() == [0]
+
+
+def test_decode_yolo_scores_gives_every_class_score_of_each_box_kept():
+    """The box NMS keeps carries its own scores: here the surer of two overlapping boxes, and a back."""
+    raw = fakes.raw_head([(20, 30, 10, 20), (21, 30, 10, 20), (60, 60, 8, 8)],
+                         [[0.6, 0.03], [0.9, 0.02], [0.1, 0.7]])
+    xyxy, conf, cls, scores = decode_yolo_scores(raw, conf_threshold=0.25, iou_threshold=0.6, max_keep=100)
+    assert cls.tolist() == [0, 1] and conf.tolist() == pytest.approx([0.9, 0.7])
+    assert scores.ravel().tolist() == pytest.approx([0.9, 0.02, 0.1, 0.7])
+    assert [a.tolist() for a in decode_yolo_output(raw, 0.25, 0.6, 100)] == [a.tolist() for a in (xyxy, conf, cls)]
 
 
 # ---------------------------------------------------------------- with tiny ONNX models

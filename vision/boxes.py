@@ -104,6 +104,14 @@ def decode_yolo_output(
     output: np.ndarray, conf_threshold: float, iou_threshold: float, max_keep: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Raw YOLO head (1, 4 + nc, anchors) -> (xyxy, conf, class) after class-agnostic NMS, input pixels."""
+    xyxy, conf, classes, _ = decode_yolo_scores(output, conf_threshold, iou_threshold, max_keep)
+    return xyxy, conf, classes
+
+
+def decode_yolo_scores(
+    output: np.ndarray, conf_threshold: float, iou_threshold: float, max_keep: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`decode_yolo_output`, and every class's score of each box kept: (N, nc)."""
     rows = np.asarray(output)[0].T  # (anchors, 4 + nc)
     class_scores = rows[:, 4:]
     classes = class_scores.argmax(axis=1)
@@ -113,7 +121,8 @@ def decode_yolo_output(
     cx, cy, w, h = rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
     xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1).astype(np.float32)
     keep = nms(xyxy, conf, iou_threshold, max_keep)
-    return xyxy[keep], conf[keep].astype(np.float32), classes[keep].astype(np.int64)
+    return (xyxy[keep], conf[keep].astype(np.float32), classes[keep].astype(np.int64),
+            rows[keep, 4:].astype(np.float32))
 
 
 def to_network_input(images_bgr: np.ndarray) -> np.ndarray:

@@ -27,14 +27,14 @@ from typing import NamedTuple
 import numpy as np
 
 from scoring.tiles import SUITS, TILE_NAMES, Tile
-from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES
-from vision.boxes import Letterbox, box_iou, decode_yolo_output, letterbox
+from tileset.classes import BACK, BACK_ID, CLASS_ID, CLASS_NAMES
+from vision.boxes import Letterbox, box_iou, decode_yolo_output, decode_yolo_scores, letterbox
 from vision.crops import cut_tiles, cut_upright, margin_share
 from vision.detections import Detections
 from vision.flowers import UPRIGHT_BANDS, caption_bands, reading_from_texts
 from vision.flowers import confirms as caption_confirms
 from vision.images import DecodedImage, decode_image
-from vision.models import FaceClassifier, ModelInfo, ModelLoadError, TileFinder, load_models
+from vision.models import TILE_FINDER_NAMES, FaceClassifier, ModelInfo, ModelLoadError, TileFinder, load_models
 from vision.ocr import TextLineReader, TextRead, TextReaderUnavailable
 from vision.ranks import (
     FIRST_ROUND,
@@ -68,6 +68,8 @@ class TileDetector:
         self._reader: "TextLineReader | None" = None  # made on first use
         self._no_reader = False  # rapidocr is not installed: warned once, not tried again
         self._last_letterbox: "tuple[np.ndarray, np.ndarray, Letterbox] | None" = None  # (image, canvas, fit)
+        # the finder's last boxes of an image and each one's score for every finder class (`_back_chances`)
+        self._last_scores: "tuple[np.ndarray, np.ndarray, np.ndarray] | None" = None  # (image, xyxy, scores)
         versions = {"detector": finder.version}
         if self.classifier is not None:
             versions["classifier"] = self.classifier.version
@@ -108,12 +110,27 @@ class TileDetector:
         canvas, fit = self._letterboxed(image_bgr)
         output = self.finder.run(canvas)
         floor = s.conf_threshold if conf_threshold is None else conf_threshold
-        xyxy, conf, classes = decode_yolo_output(output, floor, s.nms_iou, s.max_detections)
+        xyxy, conf, classes, scores = decode_yolo_scores(output, floor, s.nms_iou, s.max_detections)
         xyxy = fit.to_image(xyxy)
         h, w = image_bgr.shape[:2]
         xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, w)
         xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, h)
+        self._last_scores = (image_bgr, xyxy.copy(), scores)
         return xyxy, conf, classes
+
+    def _back_chances(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:
+        """The finder's score for the back class of each of its boxes of `image_bgr` (its last run on that image,
+        the box it overlaps most); 0 where there is none (another image, a finder without a back class)."""
+        last = self._last_scores
+        chances = np.zeros(len(boxes_xyxy), np.float32)
+        if last is None or last[0] is not image_bgr or not len(last[1]) or not len(boxes_xyxy) or self.finder.names_faces:
+            return chances
+        back = TILE_FINDER_NAMES.index(BACK)
+        overlaps = box_iou(boxes_xyxy, last[1])
+        nearest = overlaps.argmax(axis=1)
+        found = overlaps[np.arange(len(boxes_xyxy)), nearest] >= 0.99
+        chances[found] = last[2][nearest[found], back]
+        return chances
 
     def _letterboxed(self, image_bgr: np.ndarray) -> tuple[np.ndarray, Letterbox]:
         """The finder's input canvas of `image_bgr`; the last one is kept, so that the mirror check
@@ -400,9 +417,12 @@ class TileDetector:
                            self.settings)
         found, unconfirmed = self._too_few_and_unsure(*self._confirmed_in_mirror(copy.image_bgr, copy.found))
         self._last_letterbox = None  # the photo is not kept alive between photos
-        if copy.image_bgr is not image_bgr:
-            return self._named(copy.image_bgr, *found).scaled(*copy.scale_to(w, h))
-        return self._named(image_bgr, *found, unsure=_joined(unsure[0], unconfirmed) if unsure else None)
+        try:
+            if copy.image_bgr is not image_bgr:
+                return self._named(copy.image_bgr, *found).scaled(*copy.scale_to(w, h))
+            return self._named(image_bgr, *found, unsure=_joined(unsure[0], unconfirmed) if unsure else None)
+        finally:
+            self._last_scores = None  # ... nor its boxes
 
     def _finder_keeping_unsure(self, image_bgr: np.ndarray, unsure: list[Found]) -> Callable[[np.ndarray], Found]:
         """`find_tiles`; with a calibrated classifier, the same run of the finder on `image_bgr` also puts
@@ -435,12 +455,13 @@ class TileDetector:
         keep = np.ones(len(xyxy), bool)
         if faces.any():
             read = self.classify_faces(image_bgr, xyxy[faces])
-            canonical[faces] = read.ids
-            runner_up[faces] = read.seconds
+            backs = self._backs_boxed_as_faces(read, self._back_chances(image_bgr, xyxy[faces]))
+            canonical[faces] = np.where(backs, BACK_ID, read.ids)
+            runner_up[faces] = np.where(backs, -1, read.seconds)
             keep[faces] = ~self._strays(read, conf[faces])
-            doubtful[faces] = self._doubtful(read, conf[faces])
+            doubtful[faces] = self._doubtful(read, conf[faces]) & ~backs
             conf = conf.copy()
-            conf[faces] = conf[faces] * read.confidence
+            conf[faces] = conf[faces] * np.where(backs, 1.0, read.confidence)
             if read.of_the_set and not faces.all():
                 runner_up[~faces] = self._flowers_boxed_as_backs(image_bgr, xyxy[~faces])
             if read.of_the_set and unsure is not None and len(unsure[0]):
@@ -522,6 +543,16 @@ class TileDetector:
         if not (read.of_the_set or (s.lone_doubt_in_open_photos and read.read_open)):
             return np.zeros(len(read.likeness), bool)
         return (finder_conf < s.lone_doubt_finder_conf) & (read.likeness < s.lone_doubt_likeness)
+
+    def _backs_boxed_as_faces(self, read: "FaceReading", back_chances: np.ndarray) -> np.ndarray:
+        """In a photo of the calibrated set, face boxes the finder gave the back class at least
+        `back_chance_of_faces` that look like none of the set's faces (likeness under `back_face_likeness`):
+        backs, which calibration never shows the head, and which it would read as the faces nearest them."""
+        s = self.settings
+        if not read.of_the_set or s.back_chance_of_faces <= 0:
+            return np.zeros(len(read.likeness), bool)
+        return (np.isfinite(read.likeness) & (read.likeness < s.back_face_likeness)
+                & (back_chances >= s.back_chance_of_faces))
 
     def _strays(self, read: "FaceReading", finder_conf: np.ndarray) -> np.ndarray:
         """In a photo of the calibrated set (most of its boxes that do not look like the table look like the

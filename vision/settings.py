@@ -161,6 +161,13 @@ class DetectorSettings:
     lone_doubt_finder_conf: float = 0.5
     lone_doubt_likeness: float = 0.0
     lone_doubt_in_open_photos: bool = True  # also in a photo read with the open reading but not judged the set's
+    # ... and a face box the finder gave the back class at least `back_chance_of_faces` of its score (a face
+    # gets under 0.001 nearly always) that passes none of the set's face thresholds (likeness under
+    # `back_face_likeness`) is a back: the finder takes a set's coloured backs for faces in dim light, and the
+    # head, which never saw them, reads them as faces (looked-at rounds 29-33: 2 954 -> 2 959 of 3 000 hands
+    # at 0.01, 2 957 at 0.02; at 0.005 three flowers and a 3m became backs; model card, stop 44). 0: off
+    back_chance_of_faces: float = 0.01
+    back_face_likeness: float = 0.0
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
