@@ -21,9 +21,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.boxes import box_iou, decode_yolo_scores, letterbox  # noqa: E402
+from vision.detector import TileDetector  # noqa: E402
 from vision.evaluate_read import scenes_from_dir  # noqa: E402
 from vision.models import TILE_FINDER_NAMES  # noqa: E402
-from vision.read import load_detector  # noqa: E402
 from vision.registry import active_dir  # noqa: E402
 
 QUANTILES = (0.5, 0.9, 0.99, 0.999, 1.0)
@@ -38,10 +38,13 @@ def main(argv: list[str] | None = None) -> int:
     backs_as_faces: list[tuple[str, float, float]] = []
     backs_as_backs = 0
     for folder in args.sets:
-        detector = load_detector(active_dir(folder / "models"))
+        detector = TileDetector.load(active_dir(folder / "models"))
         s = detector.settings
         for scene in scenes_from_dir(folder / "scn"):
             image = cv2.imread(str(scene.image))
+            if image is None:
+                print(f"{scene.image}: cannot be read", file=sys.stderr)
+                continue
             canvas, fit = letterbox(image, detector.finder.imgsz)
             xyxy, _, classes, scores = decode_yolo_scores(detector.finder.run(canvas), s.conf_threshold, s.nms_iou,
                                                           s.max_detections)
