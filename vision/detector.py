@@ -128,7 +128,7 @@ class TileDetector:
         back = TILE_FINDER_NAMES.index(BACK)
         overlaps = box_iou(boxes_xyxy, last[1])
         nearest = overlaps.argmax(axis=1)
-        found = overlaps[np.arange(len(boxes_xyxy)), nearest] >= 0.99
+        found = overlaps[np.arange(len(boxes_xyxy)), nearest] >= 0.99  # the same box, as the finder gave it
         chances[found] = last[2][nearest[found], back]
         return chances
 
