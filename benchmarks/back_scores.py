@@ -4,9 +4,9 @@
     .venv/bin/python benchmarks/back_scores.py ROUND/SET [ROUND/SET ...]
 
 Each ROUND/SET folder is one of `benchmarks/calibration_round.sh`'s: `scn/` (scenes of `datasets.synth`) and
-`models/` (the version its scenes are read with). Only the finder runs: each scene's boxes over the threshold
-after NMS, matched to the truth tile they overlap by half. Prints the quantiles of the back score of faces boxed
-as faces, and each back boxed as a face with its score.
+`models/` (the version its scenes are read with). Only the finder runs (`TileDetector.find_tiles_scored`):
+each scene's boxes over the threshold after NMS, matched to the truth tile they overlap by half. Prints the
+quantiles of the back score of faces boxed as faces, and each back boxed as a face with its score.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.boxes import box_iou, decode_yolo_scores, letterbox  # noqa: E402
+from vision.boxes import box_iou  # noqa: E402
 from vision.detector import TileDetector  # noqa: E402
 from vision.evaluate_read import scenes_from_dir  # noqa: E402
 from vision.models import TILE_FINDER_NAMES  # noqa: E402
@@ -39,19 +39,16 @@ def main(argv: list[str] | None = None) -> int:
     backs_as_backs = 0
     for folder in args.sets:
         detector = TileDetector.load(active_dir(folder / "models"))
-        s = detector.settings
         for scene in scenes_from_dir(folder / "scn"):
             image = cv2.imread(str(scene.image))
             if image is None:
                 print(f"{scene.image}: cannot be read", file=sys.stderr)
                 continue
-            canvas, fit = letterbox(image, detector.finder.imgsz)
-            xyxy, _, classes, scores = decode_yolo_scores(detector.finder.run(canvas), s.conf_threshold, s.nms_iou,
-                                                          s.max_detections)
+            xyxy, _, classes, scores = detector.find_tiles_scored(image)
             truth = np.array([box for _, box in scene.truth_tiles], np.float32).reshape(-1, 4)
             if not len(xyxy) or not len(truth):
                 continue
-            overlaps = box_iou(fit.to_image(xyxy), truth)
+            overlaps = box_iou(xyxy, truth)
             nearest = overlaps.argmax(axis=1)
             for i, j in enumerate(nearest):
                 if overlaps[i, j] < 0.5:

@@ -878,6 +878,25 @@ def calibrated_version(tmp_path: Path, models: Path) -> Path:
     return Registry(models).path_of(result.version)
 
 
+PLAIN_BACK = (40, 500, 40 + TILE_W, 500 + TILE_H)  # a back: one colour, no face
+
+
+def photo_with_f3_and_a_plain_back(tmp_path: Path, finder_folders: tuple[Path, ...],
+                                   flower_and_back_scores: list[float]) -> tuple[str, tuple[int, int, int, int]]:
+    """hand.png: six faces of the set, its f3 and a plain dark tile (`PLAIN_BACK`); each folder's finder finds
+    the faces surely as faces and f3 and the plain tile with `flower_and_back_scores` (tile, back). Returns f3."""
+    faces = layout_boxes()[:6]
+    flower = next((name, box) for name, box in layout_boxes() if name == "f3")
+    image = cv2.imread(str(write_photo(tmp_path / "hand.png", [*faces, flower])))
+    cv2.rectangle(image, PLAIN_BACK[:2], PLAIN_BACK[2:], (60, 110, 40), -1)
+    cv2.imwrite(str(tmp_path / "hand.png"), image)
+    boxes = centred([box for _, box in [*faces, flower, ("back", PLAIN_BACK)]])
+    scores = [[0.9, 0.0]] * len(faces) + [flower_and_back_scores] * 2
+    for folder in finder_folders:
+        fake_finder(folder / "detector.onnx", raw_head(boxes, scores, anchors=64), imgsz=SIZE)
+    return flower
+
+
 def test_a_back_box_on_a_flower_of_the_calibrated_set_tells_that_flower_and_a_plain_back_nothing(
     tmp_path: Path, models: Path
 ) -> None:
@@ -888,16 +907,7 @@ def test_a_back_box_on_a_flower_of_the_calibrated_set_tells_that_flower_and_a_pl
     from vision.detector import TileDetector
 
     version = calibrated_version(tmp_path, models)
-    faces = layout_boxes()[:6]
-    flower = next((name, box) for name, box in layout_boxes() if name == "f3")
-    plain = (40, 500, 40 + TILE_W, 500 + TILE_H)
-    image = cv2.imread(str(write_photo(tmp_path / "hand.png", [*faces, flower])))
-    cv2.rectangle(image, plain[:2], plain[2:], (60, 110, 40), -1)  # a back: one colour, no face
-    cv2.imwrite(str(tmp_path / "hand.png"), image)
-    boxes = centred([box for _, box in [*faces, flower, ("back", plain)]])
-    scores = [[0.9, 0.0]] * len(faces) + [[0.0, 0.9]] * 2
-    for folder in (version, models):
-        fake_finder(folder / "detector.onnx", raw_head(boxes, scores, anchors=64), imgsz=SIZE)
+    photo_with_f3_and_a_plain_back(tmp_path, (version, models), [0.0, 0.9])
 
     def runner_ups_of_backs(folder: Path, settings: DetectorSettings = NO_READERS) -> list[int]:
         dets, _ = TileDetector.load(folder, settings).detect_file(tmp_path / "hand.png")
@@ -928,16 +938,8 @@ def test_a_back_the_finder_took_for_a_face_is_a_back_in_a_photo_of_the_calibrate
     from vision.detector import TileDetector
 
     version = calibrated_version(tmp_path, models)
-    faces = layout_boxes()[:6]
-    flower = next((name, box) for name, box in layout_boxes() if name == "f3")
-    plain = (40, 500, 40 + TILE_W, 500 + TILE_H)
-    image = cv2.imread(str(write_photo(tmp_path / "hand.png", [*faces, flower])))
-    cv2.rectangle(image, plain[:2], plain[2:], (60, 110, 40), -1)
-    cv2.imwrite(str(tmp_path / "hand.png"), image)
-    boxes = centred([box for _, box in [*faces, flower, ("back", plain)]])
-    scores = [[0.9, 0.0]] * len(faces) + [[0.95, back_score]] * 2  # too sure to be left out as like the table
-    for folder in (version, models):
-        fake_finder(folder / "detector.onnx", raw_head(boxes, scores, anchors=64), imgsz=SIZE)
+    # found at 0.95: too sure to be left out as like the table
+    flower = photo_with_f3_and_a_plain_back(tmp_path, (version, models), [0.95, back_score])
 
     def read(folder: Path) -> tuple[str, str]:
         detector = TileDetector.load(folder, settings)
@@ -955,7 +957,7 @@ def test_a_back_the_finder_took_for_a_face_is_a_back_in_a_photo_of_the_calibrate
         monkeypatch.setattr(detector.classifier, "read", plain_unlike_the_set)
         dets, _ = detector.detect_file(tmp_path / "hand.png")
         at = {(round(float(x0)), round(float(y0))): name for (x0, y0, _, _), name in zip(dets.xyxy, dets.class_names)}
-        return at[plain[:2]], at[flower[1][:2]]
+        return at[PLAIN_BACK[:2]], at[flower[1][:2]]
 
     plain_read, flower_read = read(version)
     assert (plain_read == "back") == read_as_back and flower_read == "f3"

@@ -106,6 +106,12 @@ class TileDetector:
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Tile-finder boxes (image pixels), confidences and finder class ids, down to `conf_threshold`
         (the settings' when None): one run of the finder, as it scores them."""
+        xyxy, conf, classes, _ = self.find_tiles_scored(image_bgr, conf_threshold)
+        return xyxy, conf, classes
+
+    def find_tiles_scored(self, image_bgr: np.ndarray, conf_threshold: float | None = None
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """`find_tiles`, and each box's score for every finder class (N, classes), kept for `_back_chances`."""
         s = self.settings
         canvas, fit = self._letterboxed(image_bgr)
         output = self.finder.run(canvas)
@@ -116,7 +122,7 @@ class TileDetector:
         xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, w)
         xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, h)
         self._last_scores = (image_bgr, xyxy.copy(), scores)
-        return xyxy, conf, classes
+        return xyxy, conf, classes, scores
 
     def _back_chances(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:
         """The finder's score for the back class of each of its boxes of `image_bgr` (its last run on that image,
@@ -455,7 +461,7 @@ class TileDetector:
         keep = np.ones(len(xyxy), bool)
         if faces.any():
             read = self.classify_faces(image_bgr, xyxy[faces])
-            backs = self._backs_boxed_as_faces(read, self._back_chances(image_bgr, xyxy[faces]))
+            backs = self._backs_boxed_as_faces(read, image_bgr, xyxy[faces])
             canonical[faces] = np.where(backs, BACK_ID, read.ids)
             runner_up[faces] = np.where(backs, -1, read.seconds)
             keep[faces] = ~self._strays(read, conf[faces])
@@ -544,15 +550,18 @@ class TileDetector:
             return np.zeros(len(read.likeness), bool)
         return (finder_conf < s.lone_doubt_finder_conf) & (read.likeness < s.lone_doubt_likeness)
 
-    def _backs_boxed_as_faces(self, read: "FaceReading", back_chances: np.ndarray) -> np.ndarray:
+    def _backs_boxed_as_faces(self, read: "FaceReading", image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:
         """In a photo of the calibrated set, face boxes the finder gave the back class at least
         `back_chance_of_faces` that look like none of the set's faces (likeness under `back_face_likeness`):
-        backs, which calibration never shows the head, and which it would read as the faces nearest them."""
+        backs, which calibration never shows the head, and which it would read as the faces nearest them.
+        The finder's scores are looked up only for boxes that look like none of the set's faces."""
         s = self.settings
-        if not read.of_the_set or s.back_chance_of_faces <= 0:
+        unlike = np.isfinite(read.likeness) & (read.likeness < s.back_face_likeness)
+        if not read.of_the_set or s.back_chance_of_faces <= 0 or not unlike.any():
             return np.zeros(len(read.likeness), bool)
-        return (np.isfinite(read.likeness) & (read.likeness < s.back_face_likeness)
-                & (back_chances >= s.back_chance_of_faces))
+        backs = np.zeros(len(read.likeness), bool)
+        backs[unlike] = self._back_chances(image_bgr, boxes_xyxy[unlike]) >= s.back_chance_of_faces
+        return backs
 
     def _strays(self, read: "FaceReading", finder_conf: np.ndarray) -> np.ndarray:
         """In a photo of the calibrated set (most of its boxes that do not look like the table look like the
