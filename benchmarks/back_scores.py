@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/back_scores.py ROUND/SET [ROUND/SET ...]
 
 Each ROUND/SET folder is one of `benchmarks/calibration_round.sh`'s: `scn/` (scenes of `datasets.synth`) and
-`models/` (the version its scenes are read with). Only the finder runs (`TileDetector.find_tiles_scored`):
+`models/` (the version its scenes are read with). Only the finder runs (`TileDetector.find_boxes`):
 each scene's boxes over the threshold after NMS, matched to the truth tile they overlap by half. Prints the
 quantiles of the back score of faces boxed as faces, and each back boxed as a face with its score.
 """
@@ -44,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
             if image is None:
                 print(f"{scene.image}: cannot be read", file=sys.stderr)
                 continue
-            xyxy, _, classes, scores = detector.find_tiles_scored(image)
+            found = detector.find_boxes(image)
+            xyxy, classes, scores = found.xyxy, found.classes, found.class_scores
             truth = np.array([box for _, box in scene.truth_tiles], np.float32).reshape(-1, 4)
             if not len(xyxy) or not len(truth):
                 continue

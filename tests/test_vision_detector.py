@@ -15,7 +15,7 @@ import vision_fake_models as fakes
 
 import vision.detector
 from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch
-from vision.boxes import decode_yolo_output, decode_yolo_scores, letterbox, nms
+from vision.boxes import Found, decode_yolo_output, decode_yolo_scores, letterbox, nms
 from vision.detector import TileDetector
 from vision.images import decode_image
 from vision.models import ModelLoadError
@@ -92,6 +92,39 @@ def test_decode_yolo_scores_gives_every_class_score_of_each_box_kept():
     assert cls.tolist() == [0, 1] and conf.tolist() == pytest.approx([0.9, 0.7])
     assert scores.ravel().tolist() == pytest.approx([0.9, 0.02, 0.1, 0.7])
     assert [a.tolist() for a in decode_yolo_output(raw, 0.25, 0.6, 100)] == [a.tolist() for a in (xyxy, conf, cls)]
+
+
+def test_found_boxes_keep_their_class_scores_when_chosen_and_joined():
+    boxes = np.float32([[0, 0, 10, 14], [20, 0, 30, 14], [40, 0, 50, 14]])
+    found = Found(boxes, np.float32([0.9, 0.3, 0.6]), np.int64([0, 0, 1]), np.float32([[0.9, 0.0], [0.3, 0.2], [0.1, 0.6]]))
+    unsure = found[found.conf < 0.5]
+    assert unsure.xyxy.tolist() == [[20, 0, 30, 14]] and unsure.score_of(1).tolist() == pytest.approx([0.2])
+    both = found[[2]].joined(unsure)
+    assert both.conf.tolist() == pytest.approx([0.6, 0.3]) and both.score_of(1).tolist() == pytest.approx([0.6, 0.2])
+    # a stand-in finder's boxes know no class scores: none are made up, joined or asked for
+    plain = Found(boxes[:1], np.float32([0.8]), np.int64([0]))
+    assert plain.score_of(1).tolist() == [0.0] and found.joined(plain).class_scores.shape == (4, 0)
+    assert len(Found.none()) == 0 and found[:0].class_scores.shape == (0, 2)
+    with pytest.raises(ValueError):
+        Found(boxes, np.float32([0.9]), np.int64([0]))
+
+
+def test_a_stretched_photo_read_in_a_copy_keeps_each_boxs_class_scores():
+    """The copy read in takes its boxes from the copy whose finder found the most: their scores (the back rule's,
+    `DetectorSettings.back_chance_of_faces`) come with them, scaled boxes and all."""
+    from vision.settings import DetectorSettings
+    from vision.unstretch import unstretched
+
+    fake = _SeesOnlyTileShapedBoxes(0.2)
+
+    def find(image_bgr: np.ndarray) -> Found:
+        found = fake(image_bgr)
+        back = np.linspace(0.0, 0.5, len(found), dtype=np.float32)
+        return Found(found.xyxy, found.conf, found.classes, np.stack([found.conf, back], axis=1))
+
+    copy = unstretched(np.zeros((400, 240, 3), np.uint8), find, lambda classes: classes == 0, DetectorSettings())
+    assert copy.image_bgr.shape[:2] != (400, 240) and len(copy.found) == 12
+    assert copy.found.score_of(1).tolist() == pytest.approx(np.linspace(0.0, 0.5, 12).tolist())
 
 
 # ---------------------------------------------------------------- with tiny ONNX models
@@ -172,11 +205,15 @@ def test_a_box_the_finder_is_unsure_of_is_kept_only_when_the_mirror_image_shows_
     assert len(shrunk) == 1  # the mirror image is the canvas turned over: a big photo is shrunk once
     assert sorted(dets.class_names) == (["1p", "C", "back"] if kept else ["C", "back"])
     # not lost: an unsure box under the threshold (for the flowers of a calibrated set), in the finder's order
-    (xyxy, conf, _), (unsure_xyxy, unsure_conf, _) = detector._confirmed_in_mirror(photo, detector.find_tiles(photo))
-    assert len(xyxy) == (3 if kept else 2) and len(unsure_xyxy) == (0 if kept else 1)
+    found = detector.find_boxes(photo)
+    confirmed, unsure = detector._confirmed_in_mirror(photo, found)
+    assert len(confirmed) == (3 if kept else 2) and len(unsure) == (0 if kept else 1)
     if not kept:
-        np.testing.assert_allclose(unsure_xyxy[0], BLUE_TILE, atol=1.0)
-        assert unsure_conf[0] == pytest.approx(0.5 * 0.25 / 0.7, abs=1e-3) and unsure_conf[0] < 0.25
+        np.testing.assert_allclose(unsure.xyxy[0], BLUE_TILE, atol=1.0)
+        assert unsure.conf[0] == pytest.approx(0.5 * 0.25 / 0.7, abs=1e-3) and unsure.conf[0] < 0.25
+        # the box keeps its class scores through the check, as the finder gave them
+        blue = int(np.argmin(np.abs(found.conf - 0.5)))
+        np.testing.assert_allclose(unsure.class_scores[0], found.class_scores[blue])
 
 
 def test_no_second_run_when_the_finder_is_sure_of_every_box_or_the_check_is_off(tmp_path, monkeypatch):
@@ -213,10 +250,10 @@ def test_a_few_boxes_none_of_them_sure_are_no_tiles(tmp_path, monkeypatch):
     assert sorted(read((0.6, 0.5), {"unsure_photo_boxes": 1})[0].class_names) == ["1p", "C"]  # more than a few
     assert sorted(read((0.6, 0.5), {"mirror_sure_conf": 0.25})[0].class_names) == ["1p", "C"]  # the check off
     # not lost: unsure boxes under the threshold, as the mirror check leaves them
-    found = detector.find_tiles(photo)
-    (kept, _, _), (unsure_xyxy, unsure_conf, _) = detector._too_few_and_unsure(*detector._confirmed_in_mirror(photo, found))
-    assert len(kept) == 0 and len(unsure_xyxy) == 2
-    np.testing.assert_allclose(np.sort(unsure_conf), np.array([0.5, 0.6]) * 0.25 / 0.7, atol=1e-3)
+    found = detector.find_boxes(photo)
+    kept, unsure = detector._too_few_and_unsure(*detector._confirmed_in_mirror(photo, found))
+    assert len(kept) == 0 and len(unsure) == 2
+    np.testing.assert_allclose(np.sort(unsure.conf), np.array([0.5, 0.6]) * 0.25 / 0.7, atol=1e-3)
 
 
 def test_detect_maps_boxes_to_original_pixels_and_names_faces(tmp_path):
@@ -344,7 +381,7 @@ def test_cli_detect_with_mismatched_model_exits_with_message(tmp_path):
 
 
 class _SeesOnlyTileShapedBoxes:
-    """Stands in for `TileDetector.find_tiles`: a 3x4 grid of tiles 0.75 as wide as tall in the
+    """Stands in for `TileDetector.find_boxes`: a 3x4 grid of tiles 0.75 as wide as tall in the
     undistorted photo; in an image stretched by more than 2x it finds only one of them, boxed
     too wide (as the real finder boxes slivers). With `natural_finds`, a copy whose tiles have
     about their natural shape shows only that many of the 12 (a long thin copy shrinks in the
@@ -356,7 +393,7 @@ class _SeesOnlyTileShapedBoxes:
         self.conf = conf
         self.calls: list[tuple[int, int]] = []
 
-    def __call__(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def __call__(self, image_bgr: np.ndarray) -> Found:
         h, w = image_bgr.shape[:2]
         self.calls.append((w, h))
         undistorted_w = 1200 * self.photo_stretch_x  # the test photo is 1200 x 400 before stretching
@@ -370,7 +407,7 @@ class _SeesOnlyTileShapedBoxes:
                      for i in range(4) for j in range(3)]
             if 0.8 < sx / sy < 1.25:
                 boxes = boxes[: self.natural_finds]
-        return np.float32(boxes), np.full(len(boxes), self.conf, np.float32), np.zeros(len(boxes), np.int64)
+        return Found(np.float32(boxes), np.full(len(boxes), self.conf, np.float32), np.zeros(len(boxes), np.int64))
 
 
 def test_a_stretched_photo_of_unsure_boxes_is_resized_back_before_the_mirror_check(tmp_path, monkeypatch):
@@ -378,12 +415,12 @@ def test_a_stretched_photo_of_unsure_boxes_is_resized_back_before_the_mirror_che
     would leave no box to judge the stretch by (a real val photo read no tile so)."""
     detector = TileDetector.load(_make_models(tmp_path / "models"))
     fake = _SeesOnlyTileShapedBoxes(0.2, conf=0.4)
-    monkeypatch.setattr(detector, "find_tiles", fake)
+    monkeypatch.setattr(detector, "find_boxes", fake)
     checked: list[tuple[int, int]] = []
 
     def confirm_all(image_bgr, found):
         checked.append(image_bgr.shape[:2][::-1])
-        return found, tuple(a[:0] for a in found)
+        return found, found[:0]
 
     monkeypatch.setattr(detector, "_confirmed_in_mirror", confirm_all)
     assert len(detector.detect(np.zeros((400, 240, 3), np.uint8))) == 12
@@ -394,7 +431,7 @@ def test_a_stretched_photo_of_unsure_boxes_is_resized_back_before_the_mirror_che
 def test_a_stretched_photo_is_read_again_resized_back(tmp_path, monkeypatch, photo_stretch_x):
     detector = TileDetector.load(_make_models(tmp_path / "models"))
     fake = _SeesOnlyTileShapedBoxes(photo_stretch_x)
-    monkeypatch.setattr(detector, "find_tiles", fake)
+    monkeypatch.setattr(detector, "find_boxes", fake)
     w, h = round(1200 * photo_stretch_x), 400
     dets = detector.detect(np.zeros((h, w, 3), np.uint8))
     assert len(dets) == 12 and len(fake.calls) >= 2
@@ -412,7 +449,7 @@ def test_faces_of_a_stretched_photo_are_read_at_their_natural_shape_from_the_cop
     their natural shape, and the faces are read there, though that copy shows fewer tiles."""
     detector = TileDetector.load(_make_models(tmp_path / "models"))
     fake = _SeesOnlyTileShapedBoxes(0.12, natural_finds=9)
-    monkeypatch.setattr(detector, "find_tiles", fake)
+    monkeypatch.setattr(detector, "find_boxes", fake)
     read_in: list[tuple[tuple[int, ...], np.ndarray]] = []
     classify = detector.classify_faces
 
@@ -433,5 +470,5 @@ def test_faces_of_a_stretched_photo_are_read_at_their_natural_shape_from_the_cop
 def test_a_photo_with_tile_shaped_boxes_is_read_once(tmp_path, monkeypatch):
     detector = TileDetector.load(_make_models(tmp_path / "models"))
     fake = _SeesOnlyTileShapedBoxes(1.0)
-    monkeypatch.setattr(detector, "find_tiles", fake)
+    monkeypatch.setattr(detector, "find_boxes", fake)
     assert len(detector.detect(np.zeros((400, 1200, 3), np.uint8))) == 12 and len(fake.calls) == 1

@@ -7,7 +7,8 @@ adaptation, calibration, benchmarks).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -123,6 +124,62 @@ def decode_yolo_scores(
     keep = nms(xyxy, conf, iou_threshold, max_keep)
     return (xyxy[keep], conf[keep].astype(np.float32), classes[keep].astype(np.int64),
             rows[keep, 4:].astype(np.float32))
+
+
+@dataclass(frozen=True)
+class Found:
+    """One run of the tile finder on an image: its boxes (xyxy, that image's pixels), their confidences and finder
+    class ids, and each box's score for every finder class (N, classes; no columns where they are not known, as from
+    a stand-in finder). The finder stages (the mirror check, unstretching, the unsure boxes) carry them together, so a
+    box's scores are never looked up again by its position."""
+
+    xyxy: np.ndarray
+    conf: np.ndarray
+    classes: np.ndarray
+    scores: "np.ndarray | None" = None
+
+    def __post_init__(self) -> None:
+        n = len(self.conf)
+        scores = np.zeros((n, 0), np.float32) if self.scores is None else np.asarray(self.scores, np.float32)
+        object.__setattr__(self, "scores", scores.reshape(n, -1) if n else scores.reshape(0, scores.shape[-1]))
+        if self.xyxy.shape != (n, 4) or self.classes.shape != (n,):
+            raise ValueError("Found arrays must be (N,4), (N,), (N,), (N, classes)")
+
+    @staticmethod
+    def none() -> "Found":
+        return Found(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64))
+
+    def __len__(self) -> int:
+        return len(self.conf)
+
+    def __getitem__(self, index: Any) -> "Found":
+        """Boolean mask or index array -> the boxes chosen, in that order."""
+        return Found(self.xyxy[index], self.conf[index], self.classes[index], self.class_scores[index])
+
+    @property
+    def class_scores(self) -> np.ndarray:
+        """`scores`, which `__post_init__` always sets."""
+        assert self.scores is not None
+        return self.scores
+
+    def score_of(self, column: int) -> np.ndarray:
+        """Each box's score for finder class `column`; 0 where the scores are not known."""
+        if column >= self.class_scores.shape[1]:
+            return np.zeros(len(self), np.float32)
+        return self.class_scores[:, column]
+
+    def joined(self, then: "Found") -> "Found":
+        """These boxes, then `then`'s; class scores kept where both know the same classes."""
+        same = self.class_scores.shape[1] == then.class_scores.shape[1]
+        return Found(np.concatenate([self.xyxy, then.xyxy]), np.concatenate([self.conf, then.conf]),
+                     np.concatenate([self.classes, then.classes]),
+                     np.concatenate([self.class_scores, then.class_scores]) if same else None)
+
+    def with_conf(self, conf: np.ndarray) -> "Found":
+        return replace(self, conf=np.asarray(conf, np.float32))
+
+    def with_boxes(self, xyxy: np.ndarray) -> "Found":
+        return replace(self, xyxy=np.asarray(xyxy, np.float32))
 
 
 def to_network_input(images_bgr: np.ndarray) -> np.ndarray:

@@ -28,7 +28,7 @@ import numpy as np
 
 from scoring.tiles import SUITS, TILE_NAMES, Tile
 from tileset.classes import BACK, BACK_ID, CLASS_ID, CLASS_NAMES
-from vision.boxes import Letterbox, box_iou, decode_yolo_output, decode_yolo_scores, letterbox
+from vision.boxes import Found, Letterbox, box_iou, decode_yolo_output, decode_yolo_scores, letterbox
 from vision.crops import cut_tiles, cut_upright, margin_share
 from vision.detections import Detections
 from vision.flowers import UPRIGHT_BANDS, caption_bands, reading_from_texts
@@ -51,7 +51,7 @@ from vision.ranks import (
 )
 from vision.ranks import confirms as numeral_confirms
 from vision.settings import DetectorSettings
-from vision.unstretch import Found, unstretched
+from vision.unstretch import unstretched
 
 DEFAULT = DetectorSettings()
 
@@ -68,8 +68,6 @@ class TileDetector:
         self._reader: "TextLineReader | None" = None  # made on first use
         self._no_reader = False  # rapidocr is not installed: warned once, not tried again
         self._last_letterbox: "tuple[np.ndarray, np.ndarray, Letterbox] | None" = None  # (image, canvas, fit)
-        # the finder's last boxes of an image and each one's score for every finder class (`_back_chances`)
-        self._last_scores: "tuple[np.ndarray, np.ndarray, np.ndarray] | None" = None  # (image, xyxy, scores)
         versions = {"detector": finder.version}
         if self.classifier is not None:
             versions["classifier"] = self.classifier.version
@@ -106,12 +104,11 @@ class TileDetector:
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Tile-finder boxes (image pixels), confidences and finder class ids, down to `conf_threshold`
         (the settings' when None): one run of the finder, as it scores them."""
-        xyxy, conf, classes, _ = self.find_tiles_scored(image_bgr, conf_threshold)
-        return xyxy, conf, classes
+        found = self.find_boxes(image_bgr, conf_threshold)
+        return found.xyxy, found.conf, found.classes
 
-    def find_tiles_scored(self, image_bgr: np.ndarray, conf_threshold: float | None = None
-                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """`find_tiles`, and each box's score for every finder class (N, classes), kept for `_back_chances`."""
+    def find_boxes(self, image_bgr: np.ndarray, conf_threshold: float | None = None) -> Found:
+        """`find_tiles`, with each box's score for every finder class: what the pipeline's stages carry."""
         s = self.settings
         canvas, fit = self._letterboxed(image_bgr)
         output = self.finder.run(canvas)
@@ -121,22 +118,13 @@ class TileDetector:
         h, w = image_bgr.shape[:2]
         xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, w)
         xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, h)
-        self._last_scores = (image_bgr, xyxy.copy(), scores)
-        return xyxy, conf, classes, scores
+        return Found(xyxy, conf, classes, scores)
 
-    def _back_chances(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:
-        """The finder's score for the back class of each of its boxes of `image_bgr` (its last run on that image,
-        the box it overlaps most); 0 where there is none (another image, a finder without a back class)."""
-        last = self._last_scores
-        chances = np.zeros(len(boxes_xyxy), np.float32)
-        if last is None or last[0] is not image_bgr or not len(last[1]) or not len(boxes_xyxy) or self.finder.names_faces:
-            return chances
-        back = TILE_FINDER_NAMES.index(BACK)
-        overlaps = box_iou(boxes_xyxy, last[1])
-        nearest = overlaps.argmax(axis=1)
-        found = overlaps[np.arange(len(boxes_xyxy)), nearest] >= 0.99  # the same box, as the finder gave it
-        chances[found] = last[2][nearest[found], back]
-        return chances
+    def back_chances(self, found: Found) -> np.ndarray:
+        """The finder's score for the back class of each box; 0 for a finder without one (a 43-class detector)."""
+        if self.finder.names_faces:
+            return np.zeros(len(found), np.float32)
+        return found.score_of(TILE_FINDER_NAMES.index(BACK))
 
     def _letterboxed(self, image_bgr: np.ndarray) -> tuple[np.ndarray, Letterbox]:
         """The finder's input canvas of `image_bgr`; the last one is kept, so that the mirror check
@@ -156,31 +144,26 @@ class TileDetector:
         tile-sized patch of a cloth the finder never met, a die or a paper's print often in one only
         (model card, stop 37)."""
         s = self.settings
-        xyxy, conf, classes = found
-        checked = np.flatnonzero((conf >= s.conf_threshold) & (conf < s.mirror_sure_conf))
+        checked = np.flatnonzero((found.conf >= s.conf_threshold) & (found.conf < s.mirror_sure_conf))
         if len(checked) == 0:
-            return found, (xyxy[:0], conf[:0], classes[:0])
-        seen = self._mirror_confidence(image_bgr, xyxy[checked], s.mirror_confirm_conf) >= s.mirror_confirm_conf
-        unconfirmed = np.zeros(len(conf), bool)
+            return found, found[:0]
+        seen = self._mirror_confidence(image_bgr, found.xyxy[checked], s.mirror_confirm_conf) >= s.mirror_confirm_conf
+        unconfirmed = np.zeros(len(found), bool)
         unconfirmed[checked] = ~seen
-        kept = ~unconfirmed
-        return (xyxy[kept], conf[kept], classes[kept]), self._demoted((xyxy[unconfirmed], conf[unconfirmed],
-                                                                      classes[unconfirmed]))
+        return found[~unconfirmed], self._demoted(found[unconfirmed])
 
     def _too_few_and_unsure(self, found: Found, unsure: Found) -> tuple[Found, Found]:
         """No box found when they are few (`unsure_photo_boxes`) and none is sure (`mirror_sure_conf`): they
         join `unsure`, their confidence scaled under the threshold as the mirror check scales it."""
         s = self.settings
-        xyxy, conf, classes = found
-        if not 0 < len(conf) <= s.unsure_photo_boxes or conf.max() >= s.mirror_sure_conf:
+        if not 0 < len(found) <= s.unsure_photo_boxes or found.conf.max() >= s.mirror_sure_conf:
             return found, unsure
-        return (xyxy[:0], conf[:0], classes[:0]), _joined(unsure, self._demoted(found))
+        return found[:0], unsure.joined(self._demoted(found))
 
     def _demoted(self, found: Found) -> Found:
         """Boxes past the threshold taken as unsure ones: their confidence scaled under it (x threshold /
         `mirror_sure_conf`), their order kept."""
-        xyxy, conf, classes = found
-        return xyxy, conf * (self.settings.conf_threshold / self.settings.mirror_sure_conf), classes
+        return found.with_conf(found.conf * (self.settings.conf_threshold / self.settings.mirror_sure_conf))
 
     def _mirror_confidence(self, image_bgr: np.ndarray, xyxy: np.ndarray, floor: float) -> np.ndarray:
         """For each box of `image_bgr`, the finder's highest confidence (down to `floor`; 0 under it) for a box
@@ -423,35 +406,32 @@ class TileDetector:
                            self.settings)
         found, unconfirmed = self._too_few_and_unsure(*self._confirmed_in_mirror(copy.image_bgr, copy.found))
         self._last_letterbox = None  # the photo is not kept alive between photos
-        try:
-            if copy.image_bgr is not image_bgr:
-                return self._named(copy.image_bgr, *found).scaled(*copy.scale_to(w, h))
-            return self._named(image_bgr, *found, unsure=_joined(unsure[0], unconfirmed) if unsure else None)
-        finally:
-            self._last_scores = None  # ... nor its boxes
+        if copy.image_bgr is not image_bgr:
+            return self._named(copy.image_bgr, found).scaled(*copy.scale_to(w, h))
+        return self._named(image_bgr, found, unsure=unsure[0].joined(unconfirmed) if unsure else None)
 
     def _finder_keeping_unsure(self, image_bgr: np.ndarray, unsure: list[Found]) -> Callable[[np.ndarray], Found]:
-        """`find_tiles`; with a calibrated classifier, the same run of the finder on `image_bgr` also puts
+        """`find_boxes`; with a calibrated classifier, the same run of the finder on `image_bgr` also puts
         the boxes it found down to `flower_rescue_conf` in `unsure` (`_flowers_the_finder_was_unsure_of`)."""
         s, classifier = self.settings, self.classifier
         if (classifier is None or not classifier.has_fewshot_head or s.flower_rescue_boxes <= 0
                 or not 0 < s.flower_rescue_conf < s.conf_threshold):
-            return self.find_tiles
+            return self.find_boxes
 
         def find(image: np.ndarray) -> Found:
             if image is not image_bgr:
-                return self.find_tiles(image)
-            xyxy, conf, classes = self.find_tiles(image, s.flower_rescue_conf)
-            sure = conf >= s.conf_threshold  # the boxes the settings' threshold gives, as NMS keeps the surer
-            unsure.append((xyxy[~sure], conf[~sure], classes[~sure]))
-            return xyxy[sure], conf[sure], classes[sure]
+                return self.find_boxes(image)
+            found = self.find_boxes(image, s.flower_rescue_conf)
+            sure = found.conf >= s.conf_threshold  # the boxes the settings' threshold gives, as NMS keeps the surer
+            unsure.append(found[~sure])
+            return found[sure]
 
         return find
 
-    def _named(self, image_bgr: np.ndarray, xyxy: np.ndarray, conf: np.ndarray, classes: np.ndarray,
-               unsure: "Found | None" = None) -> Detections:
+    def _named(self, image_bgr: np.ndarray, found: Found, unsure: "Found | None" = None) -> Detections:
         """Finder boxes (pixels of `image_bgr`) as Detections: faces named by the classifier; in a photo of
         the calibrated set, with the flowers found among the `unsure` boxes."""
+        xyxy, conf, classes = found.xyxy, found.conf, found.classes
         if self.finder.to_canonical is not None:
             return Detections(xyxy, conf, self.finder.to_canonical[classes])
         canonical = np.full(len(xyxy), BACK_ID, np.int64)
@@ -461,7 +441,7 @@ class TileDetector:
         keep = np.ones(len(xyxy), bool)
         if faces.any():
             read = self.classify_faces(image_bgr, xyxy[faces])
-            backs = self._backs_boxed_as_faces(read, image_bgr, xyxy[faces])
+            backs = self._backs_boxed_as_faces(read, self.back_chances(found[faces]))
             canonical[faces] = np.where(backs, BACK_ID, read.ids)
             runner_up[faces] = np.where(backs, -1, read.seconds)
             keep[faces] = ~self._strays(read, conf[faces])
@@ -470,7 +450,7 @@ class TileDetector:
             conf[faces] = conf[faces] * np.where(backs, 1.0, read.confidence)
             if read.of_the_set and not faces.all():
                 runner_up[~faces] = self._flowers_boxed_as_backs(image_bgr, xyxy[~faces])
-            if read.of_the_set and unsure is not None and len(unsure[0]):
+            if read.of_the_set and unsure is not None and len(unsure):
                 more = self._flowers_the_finder_was_unsure_of(image_bgr, xyxy, unsure, canonical[keep])
                 keep = np.concatenate([keep, np.ones(len(more[0]), bool)])
                 doubtful = np.concatenate([doubtful, np.zeros(len(more[0]), bool)])  # they passed a threshold
@@ -492,7 +472,7 @@ class TileDetector:
         `read`: the canonical ids of the boxes found; with `flower_rescue_new_only`, a flower among them, or
         rescued already from a surer box, is not rescued again."""
         s = self.settings
-        xyxy, finder_conf = unsure[0], unsure[1]
+        xyxy, finder_conf = unsure.xyxy, unsure.conf
         candidates = rescue_candidates(xyxy, finder_conf, found_xyxy, s)
         flowers, chance, seconds = self._sure_flowers(image_bgr, xyxy[candidates], s.flower_rescue_confidence,
                                                       s.flower_rescue_likeness)
@@ -550,18 +530,16 @@ class TileDetector:
             return np.zeros(len(read.likeness), bool)
         return (finder_conf < s.lone_doubt_finder_conf) & (read.likeness < s.lone_doubt_likeness)
 
-    def _backs_boxed_as_faces(self, read: "FaceReading", image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:
+    def _backs_boxed_as_faces(self, read: "FaceReading", back_chance: np.ndarray) -> np.ndarray:
         """In a photo of the calibrated set, face boxes the finder gave the back class at least
-        `back_chance_of_faces` that look like none of the set's faces (likeness under `back_face_likeness`):
-        backs, which calibration never shows the head, and which it would read as the faces nearest them.
-        The finder's scores are looked up only for boxes that look like none of the set's faces."""
+        `back_chance_of_faces` (`back_chance`, each box's) that look like none of the set's faces (likeness under
+        `back_face_likeness`): backs, which calibration never shows the head, and which it would read as the faces
+        nearest them."""
         s = self.settings
-        unlike = np.isfinite(read.likeness) & (read.likeness < s.back_face_likeness)
-        if not read.of_the_set or s.back_chance_of_faces <= 0 or not unlike.any():
+        if not read.of_the_set or s.back_chance_of_faces <= 0:
             return np.zeros(len(read.likeness), bool)
-        backs = np.zeros(len(read.likeness), bool)
-        backs[unlike] = self._back_chances(image_bgr, boxes_xyxy[unlike]) >= s.back_chance_of_faces
-        return backs
+        unlike = np.isfinite(read.likeness) & (read.likeness < s.back_face_likeness)
+        return unlike & (back_chance >= s.back_chance_of_faces)
 
     def _strays(self, read: "FaceReading", finder_conf: np.ndarray) -> np.ndarray:
         """In a photo of the calibrated set (most of its boxes that do not look like the table look like the
@@ -608,12 +586,6 @@ class TileDetector:
         """Read and detect a photo (big ones decoded reduced); boxes and size in original pixels."""
         decoded = decode_image(source, self.settings, reduce_to=self.settings.decode_long_side)
         return self.detect_decoded(decoded), decoded.original_wh
-
-
-def _joined(first: Found, then: Found) -> Found:
-    """Two sets of finder boxes as one, `first`'s before `then`'s."""
-    xyxy, conf, classes = (np.concatenate([a, b]) for a, b in zip(first, then))
-    return xyxy, conf, classes
 
 
 def rescue_candidates(xyxy: np.ndarray, finder_conf: np.ndarray, found_xyxy: np.ndarray,

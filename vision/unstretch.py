@@ -16,10 +16,8 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from vision.boxes import median_face_aspect
+from vision.boxes import Found, median_face_aspect
 from vision.settings import DetectorSettings
-
-Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # finder boxes (xyxy, that copy's pixels), confidences, classes
 
 
 @dataclass(frozen=True)
@@ -27,7 +25,7 @@ class Unstretched:
     """Where to read a photo's faces: the copy to crop from and the finder's boxes in its pixels."""
 
     image_bgr: np.ndarray
-    found: Found
+    found: Found  # the finder's boxes, in this copy's pixels
 
     def scale_to(self, width: int, height: int) -> tuple[float, float]:
         """Factors (x, y) from this copy's pixels to those of a `width` x `height` photo."""
@@ -49,8 +47,7 @@ def unstretched(image_bgr: np.ndarray, find: Callable[[np.ndarray], Found], is_f
         return 1 / s.unstretched_within <= ratio <= s.unstretched_within
 
     def face_aspect(found: Found) -> float | None:
-        xyxy, _, classes = found
-        return median_face_aspect(xyxy, is_face(classes), s.unstretch_min_tiles)
+        return median_face_aspect(found.xyxy, is_face(found.classes), s.unstretch_min_tiles)
 
     h, w = image_bgr.shape[:2]
     found = find(image_bgr)
@@ -71,7 +68,7 @@ def unstretched(image_bgr: np.ndarray, find: Callable[[np.ndarray], Found], is_f
         return Unstretched(image_bgr, found)
 
     def faces_found(copy: tuple) -> int:
-        return int(is_face(copy[1][2]).sum())
+        return int(is_face(copy[1].classes).sum())
 
     shaped = [copy for copy in copies if tile_shaped(copy[2])]
     if not shaped:  # never came out tile-shaped: the copy with the most faces, as it is
@@ -80,6 +77,5 @@ def unstretched(image_bgr: np.ndarray, find: Callable[[np.ndarray], Found], is_f
     boxes_from = max(reversed(shaped), key=faces_found)  # ties: the later, more natural copy
     read_in = shaped[-1][0]
     (bh, bw), (rh, rw) = boxes_from[0].shape[:2], read_in.shape[:2]
-    xyxy, conf, classes = boxes_from[1]
-    xyxy = xyxy * np.array([rw / bw, rh / bh, rw / bw, rh / bh], np.float32)
-    return Unstretched(read_in, (xyxy, conf, classes))
+    found = boxes_from[1]
+    return Unstretched(read_in, found.with_boxes(found.xyxy * np.array([rw / bw, rh / bh, rw / bw, rh / bh], np.float32)))
