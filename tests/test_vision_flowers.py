@@ -211,6 +211,29 @@ def test_printed_corner_is_where_enough_tiles_read_their_own_rank_and_none_anoth
     assert printed_corner([], 0.9, 0.5)[0] is None
 
 
+def test_a_small_calibration_photo_whose_numerals_read_on_a_few_tiles_still_tells_the_corner():
+    """Calibration's share (`CalibrateSettings.numeral_share`): a photo whose tiles are small reads its printed ranks
+    on only a few of its 27 suited tiles (round 29's kde-traditional: 6, none another), and a set without index
+    numerals on one at most; a stray wrong digit still rules the corner out."""
+    from vision.settings import CalibrateSettings
+
+    share = CalibrateSettings().numeral_share
+
+    def photo(own_ranks: int, wrong: int = 0, stray_own: int = 0) -> list:
+        tiles = []
+        for k in range(27):
+            rank = k % 9 + 1
+            right = [str(rank)] if k < own_ranks else [str(rank % 9 + 1)] if k < own_ranks + wrong else []
+            left = [str(rank)] if k < stray_own else []
+            tiles.append((rank, {RIGHT: [(text, 0.99) for text in right], LEFT: [(text, 0.99) for text in left]}))
+        return tiles
+
+    assert printed_corner(photo(6), 0.9, share)[0] == RIGHT
+    assert printed_corner(photo(6, wrong=1), 0.9, share)[0] is None
+    assert printed_corner(photo(1), 0.9, share)[0] is None  # a set without numerals: one digit read by chance
+    assert printed_corner(photo(0, stray_own=1), 0.9, share)[0] is None
+
+
 def test_every_name_maps_to_a_flower_or_season():
     assert set(FLOWER_WORDS.values()) == {"f1", "f2", "f3", "f4", "s1", "s2", "s3", "s4"}
 

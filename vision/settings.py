@@ -324,9 +324,10 @@ class CalibrateSettings:
     max_tilt: float = 0.15  # perspective: the far edge narrowed by up to this share of the width
     match_iou: float = 0.5  # a finder box on a copy takes the place of the tile it overlaps this much
     # a top corner where this share of the photo's suited tiles read their own rank, and none another, is where
-    # the set prints its ranks (`vision.ranks.printed_corner`); kde-traditional's photos 17-21 of 27, sets
-    # without index numerals 0-1
-    numeral_share: float = 0.5
+    # the set prints its ranks (`vision.ranks.printed_corner`). Rounds 29-35's photos (looked at): kde-traditional's
+    # 2-23 of 27, the 14 photos of sets without index numerals 0-1. At 0.5, round 29's (6) and 35's (13) were
+    # read as sets without numerals, and round 29 read four pungs of 3m as 2m (193 -> 197 hands at 0.15; stop 45)
+    numeral_share: float = 0.15
     clusters: int = 4  # prototypes per face and way up (k-means; 1, 2, 4, 8 read 97.0, 98.0, 99.2, 99.2 % of held-out copies)
     scales: tuple[float, ...] = (40.0, 80.0, 160.0, 320.0)  # weights of the prototype cosines tried in the logits
     # a face's threshold (the highest cosine of any crop of another set) plus one of these: never 0, or
