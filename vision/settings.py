@@ -168,6 +168,9 @@ class DetectorSettings:
     # at 0.01, 2 957 at 0.02; at 0.005 three flowers and a 3m became backs; model card, stop 44). 0: off
     back_chance_of_faces: float = 0.01
     back_face_likeness: float = 0.0
+    # a set has one tile of each flower and season: boxes read as flowers that name one twice are named anew
+    # together, by the likeliest assignment of distinct flowers (`TileDetector._one_flower_of_each`; stop 45)
+    one_flower_of_each: bool = True
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
