@@ -1023,25 +1023,28 @@ def test_a_flower_the_photo_shows_already_is_not_rescued_again(tmp_path: Path, m
     assert names(replace(NO_READERS, flower_rescue_new_only=False)) == sorted([*shown, "f3", "f3", "f4"])
 
 
-@pytest.mark.parametrize("one_of_each, expected", [(True, ["f1", "f2", "s1"]), (False, ["f2", "f2", "s1"])])
+@pytest.mark.parametrize("one_of_each, expected", [(True, ["f1", "f2", "s1", "s1"]), (False, ["f2", "f2", "s1", "s1"])])
 def test_flowers_read_twice_are_named_anew_one_of_each(
     tmp_path: Path, models: Path, monkeypatch, one_of_each: bool, expected: list[str]
 ) -> None:
-    """A set has one tile of each flower: the classifier reads f1 as f2 (0.55 against 0.4) beside a sure f2 and a
-    sure s1. With `one_flower_of_each` the flowers are named by the likeliest assignment of distinct flowers: f1
-    (with the lower confidence of that reading) and f2; without it f2 twice."""
+    """A set has one tile of each flower: the classifier reads f1 as f2 (0.55 against 0.4) beside a sure f2, and
+    s1 is boxed twice, both boxes giving every other flower under 1e-6. With
+    `one_flower_of_each` the flowers are named by the likeliest assignment of distinct flowers: f1 (with the lower
+    confidence of that reading) and f2, while the s1 boxes keep their reading, no other flower being one of them
+    (`one_flower_min_chance`; the reader merges the two boxes); without it f2 twice."""
     from vision.detector import TileDetector
 
     photo = cv2.imread(str(write_photo(tmp_path / "layout.png", layout_boxes())))
     named = dict(layout_boxes())
-    boxes = np.float32([named["f1"], named["f2"], named["s1"]])
+    boxes = np.float32([named["f1"], named["f2"], named["s1"], np.add(named["s1"], (3, 0, 3, 0))])
     detector = TileDetector.load(models, replace(NO_READERS, one_flower_of_each=one_of_each))
     assert detector.classifier is not None
     names = list(detector.classifier.names)
 
     def designed(crops: np.ndarray) -> ClassifierReading:
         probs = np.full((len(crops), len(names)), 0.0005, np.float32)
-        for row, reading in enumerate([{"f2": 0.55, "f1": 0.4}, {"f2": 0.95}, {"s1": 0.95}]):
+        probs[2:] = 1e-7  # one tile boxed twice: both boxes read it alike
+        for row, reading in enumerate([{"f2": 0.55, "f1": 0.4}, {"f2": 0.95}, {"s1": 0.95}, {"s1": 0.9}]):
             for name, p in reading.items():
                 probs[row, names.index(name)] = p
         return ClassifierReading(probs, np.full(len(crops), np.inf, np.float32), np.full(len(crops), -1.0, np.float32), None)
@@ -1050,4 +1053,4 @@ def test_flowers_read_twice_are_named_anew_one_of_each(
     read = detector.classify_faces(photo, boxes)
     assert [CLASS_NAMES[i] for i in read.ids] == expected
     assert read.confidence[0] == pytest.approx(0.4 if one_of_each else 0.55)
-    assert read.confidence[1] == pytest.approx(0.95)
+    assert read.confidence[1] == pytest.approx(0.95) and read.confidence[3] == pytest.approx(0.9)

@@ -233,7 +233,9 @@ class TileDetector:
     def _one_flower_of_each(self, probs: np.ndarray, ids: np.ndarray, confidence: np.ndarray) -> None:
         """A set has one tile of each flower and season: where the boxes read as flowers name one of them twice,
         they are named anew together, by the likeliest assignment of distinct flowers to them (`one_of_each` on
-        the reading's log-probabilities of the flowers), their confidence that flower's probability (in place)."""
+        the reading's log-probabilities of the flowers), their confidence that flower's probability (in place).
+        A box whose flower in that assignment the reading gives under `one_flower_min_chance` keeps its reading:
+        no reading of it, but the one left over (a second box on one tile, a back; merged or named later)."""
         classifier = self.classifier
         assert classifier is not None
         flower_columns = np.flatnonzero(classifier.flower_columns)
@@ -241,6 +243,8 @@ class TileDetector:
         if len(rows) < 2 or len(set(ids[rows].tolist())) == len(rows) or len(rows) > len(flower_columns):
             return
         chosen = flower_columns[one_of_each(np.log(np.maximum(probs[np.ix_(rows, flower_columns)], 1e-12)))]
+        named = probs[rows, chosen] >= self.settings.one_flower_min_chance
+        rows, chosen = rows[named], chosen[named]
         ids[rows] = classifier.to_canonical[chosen]
         confidence[rows] = probs[rows, chosen]
 

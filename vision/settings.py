@@ -169,8 +169,11 @@ class DetectorSettings:
     back_chance_of_faces: float = 0.01
     back_face_likeness: float = 0.0
     # a set has one tile of each flower and season: boxes read as flowers that name one twice are named anew
-    # together, by the likeliest assignment of distinct flowers (`TileDetector._one_flower_of_each`; stop 45)
+    # together, by the likeliest assignment of distinct flowers (`TileDetector._one_flower_of_each`), each to a
+    # flower its reading gives at least `one_flower_min_chance`. Rounds 29-35 (looked at), boxes renamed: under 1e-5,
+    # 13 of 18 came out wrong, 7 of them read right before (a second box on one tile, a back); over it, 7 of 50 (stop 45)
     one_flower_of_each: bool = True
+    one_flower_min_chance: float = 1e-5
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
