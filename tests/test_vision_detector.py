@@ -104,7 +104,7 @@ def test_found_boxes_keep_their_class_scores_when_chosen_and_joined():
     # a stand-in finder's boxes know no class scores: none are made up, joined or asked for
     plain = Found(boxes[:1], np.float32([0.8]), np.int64([0]))
     assert plain.score_of(1).tolist() == [0.0] and found.joined(plain).class_scores.shape == (4, 0)
-    assert len(Found.none()) == 0 and found[:0].class_scores.shape == (0, 2)
+    assert len(found[:0]) == 0 and found[:0].class_scores.shape == (0, 2)
     with pytest.raises(ValueError):
         Found(boxes, np.float32([0.9]), np.int64([0]))
 

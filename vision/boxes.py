@@ -145,10 +145,6 @@ class Found:
         if self.xyxy.shape != (n, 4) or self.classes.shape != (n,):
             raise ValueError("Found arrays must be (N,4), (N,), (N,), (N, classes)")
 
-    @staticmethod
-    def none() -> "Found":
-        return Found(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64))
-
     def __len__(self) -> int:
         return len(self.conf)
 
