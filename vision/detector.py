@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from scoring.tiles import SUITS, TILE_NAMES, Tile
-from tileset.classes import BACK, BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES
+from tileset.classes import BACK, BACK_ID, CLASS_ID, CLASS_NAMES
 from vision.boxes import Found, Letterbox, box_iou, decode_yolo_output, decode_yolo_scores, letterbox
 from vision.calibration_layout import one_of_each
 from vision.crops import cut_tiles, cut_upright, margin_share
@@ -55,7 +55,6 @@ from vision.settings import DetectorSettings
 from vision.unstretch import unstretched
 
 DEFAULT = DetectorSettings()
-FLOWER_IDS = np.array([CLASS_ID[name] for name in FLOWER_NAMES], np.int64)
 
 
 class TileDetector:
@@ -221,7 +220,7 @@ class TileDetector:
         ids, seconds = classifier.to_canonical[best], classifier.to_canonical[second]
         confidence = probs[np.arange(len(best)), best].astype(np.float32)
         if self.settings.one_flower_of_each:
-            self._one_flower_of_each(probs, ids, confidence)
+            self._one_flower_of_each(probs, best, ids, confidence)
         upright = _UprightCrops(image_bgr, boxes_xyxy, self.settings)
         self._read_captions(upright, probs, ids, confidence, seconds, head_used)
         corner = classifier.numeral_corner if head_used and self.settings.ranks.calibrated_corner else None
@@ -230,17 +229,18 @@ class TileDetector:
             self._read_corner_numerals(upright, boxes_xyxy, corner, ~read_by_index, probs, ids, confidence, seconds)
         return FaceReading(ids, confidence, seconds, likeness, table, of_the_set, read_open)
 
-    def _one_flower_of_each(self, probs: np.ndarray, ids: np.ndarray, confidence: np.ndarray) -> None:
+    def _one_flower_of_each(self, probs: np.ndarray, best: np.ndarray, ids: np.ndarray, confidence: np.ndarray) -> None:
         """A set has one tile of each flower and season: where the boxes read as flowers name one of them twice,
         they are named anew together, by the likeliest assignment of distinct flowers to them (`one_of_each` on
-        the reading's log-probabilities of the flowers), their confidence that flower's probability (in place).
+        the reading's log-probabilities of the flowers), their confidence that flower's probability (`ids` and
+        `confidence` in place; `best`: each box's likeliest column of `probs`).
         A box whose flower in that assignment the reading gives under `one_flower_min_chance` keeps its reading:
         no reading of it, but the one left over (a second box on one tile, a back; merged or named later)."""
         classifier = self.classifier
         assert classifier is not None
         flower_columns = np.flatnonzero(classifier.flower_columns)
-        rows = np.flatnonzero(np.isin(ids, FLOWER_IDS))
-        if len(rows) < 2 or len(set(ids[rows].tolist())) == len(rows) or len(rows) > len(flower_columns):
+        rows = np.flatnonzero(classifier.flower_columns[best])
+        if len(rows) < 2 or len(np.unique(best[rows])) == len(rows) or len(rows) > len(flower_columns):
             return
         chosen = flower_columns[one_of_each(np.log(np.maximum(probs[np.ix_(rows, flower_columns)], 1e-12)))]
         named = probs[rows, chosen] >= self.settings.one_flower_min_chance
