@@ -170,8 +170,9 @@ class DetectorSettings:
     back_face_likeness: float = 0.0
     # a set has one tile of each flower and season: boxes read as flowers that name one twice are named anew
     # together, by the likeliest assignment of distinct flowers (`TileDetector._one_flower_of_each`), each to a
-    # flower its reading gives at least `one_flower_min_chance`. Rounds 29-35 (looked at), boxes renamed: under 1e-5,
-    # 13 of 18 came out wrong, 7 of them read right before (a second box on one tile, a back); over it, 7 of 50 (stop 45)
+    # flower its reading gives at least `one_flower_min_chance`: a second box on one tile renamed f1 at 1e-25 read as
+    # an extra flower (round 29). `benchmarks/flower_renames.py`, rounds 29-35 (looked at): under 1e-5, 19 renames, 9
+    # right after, 4 right before; over it, 96, 77 right after, 3 right before (model card, stop 45)
     one_flower_of_each: bool = True
     one_flower_min_chance: float = 1e-5
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both

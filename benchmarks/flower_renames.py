@@ -1,0 +1,86 @@
+"""What naming flowers one of each renames, against the truth of rendered scenes (stop 45): every box the assignment
+would rename with no floor (`one_flower_min_chance=0`), split at `--floor` by the chance its reading gives the new
+flower, and whether it was read right before and after. Chooses `DetectorSettings.one_flower_min_chance`.
+
+    .venv/bin/python benchmarks/flower_renames.py ROUND/SET [ROUND/SET ...] [--floor 1e-5]
+
+Each ROUND/SET folder is one of `benchmarks/calibration_round.sh`'s: `scn/` (scenes of `datasets.synth`) and
+`models/` (the version its scenes are read with). Each photo is detected once, as `vision.evaluate` detects it; a
+box renamed is matched to the truth tile it overlaps by half ("none": no tile there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tileset.classes import CLASS_NAMES  # noqa: E402
+from vision.boxes import box_iou  # noqa: E402
+from vision.detector import TileDetector  # noqa: E402
+from vision.evaluate_read import scenes_from_dir  # noqa: E402
+from vision.registry import active_dir  # noqa: E402
+
+
+def renames(detector: TileDetector, image: np.ndarray) -> list[tuple[np.ndarray, str, str, float]]:
+    """Each box of `image` the assignment renames: its box, its reading before and after, the new reading's chance."""
+    found: list[tuple[np.ndarray, str, str, float]] = []
+    boxes: list[np.ndarray] = []
+    classify, assign = detector.classify_faces, detector._one_flower_of_each
+
+    def classify_keeping_boxes(image_bgr: np.ndarray, boxes_xyxy: np.ndarray):  # type: ignore[no-untyped-def]
+        boxes.append(boxes_xyxy)
+        return classify(image_bgr, boxes_xyxy)
+
+    def assign_keeping_renames(probs: np.ndarray, best: np.ndarray, ids: np.ndarray, confidence: np.ndarray) -> None:
+        before = ids.copy()
+        assign(probs, best, ids, confidence)
+        for k in np.flatnonzero(ids != before):
+            found.append((boxes[-1][k], CLASS_NAMES[before[k]], CLASS_NAMES[ids[k]], float(confidence[k])))
+
+    detector.classify_faces = classify_keeping_boxes  # type: ignore[method-assign]
+    detector._one_flower_of_each = assign_keeping_renames  # type: ignore[method-assign]
+    try:
+        detector.detect(image)
+    finally:
+        del detector.classify_faces, detector._one_flower_of_each
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sets", nargs="+", type=Path, help="ROUND/SET folders (scn/, models/)")
+    parser.add_argument("--floor", type=float, default=1e-5, help="where to split the renames (default 1e-5)")
+    args = parser.parse_args(argv)
+    tally = {band: [0, 0, 0] for band in ("under", "over")}  # renamed, wrong after, right before
+    for folder in args.sets:
+        loaded = TileDetector.load(active_dir(folder / "models"))
+        detector = loaded.with_settings(replace(loaded.settings, one_flower_of_each=True, one_flower_min_chance=0.0))
+        for scene in scenes_from_dir(folder / "scn"):
+            image = cv2.imread(str(scene.image))
+            if image is None:
+                print(f"{scene.image}: cannot be read", file=sys.stderr)
+                continue
+            truth = np.array([box for _, box in scene.truth_tiles], np.float32).reshape(-1, 4)
+            for box, before, after, chance in renames(detector, image):
+                overlaps = box_iou(box[None], truth)[0] if len(truth) else np.zeros(0)
+                want = scene.truth_tiles[int(overlaps.argmax())][0] if len(overlaps) and overlaps.max() >= 0.5 else "none"
+                band = "under" if chance < args.floor else "over"
+                tally[band][0] += 1
+                tally[band][1] += after != want
+                tally[band][2] += before == want
+                print(f"  {scene.name}: {before} -> {after} (chance {chance:.2g}), truth {want}")
+        print(f"{folder}: read", file=sys.stderr, flush=True)
+    for band, (renamed, wrong, right_before) in tally.items():
+        print(f"renamed with a chance {band} {args.floor:g}: {renamed}; wrong after {wrong}; read right before {right_before}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
