@@ -171,9 +171,18 @@ class LiveAnalysis:
     hand: Any = None
 
 
+def group_rank(group: str) -> tuple[int, int]:
+    """Where a group sorts: GROUPS order, then melds past the fourth (`meld4`, `meld5`...) by number,
+    then any other name the reader may give."""
+    if group in GROUPS:
+        return (0, GROUPS.index(group))
+    number = group.removeprefix("meld")
+    return (1, int(number)) if number.isdigit() else (2, 0)
+
+
 def reading_key(tiles: Sequence[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
-    """The part of a reading the analysis depends on (classes and groups, not the boxes)."""
-    ordered = sorted(tiles, key=lambda t: (GROUPS.index(t.get("group") or "unplaced"), t["xyxy"][0]))
+    """The part of a reading the analysis depends on (classes and groups, not the boxes); any group name."""
+    ordered = sorted(tiles, key=lambda t: (group_rank(t.get("group") or "unplaced"), t["xyxy"][0], t["cls"]))
     return tuple((t["cls"], t.get("group") or "unplaced") for t in ordered)
 
 

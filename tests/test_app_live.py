@@ -180,3 +180,13 @@ def test_reading_panel_scores_a_complete_hand(scene):
     at = AppTest.from_function(_reading_panel, args=(read_tiles(scene),), default_timeout=60).run()
     assert not at.exception, at.exception
     assert [m.value for m in at.metric] == ["14.5", str(score(parse_hand(HAND)).total)]
+
+
+@pytest.mark.parametrize("groups", [5, 6, 8, 11])
+def test_reading_key_takes_any_number_of_meld_groups(groups):
+    """Scattered tiles make the reader form meld4, meld5...: the key orders them without an error."""
+    tiles = [{"cls": "3p", "xyxy": [50.0 * k, 0.0, 50.0 * k + 40, 56.0], "group": f"meld{k}"} for k in reversed(range(groups))]
+    tiles.append({"cls": "E", "xyxy": [0.0, 100.0, 40.0, 156.0], "group": "hand"})
+    key = reading_key(tiles)
+    assert [g for _, g in key] == ["hand"] + [f"meld{k}" for k in range(groups)]
+    assert reading_key(list(reversed(tiles))) == key
