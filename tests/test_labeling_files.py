@@ -211,3 +211,59 @@ def test_a_redrawn_box_keeps_its_face_and_number(tmp_path: Path) -> None:
     labels = photo.update(lambda current: current.with_box(0, moved))
     assert labels.boxes == (moved, BOXES[1]) and labels.confidences() == (1.0, 0.9)
     assert labels.ids() == PhotoLabels(BOXES).ids() and not labels.meta.reviewed
+
+
+def test_an_edit_from_a_stale_view_is_refused_and_names_what_changed(tmp_path: Path) -> None:
+    """Two tabs on one photo: the second deletes a box; the first's "set face" on what it saw is refused,
+    nothing is written, and the error holds the labels as they are now."""
+    from tileset.labelfiles import LabelChange, StaleLabels, label_changes
+
+    make_photos(tmp_path, ["a"])
+    (photo,) = list_photos(tmp_path)
+    row = tuple(LabelBox(CLASS_ID[face], x, 0.5, 0.05, 0.2) for face, x in (("1m", 0.1), ("2m", 0.4), ("3m", 0.7)))
+    photo.save(PhotoLabels(row, LabelMeta("prelabel", False, "m", (0.9, 0.3, 0.9))))
+    first_tab = photo.load()
+    second_tab = photo.load()
+    assert first_tab.revision and first_tab.revision == second_tab.revision
+    photo.update(lambda labels: labels.without_all(labels.indices_of([1])), second_tab.revision)
+    on_disk = (tmp_path / "labels" / "a.txt").read_bytes()
+    with pytest.raises(StaleLabels, match="a.jpg were changed by another tab or program at ") as refused:
+        photo.update(lambda labels: labels.with_classes(labels.indices_of([3]), CLASS_ID["E"]), first_tab.revision)
+    assert (tmp_path / "labels" / "a.txt").read_bytes() == on_disk, "nothing written"
+    assert refused.value.current.revision == photo.load().revision != first_tab.revision
+    assert label_changes(first_tab, refused.value.current) == (LabelChange("deleted", 1, "1m"),)
+    with pytest.raises(StaleLabels):
+        photo.undo(first_tab.revision)  # a stale undo would take back the other tab's deletion unseen
+    assert [b.class_name for b in photo.load().boxes] == ["2m", "3m"]
+    now = photo.load()
+    photo.update(lambda labels: labels.with_classes(labels.indices_of([3]), CLASS_ID["E"]), now.revision)
+    assert [b.class_name for b in photo.load().boxes] == ["2m", "E"], "box 3 is the box numbered 3, not index 3"
+    photo.undo(photo.load().revision)
+    assert [b.class_name for b in photo.load().boxes] == ["2m", "3m"]
+
+
+def test_label_changes_are_named_by_box_number() -> None:
+    from tileset.labelfiles import LabelChange, label_changes
+
+    row = PhotoLabels(tuple(LabelBox(CLASS_ID["1m"], x, 0.5, 0.05, 0.2) for x in (0.1, 0.4, 0.7)))
+    edited = (row.without(0).with_classes((0,), CLASS_ID["9p"]).with_box(1, LabelBox(CLASS_ID["1m"], 0.72, 0.5, 0.05, 0.2))
+              .with_added(LabelBox(CLASS_ID["E"], 0.9, 0.5, 0.05, 0.2)).marked_reviewed())
+    assert label_changes(row, edited) == (
+        LabelChange("deleted", 1, "1m"), LabelChange("face", 2, "1m", "9p"), LabelChange("redrawn", 3, "1m", "1m"),
+        LabelChange("added", 4, "", "E"), LabelChange("reviewed"))
+    assert label_changes(row, row) == ()
+    with pytest.raises(LabelFileError, match="no box numbered 7"):
+        row.indices_of([2, 7])
+
+
+def test_the_revision_follows_the_files_not_the_clock(tmp_path: Path) -> None:
+    """Saving the same labels again keeps the revision; marking reviewed (metadata only) changes it."""
+    make_photos(tmp_path, ["a"])
+    (photo,) = list_photos(tmp_path)
+    photo.save(PhotoLabels(BOXES, LabelMeta("prelabel", False, "m", (0.4, 0.9))))
+    first = photo.load().revision
+    photo.save(photo.load())
+    assert photo.load().revision == first
+    photo.update(lambda labels: labels.marked_reviewed(), first)
+    assert photo.load().revision != first
+    assert PhotoLabels(BOXES).revision == "", "labels made in memory have no revision"

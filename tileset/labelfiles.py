@@ -18,6 +18,10 @@ with unknown confidences, so `prelabel` never replaces them.  A label file witho
 made outside these tools (ours write the metadata first for a new photo): it counts as a person's,
 checked.  Temporary files of a killed writer are removed by the next save or folder listing.
 
+Every load carries the photo's revision (a hash of its label file and metadata as read): an edit
+made from what a page showed passes that revision, and a save finding another revision on disk
+(another tab or program saved in between) is refused with `StaleLabels`, which names what changed.
+
 Two photos whose names differ only in the extension (`hand.jpg`, `hand.png`) would share one label
 file (ultralytics too maps `images/NAME.*` to `labels/NAME.txt`): a folder holding them is refused.
 """
@@ -33,7 +37,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from tileset.classes import CLASS_NAMES
 
@@ -169,6 +173,7 @@ class PhotoLabels:
 
     boxes: tuple[LabelBox, ...] = ()
     meta: LabelMeta = field(default_factory=LabelMeta)
+    revision: str = field(default="", compare=False)  # of the files these were loaded from; "" when made in memory
 
     def confidences(self) -> tuple[float, ...]:
         """One confidence per box: as kept; 1.0 for a person's boxes kept without any; else unknown (0.0)."""
@@ -190,6 +195,15 @@ class PhotoLabels:
             return kept
         numbers = {index: number for number, index in enumerate(reading_order(self.boxes), start=1)}
         return tuple(numbers[i] for i in range(len(self.boxes)))
+
+    def indices_of(self, numbers: Iterable[int]) -> tuple[int, ...]:
+        """Box indices of the numbers a person sees (`ids`); LabelFileError naming a number no box has."""
+        numbers = list(numbers)
+        index_of = {number: index for index, number in enumerate(self.ids())}
+        missing = [n for n in numbers if n not in index_of]
+        if missing:
+            raise LabelFileError(f"no box numbered {', '.join(map(str, missing))} on this photo")
+        return tuple(index_of[n] for n in numbers)
 
     def _edited(self, boxes: tuple[LabelBox, ...], confidences: tuple[float, ...],
                 ids: tuple[int, ...]) -> PhotoLabels:
@@ -441,19 +455,36 @@ class Photo:
         return self.load_checked()[0]
 
     def load_checked(self) -> tuple[PhotoLabels, tuple[str, ...]]:
-        """The labels as `load` gives them, and one line per problem found in the metadata."""
+        """The labels as `load` gives them (with the revision of the files read), and one line per problem
+        found in the metadata."""
         try:
-            text = self.label_path.read_bytes().decode("utf-8")
+            data = self.label_path.read_bytes()
+            text: str | None = data.decode("utf-8")
         except FileNotFoundError:
-            text = None
+            data, text = None, None
         except (OSError, UnicodeDecodeError) as error:
             raise LabelFileError(f"cannot read {self.label_path}: {error}") from None
+        meta_data: bytes | None = None
+        meta_error: LabelFileError | None = None
+        try:
+            meta_data = self.meta_path.read_bytes()
+        except FileNotFoundError:
+            pass
+        except OSError as error:
+            meta_error = LabelFileError(f"cannot read {self.meta_path}: {str(error)[:200]}")
+        labels, problems = self._labels_of(text, meta_data, meta_error)
+        return replace(labels, revision=revision_of(data, meta_data)), problems
+
+    def _labels_of(self, text: str | None, meta_data: bytes | None,
+                   meta_error: LabelFileError | None) -> tuple[PhotoLabels, tuple[str, ...]]:
         boxes = parse_label_text(text, str(self.label_path)) if text is not None else ()
         unknown = (UNKNOWN_CONFIDENCE,) * len(boxes)
-        if text is not None and not self.meta_path.exists():
+        if text is not None and meta_data is None and meta_error is None:
             return PhotoLabels(boxes, LabelMeta("human", True)), ()  # labels made elsewhere: a person's, checked
         try:
-            meta = read_meta(self.meta_path)
+            if meta_error is not None:
+                raise meta_error
+            meta = parse_meta(meta_data, self.meta_path) if meta_data is not None else LabelMeta()
         except LabelFileError as error:
             problem = f"{error}; read as a person's labels, not reviewed, confidences unknown"
             return PhotoLabels(boxes, LabelMeta("human", False, "", unknown)), (problem,)
@@ -467,6 +498,20 @@ class Photo:
             return PhotoLabels(boxes, replace(meta, confidences=unknown)), (problem,)
         return PhotoLabels(boxes, meta), ()
 
+    def changed_at(self) -> float | None:
+        """When the label file (or its metadata) was last written, as a Unix time; None when neither exists."""
+        times = []
+        for path in (self.label_path, self.meta_path):
+            try:
+                times.append(path.stat().st_mtime)
+            except OSError:
+                pass
+        return max(times, default=None)
+
+    def _check_revision(self, current: PhotoLabels, revision: str | None) -> None:
+        if revision is not None and current.revision != revision:
+            raise StaleLabels(self, current, self.changed_at())
+
     def lock(self) -> Any:
         """The lock every save of this photo holds (context manager); LabelFileError after LOCK_TIMEOUT_S."""
         from filelock import FileLock
@@ -479,10 +524,16 @@ class Photo:
         with self.lock():
             self._save_locked(labels)
 
-    def update(self, change: Callable[[PhotoLabels], PhotoLabels]) -> PhotoLabels:
-        """Load, change and save in one turn of the lock: a concurrent save is never overwritten unseen."""
+    def update(self, change: Callable[[PhotoLabels], PhotoLabels], revision: str | None = None) -> PhotoLabels:
+        """Load, change and save in one turn of the lock: a concurrent save is never overwritten unseen.
+
+        With `revision` (what the caller's page showed), StaleLabels when the files hold another one:
+        nothing is written, and the error carries the labels as they are now.
+        """
         with self.lock():
-            changed = change(self.load())
+            current = self.load()
+            self._check_revision(current, revision)
+            changed = change(current)
             self._save_locked(changed)
         return changed
 
@@ -517,13 +568,16 @@ class Photo:
             atomic_write_bytes(folder / f"{self.name}.{number}.meta.json", self.meta_path.read_bytes())
         atomic_write_text(folder / f"{self.name}.{number}.txt", previous)
 
-    def undo(self) -> PhotoLabels:
+    def undo(self, revision: str | None = None) -> PhotoLabels:
         """Put back the previous version from the history (LabelFileError when there is none).
 
         The version undone is not lost: it moves to `.history/NAME.undone.<n>.txt` (and `.meta.json`).
-        The photo is not reviewed after an undo.
+        The photo is not reviewed after an undo.  With `revision`, StaleLabels (nothing undone) when the
+        files are no longer what the caller saw: an undo must not take back another tab's change unseen.
         """
         with self.lock():
+            if revision is not None:
+                self._check_revision(self.load(), revision)
             existing = history_paths(self.label_path)
             if not existing:
                 raise LabelFileError(f"{self.image.name}: nothing to undo")
@@ -552,6 +606,56 @@ class Photo:
         return restored
 
 
+class StaleLabels(LabelFileError):
+    """An edit made from labels that are no longer on disk: refused; `current` is what the files hold now."""
+
+    def __init__(self, photo: Photo, current: PhotoLabels, changed_at: float | None) -> None:
+        when = time.strftime(" at %H:%M:%S", time.localtime(changed_at)) if changed_at is not None else ""
+        super().__init__(f"the labels of {photo.image.name} were changed by another tab or program{when}; "
+                         "nothing was changed here: look at them again")
+        self.photo, self.current, self.changed_at = photo, current, changed_at
+
+
+def revision_of(label_data: bytes | None, meta_data: bytes | None) -> str:
+    """A photo's revision: a hash of its label file and metadata as they are on disk (either may be missing)."""
+    digest = hashlib.sha1()
+    for data in (label_data, meta_data):
+        digest.update(b"-" if data is None else b"+%d:" % len(data) + data)
+    return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class LabelChange:
+    """One difference between two versions of a photo's labels, by the box number a person sees."""
+
+    kind: Literal["deleted", "added", "face", "redrawn", "reviewed", "unreviewed"]
+    number: int = 0
+    face_before: str = ""
+    face_after: str = ""
+
+
+def label_changes(before: PhotoLabels, after: PhotoLabels) -> tuple[LabelChange, ...]:
+    """What changed from `before` to `after`: boxes deleted, added, given another face or redrawn (matched
+    by their number), then the reviewed mark; in box number order."""
+    old = dict(zip(before.ids(), before.boxes))
+    new = dict(zip(after.ids(), after.boxes))
+    changes = []
+    for number in sorted(old.keys() | new.keys()):
+        was, now = old.get(number), new.get(number)
+        if now is None:
+            assert was is not None
+            changes.append(LabelChange("deleted", number, was.class_name))
+        elif was is None:
+            changes.append(LabelChange("added", number, "", now.class_name))
+        elif was.class_id != now.class_id:
+            changes.append(LabelChange("face", number, was.class_name, now.class_name))
+        elif was != now:
+            changes.append(LabelChange("redrawn", number, was.class_name, now.class_name))
+    if before.meta.reviewed != after.meta.reviewed:
+        changes.append(LabelChange("reviewed" if after.meta.reviewed else "unreviewed"))
+    return tuple(changes)
+
+
 class _TimedLock:
     """A FileLock whose timeout is a LabelFileError naming the photo."""
 
@@ -575,10 +679,19 @@ class _TimedLock:
 def read_meta(path: Path) -> LabelMeta:
     """A meta.json file, strictly; a missing file is LabelMeta(); anything wrong is a LabelFileError."""
     try:
-        data = json.loads(Path(path).read_bytes().decode("utf-8"))
+        raw = Path(path).read_bytes()
     except FileNotFoundError:
         return LabelMeta()
-    except (OSError, ValueError, RecursionError) as error:
+    except OSError as error:
+        raise LabelFileError(f"cannot read {path}: {str(error)[:200]}") from None
+    return parse_meta(raw, path)
+
+
+def parse_meta(raw: bytes, path: Path) -> LabelMeta:
+    """The bytes of a meta.json file, strictly; anything wrong is a LabelFileError naming `path`."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as error:
         raise LabelFileError(f"cannot read {path}: {str(error)[:200]}") from None
     try:
         return LabelMeta.from_json(data)
