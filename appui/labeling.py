@@ -4,7 +4,10 @@ Every change is written at once (atomically, under the photo's lock, the previou
 in `labels/.history/`), so closing the browser never loses more than the click in flight, and
 "Undo" walks back through that history.  A photo is reviewed only when "Looks right" is pressed
 after its last edit.  Boxes are numbered in reading order (rows top to bottom, left to right);
-several can be picked at once and fixed, deleted or given a row of faces in one action.  The
+several can be picked at once and fixed, deleted or given a row of faces in one action.  Picks are
+box numbers, not places in a list, and every edit carries the revision of the labels the page showed:
+when another tab or program saved the photo in between, the edit is refused with what changed, and
+the page shows the labels as they are now.  The
 "Model in use" panel lists the model versions and switches between them (`vision.registry`).
 """
 
@@ -18,7 +21,7 @@ import cv2
 import numpy as np
 import streamlit as st
 
-from appui.i18n import t
+from appui.i18n import pick, t
 from appui.widgets import data_folder_input, model_versions
 from tileset.classes import BACK_ID, CLASS_NAMES, NAMES_ZH
 from tileset.labelfiles import (
@@ -27,8 +30,10 @@ from tileset.labelfiles import (
     LabelFileError,
     Photo,
     PhotoLabels,
+    StaleLabels,
     atomic_write_bytes,
     images_dir,
+    label_changes,
     list_photos,
     review_order,
 )
@@ -38,7 +43,8 @@ FOLDER_KEY = PREFIX + "folder"
 ORDER_KEY = PREFIX + "order"  # (folder, [image paths]) fixed when the folder is opened
 INDEX_KEY = PREFIX + "index"
 BOX_KEY = PREFIX + "box"  # the box list widget; what is picked lives in PICKED_KEY
-PICKED_KEY = PREFIX + "picked"  # box indices picked, by the list or by clicks on the photo
+PICKED_KEY = PREFIX + "picked"  # box numbers picked (as on the photo), by the list or by clicks on the photo
+SEEN_KEY = PREFIX + "seen"  # (photo path, its labels as the page last showed them): what an edit was made from
 CLASS_KEY = PREFIX + "class"
 ADD_KEYS = tuple(PREFIX + k for k in ("x1", "y1", "x2", "y2"))
 ADD_CLASS_KEY = PREFIX + "add_class"
@@ -53,6 +59,47 @@ MODELS_ROOT_KEY = PREFIX + "models_root"  # tests point the model panel at a tem
 DISPLAY_MAX_WIDTH = 1280
 LOW_CONFIDENCE = 0.5  # boxes below this are drawn in red: look at them first
 DEFAULT_BELOW = 0.3
+CHANGES_SHOWN = 6  # a refused edit names at most this many of the changes it found
+
+_TEXT: dict[str, tuple[str, str]] = {
+    "stale": ("Not saved: {name} was changed in another tab or program{when} ({changes}). Nothing was changed "
+              "here; the labels are shown as they are now: pick the boxes again.",
+              "未保存: {name} 的标注已在另一个标签页或程序中修改{when} ({changes})。此处没有改动; "
+              "现在显示的是最新的标注, 请重新选择框。"),
+    "stale_when": (" at {time}", " (于 {time})"),
+    "ch_deleted": ("box {n} ({face}) deleted", "框 {n} ({face}) 已删除"),
+    "ch_added": ("box {n} ({face}) added", "新增框 {n} ({face})"),
+    "ch_face": ("box {n} {before} → {after}", "框 {n} {before} → {after}"),
+    "ch_redrawn": ("box {n} ({face}) redrawn", "框 {n} ({face}) 已重画"),
+    "ch_reviewed": ("marked reviewed", "已标为已审核"),
+    "ch_unreviewed": ("no longer reviewed", "不再是已审核"),
+    "ch_more": ("{n} more", "另有 {n} 处"),
+    "ch_rewritten": ("its files were saved again", "文件被重新保存"),
+}
+
+
+def tr(key: str, language: str | None = None, **values: object) -> str:
+    return pick(_TEXT, key, language, **values)
+
+
+def stale_message(error: StaleLabels, seen: PhotoLabels | None, language: str | None = None) -> str:
+    """Why an edit was refused, naming what changed since the page showed the labels (by box number)."""
+    import time
+
+    changes = label_changes(seen, error.current) if seen is not None else ()
+    words = []
+    for change in changes[:CHANGES_SHOWN]:
+        if change.kind in ("reviewed", "unreviewed"):
+            words.append(tr("ch_" + change.kind, language))
+        else:
+            words.append(tr("ch_" + change.kind, language, n=change.number, before=change.face_before,
+                            after=change.face_after, face=change.face_before or change.face_after))
+    if len(changes) > CHANGES_SHOWN:
+        words.append(tr("ch_more", language, n=len(changes) - CHANGES_SHOWN))
+    when = "" if error.changed_at is None else tr(
+        "stale_when", language, time=time.strftime("%H:%M:%S", time.localtime(error.changed_at)))
+    return tr("stale", language, name=error.photo.image.name, when=when,
+              changes="; ".join(words) or tr("ch_rewritten", language))
 
 SUIT_WORDS = {"m": "characters wan", "p": "dots circles pin", "s": "bamboo sou"}
 NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -148,7 +195,7 @@ def canvas_action(labels: PhotoLabels, value: object, width: int, height: int) -
 
 
 def draw_boxes(image_bgr: np.ndarray, labels: PhotoLabels, selected: list[int] | int | None) -> np.ndarray:
-    """The photo with every box numbered in reading order: picked orange, checked by a person green, unsure
+    """The photo with every box numbered in reading order (`selected`: box numbers): picked orange, checked by a person green, unsure
     red, the model's other readings blue (not green: a sure reading can still be wrong).
 
     Only the number is written on the photo (the face is in the list beside it), inside the box's top
@@ -161,9 +208,9 @@ def draw_boxes(image_bgr: np.ndarray, labels: PhotoLabels, selected: list[int] |
     numbers = box_numbers(labels)
     for index, (box, conf) in enumerate(zip(labels.boxes, labels.confidences())):
         x1, y1, x2, y2 = (round(v) for v in box.xyxy(width, height))
-        colour = (SELECTED_COLOUR if index in picked else CHECKED_COLOUR if labels.meta.reviewed or conf >= 1.0
+        colour = (SELECTED_COLOUR if numbers[index] in picked else CHECKED_COLOUR if labels.meta.reviewed or conf >= 1.0
                   else UNSURE_COLOUR if conf < LOW_CONFIDENCE else UNCHECKED_COLOUR)
-        cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness * (2 if index in picked else 1))
+        cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness * (2 if numbers[index] in picked else 1))
         scale = max(0.3, min(0.5 * thickness, (x2 - x1) / 40))
         cv2.putText(canvas, str(numbers[index]), (x1 + thickness + 1, y1 + round(22 * scale) + thickness),
                     cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thickness, cv2.LINE_AA)
@@ -192,11 +239,32 @@ def _say(kind: str, text: str) -> None:
     st.session_state[MESSAGE_KEY] = (kind, text)
 
 
+def _seen(photo: Photo) -> PhotoLabels | None:
+    """The photo's labels as the page last showed them (None when it showed none of this photo)."""
+    seen = st.session_state.get(SEEN_KEY)
+    return seen[1] if isinstance(seen, tuple) and seen[0] == str(photo.image) else None
+
+
+def _seen_revision(photo: Photo) -> str | None:
+    seen = _seen(photo)
+    return seen.revision if seen is not None else None
+
+
+def _refused(photo: Photo, error: StaleLabels) -> None:
+    """A stale edit: say what changed; the picks go (the next run shows the labels as they are now)."""
+    _say("error", stale_message(error, _seen(photo)))
+    st.session_state[PICKED_KEY] = []
+
+
 def _change(photo: Photo, change: Callable[[PhotoLabels], PhotoLabels], message: str | Callable[[], str]) -> None:
-    """Load, change and save the photo's labels in one turn of its lock; the outcome as a message.
-    The picks are cleared after a change (the fixed boxes stay highlighted nowhere)."""
+    """Load, change and save the photo's labels in one turn of its lock, if they are still what the page
+    showed; the outcome as a message.  The picks are cleared after a change (the fixed boxes stay
+    highlighted nowhere)."""
     try:
-        photo.update(change)
+        photo.update(change, _seen_revision(photo))
+    except StaleLabels as error:
+        _refused(photo, error)
+        return
     except (LabelFileError, OSError, IndexError) as error:
         _say("error", t("lbl_not_saved", msg=error))
         return
@@ -223,12 +291,8 @@ def _picked_or_say() -> list[int]:
     return picked
 
 
-def _numbers_text(photo: Photo, picked: list[int]) -> str:
-    try:
-        numbers = box_numbers(photo.load())
-    except LabelFileError:
-        numbers = {}
-    return ", ".join(str(numbers.get(i, i)) for i in sorted(picked, key=lambda i: numbers.get(i, i)))
+def _numbers_text(picked: list[int]) -> str:
+    return ", ".join(str(n) for n in sorted(picked))
 
 
 def _on_set_class(photo: Photo) -> None:
@@ -238,23 +302,22 @@ def _on_set_class(photo: Photo) -> None:
     if class_id is None:
         _say("warning", t("lbl_pick_face"))
         return
-    _change(photo, lambda labels: labels.with_classes(picked, class_id),
-            t("lbl_now", boxes=_numbers_text(photo, picked), face=CLASS_NAMES[class_id]))
+    _change(photo, lambda labels: labels.with_classes(labels.indices_of(picked), class_id),
+            t("lbl_now", boxes=_numbers_text(picked), face=CLASS_NAMES[class_id]))
 
 
 def _on_mark_back(photo: Photo) -> None:
     if not (picked := _picked_or_say()):
         return
-    _change(photo, lambda labels: labels.with_classes(picked, BACK_ID),
-            t("lbl_now", boxes=_numbers_text(photo, picked), face=CLASS_NAMES[BACK_ID]))
+    _change(photo, lambda labels: labels.with_classes(labels.indices_of(picked), BACK_ID),
+            t("lbl_now", boxes=_numbers_text(picked), face=CLASS_NAMES[BACK_ID]))
 
 
 def _on_delete(photo: Photo) -> None:
     if not (picked := _picked_or_say()):
         return
-    numbers = _numbers_text(photo, picked)
-    _change(photo, lambda labels: labels.without_all(picked), t("lbl_deleted", boxes=numbers))
-    st.session_state[PICKED_KEY] = []
+    _change(photo, lambda labels: labels.without_all(labels.indices_of(picked)),
+            t("lbl_deleted", boxes=_numbers_text(picked)))
 
 
 def _on_delete_below(photo: Photo) -> None:
@@ -266,7 +329,6 @@ def _on_delete_below(photo: Photo) -> None:
         return labels.without_all(deleted)
 
     _change(photo, change, lambda: t("lbl_deleted_below", n=len(deleted), conf=threshold))
-    st.session_state[PICKED_KEY] = []
 
 
 def _on_set_row(photo: Photo) -> None:
@@ -282,12 +344,12 @@ def _on_set_row(photo: Photo) -> None:
         return
 
     def change(labels: PhotoLabels) -> PhotoLabels:
-        left_to_right = sorted(picked, key=lambda i: labels.boxes[i].cx)
+        left_to_right = sorted(labels.indices_of(picked), key=lambda i: labels.boxes[i].cx)
         for index, class_id in zip(left_to_right, faces):
             labels = labels.with_classes((index,), class_id)
         return labels
 
-    _change(photo, change, t("lbl_now", boxes=_numbers_text(photo, picked),
+    _change(photo, change, t("lbl_now", boxes=_numbers_text(picked),
                              face=" ".join(CLASS_NAMES[f] for f in faces)))
 
 
@@ -308,7 +370,10 @@ def _on_add(photo: Photo, width: int, height: int) -> None:
 
 def _on_undo(photo: Photo) -> None:
     try:
-        photo.undo()
+        photo.undo(_seen_revision(photo))
+    except StaleLabels as error:
+        _refused(photo, error)
+        return
     except (LabelFileError, OSError) as error:
         _say("warning", str(error))
         return
@@ -318,31 +383,34 @@ def _on_undo(photo: Photo) -> None:
 
 def _on_canvas(photo: Photo, width: int, height: int) -> None:
     """A click on the photo picks (or unpicks) the box under it.  A drag redraws the one picked box, or
-    draws a new box of the chosen face, or (no face chosen) picks the boxes inside it."""
-    try:
-        labels = photo.load()
-    except LabelFileError as error:
-        _say("error", str(error))
+    draws a new box of the chosen face, or (no face chosen) picks the boxes inside it.  The click is read
+    on the labels the page showed, the photo the person clicked on."""
+    labels = _seen(photo)
+    if labels is None:
         return
     action = canvas_action(labels, st.session_state.get(CANVAS_KEY), width, height)
     if action is None:
         return
+    numbers = labels.ids()
     if action[0] == "pick":
-        what = action[1]
+        what = numbers[action[1]]
         picked = _picked()
-        st.session_state[PICKED_KEY] = [i for i in picked if i != what] if what in picked else picked + [what]
+        st.session_state[PICKED_KEY] = [n for n in picked if n != what] if what in picked else picked + [what]
         return
     corners = action[1]
     picked = _picked()
     if len(picked) == 1:  # one box picked: the drag is its right outline
-        index = picked[0]
-        box = LabelBox.from_xyxy(labels.boxes[index].class_id, corners, width, height)
-        _change(photo, lambda current: current.with_box(index, box),
-                t("lbl_redrawn", boxes=box_numbers(labels).get(index, index)))
+        number = picked[0]
+
+        def redrawn(current: PhotoLabels) -> PhotoLabels:
+            (index,) = current.indices_of([number])
+            return current.with_box(index, LabelBox.from_xyxy(current.boxes[index].class_id, corners, width, height))
+
+        _change(photo, redrawn, t("lbl_redrawn", boxes=number))
         return
     class_id = st.session_state.get(CLASS_KEY)
     if class_id is None:  # no face to draw with: the drag is a lasso, picking the boxes inside it
-        inside = boxes_inside(labels, corners, width, height)
+        inside = [numbers[i] for i in boxes_inside(labels, corners, width, height)]
         st.session_state[PICKED_KEY] = sorted(set(_picked()) | set(inside))
         _say("info", t("lbl_lassoed", n=len(inside)))
         return
@@ -377,7 +445,10 @@ def _forget_picks() -> None:
 
 def _on_reviewed(photo: Photo, count: int) -> None:
     try:
-        photo.update(lambda labels: labels.marked_reviewed())
+        photo.update(lambda labels: labels.marked_reviewed(), _seen_revision(photo))
+    except StaleLabels as error:
+        _refused(photo, error)
+        return
     except (LabelFileError, OSError) as error:
         _say("error", t("lbl_not_saved", msg=error))
         return
@@ -399,15 +470,16 @@ def _show_message() -> None:
 
 def _box_editor(photo: Photo, labels: PhotoLabels) -> None:
     confidences = labels.confidences()
-    numbers = box_numbers(labels)
-    options = sorted(range(len(labels.boxes)), key=lambda i: numbers[i])
-    picked = [i for i in _picked() if i in options]
+    index_of = {number: index for index, number in box_numbers(labels).items()}
+    options = sorted(index_of)
+    picked = [n for n in _picked() if n in index_of]
     st.session_state[PICKED_KEY] = picked
     # Set from the picks on every run: the widget keeps no stale entry when a box's face (its label) changes.
     st.session_state[BOX_KEY] = picked
     st.multiselect(t("lbl_boxes"), options, key=BOX_KEY, placeholder=t("lbl_boxes_hint"), on_change=_on_pick_list,
-                   format_func=lambda i: f"{numbers[i]}: {CLASS_NAMES[labels.boxes[i].class_id]} "
-                                         f"{NAMES_ZH[CLASS_NAMES[labels.boxes[i].class_id]]} ({confidences[i]:.2f})")
+                   format_func=lambda n: f"{n}: {labels.boxes[index_of[n]].class_name} "
+                                         f"{NAMES_ZH[labels.boxes[index_of[n]].class_name]} "
+                                         f"({confidences[index_of[n]]:.2f})")
     st.selectbox(t("lbl_face"), list(range(len(CLASS_NAMES))), key=CLASS_KEY, index=None,
                  format_func=class_label, placeholder=t("lbl_face_hint"))
     face, back, delete = st.columns(3)
@@ -619,6 +691,7 @@ def render() -> None:
         st.error(t("lbl_unreadable", name=photo.image.name, msg=reading))
         return
     labels, problems = reading
+    st.session_state[SEEN_KEY] = (str(photo.image), labels)  # what this page's edits are made from
     for problem in problems:
         st.warning(problem)
     from vision.images import ImageError, load_image

@@ -6,6 +6,7 @@ Skipped, with the reason, when Chromium (scripts/install_browser.sh) or Playwrig
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import cv2
@@ -138,3 +139,54 @@ def test_a_club_labels_a_photo_in_the_browser(tmp_path: Path) -> None:
     for g, w in zip(got, want):
         assert g[1:] == pytest.approx(w[1:], abs=3), (g, w)  # a drawn box: within a screen pixel or two
     assert labels.meta.reviewed
+
+
+@pytest.mark.slow
+def test_two_tabs_on_one_photo_a_stale_edit_is_refused(tmp_path: Path) -> None:
+    """Tab A picks box 3 and a face; tab B deletes box 4; A's "Set face" is refused, naming the deletion; A
+    then shows the labels as they are, and box 3 picked again gets the face: never another box."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    data = tmp_path / "data"
+    folder = prelabeled_folder(data)
+    with streamlit_server({"MCR_DATA": str(data)}) as url, sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        context = chromium.new_context(viewport={"width": 1366, "height": 768})
+        tabs = [context.new_page(), context.new_page()]
+        for page in tabs:
+            page.goto(f"{url}/label")
+            wait_for_app(page, TIMEOUT_MS)
+            page.get_by_role("textbox", name="Photo folder").fill(str(folder))
+            page.keyboard.press("Enter")
+            wait_for_app(page, TIMEOUT_MS)
+        first, second = tabs
+        first.bring_to_front()
+        first.mouse.click(*on_photo(first, centre(ROW["C"])))
+        wait_for_app(first, TIMEOUT_MS)
+        picked(first, "3: 3m")
+        pick_face(first, "east")
+
+        second.bring_to_front()
+        second.mouse.click(*on_photo(second, centre(FALSE["D"])))
+        wait_for_app(second, TIMEOUT_MS)
+        picked(second, "4: 9p")
+        second.get_by_role("button", name=re.compile(r"^Delete( Shortcut|$)")).click()  # not "Delete all ... below"
+        wait_for_app(second, TIMEOUT_MS)
+
+        first.bring_to_front()
+        click(first, "Set face")
+        refusal = first.get_by_text("was changed in another tab or program")
+        refusal.wait_for(timeout=TIMEOUT_MS)
+        assert "box 4 (9p) deleted" in refusal.inner_text()
+        assert [b.class_name for b in list_photos(folder)[0].load().boxes] == ["1m", "2m", "3m", "9p"]
+
+        first.mouse.click(*on_photo(first, centre(ROW["C"])))
+        wait_for_app(first, TIMEOUT_MS)
+        picked(first, "3: 3m")
+        click(first, "Set face")
+        first.get_by_text("box 3 now E").wait_for(timeout=TIMEOUT_MS)
+        chromium.close()
+    labels = list_photos(folder)[0].load()
+    assert [b.class_name for b in labels.boxes] == ["1m", "2m", "E", "9p"]
+    assert labels.boxes[2].xyxy(W, H) == pytest.approx(ROW["C"], abs=1e-6), "the face went to box C"

@@ -72,16 +72,16 @@ def test_walks_least_sure_first_and_saves_each_edit(folder: Path, tmp_path: Path
     assert "unsure.jpg" in at.subheader[0].value, "the photo with the least sure box comes first"
     before = labels_of(folder, "unsure")
 
-    at.multiselect(key="label.box").set_value([1]).run()
+    at.multiselect(key="label.box").set_value([2]).run()  # box numbers as on the photo: 1 2 3 left to right
     at.selectbox(key="label.class").set_value(CLASS_ID["5p"]).run()
     at.button(key="label.set").click().run()
     assert labels_of(folder, "unsure").boxes[1].class_id == CLASS_ID["5p"]
 
-    at.multiselect(key="label.box").set_value([2]).run()
+    at.multiselect(key="label.box").set_value([3]).run()
     at.button(key="label.back").click().run()
     assert labels_of(folder, "unsure").boxes[2].class_id == BACK_ID
 
-    at.multiselect(key="label.box").set_value([0]).run()
+    at.multiselect(key="label.box").set_value([1]).run()
     at.button(key="label.delete").click().run()
     after_delete = labels_of(folder, "unsure")
     assert [b.class_id for b in after_delete.boxes] == [CLASS_ID["5p"], BACK_ID]
@@ -219,7 +219,7 @@ def test_bulk_fixes_undo_and_reviewed_only_by_looks_right(folder: Path, tmp_path
     assert [b.class_id for b in labels_of(folder, "unsure").boxes] == [CLASS_ID["1m"], CLASS_ID["3m"]]
     assert "1 boxes below 0.50 deleted" in at.success[0].value
 
-    at.multiselect(key="label.box").set_value([1, 0]).run()
+    at.multiselect(key="label.box").set_value([3, 1]).run()  # box 2 is gone: 1 and 3 stay
     at.text_input(key="label.row").input("春 summer").run()
     at.button(key="label.setrow").click().run()
     assert [b.class_id for b in labels_of(folder, "unsure").boxes] == [CLASS_ID["s1"], CLASS_ID["s2"]]
@@ -363,3 +363,50 @@ def test_a_drag_with_no_face_picked_picks_the_boxes_inside() -> None:
                           LabelBox.from_xyxy(CLASS_ID["3m"], (300, 200, 340, 260), W, H)))
     assert boxes_inside(labels, (0, 0, 120, 100), W, H) == [0, 1]
     assert boxes_inside(labels, (0, 0, 70, 100), W, H) == [0], "a box counts when its centre is inside"
+
+
+def test_two_tabs_a_stale_edit_is_refused_and_never_changes_the_wrong_box(folder: Path, tmp_path: Path) -> None:
+    """Tab A picks box 3 and a face; tab B deletes box 1; A's "Set face" is refused with what changed, and A
+    then shows the labels as they are; picked again, box 3 (not the box now at its old place) gets the face."""
+    first = open_page(folder, tmp_path / "models")
+    second = open_page(folder, tmp_path / "models")
+    first.multiselect(key="label.box").set_value([3]).run()
+    first.selectbox(key="label.class").set_value(CLASS_ID["E"]).run()
+    second.multiselect(key="label.box").set_value([1]).run()
+    second.button(key="label.delete").click().run()
+    assert [b.class_name for b in labels_of(folder, "unsure").boxes] == ["2m", "3m"]
+
+    first.button(key="label.set").click().run()
+    assert not first.exception, first.exception
+    (refused,) = [e.value for e in first.error]
+    assert "Not saved: unsure.jpg was changed in another tab or program at " in refused
+    assert "box 1 (1m) deleted" in refused
+    assert [b.class_name for b in labels_of(folder, "unsure").boxes] == ["2m", "3m"], "nothing changed"
+    assert "2 boxes" in " ".join(m.value for m in first.markdown), "the page shows the labels as they are now"
+    assert first.multiselect(key="label.box").options == ["2: 2m 二万 (0.30)", "3: 3m 三万 (0.90)"]
+    assert not first.multiselect(key="label.box").value, "the picks go with the refused edit"
+
+    first.button(key="label.undo").click().run()  # A now shows the current labels: its undo is its own to make
+    assert [b.class_name for b in labels_of(folder, "unsure").boxes] == ["1m", "2m", "3m"]
+    second.button(key="label.reviewed").click().run()  # B still shows two boxes: it must not review three
+    assert "box 1 (1m) added" in second.error[0].value
+    assert not labels_of(folder, "unsure").meta.reviewed
+    second.multiselect(key="label.box").set_value([3]).run()
+    second.selectbox(key="label.class").set_value(CLASS_ID["E"]).run()
+    second.button(key="label.set").click().run()
+    assert [b.class_name for b in labels_of(folder, "unsure").boxes] == ["1m", "2m", "E"]
+
+
+def test_a_refused_edit_is_said_in_chinese_too(tmp_path: Path) -> None:
+    from appui.labeling import stale_message
+    from tileset.labelfiles import StaleLabels
+
+    photo = Photo(tmp_path / "hand.jpg", tmp_path / "labels")
+    seen = PhotoLabels(tuple(LabelBox(CLASS_ID[f], x, 0.5, 0.05, 0.2) for f, x in (("1m", 0.1), ("2m", 0.4))))
+    now = seen.with_classes((1,), CLASS_ID["E"]).marked_reviewed()
+    error = StaleLabels(photo, now, None)
+    assert stale_message(error, seen, "en") == (
+        "Not saved: hand.jpg was changed in another tab or program (box 2 2m → E; marked reviewed). Nothing was "
+        "changed here; the labels are shown as they are now: pick the boxes again.")
+    assert stale_message(error, seen, "zh").startswith("未保存: hand.jpg 的标注已在另一个标签页或程序中修改 (框 2 2m → E; 已标为已审核)")
+    assert "its files were saved again" in stale_message(StaleLabels(photo, seen, None), seen, "en")
