@@ -3,7 +3,7 @@ teaches the models a club's own set.
 
 Camera or upload; each photo with each tile named by its row and place; what does not fit (a row or
 a place missing or extra) and, for a photo in no particular order, the faces assigned one of each
-for the player to confirm; a "Learn this set" button with a progress bar (`vision.calibrate`, every
+for the player to confirm; a "Learn this set" button with a progress bar (`training.calibrate`, every
 photo that shows the layout); the figures before and after; the versions of the models folder with
 switch and back.
 """
@@ -92,7 +92,7 @@ class TeachRead:
     image_bgr: np.ndarray
     photo_path: str  # the photo as uploaded, kept for learning
     bonus: str
-    reading: Any  # vision.calibrate.LayoutReading
+    reading: Any  # vision.calibration_layout.LayoutReading
     unordered: Any = None  # the one-of-each reading, once asked for
     error: str = ""
 

@@ -7,7 +7,7 @@
    plays the person reviewing them: each pre-labeled box that overlaps a true tile gets the true face
    (a face fix), the others are deleted, missed tiles are added; every change is saved through the
    label files as the review page saves it.
-3. Reads the `test` other scenes with the shipped models (before), runs `vision.adapt` on the labeled
+3. Reads the `test` other scenes with the shipped models (before), runs `training.adapt` on the labeled
    folder against a private copy of the models folder (the repository's registry is not touched),
    and reads the test scenes again with the new version (after).
 
@@ -96,9 +96,9 @@ def review_with_truth(photo: Photo, truth: tuple[LabelBox, ...], width: int, hei
 
 
 def read_test_scenes(detector: object, test: Path) -> dict[str, object]:
-    """Tile read accuracy (vision.adapt.score_photos' measure) and hands read exactly (vision.evaluate_read)."""
-    from vision.adapt import ReadMetrics, match_tiles
-    from vision.evaluate_read import judge, scenes_from_dir, summary
+    """Tile read accuracy (training.adapt.score_photos' measure) and hands read exactly (training.evaluate_read)."""
+    from training.adapt import ReadMetrics, match_tiles
+    from training.evaluate_read import judge, scenes_from_dir, summary
     from vision.images import load_image
     from vision.read import read_detections
     from vision.settings import DEFAULT_SETTINGS
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from datasets.label import prelabel_folder
-    from vision.adapt import adapt
+    from training.adapt import adapt
     from vision.detector import TileDetector
     from vision.images import load_image
 

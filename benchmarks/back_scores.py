@@ -20,9 +20,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from training.evaluate_read import scenes_from_dir  # noqa: E402
 from vision.boxes import box_iou  # noqa: E402
 from vision.detector import TileDetector  # noqa: E402
-from vision.evaluate_read import scenes_from_dir  # noqa: E402
 from vision.models import TILE_FINDER_NAMES  # noqa: E402
 from vision.registry import active_dir  # noqa: E402
 

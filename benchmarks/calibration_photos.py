@@ -27,10 +27,10 @@ sys.path.insert(0, str(REPO))
 import numpy as np  # noqa: E402
 
 from tileset.classes import CLASS_NAMES  # noqa: E402
+from training.evaluate import read_truth  # noqa: E402
 from vision.boxes import box_iou  # noqa: E402
 from vision.calibration_layout import LayoutReading, read_layout, read_layout_photo  # noqa: E402
 from vision.detector import TileDetector  # noqa: E402
-from vision.evaluate import read_truth  # noqa: E402
 from vision.images import decode_image  # noqa: E402
 from vision.settings import LayoutSettings, with_overrides  # noqa: E402
 

@@ -6,9 +6,9 @@
 #   bash benchmarks/calibration_round.sh ROUND CAL_SEED SCENES_SEED DRAWN_SEED [FIELD=VALUE ...]
 #
 # Set k (1..3) uses the photo seed CAL_SEED+k and the scenes seed SCENES_SEED+(k-1)*10000. Each FIELD=VALUE
-# reads the same scenes again with that detector setting (`vision.evaluate_read --set`): a control, written to
+# reads the same scenes again with that detector setting (`training.evaluate_read --set`): a control, written to
 # ROUND/SET.control_FIELD=VALUE.log. Also: ROUND/SET.cal.json (the summary line), SET.cal.log (progress and the
-# wall time), SET.eval.log (`vision.evaluate`), SET.read.log (`vision.evaluate_read`). ART: the artwork folder
+# wall time), SET.eval.log (`training.evaluate`), SET.read.log (`training.evaluate_read`). ART: the artwork folder
 # (default ../shared/datasets/art). CONTROL_METHOD (e.g. auto): also calibrate a second copy of models/ from the
 # same photo with that `--method`, and read the scenes with it: SET.method_METHOD.cal.json, .cal.log, .read.log.
 # SETS (e.g. kde-traditional): only those of the three sets, each with the seeds it has in the full round.
@@ -42,14 +42,14 @@ for set in kde-traditional gnome-smooth drawn; do
       --workers 2 >> "$D.synth.log" 2>&1
   fi
   calibrate_copy "$D/models" "$D"
-  $PY -m vision.evaluate "$D/scn" --keep-backs --models "$D/models" > "$D.eval.log" 2>&1
-  $PY -m vision.evaluate_read "$D/scn" --models "$D/models" > "$D.read.log" 2>&1
+  $PY -m training.evaluate "$D/scn" --keep-backs --models "$D/models" > "$D.eval.log" 2>&1
+  $PY -m training.evaluate_read "$D/scn" --models "$D/models" > "$D.read.log" 2>&1
   if [ -n "${CONTROL_METHOD:-}" ]; then
     calibrate_copy "$D/models_$CONTROL_METHOD" "$D.method_$CONTROL_METHOD" --method "$CONTROL_METHOD"
-    $PY -m vision.evaluate_read "$D/scn" --models "$D/models_$CONTROL_METHOD" > "$D.method_$CONTROL_METHOD.read.log" 2>&1
+    $PY -m training.evaluate_read "$D/scn" --models "$D/models_$CONTROL_METHOD" > "$D.method_$CONTROL_METHOD.read.log" 2>&1
   fi
   for setting in "$@"; do
-    $PY -m vision.evaluate_read "$D/scn" --models "$D/models" --set "$setting" > "$D.control_$setting.log" 2>&1
+    $PY -m training.evaluate_read "$D/scn" --models "$D/models" --set "$setting" > "$D.control_$setting.log" 2>&1
   done
   echo "$set done $(date -u +%H:%M:%S): $(sed -n 2p "$D.read.log")"
 done

@@ -22,9 +22,9 @@ import numpy as np
 
 from scoring.tiles import TILE_NAMES, Tile
 from tileset.classes import CLASS_NAMES
+from training.evaluate_read import scenes_from_dir
 from vision.boxes import box_iou
 from vision.detector import TileDetector
-from vision.evaluate_read import scenes_from_dir
 from vision.images import decode_image
 from vision.ranks import other_rank_share
 from vision.read import load_detector

@@ -10,7 +10,7 @@ median, p90, max and mean milliseconds per image, images/s, the time of the whol
 `python -m vision detect FOLDER/*` command (model loading and start-up
 included), and, where labels exist, both read accuracies on the 34 classes the
 peer knows (tiles of other classes count neither way; see
-`vision.evaluate.restrict_to_classes`).
+`training.evaluate.restrict_to_classes`).
 
 `--resize WxH` first writes every image, scaled up with its aspect kept and
 set on a synthetic table surface, as a WxH JPEG (quality 92) to a temp folder:
@@ -44,8 +44,7 @@ sys.path.insert(0, str(REPO))
 
 from tileset.classes import CLASS_ID  # noqa: E402
 from tileset.labelfiles import IMAGE_SUFFIXES  # noqa: E402
-from vision.detections import Detections  # noqa: E402
-from vision.evaluate import (  # noqa: E402
+from training.evaluate import (  # noqa: E402
     Evaluation,
     dataset_images,
     label_path_for,
@@ -53,6 +52,7 @@ from vision.evaluate import (  # noqa: E402
     read_truth,
     restrict_to_classes,
 )
+from vision.detections import Detections  # noqa: E402
 
 PEER_PACKAGE = "mahjong-detector==0.0.6"
 PEER_DIR = Path(tempfile.gettempdir()) / "mcr_bench_peer"

@@ -5,7 +5,7 @@ flower, and whether it was read right before and after. Chooses `DetectorSetting
     .venv/bin/python benchmarks/flower_renames.py ROUND/SET [ROUND/SET ...] [--floor 1e-5]
 
 Each ROUND/SET folder is one of `benchmarks/calibration_round.sh`'s: `scn/` (scenes of `datasets.synth`) and
-`models/` (the version its scenes are read with). Each photo is detected once, as `vision.evaluate` detects it; a
+`models/` (the version its scenes are read with). Each photo is detected once, as `training.evaluate` detects it; a
 box renamed is matched to the truth tile it overlaps by half ("none": no tile there).
 """
 
@@ -22,9 +22,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tileset.classes import CLASS_NAMES  # noqa: E402
+from training.evaluate_read import scenes_from_dir  # noqa: E402
 from vision.boxes import box_iou  # noqa: E402
 from vision.detector import TileDetector  # noqa: E402
-from vision.evaluate_read import scenes_from_dir  # noqa: E402
 from vision.registry import active_dir  # noqa: E402
 
 

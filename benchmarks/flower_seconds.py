@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from tileset.classes import FLOWER_NAMES
+from training.evaluate_read import judge, scenes_from_dir
 from vision.boxes import box_iou
-from vision.evaluate_read import judge, scenes_from_dir
 from vision.images import decode_image
 from vision.issues import IssueCode
 from vision.read import HandReader, load_detector

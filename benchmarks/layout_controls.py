@@ -1,13 +1,13 @@
 """The layout reader's settings compared on rendered hand scenes, each photo detected once: for every scenes
 folder, the hands read exactly with the default settings and with each `FIELD=VALUE` of `LayoutSettings` (as
-`vision.evaluate_read --set layout.FIELD=VALUE` takes them), and every scene whose outcome differs; at the end,
+`training.evaluate_read --set layout.FIELD=VALUE` takes them), and every scene whose outcome differs; at the end,
 each reading's time per photo (`vision.read.read_detections`, detection excluded) over every scene: median, p90
 and max.
 
     .venv/bin/python benchmarks/layout_controls.py ROUND/SET [ROUND/SET ...] --set group_set_margin=0 [--set ...]
 
 ROUND/SET is a folder of `benchmarks/calibration_round.sh`: SET/scn holds the scenes (`python -m datasets.synth`)
-and SET/models the models folder, read with its version in use. `vision.evaluate_read` on each reading gives
+and SET/models the models folder, read with its version in use. `training.evaluate_read` on each reading gives
 the same counts; this detects each photo once instead of once per reading.
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.evaluate_read import judge, scenes_from_dir
+from training.evaluate_read import judge, scenes_from_dir
 from vision.read import detect_file, load_detector, read_detections
 from vision.registry import active_dir
 from vision.settings import DEFAULT_SETTINGS, with_overrides

@@ -3,7 +3,7 @@ the best confidence the finder gives it in the mirror image (a box overlapping b
 whether it lies on a labeled tile (IoU >= 0.5) or on none (IoU < 0.3); then, per folder, the tiles found, the
 false boxes, the photos with more than one and the box precision under each rule: keep a box at the threshold
 (0.25) or up only when its confidence reaches SURE or the mirror's reaches CONFIRM. One run of the finder on the
-photo as it is (no stretched-photo pass: `vision.evaluate` reads the runtime's whole pipeline).
+photo as it is (no stretched-photo pass: `training.evaluate` reads the runtime's whole pipeline).
 
     .venv/bin/python benchmarks/mirror_check.py MODELS DIR[:SPLIT] ... [--rules SURE/CONFIRM,...]
 
@@ -22,9 +22,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from training.evaluate import dataset_images, read_truth
 from vision.boxes import box_iou
 from vision.detector import TileDetector
-from vision.evaluate import dataset_images, read_truth
 from vision.registry import active_dir
 
 RULES = "1/0,0.5/1,0.5/0.3,0.7/0.25,0.7/0.3,1/0.3"

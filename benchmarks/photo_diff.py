@@ -2,8 +2,8 @@
 
     .venv/bin/python benchmarks/photo_diff.py DATASET OLD NEW [--split val] [--keep-backs]
 
-DATASET is what `vision.evaluate` takes (a data YAML, a folder with one, or a folder with images/ and labels/).
-Each photo is read by the version in use of OLD and of NEW and matched against its labels by `vision.evaluate`'s
+DATASET is what `training.evaluate` takes (a data YAML, a folder with one, or a folder with images/ and labels/).
+Each photo is read by the version in use of OLD and of NEW and matched against its labels by `training.evaluate`'s
 own pairing, so the counts are its "images read exactly". Printed per photo that only one reads exactly: the
 labeled tiles missed, read as another face (true->read) and the boxes on no labeled tile (extra), for each
 folder; then the counts. What stop 43's model card says of the 51 clean val photos.
@@ -18,8 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tileset.classes import BACK_ID, CLASS_NAMES  # noqa: E402
+from training.evaluate import ImageMatch, dataset_images, has_back_labels, match_tiles, read_truth  # noqa: E402
 from vision.detector import TileDetector  # noqa: E402
-from vision.evaluate import ImageMatch, dataset_images, has_back_labels, match_tiles, read_truth  # noqa: E402
 from vision.registry import active_dir  # noqa: E402
 
 
@@ -41,7 +41,7 @@ def read_all(models: Path, images: list[Path], keep_backs: bool) -> dict[str, li
     for image in images:
         try:
             dets, (width, height) = detector.detect_file(image)
-        except ValueError as error:  # ImageError: a photo that cannot be read, as vision.evaluate counts it
+        except ValueError as error:  # ImageError: a photo that cannot be read, as training.evaluate counts it
             result[image.name] = [f"unreadable: {error}"]
             continue
         if not keep_backs:

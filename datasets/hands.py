@@ -16,7 +16,7 @@ hand that contains the fan ID (a template per fan), so that all 81 fans are reac
 Flowers are 0..8, seat and prevalent winds are random.
 
 This is data generation, not rules: it lives with the other synthetic data (`datasets`), so
-`scoring` stays the rules engine alone; the tests, `datasets.synth`, `vision.evaluate_read
+`scoring` stays the rules engine alone; the tests, `datasets.synth`, `training.evaluate_read
 --generate` and the benchmarks draw their hands here.  `python -m datasets.hands --help`.
 """
 

@@ -223,10 +223,10 @@ KINDS=(detector)
 [ "$QUICK" = 1 ] || LOADERS=$(((CORES - 2) / ${#KINDS[@]}))
 if [ "${CLASSIFIER:-1}" = 1 ]; then
   stage "classifier crops"
-  $PY -m vision.train classifier --data "$DATA_YAML" --work "$TRAIN" --imgsz "$CLS_IMGSZ" --workers "$CORES" \
+  $PY -m training.train classifier --data "$DATA_YAML" --work "$TRAIN" --imgsz "$CLS_IMGSZ" --workers "$CORES" \
     --seed "$SEED" --prepare-only || { echo "FATAL: classifier data"; exit 1; }
 fi
-$PY -m vision.train detector --data "$DATA_YAML" --work "$TRAIN" --prepare-only || { echo "FATAL: detector data"; exit 1; }
+$PY -m training.train detector --data "$DATA_YAML" --work "$TRAIN" --prepare-only || { echo "FATAL: detector data"; exit 1; }
 TRAIN_S=$(($(left) - RESERVE_S))
 # each run fits ultralytics' time box, once its data is scanned and cached, to end 30 s before this
 DEADLINE=$(($(date +%s) + TRAIN_S - 15))
@@ -238,7 +238,7 @@ for kind in "${KINDS[@]}"; do
   if [ "$kind" = classifier ]; then SIZE=(--imgsz "$CLS_IMGSZ" --batch "$CLS_BATCH"); else SIZE=(--imgsz "$DET_IMGSZ" --batch "$DET_BATCH"); fi
   # FROM_SHIPPED=1: fine-tune the shipped weights (models/<kind>.pt) instead of training from scratch
   if [ "${FROM_SHIPPED:-0}" = 1 ] && [ -f "models/$kind.pt" ]; then SIZE+=(--weights "models/$kind.pt" --warmup-epochs 0); fi
-  timeout --signal=INT --kill-after=15 "$TRAIN_S" $PY -m vision.train "$kind" --data "$DATA_YAML" --work "$TRAIN" \
+  timeout --signal=INT --kill-after=15 "$TRAIN_S" $PY -m training.train "$kind" --data "$DATA_YAML" --work "$TRAIN" \
     --device "$DEVICE" "${SIZE[@]}" --workers "$LOADERS" --epochs "$EPOCHS" "${TIME_ARGS[@]}" \
     --cache "$CACHE" --amp "$AMP" --seed "$SEED" >"$WORK/${kind}_train.log" 2>&1 &
   PIDS+=($!)
@@ -265,14 +265,14 @@ tar -C "$WORK" -czf "$OUT/checkpoints.tgz" checkpoints && echo "checkpoints.tgz:
 stage "export ONNX"
 MODELS=$WORK/models
 if [ -f "$CKPT/classifier.pt" ]; then
-  $PY -m vision.export --detector "$CKPT/detector.pt" --classifier "$CKPT/classifier.pt" --out "$MODELS" 2>&1 | grep -v "━" | tail -3
+  $PY -m training.export --detector "$CKPT/detector.pt" --classifier "$CKPT/classifier.pt" --out "$MODELS" 2>&1 | grep -v "━" | tail -3
 else  # CLASSIFIER=0: the shipped classifier beside the new finder (in place first: the export loads the pair)
   mkdir -p "$MODELS" && cp models/classifier.onnx "$MODELS/"
-  $PY -m vision.export --detector "$CKPT/detector.pt" --out "$MODELS" 2>&1 | grep -v "━" | tail -3
+  $PY -m training.export --detector "$CKPT/detector.pt" --out "$MODELS" 2>&1 | grep -v "━" | tail -3
 fi
 cp "$MODELS"/detector.onnx "$MODELS"/classifier.onnx "$OUT"/ 2>/dev/null
 if [ -f "$CKPT/detector43.pt" ]; then
-  $PY -m vision.export --detector "$CKPT/detector43.pt" --out "$WORK/models43" 2>&1 | grep -v "━" | tail -2
+  $PY -m training.export --detector "$CKPT/detector43.pt" --out "$WORK/models43" 2>&1 | grep -v "━" | tail -2
   cp "$WORK/models43/detector.onnx" "$OUT/detector43.onnx" 2>/dev/null
 fi
 stage "evaluate"
@@ -283,7 +283,7 @@ for split in val test; do
   grep -q "^$split:" "$DATA_YAML" || continue
   for models in models models43; do
     [ -f "$WORK/$models/detector.onnx" ] || continue
-    timeout $(($(left) > 30 ? $(left) - 10 : 20)) $PY -m vision.evaluate "$DATA_YAML" --split $split --models "$WORK/$models" \
+    timeout $(($(left) > 30 ? $(left) - 10 : 20)) $PY -m training.evaluate "$DATA_YAML" --split $split --models "$WORK/$models" \
       --threads "$EVAL_THREADS" --json >"$WORK/eval_${split}_$models.json" || echo "evaluation of $split ($models) failed or ran out of time"
   done
 done

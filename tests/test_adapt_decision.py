@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tileset.labelfiles import Photo
-from vision.adapt import (
+from training.adapt import (
     AdaptError,
     ReadMetrics,
     decide,

@@ -16,8 +16,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from adapt_world import colour_reader, constant_tile_finder, write_photos
 
-from vision.adapt import AdaptError, RetrainRequest, adapt
-from vision.adapt import main as adapt_main
+from training.adapt import AdaptError, RetrainRequest, adapt
+from training.adapt import main as adapt_main
 from vision.detector import TileDetector
 from vision.registry import SHIPPED, Registry
 from vision.settings import AdaptSettings
@@ -132,8 +132,8 @@ def test_real_fine_tuning_one_short_epoch(tmp_path: Path) -> None:
     import yaml
 
     from tileset.classes import CLASS_NAMES
-    from vision.export import export_checkpoint
-    from vision.train import _ultralytics_environment, prepare_classifier_data
+    from training.export import export_checkpoint
+    from training.train import _ultralytics_environment, prepare_classifier_data
 
     base = tmp_path / "base"
     write_photos(base, 14, "A", seed=10)  # every face twice
@@ -167,7 +167,7 @@ def test_real_fine_tuning_one_short_epoch(tmp_path: Path) -> None:
 
 
 def test_finder_flag_fine_tunes_the_tile_finder_whatever_its_recall(monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision.adapt as adapt_module
+    import training.adapt as adapt_module
 
     seen: list[AdaptSettings] = []
 

@@ -1,4 +1,4 @@
-"""vision.adapt learns only from reviewed labels, and never buys recall with false boxes."""
+"""training.adapt learns only from reviewed labels, and never buys recall with false boxes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tileset.labelfiles import LabelBox, LabelMeta, PhotoLabels, list_photos
-from vision.adapt import AdaptError, ReadMetrics, adapt, build_dataset, decide, reviewed_photos
+from training.adapt import AdaptError, ReadMetrics, adapt, build_dataset, decide, reviewed_photos
 from vision.settings import AdaptSettings
 
 

@@ -121,7 +121,7 @@ def models(tmp_path: Path) -> Path:
 
 
 def run(photo: Path, models: Path, **options):
-    from vision.calibrate import calibrate
+    from training.calibrate import calibrate
 
     options = {"settings": QUICK, **options}
     return calibrate([photo], models_root=models, base_val=None, detector_settings=NO_READERS,
@@ -155,8 +155,8 @@ def test_a_box_on_the_club_s_cloth_is_left_out_of_a_photo_of_the_set_once_the_se
     do not count in that share; the rule for boxes unlike the set alone would keep them). The tiles stay.
     Without table prototypes (`table_clusters=0`) every box stays; and in a photo of another set (no box
     passes a face's threshold) too."""
+    from training.fewshot import PROTOTYPES_FILE, FewShotHead
     from vision.detector import TileDetector
-    from vision.fewshot import PROTOTYPES_FILE, FewShotHead
 
     # the fake finder answers the same boxes for the mirror image, and they are all under mirror_sure_conf
     UNSURE_FIXED = with_overrides(NO_READERS, ["mirror_sure_conf=0"])  # noqa: N806
@@ -207,8 +207,8 @@ def test_the_head_keeps_the_base_crops_unless_reading_photos_nearer_the_set_with
     """With base photos, the head keeps their crops (`others`). When the version reading with every gate open
     reads the base val photos worse (here: a promotion check told so whenever the graph has SET_PROBS_OUTPUT),
     the head is written again without them, judged again and promoted; the card says why."""
-    import vision.evaluate
-    from vision.fewshot import PROTOTYPES_FILE, FewShotHead
+    import training.evaluate
+    from training.fewshot import PROTOTYPES_FILE, FewShotHead
 
     photo = write_photo(tmp_path / "layout.png", layout_boxes())
     base = tmp_path / "base"
@@ -220,7 +220,7 @@ def test_the_head_keeps_the_base_crops_unless_reading_photos_nearer_the_set_with
             f"{CLASS_ID[name]} {(x0 + x1) / 2 / SIZE} {(y0 + y1) / 2 / SIZE} {(x1 - x0) / SIZE} {(y1 - y0) / SIZE}\n"
             for name, (x0, y0, x1, y1) in layout_boxes()), encoding="utf-8")
     (base / "data.yaml").write_text(f"path: {base}\ntrain: images/train\nval: images/val\n", encoding="utf-8")
-    real_evaluate = vision.evaluate.evaluate
+    real_evaluate = training.evaluate.evaluate
 
     def check(detector, images, *args, **kwargs):  # type: ignore[no-untyped-def]
         result = real_evaluate(detector, images, *args, **kwargs)
@@ -229,8 +229,8 @@ def test_the_head_keeps_the_base_crops_unless_reading_photos_nearer_the_set_with
             result.summary = lambda: {**summary, "read_accuracy": summary["read_accuracy"] - 0.01}
         return result
 
-    monkeypatch.setattr(vision.evaluate, "evaluate", check)
-    from vision.calibrate import calibrate
+    monkeypatch.setattr(training.evaluate, "evaluate", check)
+    from training.calibrate import calibrate
 
     result = calibrate([photo], models_root=models, base_val=base, detector_settings=NO_READERS,
                        settings=replace(QUICK, base_crops_images=1, base_check_images=1), log=lambda line: None)
@@ -252,8 +252,8 @@ def test_a_photo_of_another_set_is_read_by_the_classifier_the_version_was_calibr
     in a version baked without it, by classifier_base.onnx run beside it); a photo of the set by the head."""
     import shutil
 
+    from training.fewshot import PROTOTYPES_FILE, FewShotHead, bake
     from vision.detector import TileDetector
-    from vision.fewshot import PROTOTYPES_FILE, FewShotHead, bake
 
     photo = write_photo(tmp_path / "layout.png", layout_boxes())
     version = Registry(models).path_of(run(photo, models).version)
@@ -291,7 +291,7 @@ def test_a_photo_of_another_set_is_read_by_the_classifier_the_version_was_calibr
 def test_table_patches_keep_away_from_the_tiles_and_are_tile_sized() -> None:
     import random
 
-    from vision.calibrate import table_patches
+    from training.calibrate import table_patches
 
     class Cutter:  # what table_patches needs of a detector; records the boxes cut
         model_info = type("Info", (), {"classifier_imgsz": 32})()
@@ -431,8 +431,8 @@ def test_the_page_learns_from_every_photo_and_sends_each_ones_tiles_when_one_was
 
 
 def test_the_blend_chosen_reads_the_check_crops_better_and_every_base_crop_as_before() -> None:
-    from vision.calibrate import choose_blend
-    from vision.fewshot import FewShotHead
+    from training.calibrate import choose_blend
+    from training.fewshot import FewShotHead
 
     rng = np.random.default_rng(0)
     members, dims, faces = 2, 16, 43
@@ -467,8 +467,8 @@ def test_the_baked_head_says_how_much_each_crop_looks_like_the_set(tmp_path: Pat
     the head computes it in numpy; the first output stays the blended probabilities."""
     import onnxruntime as ort
 
-    from vision.calibrate import Embedder
-    from vision.fewshot import FewShotHead, bake
+    from training.calibrate import Embedder
+    from training.fewshot import FewShotHead, bake
     from vision.models import FaceClassifier
 
     base = tiny_classifier(tmp_path / "base.onnx")
@@ -520,8 +520,8 @@ def test_a_head_keeping_other_sets_crops_says_which_set_each_crop_is_nearer_and_
     computes them in numpy; the first output stays the gated blend; the crops survive saving."""
     import onnxruntime as ort
 
-    from vision.calibrate import Embedder
-    from vision.fewshot import FewShotHead, bake
+    from training.calibrate import Embedder
+    from training.fewshot import FewShotHead, bake
     from vision.models import FaceClassifier
 
     base = tiny_classifier(tmp_path / "base.onnx")
@@ -554,7 +554,7 @@ def test_a_head_keeping_other_sets_crops_says_which_set_each_crop_is_nearer_and_
 def test_whitening_weighs_what_tells_faces_apart_over_what_varies_within_a_face() -> None:
     """Two faces apart only along a quiet direction, their crops spread along a loud one: plain cosines barely
     tell them apart; after `whitening_from`, a crop is much nearer its own face's prototype than the other's."""
-    from vision.fewshot import normalised, prototypes_from, whitening_from
+    from training.fewshot import normalised, prototypes_from, whitening_from
 
     rng = np.random.default_rng(7)
     labels = np.repeat([0, 1], 200)
@@ -586,8 +586,8 @@ def test_a_head_with_a_whitened_open_reading_bakes_it_into_set_probs_and_saves_i
     gated output and the set margin stay the plain head's; the reading survives saving."""
     import onnxruntime as ort
 
-    from vision.calibrate import Embedder
-    from vision.fewshot import FewShotHead, OpenReading, bake, prototypes_from, whitening_from
+    from training.calibrate import Embedder
+    from training.fewshot import FewShotHead, OpenReading, bake, prototypes_from, whitening_from
     from vision.models import FaceClassifier
 
     base = tiny_classifier(tmp_path / "base.onnx")
@@ -622,7 +622,7 @@ def test_a_head_with_a_whitened_open_reading_bakes_it_into_set_probs_and_saves_i
 def test_where_the_set_prints_its_ranks_is_saved_with_the_head_and_baked_into_the_classifier(tmp_path: Path) -> None:
     import onnxruntime as ort
 
-    from vision.fewshot import FewShotHead, bake
+    from training.fewshot import FewShotHead, bake
     from vision.models import FaceClassifier
 
     base = tiny_classifier(tmp_path / "base.onnx")
@@ -637,7 +637,7 @@ def test_where_the_set_prints_its_ranks_is_saved_with_the_head_and_baked_into_th
 
 
 def test_the_table_threshold_lies_above_every_tile_crop_and_never_below_its_margin() -> None:
-    from vision.calibrate import table_threshold
+    from training.calibrate import table_threshold
 
     class Margins:
         def table_margins(self, features: np.ndarray) -> np.ndarray:
@@ -737,8 +737,8 @@ def test_in_a_photo_read_open_but_not_judged_the_sets_boxes_are_doubtful_only_wh
 
 def with_random_head(classifier: Path, target: Path) -> Path:
     """`classifier` with a few-shot head of random prototypes baked in: it says how much a crop looks like a set."""
-    from vision.calibrate import Embedder
-    from vision.fewshot import FewShotHead, bake
+    from training.calibrate import Embedder
+    from training.fewshot import FewShotHead, bake
 
     rng = np.random.default_rng(5)
     _, feats = Embedder(classifier, 1)(rng.integers(0, 255, (2, 32, 32, 3), dtype=np.uint8))
@@ -830,7 +830,7 @@ def test_a_crop_passing_one_faces_threshold_gets_every_faces_cosine_and_a_crop_p
     """The gate is the crop's: a crop of the set nearer f2's prototypes than f3's but over f3's threshold
     only is still read as f2 (a gate per face added f3's cosine alone); a crop over no threshold reads as
     the classifier reads it."""
-    from vision.fewshot import FewShotHead
+    from training.fewshot import FewShotHead
 
     faces = len(FACE_NAMES)
     f2, f3, p1 = FACE_NAMES.index("f2"), FACE_NAMES.index("f3"), FACE_NAMES.index("1p")
@@ -852,7 +852,7 @@ def test_the_photos_that_set_the_thresholds_are_none_of_the_photos_the_promotion
     """The head's thresholds come from base train photos (spread over the split), or, without a train split,
     from the val photos after the checked ones: a check on the photos that set them would pass by
     construction."""
-    from vision.calibrate import _threshold_photos
+    from training.calibrate import _threshold_photos
 
     base = tmp_path / "base"
     for split, count in (("train", 50), ("val", 12)):

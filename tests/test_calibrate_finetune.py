@@ -1,5 +1,5 @@
 """`python -m vision calibrate --method finetune|both`: the classifier's .pt fine-tuned on the photo's crops
-with ultralytics, on a tiny model (a real, short run: slow-marked like vision.adapt's)."""
+with ultralytics, on a tiny model (a real, short run: slow-marked like training.adapt's)."""
 
 from __future__ import annotations
 
@@ -40,9 +40,9 @@ def tile_picture(width: int, height: int, index: int, rng: np.random.Generator) 
 def pretrained_classifier(root: Path, work: Path) -> Path:
     """classifier.pt: yolo11n-cls at 32 px trained briefly on set A's faces; its ONNX export as
     member 0 of a two-member ensemble classifier.onnx (the shipped layout: the .pt is member 0)."""
-    from vision.calibrate import write_crop_folder
-    from vision.export import export_checkpoint, merge_classifiers
-    from vision.train import _ultralytics_environment
+    from training.calibrate import write_crop_folder
+    from training.export import export_checkpoint, merge_classifiers
+    from training.train import _ultralytics_environment
 
     rng = np.random.default_rng(0)
     crops = np.stack([cv2.resize(tile_picture(40, 56, k, rng), (32, 32)) for k in range(len(FACE_NAMES))
@@ -98,7 +98,7 @@ def models_copy(shipped: Path, target: Path) -> Path:
 
 
 def test_a_member_of_an_ensemble_reads_as_it_did_inside_it(shipped: Path, tmp_path: Path) -> None:
-    from vision.calibrate import Embedder, ensemble_members, member_graph
+    from training.calibrate import Embedder, ensemble_members, member_graph
 
     member = member_graph(shipped / "classifier.onnx", 1, tmp_path / "member1.onnx")
     alone = sorted_names(tiny_classifier(tmp_path / "tiny.onnx"))
@@ -109,7 +109,7 @@ def test_a_member_of_an_ensemble_reads_as_it_did_inside_it(shipped: Path, tmp_pa
 
 @pytest.mark.slow
 def test_a_busy_cpu_ends_the_fine_tune_at_its_time_box_even_inside_the_first_epoch(shipped: Path, tmp_path: Path) -> None:
-    from vision.calibrate import calibrate
+    from training.calibrate import calibrate
 
     models = models_copy(shipped, tmp_path / "models")
     photo = calibration_photo(tmp_path / "layout.png")
@@ -122,7 +122,7 @@ def test_a_busy_cpu_ends_the_fine_tune_at_its_time_box_even_inside_the_first_epo
 
 @pytest.mark.slow
 def test_finetune_learns_the_set_into_a_version_whose_card_names_the_method(shipped: Path, tmp_path: Path) -> None:
-    from vision.calibrate import Embedder, calibrate
+    from training.calibrate import Embedder, calibrate
 
     models = models_copy(shipped, tmp_path / "models")
     photo = calibration_photo(tmp_path / "layout.png")
@@ -165,7 +165,7 @@ def test_both_puts_the_head_on_the_fine_tuned_classifier(shipped: Path, tmp_path
 
 @pytest.mark.slow
 def test_gated_keeps_the_head_on_the_classifier_in_use_and_the_fine_tune_beside_it(shipped: Path, tmp_path: Path) -> None:
-    from vision.calibrate import calibrate
+    from training.calibrate import calibrate
     from vision.detector import TileDetector
 
     models = models_copy(shipped, tmp_path / "models")
@@ -190,7 +190,7 @@ def test_gated_keeps_the_head_on_the_classifier_in_use_and_the_fine_tune_beside_
 
 
 class FixedFigures:
-    """Stands in for vision.evaluate.evaluate: the base val figures of each call in turn (the version in use,
+    """Stands in for training.evaluate.evaluate: the base val figures of each call in turn (the version in use,
     then each version judged), so the promotion rule's base check comes out as a test needs."""
 
     def __init__(self, *read_accuracies: float) -> None:
@@ -230,8 +230,8 @@ def versions(models: Path) -> list[str]:
 
 @pytest.mark.slow
 def test_auto_keeps_the_fine_tune_when_it_would_be_promoted(shipped: Path, tmp_path: Path, monkeypatch) -> None:
-    import vision.calibrate
-    from vision.calibrate import calibrate
+    import training.calibrate
+    from training.calibrate import calibrate
     from vision.calibration_layout import reread
 
     def read_right(detector, picture, reading):  # the tiny fine-tune reads half of them: say it read them all
@@ -239,8 +239,8 @@ def test_auto_keeps_the_fine_tune_when_it_would_be_promoted(shipped: Path, tmp_p
         return replace(again, tiles=tuple(replace(t, read_as=t.expected) for t in again.tiles))
 
     figures = FixedFigures(0.95, 0.95)
-    monkeypatch.setattr("vision.evaluate.evaluate", figures)
-    monkeypatch.setattr(vision.calibrate, "reread", read_right)
+    monkeypatch.setattr("training.evaluate.evaluate", figures)
+    monkeypatch.setattr(training.calibrate, "reread", read_right)
     models = models_copy(shipped, tmp_path / "models")
     result = calibrate([calibration_photo(tmp_path / "layout.png")], models_root=models,
                        base_val=other_set(tmp_path / "base"), settings=replace(QUICK, finetune_epochs=1, base_check_images=1),
@@ -261,7 +261,7 @@ def test_auto_falls_back_to_the_few_shot_head_when_the_fine_tune_is_refused(ship
     from vision.__main__ import main
 
     figures = FixedFigures(0.95, 0.90, 0.95)  # the fine-tune reads the base val photos worse; the head does not
-    monkeypatch.setattr("vision.evaluate.evaluate", figures)
+    monkeypatch.setattr("training.evaluate.evaluate", figures)
     models = models_copy(shipped, tmp_path / "models")
     photo = calibration_photo(tmp_path / "layout.png")
     code = main(["calibrate", str(photo), "--models", str(models), "--base-val", str(other_set(tmp_path / "base")),
@@ -307,13 +307,13 @@ def test_auto_without_the_classifier_weights_makes_the_few_shot_head(shipped: Pa
 
 def test_by_default_the_few_shot_head_is_learned_and_the_classifier_is_not_fine_tuned(
         shipped: Path, tmp_path: Path, capsys, monkeypatch) -> None:
-    import vision.calibrate
+    import training.calibrate
     from vision.__main__ import main
 
     def no_fine_tune(*args, **kwargs):
         raise AssertionError("the classifier was fine-tuned")
 
-    monkeypatch.setattr(vision.calibrate, "finetune_classifier", no_fine_tune)
+    monkeypatch.setattr(training.calibrate, "finetune_classifier", no_fine_tune)
     models = models_copy(shipped, tmp_path / "models")
     assert (models / "classifier.pt").is_file()  # the fine-tune could run: it is not asked for
     code = main(["calibrate", str(calibration_photo(tmp_path / "layout.png")), "--models", str(models),
@@ -331,7 +331,7 @@ def test_by_default_the_few_shot_head_is_learned_and_the_classifier_is_not_fine_
 def test_a_frozen_fine_tune_leaves_the_first_layers_and_their_statistics_as_they_were(shipped: Path, tmp_path: Path) -> None:
     import torch
 
-    from vision.calibrate import Embedder, finetune_classifier
+    from training.calibrate import Embedder, finetune_classifier
 
     rng = np.random.default_rng(3)
     crops = np.stack([cv2.resize(tile_picture(40, 56, k + SHIFT, rng), (32, 32)) for k in range(len(FACE_NAMES))

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tileset.classes import BACK_ID, CLASS_ID
-from vision.finder_tune import (
+from training.finder_tune import (
     FinderCheck,
     LaidPhoto,
     copies_of,
@@ -121,10 +121,10 @@ def test_calibration_reads_tiles_found_only_below_the_threshold_and_tries_the_fi
 
 def test_a_short_real_fine_tune_of_a_tiny_finder_exports_a_finder_the_runtime_loads(tmp_path: Path) -> None:
     pytest.importorskip("ultralytics")
-    from vision.finder_tune import finetune_finder
+    from training.finder_tune import finetune_finder
+    from training.train import _ultralytics_environment
     from vision.models import TileFinder, open_session
     from vision.settings import DetectorSettings
-    from vision.train import _ultralytics_environment
 
     picture = np.full((256, 256, 3), (60, 120, 60), np.uint8)
     faces = np.array([[40 + 50 * k, 100, 80 + 50 * k, 156] for k in range(4)], np.float32)

@@ -1,18 +1,17 @@
-"""The packages import one way (issue 18), read from the source with `ast` (nothing is imported).
+"""The packages import one way, folder by folder, read from the source with `ast` (nothing is imported).
 
-    scoring            the rules: the standard library only
-    datafolder         the one data folder ($MCR_DATA): the standard library only
-    tileset            the tile set as data: scoring (+ numpy, filelock)
-    vision (runtime)   photos to hands: scoring, tileset, other runtime modules
-    vision tools       training, export, evaluation, adaptation, calibration (the `train` extra):
-                       anything below, and datasets
-    datasets           synthesis, build, labeling: scoring, tileset, vision runtime
-    ledger             the scores of a match: scoring, datafolder
-    appui              the app: anything but the vision tools (the app does not need torch)
+    scoring     the rules: the standard library only
+    datafolder  the one data folder ($MCR_DATA): the standard library only
+    tileset     the tile set as data: scoring (+ numpy, filelock)
+    vision      photos to hands, the app's runtime: scoring, tileset
+    datasets    synthesis, build, labeling: scoring, tileset, vision
+    training    training, export, evaluation, adaptation, calibration (the `train` extra): all of the above
+    ledger      the scores of a match: scoring, datafolder
+    appui       the app: anything but training (the app does not need torch; it runs those tools as commands)
 
-Every import counts, also one inside a function.  The vision tool modules keep their names
-(`python -m vision.evaluate` and the others are a stable contract), so they are a layer by
-name, not by folder; `vision/__main__.py` dispatches to them lazily and is left out.
+Every import counts, also one inside a function.  A command's entry point is no layer: a `__main__` module,
+or a module whose imports all sit under `if __name__ == "__main__":` (`python -m vision.evaluate` keeps its
+stable name and hands over to `training.evaluate`); nothing may import one.
 """
 
 from __future__ import annotations
@@ -24,10 +23,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("scoring", "datafolder", "tileset", "vision", "datasets", "ledger", "appui")
-VISION_TOOLS = frozenset({"train", "export", "evaluate", "evaluate_read", "adapt", "calibrate", "fewshot",
-                          "finder_tune"})
-VISION_DISPATCH = "vision.__main__"
+PACKAGES = ("scoring", "datafolder", "tileset", "vision", "training", "datasets", "ledger", "appui")
 TRAIN_EXTRA = frozenset({"torch", "torchvision", "ultralytics", "onnx", "onnxslim"})
 
 # layer -> the layers it may import (itself included)
@@ -36,8 +32,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "datafolder": frozenset({"datafolder"}),
     "tileset": frozenset({"scoring", "tileset"}),
     "vision": frozenset({"scoring", "tileset", "vision"}),
-    "vision tools": frozenset({"scoring", "tileset", "vision", "vision tools", "datasets"}),
     "datasets": frozenset({"scoring", "tileset", "vision", "datasets"}),
+    "training": frozenset({"scoring", "tileset", "vision", "datasets", "training"}),
     "ledger": frozenset({"scoring", "datafolder", "ledger"}),
     "appui": frozenset({"scoring", "datafolder", "tileset", "vision", "datasets", "ledger", "appui"}),
 }
@@ -71,14 +67,31 @@ def imports_of(path: Path) -> set[str]:
     return found
 
 
+def is_entry_point(path: Path) -> bool:
+    """A `__main__` module, or one that only hands a command over: no import outside `if __name__ == "__main__":`."""
+    if path.stem == "__main__":
+        return True
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    guarded = [node for node in body if isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ == '__main__'"]
+    rest = [node for node in body if node not in guarded]
+    return bool(guarded) and not any(isinstance(node, ast.Import | ast.ImportFrom) for top in rest for node in ast.walk(top)
+                                     if not (isinstance(node, ast.ImportFrom) and node.module == "__future__"))
+
+
+def module_path(module: str) -> Path | None:
+    for candidate in (REPO / (module.replace(".", "/") + ".py"), REPO / module.replace(".", "/") / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def layer(module: str) -> str | None:
-    """The layer of a project module (None for the vision dispatcher and anything outside the packages)."""
-    top, _, rest = module.partition(".")
-    if top not in PACKAGES or module == VISION_DISPATCH:
+    """The layer of a project module: its top folder (None for an entry point and anything outside the packages)."""
+    top = module.partition(".")[0]
+    if top not in PACKAGES:
         return None
-    if top == "vision" and rest.split(".")[0] in VISION_TOOLS:
-        return "vision tools"
-    return top
+    path = module_path(module)
+    return None if path is not None and is_entry_point(path) else top
 
 
 SOURCES = sorted(p for pkg in PACKAGES for p in (REPO / pkg).rglob("*.py"))
@@ -87,8 +100,16 @@ SOURCES = sorted(p for pkg in PACKAGES for p in (REPO / pkg).rglob("*.py"))
 def test_the_import_reader_sees_imports_inside_functions_and_relative_ones() -> None:
     read = imports_of(REPO / "vision" / "read.py")
     assert {"scoring.hand", "vision.repair", "vision.layout", "vision.detector", "scoring.scorer"} <= read
-    assert layer("vision.evaluate") == "vision tools" and layer("vision.read") == "vision" and layer("numpy") is None
+    assert layer("training.evaluate") == "training" and layer("vision.read") == "vision" and layer("numpy") is None
+    assert layer("vision.evaluate") is None and layer("vision.__main__") is None  # entry points
     assert len(SOURCES) > 50
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: module_name(p))
+def test_nothing_imports_an_entry_point(path: Path) -> None:
+    entry = sorted(m for m in imports_of(path) if m.partition(".")[0] in PACKAGES and (p := module_path(m)) is not None
+                   and is_entry_point(p) and p != path)
+    assert not entry, f"{module_name(path)} imports the entry points {entry}: import what they hand over to"
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: module_name(p))
@@ -108,7 +129,7 @@ def test_third_party_imports_stay_in_their_layer(path: Path) -> None:
     outside = {m.split(".")[0] for m in imports_of(path)} - set(sys.stdlib_module_names) - set(PACKAGES) - {"__future__"}
     if here in THIRD_PARTY:
         assert outside <= THIRD_PARTY[here], f"{module_name(path)} ({here}) imports {sorted(outside - THIRD_PARTY[here])}"
-    if here != "vision tools":
+    if here != "training":
         assert not outside & TRAIN_EXTRA, f"{module_name(path)} needs the train extra: {sorted(outside & TRAIN_EXTRA)}"
 
 

@@ -23,7 +23,7 @@ def _models_finding_the_layout(root: Path) -> Path:
 
 
 def test_evaluate_models_dir_reads_the_version_in_use(tmp_path: Path, capsys) -> None:
-    from vision.evaluate import main
+    from training.evaluate import main
 
     root = _models_finding_the_layout(tmp_path / "models")
     registry = Registry(root)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tileset.classes import BACK_ID, CLASS_NAMES, FACE_NAMES
-from vision.train import prepare_classifier_data, turn_image
+from training.train import prepare_classifier_data, turn_image
 
 
 @pytest.mark.parametrize("degrees", [-50, -30, -15, 0, 20, 45, 90])

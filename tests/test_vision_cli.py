@@ -36,3 +36,14 @@ def test_detect_uses_the_shipped_models_by_default():
     result = run("detect", str(scene))
     line = json.loads(result.stdout)
     assert result.returncode == 0 and line["image"] == str(scene) and len(line["tiles"]) >= 10
+
+
+@pytest.mark.parametrize("command, tool", [("vision.evaluate", "training.evaluate"),
+                                           ("vision.evaluate_read", "training.evaluate_read"),
+                                           ("vision.adapt", "training.adapt")])
+def test_the_stable_command_names_hand_over_to_the_training_tools(command: str, tool: str) -> None:
+    """contracts.md names these commands; the tools live in `training/`, the names stay."""
+    stable = subprocess.run([sys.executable, "-m", command, "--help"], capture_output=True, text=True, cwd=REPO, timeout=120)
+    direct = subprocess.run([sys.executable, "-m", tool, "--help"], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert stable.returncode == 0 and "usage:" in stable.stdout
+    assert stable.stdout.split("\n", 1)[1] == direct.stdout.split("\n", 1)[1]  # the same options, only the prog differs

@@ -1,4 +1,4 @@
-"""Read-accuracy bookkeeping of `vision.evaluate`: pairing, the figures, class restriction, datasets."""
+"""Read-accuracy bookkeeping of `training.evaluate`: pairing, the figures, class restriction, datasets."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 from tileset.classes import BACK_ID, CLASS_ID
-from vision.detections import Detections
-from vision.evaluate import (
+from training.evaluate import (
     DatasetError,
     Evaluation,
     LabeledTiles,
@@ -22,6 +21,7 @@ from vision.evaluate import (
     read_truth,
     restrict_to_classes,
 )
+from vision.detections import Detections
 
 REPO = Path(__file__).resolve().parent.parent
 C = CLASS_ID
@@ -118,7 +118,7 @@ def test_yaml_dataset_split(tmp_path):
 
 
 def test_cli_reports_missing_dataset_without_traceback(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "vision.evaluate", str(tmp_path / "nothing")],
+    result = subprocess.run([sys.executable, "-m", "training.evaluate", str(tmp_path / "nothing")],
                             capture_output=True, text=True, cwd=REPO, timeout=120)
     assert result.returncode == 2 and "not a dataset" in result.stderr and "Traceback" not in result.stderr
 
@@ -139,7 +139,7 @@ def test_cli_json_on_fake_models(tmp_path):
     # the fake reads red as C and blue as 1p; label blue as 2p so one tile is misread
     (tmp_path / "data" / "labels" / "s.txt").write_text(yolo(RED_TILE, "C") + "\n" + yolo(BLUE_TILE, "2p") + "\n")
     result = subprocess.run(
-        [sys.executable, "-m", "vision.evaluate", str(tmp_path / "data"), "--models", str(models), "--json"],
+        [sys.executable, "-m", "training.evaluate", str(tmp_path / "data"), "--models", str(models), "--json"],
         capture_output=True, text=True, cwd=REPO, timeout=120,
     )
     assert result.returncode == 0, result.stderr
@@ -151,7 +151,7 @@ def test_cli_json_on_fake_models(tmp_path):
 
 
 def test_photos_stretched_by_a_labeling_tool_are_told_apart():
-    from vision.evaluate import format_summary, is_stretched
+    from training.evaluate import format_summary, is_stretched
 
     flat = [[0, 0, 120, 10], [120, 0, 240, 10], [240, 0, 360, 10]]  # tiles 12 times wider than tall
     assert not is_stretched(truth(ROW, ["1m", "2m", "3m", "4m"]))
@@ -189,7 +189,7 @@ def test_cli_set_changes_a_detector_setting_and_rejects_an_unknown_one(tmp_path)
         f"{C['C']} {(x1 + x2) / 2 / w} {(y1 + y2) / 2 / h} {(x2 - x1) / w} {(y2 - y1) / h}\n")
 
     def run(*extra):
-        return subprocess.run([sys.executable, "-m", "vision.evaluate", str(tmp_path / "data"), "--models", str(models),
+        return subprocess.run([sys.executable, "-m", "training.evaluate", str(tmp_path / "data"), "--models", str(models),
                                "--json", *extra], capture_output=True, text=True, cwd=REPO, timeout=120)
 
     assert json.loads(run().stdout)["recall"] == 1.0

@@ -1,4 +1,4 @@
-"""vision.export writes only its target: never the ONNX file shipped beside a checkpoint."""
+"""training.export writes only its target: never the ONNX file shipped beside a checkpoint."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ onnx = pytest.importorskip("onnx")
 def test_export_leaves_the_files_beside_the_checkpoint_alone(tmp_path: Path) -> None:
     from ultralytics import YOLO
 
-    from vision.export import export_checkpoint
-    from vision.train import _ultralytics_environment
+    from training.export import export_checkpoint
+    from training.train import _ultralytics_environment
 
     _ultralytics_environment()
     shipped = tmp_path / "models"
@@ -36,7 +36,7 @@ def test_an_ensemble_of_classifiers_is_one_onnx_that_averages_its_members(tmp_pa
 
     from tests import vision_fake_models as fakes
     from tileset.classes import FACE_NAMES
-    from vision.export import ExportError, merge_classifiers
+    from training.export import ExportError, merge_classifiers
 
     names = list(FACE_NAMES)
     big = fakes.fake_classifier(tmp_path / "big.onnx", names, fakes.colour_classifier_weights(names, "C", "1p"), imgsz=48)

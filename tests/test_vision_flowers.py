@@ -620,7 +620,7 @@ def test_detector_reads_no_numeral_where_no_other_rank_has_a_chance(tmp_path):
 
 def _calibrated(models, corner: "str | None"):
     """`models` with its classifier marked as carrying a few-shot head, and where its calibration photo showed the
-    set prints its ranks (`vision.fewshot.bake` writes both)."""
+    set prints its ranks (`training.fewshot.bake` writes both)."""
     import onnx
 
     classifier = onnx.load(str(models / "classifier.onnx"))
@@ -710,10 +710,10 @@ def test_a_sideways_tile_of_a_calibrated_set_is_read_in_its_corner_both_ways_up(
 
 
 def test_the_calibration_photo_tells_where_the_set_prints_its_ranks(reader):
-    """`vision.calibrate.printed_numerals` on a layout of a set drawn with its rank in the top right corner, and of
+    """`training.calibrate.printed_numerals` on a layout of a set drawn with its rank in the top right corner, and of
     the same set without numerals (ranks known by their places)."""
     from scoring.tiles import Tile
-    from vision.calibrate import printed_numerals
+    from training.calibrate import printed_numerals
     from vision.calibration_layout import LaidTile, LayoutReading
     from vision.settings import DetectorSettings
 

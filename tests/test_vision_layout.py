@@ -17,8 +17,8 @@ from scoring.hand import Hand, HandError, Meld, MeldKind, WinContext
 from scoring.notation import parse_hand
 from scoring.tiles import Tile
 from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FLOWER_NAMES
+from training.evaluate_read import hand_key
 from vision.detections import Detections
-from vision.evaluate_read import hand_key
 from vision.issues import IssueCode, ReaderIssue, messages
 from vision.layout import merge_duplicates, read_layout, segment_sets, sets_between_apart, type_group
 from vision.read import DEFAULT_CONTEXT, is_winning, read_detections

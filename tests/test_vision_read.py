@@ -15,9 +15,10 @@ from scoring import score
 from scoring.hand import Hand, WinContext
 from scoring.notation import parse_hand
 from tileset.classes import CLASS_ID, FLOWER_NAMES
-from vision import evaluate_read, read
+from training import evaluate_read
+from training.evaluate_read import hand_key
+from vision import read
 from vision.detections import Detections
-from vision.evaluate_read import hand_key
 from vision.images import ImageError
 from vision.issues import IssueCode
 from vision.read import ReadResult, read_detections

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from tileset.classes import CLASS_NAMES
+from training.evaluate import Evaluation, LabeledTiles, dataset_images, match_tiles, read_truth
 from vision.detector import TileDetector
-from vision.evaluate import Evaluation, LabeledTiles, dataset_images, match_tiles, read_truth
 from vision.settings import MODELS_DIR
 
 SCENES = Path(__file__).resolve().parent / "data" / "vision_scenes"

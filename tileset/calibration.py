@@ -10,7 +10,7 @@ Rows run far from the camera to near, tiles left to right:
                                  four of them (`--bonus f1,f2,f3,f4`) by a set with only four
 
 Both the renderer of calibration photos (`datasets.synth --layout calibration`) and the
-reader of them (`vision.calibrate`) take the rows from here.
+reader of them (`training.calibrate`) take the rows from here.
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ class ReadMetrics:
 
     @property
     def precision(self) -> "float | None":
-        """Detections paired with a labeled tile of their class / all detections (as vision.evaluate)."""
+        """Detections paired with a labeled tile of their class / all detections (as training.evaluate)."""
         if self.detections < 0:
             return None
         return self.read / self.detections if self.detections else 1.0
@@ -194,7 +194,7 @@ class Sample:
 
 def base_samples(base: Path, split: str) -> list[Sample]:
     """Images and labels of a base dataset: a YOLO data.yaml, a folder holding one, or images/ + labels/."""
-    from vision.train import TrainError, read_yolo_yaml
+    from training.train import TrainError, read_yolo_yaml
 
     data_yaml = base if base.suffix in (".yaml", ".yml") else base / "data.yaml"
     if data_yaml.is_file():
@@ -295,8 +295,8 @@ Retrainer = Callable[[RetrainRequest], Path]  # returns the new checkpoint (.pt)
 
 def ultralytics_retrain(request: RetrainRequest) -> Path:
     """Fine-tune an ultralytics checkpoint on the request's data, then export it to ONNX."""
-    from vision.export import export_checkpoint
-    from vision.train import (
+    from training.export import export_checkpoint
+    from training.train import (
         _ultralytics_environment,
         prepare_classifier_data,
         prepare_detector_data,
@@ -307,7 +307,7 @@ def ultralytics_retrain(request: RetrainRequest) -> Path:
 
     if request.role == "classifier":
         data = prepare_classifier_data(request.data_yaml, request.work, request.imgsz, workers=1, seed=request.seed)
-        augment = {"fliplr": 0.0, "erasing": 0.1, "scale": 0.1}  # as vision.train: tiles are not mirror-symmetric
+        augment = {"fliplr": 0.0, "erasing": 0.1, "scale": 0.1}  # as training.train: tiles are not mirror-symmetric
     else:
         data = prepare_detector_data(request.data_yaml, request.work)
         augment = {"degrees": 5.0, "close_mosaic": 0}

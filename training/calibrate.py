@@ -14,13 +14,13 @@ The photo shows one tile of each face in rows (`shared/spec/calibration-layout.m
 2. Cut crops of every tile from augmented copies of the photo (smaller, turned up to 15 degrees,
    tilted, sideways, other light, glare, blur, noise, JPEG), boxed by the tile finder on each
    copy and cut exactly as the runtime cuts them (`vision.crops`).
-3. Few-shot head (`vision.fewshot`): each face's prototype is the mean pooled feature of its
+3. Few-shot head (`training.fewshot`): each face's prototype is the mean pooled feature of its
    crops; the blend with the classifier (temperature and share) is chosen on further copies,
    never worse crop by crop on the base val data than the classifier alone. The head also keeps the base
    crops, so that a photo nearer the set than them is read with every gate open; when that version would
    not be promoted (step 4), it is written again without them.
    `--method finetune`: instead, the classifier's .pt is fine-tuned on the crops mixed with labeled
-   crops of the base train photos (ultralytics on the CPU, time-boxed) and exported as `vision.adapt`
+   crops of the base train photos (ultralytics on the CPU, time-boxed) and exported as `training.adapt`
    does (an ensemble keeps its other members); `--method both`: the head on the fine-tuned classifier;
    `--method gated`: the head on the version in use's classifier and the fine-tune beside it
    (`set_classifier.onnx`), which reads the faces of a photo the head finds to be of the set (most of
@@ -61,9 +61,9 @@ import numpy as np
 from scoring.tiles import TILE_NAMES, Tile
 from tileset.calibration import LayoutSpecError, parse_bonus
 from tileset.classes import BACK, CLASS_ID
+from training.finder_tune import missed_by_finder
 from vision.calibration_layout import LaidTile, LayoutReading, read_layout_photo, reread
 from vision.crops import cut_upright, margin_share
-from vision.finder_tune import missed_by_finder
 from vision.ranks import LEFT, RIGHT, CornerCount, corner_bands, printed_corner
 from vision.registry import Registry, RegistryError, utc_now
 from vision.settings import MODELS_DIR, REPO_ROOT, CalibrateSettings, DetectorSettings, LayoutSettings, with_overrides
@@ -257,12 +257,12 @@ def jittered(box: np.ndarray, rng: random.Random, share: float = 0.04) -> np.nda
 
 
 class Embedder:
-    """The classifier's probabilities and pooled features (`vision.fewshot.with_features`), by onnxruntime."""
+    """The classifier's probabilities and pooled features (`training.fewshot.with_features`), by onnxruntime."""
 
     def __init__(self, classifier_onnx: Path, threads: int) -> None:
         import onnxruntime as ort
 
-        from vision.fewshot import with_features
+        from training.fewshot import with_features
         from vision.models import class_names_of, read_metadata
 
         graph, self.members = with_features(classifier_onnx)
@@ -329,7 +329,7 @@ def choose_blend(prototypes: np.ndarray, members: int, check: tuple[np.ndarray, 
     reading of every base crop as the classifier alone reads it (another set's tiles must not turn into
     this set's faces); ties: the surer right readings (mean log-probability of the true face), then the
     larger margin. `check`: (probs, features, true classifier columns); `base`: (probs, features)."""
-    from vision.fewshot import EPS, FewShotHead
+    from training.fewshot import EPS, FewShotHead
 
     check_probs, check_feats, truth = check
     plain = FewShotHead(prototypes, members, 0.0, 1.0)
@@ -399,8 +399,8 @@ def labeled_base_crops(images: Sequence[Path], size: int, settings: DetectorSett
                        seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(crops, canonical ids) of the labeled face tiles of base photos, cut as the runtime cuts them
     (boxes jittered a little): the other sets' faces the fine-tune must not forget."""
+    from training.evaluate import read_truth
     from vision.crops import cut_tiles
-    from vision.evaluate import read_truth
     from vision.images import decode_image
 
     rng = random.Random(seed)
@@ -441,7 +441,7 @@ def write_crop_folder(folder: Path, names: Sequence[str], splits: dict[str, tupl
 
 
 def member_graph(ensemble_onnx: Path, member: int, target: Path) -> Path:
-    """Member `member` of an ensemble classifier (`vision.export.merge_classifiers`) as a classifier of
+    """Member `member` of an ensemble classifier (`training.export.merge_classifiers`) as a classifier of
     its own, taking the ensemble's input (it resizes inside as before), with the ensemble's metadata."""
     import onnx
     from onnx import TensorProto, helper
@@ -473,7 +473,7 @@ def _metadata(onnx_path: Path) -> dict[str, str]:
 
 def ensemble_members(classifier_onnx: Path) -> int:
     """How many members an ensemble classifier averages (1: a plain classifier)."""
-    from vision.fewshot import with_features
+    from training.fewshot import with_features
 
     return with_features(classifier_onnx)[1]
 
@@ -497,10 +497,10 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
                         log: Callable[[str], None]) -> FineTune:
     """Fine-tune `weights` (the version in use's classifier .pt, the largest member of an ensemble) on the
     photo's crops (canonical ids) mixed with labeled base crops, time-boxed, with ultralytics on the CPU;
-    export it the way `vision.adapt` does; an ensemble's other members are kept as they were."""
-    from vision.adapt import DEFAULT as ADAPT
-    from vision.export import _add_metadata, export_checkpoint, merge_classifiers
-    from vision.train import _ultralytics_environment, train_time_boxed, ultralytics_on_stderr
+    export it the way `training.adapt` does; an ensemble's other members are kept as they were."""
+    from training.adapt import DEFAULT as ADAPT
+    from training.export import _add_metadata, export_checkpoint, merge_classifiers
+    from training.train import _ultralytics_environment, train_time_boxed, ultralytics_on_stderr
 
     started = time.monotonic()
     data = work / "crops"
@@ -517,7 +517,7 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
             optimizer=ADAPT.optimizer, lr0=settings.finetune_lr0, warmup_epochs=0, seed=seed,
             deterministic=True, project=str(work.resolve()), name="finetune", exist_ok=True, plots=False,
             patience=settings.finetune_epochs + 1, verbose=False, freeze=settings.finetune_freeze or None,
-            fliplr=0.0, erasing=0.1, scale=0.1)  # as vision.adapt: tiles are not mirror-symmetric
+            fliplr=0.0, erasing=0.1, scale=0.1)  # as training.adapt: tiles are not mirror-symmetric
         run = work / "finetune" / "weights"
         checkpoint = run / "best.pt" if (run / "best.pt").is_file() else run / "last.pt"
         if not checkpoint.is_file():
@@ -614,8 +614,8 @@ def _threshold_photos(base_val: Path, base_images: Sequence[Path], settings: Cal
     `base_check_images` the promotion check reads (a check on the photos that set the thresholds passes
     by construction). `threshold_split` train: `base_crops_images` photos spread over the base train
     split (else the val photos after the checked ones)."""
-    from vision.evaluate import dataset_images
-    from vision.train import spread
+    from training.evaluate import dataset_images
+    from training.train import spread
 
     if settings.threshold_split == "train":
         try:
@@ -649,10 +649,10 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     classifier, the classifier's .pt fine-tuned on the crops, the head on the fine-tuned classifier, or
     auto: the fine-tune when it would be promoted, else the few-shot head (one version is written).
     `finder` (FINDER_CHOICES): when the finder boxed some tiles of the photos only below its threshold,
-    fine-tune it too (`vision.finder_tune`, kept only when it finds more with no more false boxes)."""
+    fine-tune it too (`training.finder_tune`, kept only when it finds more with no more false boxes)."""
+    from training.evaluate import dataset_images, evaluate
+    from training.fewshot import PROTOTYPES_FILE, FewShotHead, OpenReading, bake, prototypes_from, whitening_from
     from vision.detector import TileDetector
-    from vision.evaluate import dataset_images, evaluate
-    from vision.fewshot import PROTOTYPES_FILE, FewShotHead, OpenReading, bake, prototypes_from, whitening_from
 
     started = time.monotonic()
 
@@ -852,7 +852,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                     base_train = dataset_images(Path(base_val), "train")  # type: ignore[arg-type]
                 except Exception as error:  # a base dataset without a train split: the photo's crops alone
                     issues.append(f"no base train photos to mix into the fine-tune: {error}")
-            from vision.train import spread
+            from training.train import spread
 
             base_train = spread(base_train, settings.finetune_base_images)
             imgsz = int(detector.model_info.classifier_imgsz)
@@ -978,11 +978,11 @@ def _finder_step(work: Path, parent_dir: Path, detector: Any, pictures: Sequence
                  missed: int, base_images: Sequence[Path], base_val: "Path | None", checked: Sequence[Path],
                  base_old: "dict[str, Any] | None", settings: CalibrateSettings, seed: int, issues: list[str],
                  step: Callable[[float, str], None], version_dir: Path) -> dict[str, Any]:
-    """The finder fine-tuned on the photos (`vision.finder_tune`) and written into `version_dir` when kept;
+    """The finder fine-tuned on the photos (`training.finder_tune`) and written into `version_dir` when kept;
     what was done, for the card."""
-    from vision.evaluate import dataset_images
-    from vision.finder_tune import FinderTuneError, LaidPhoto, tune_finder_for
-    from vision.train import spread
+    from training.evaluate import dataset_images
+    from training.finder_tune import FinderTuneError, LaidPhoto, tune_finder_for
+    from training.train import spread
 
     weights = parent_dir / (Path(detector.settings.detector_file).stem + ".pt")
     why_not = None

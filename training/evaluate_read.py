@@ -32,10 +32,9 @@ import numpy as np
 
 from scoring.hand import Hand, HandError
 from tileset.classes import CLASS_ID
-
-from .detections import Detections
-from .read import ReadResult, read_detections
-from .settings import DEFAULT_SETTINGS, LayoutSettings, with_overrides
+from vision.detections import Detections
+from vision.read import ReadResult, read_detections
+from vision.settings import DEFAULT_SETTINGS, LayoutSettings, with_overrides
 
 CAUSES = ("detection", "winning tile", "layout")
 SCENE_SIZE = (1280, 960)
@@ -140,7 +139,7 @@ def generated_scenes(n: int, seed: int, with_totals: bool) -> Iterator[Scene]:
         tiles = plan_scene(hand, rng, *SCENE_SIZE)
         total = None
         if with_totals:
-            from .read import score_hand
+            from vision.read import score_hand
 
             result, _ = score_hand(hand)
             total = result.total if result is not None else None
@@ -246,10 +245,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return read_detections(dets, context, settings, with_score=with_totals)
 
     if not perfect:
-        from .read import detect_file, load_detector
+        from vision.read import detect_file, load_detector
 
         try:
-            from .registry import active_dir
+            from vision.registry import active_dir
 
             detector = load_detector(active_dir(args.model), detector_settings)
         except Exception as exc:  # noqa: BLE001 - one clear line instead of a traceback

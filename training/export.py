@@ -1,6 +1,6 @@
 """Export trained checkpoints to the ONNX files the runtime loads.
 
-    python -m vision.export --detector WORK/detector/weights/best.pt \
+    python -m training.export --detector WORK/detector/weights/best.pt \
                             --classifier WORK/classifier/weights/best.pt --out models/
 
 Writes OUT/detector.onnx (fixed batch 1, its training input size) and
@@ -58,7 +58,7 @@ def _add_metadata(onnx_path: Path, extra: dict[str, str]) -> None:
 
 def export_checkpoint(checkpoint: Path, target: Path, role: str, dynamic: bool) -> Path:
     """One ultralytics checkpoint -> ONNX at `target` at its training input size (CPU, simplified)."""
-    from vision.train import _ultralytics_environment
+    from training.train import _ultralytics_environment
 
     if not checkpoint.is_file():
         raise ExportError(f"no checkpoint at {checkpoint}")
@@ -165,7 +165,7 @@ def export_classifiers(checkpoints: "list[Path]", target: Path) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m vision.export", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m training.export", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--detector", type=Path, help="tile-finder (or 43-class detector) checkpoint .pt")
     parser.add_argument("--classifier", type=Path, action="append",

@@ -2,7 +2,7 @@
 
 When the finder found some tiles of a calibration photo only among its unsure boxes
 (`vision.calibration_layout.unsure_boxes`), the version it makes would miss them in every photo:
-calibration cannot name tiles the finder does not box. Then `vision.calibrate` fine-tunes the finder's
+calibration cannot name tiles the finder does not box. Then `training.calibrate` fine-tunes the finder's
 `.pt` on augmented copies of the photo (every tile labeled, the club's table all around them), mixed
 with labeled base photos (other sets, other tables) and bare tables of the training families (hard
 negatives), backbone frozen and BatchNorm statistics kept (on a CPU with a batch of 8 they drift and
@@ -79,7 +79,7 @@ def copies_of(photos: Sequence[LaidPhoto], count: int, rng: random.Random,
               settings: CalibrateSettings) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """`count` augmented copies of each photo (as the classifier's crops are cut from: `augmented_copy`),
     with where their face-up tiles and backs went."""
-    from vision.calibrate import augmented_copy
+    from training.calibrate import augmented_copy
 
     out = []
     for photo in photos:
@@ -127,8 +127,8 @@ def finetune_finder(work: Path, weights: Path, data_yaml: Path, imgsz: int, sett
     """Fine-tune the finder's `weights` on `data_yaml` (`write_finder_data`) with ultralytics on the CPU:
     the backbone frozen (`finder_freeze` layers), every BatchNorm layer kept in eval mode, no mosaic, a
     fixed number of epochs none of which would end past `finder_seconds`; exported to ONNX."""
-    from vision.export import export_checkpoint
-    from vision.train import _ultralytics_environment, train_time_boxed, ultralytics_on_stderr
+    from training.export import export_checkpoint
+    from training.train import _ultralytics_environment, train_time_boxed, ultralytics_on_stderr
 
     if not weights.is_file():
         raise FinderTuneError(f"no finder weights at {weights}")
@@ -232,7 +232,7 @@ def tune_finder_for(work: Path, weights: Path, detector: Any, photos: Sequence[L
     (`finder_is_better`) on held-out copies and the base val photos `checked` (`base_old`: the version in
     use's figures on them)."""
     from datasets.tables import TRAIN_FAMILIES, render_empty, table_source
-    from vision.evaluate import evaluate, label_path_for
+    from training.evaluate import evaluate, label_path_for
 
     started = time.monotonic()
     rng = random.Random(seed + 2)  # its own draws: the classifier's crops are cut as without it

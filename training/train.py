@@ -1,8 +1,8 @@
 """Train the tile finder and the face classifier with ultralytics, offline, from scratch.
 
-    python -m vision.train detector   --data DATA_YAML --work DIR [--imgsz 512] [--epochs N | --hours H]
-    python -m vision.train classifier --data DATA_YAML --work DIR [--imgsz 64] ...
-    python -m vision.train detector43 --data DATA_YAML --work DIR   (one 43-class detector, for comparison)
+    python -m training.train detector   --data DATA_YAML --work DIR [--imgsz 512] [--epochs N | --hours H]
+    python -m training.train classifier --data DATA_YAML --work DIR [--imgsz 64] ...
+    python -m training.train detector43 --data DATA_YAML --work DIR   (one 43-class detector, for comparison)
 
 DATA_YAML is a 43-class YOLO dataset (`python -m datasets.build`).  The
 detector's two-class labels (face-up tile, back) and the classifier's
@@ -35,8 +35,8 @@ import yaml
 from tileset import labelfiles
 from tileset.classes import BACK_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch, check_names
 from tileset.labelfiles import IMAGE_SUFFIXES
+from training.evaluate import label_path_for, read_truth
 from vision.crops import crop_geometry, cut_tile
-from vision.evaluate import label_path_for, read_truth
 
 DETECTOR_NAMES = {0: "tile", 1: "back"}
 DETECTOR_MODEL = "yolo11n.yaml"
@@ -479,7 +479,7 @@ def train_model(kind: str, data: Path, args: argparse.Namespace) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m training.train", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", choices=["detector", "classifier", "detector43"],
                         help="tile finder (tile/back), face classifier, or a single 43-class detector")

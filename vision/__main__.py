@@ -73,7 +73,7 @@ def main(argv: "list[str] | None" = None) -> int:
     if command == "detect":
         return detect_main(rest)
     if command == "calibrate":
-        from vision.calibrate import main as calibrate_main  # learning a set; imported only when asked for
+        from training.calibrate import main as calibrate_main  # learning a set; imported only when asked for
 
         return int(calibrate_main(rest) or 0)
     if command == "read":

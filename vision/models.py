@@ -119,14 +119,14 @@ class TileFinder:
         return classes == TILE_FINDER_NAMES.index("tile")
 
 
-# the second output of a classifier calibrated with a few-shot head (`vision.fewshot.bake`): (N,) how far
+# the second output of a classifier calibrated with a few-shot head (`training.fewshot.bake`): (N,) how far
 # each crop's nearest face of the set passes that face's threshold; far below 0, a crop looks like none
 # of the set's tiles
 LIKENESS_OUTPUT = "set_likeness"
-FEWSHOT_METADATA = "mcr_fewshot"  # the metadata key a classifier with a few-shot head carries (`vision.fewshot.bake`)
+FEWSHOT_METADATA = "mcr_fewshot"  # the metadata key a classifier with a few-shot head carries (`training.fewshot.bake`)
 # ... and where its calibration photo showed the set prints suited ranks, the top corner (`vision.ranks`: "left", "right")
 NUMERAL_CORNER_METADATA = "mcr_numeral_corner"
-# the third, where the calibration photo's table was learned too (`vision.fewshot`: table prototypes): (N,)
+# the third, where the calibration photo's table was learned too (`training.fewshot`: table prototypes): (N,)
 # how far a crop's cosine with the table passes its cosine with the nearest face, over the table's
 # threshold; above 0, the crop looks like the table
 TABLE_OUTPUT = "table_likeness"
@@ -156,7 +156,7 @@ class FaceClassifier:
         self.names = names
         self.imgsz = input_size_of(metadata, session, f"classifier {path}")
         self.version = _version(metadata)
-        self.has_fewshot_head = FEWSHOT_METADATA in metadata  # calibrated from a photo (`vision.fewshot`)
+        self.has_fewshot_head = FEWSHOT_METADATA in metadata  # calibrated from a photo (`training.fewshot`)
         corner = metadata.get(NUMERAL_CORNER_METADATA)
         self.numeral_corner = corner if self.has_fewshot_head and corner in ("left", "right") else None
         self.to_canonical = np.array([CLASS_ID[n] for n in names], np.int64)
