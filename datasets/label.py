@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -117,18 +117,16 @@ def image_errors() -> tuple[type[BaseException], ...]:
 
 
 def load_detector(model_dir: Path | None) -> tuple[Detector, str]:
-    """The detector of `model_dir`, or of the model version in use, and a name for the label metadata. It
-    boxes a photo of a few tiles even when it is sure of none: a person reviews every box."""
+    """The detector of `model_dir`, or of the model version in use, and a name for the label metadata."""
     from vision.detector import TileDetector
     from vision.registry import Registry
-    from vision.settings import DetectorSettings
 
     if model_dir is None:
         registry = Registry()
         model_dir, name = registry.active_dir(), registry.active_name()
     else:
         name = Path(model_dir).resolve().name
-    return TileDetector.load(Path(model_dir), replace(DetectorSettings(), unsure_photo_boxes=0)), name
+    return TileDetector.load(Path(model_dir)), name
 
 
 def command_prelabel(args: argparse.Namespace) -> int:

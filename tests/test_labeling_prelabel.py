@@ -44,8 +44,8 @@ def test_prelabel_writes_the_models_reading_with_confidences(tmp_path: Path, cap
 
 
 def test_prelabel_boxes_a_few_tiles_the_finder_is_unsure_of(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    """Reading a photo, six boxes none of which the finder is sure of are no hand (`unsure_photo_boxes`);
-    pre-labeling still boxes them, for a person to review."""
+    """Six boxes none of which the finder is sure of are read as six tiles, and pre-labeling boxes them for a
+    person to review."""
     from vision.detector import TileDetector
     from vision.images import load_image
 
@@ -58,7 +58,7 @@ def test_prelabel_boxes_a_few_tiles_the_finder_is_unsure_of(tmp_path: Path, caps
     truth = photo.load().boxes
     photo.label_path.unlink()
     photo.meta_path.unlink()
-    assert len(TileDetector.load(models).detect(load_image(photo.image))) == 0
+    assert len(TileDetector.load(models).detect(load_image(photo.image))) == 6
 
     assert label_main(["prelabel", str(photos), "--model", str(models)]) == 0
     assert json.loads(capsys.readouterr().out)["boxes"] == 6

@@ -230,30 +230,22 @@ def test_no_second_run_when_the_finder_is_sure_of_every_box_or_the_check_is_off(
     assert len(off.detect(photo)) == 2 and finder.runs == ["photo"]
 
 
-def test_a_few_boxes_none_of_them_sure_are_no_tiles(tmp_path, monkeypatch):
-    """A bare table's few unsure boxes (papers, cells cut by the edge) are no hand; one sure box, or more
-    boxes than `unsure_photo_boxes`, and they are read as before."""
+def test_a_frame_of_seven_standing_tiles_none_of_them_sure_is_read(tmp_path, monkeypatch):
+    """A webcam at the table sees part of a hand: seven tiles in a row that the finder is unsure of (0.4-0.6),
+    found again in the mirror image, are seven tiles. No count of boxes decides whether a photo shows tiles."""
     detector = TileDetector.load(_make_models(tmp_path / "models"))
-    photo = _scene()
-    boxes = [_in_network_pixels(b) for b in (RED_TILE, BLUE_TILE)]
-    mirror_confirms_both = fakes.raw_head([_mirrored_head_box(b) for b in (RED_TILE, BLUE_TILE)], [[0.6, 0.0]] * 2)
-
-    def read(finder_conf: tuple[float, float], settings=None):
-        use = detector if settings is None else detector.with_settings(replace(detector.settings, **settings))
-        original = fakes.raw_head(boxes, [[c, 0.0] for c in finder_conf])
-        monkeypatch.setattr(use.finder, "run", _FinderSeeingTheMirrorDifferently(photo, original, mirror_confirms_both))
-        return use.detect(photo), use
-
-    dets, _ = read((0.6, 0.5))
-    assert len(dets) == 0
-    assert sorted(read((0.7, 0.5))[0].class_names) == ["1p", "C"]  # one box is sure
-    assert sorted(read((0.6, 0.5), {"unsure_photo_boxes": 1})[0].class_names) == ["1p", "C"]  # more than a few
-    assert sorted(read((0.6, 0.5), {"mirror_sure_conf": 0.25})[0].class_names) == ["1p", "C"]  # the check off
-    # not lost: unsure boxes under the threshold, as the mirror check leaves them
-    found = detector.find_boxes(photo)
-    kept, unsure = detector._too_few_and_unsure(*detector._confirmed_in_mirror(photo, found))
-    assert len(kept) == 0 and len(unsure) == 2
-    np.testing.assert_allclose(np.sort(unsure.conf), np.array([0.5, 0.6]) * 0.25 / 0.7, atol=1e-3)
+    photo = np.full((IMG_H, IMG_W, 3), 90, np.uint8)
+    row = [(10 + 26 * k, 25, 30 + 26 * k, 75) for k in range(7)]
+    for k, (x1, y1, x2, y2) in enumerate(row):
+        photo[y1:y2, x1:x2] = (0, 0, 255) if k % 2 == 0 else (255, 0, 0)
+    unsure = [[0.4 + 0.03 * k, 0.0] for k in range(7)]
+    original = fakes.raw_head([_in_network_pixels(b) for b in row], unsure)
+    mirrored = fakes.raw_head([_mirrored_head_box(b) for b in row], [[0.6, 0.0]] * 7)
+    monkeypatch.setattr(detector.finder, "run", _FinderSeeingTheMirrorDifferently(photo, original, mirrored))
+    dets = detector.detect(photo)
+    assert len(dets) == 7 and max(dets.confidence) < detector.settings.mirror_sure_conf
+    order = np.argsort(dets.xyxy[:, 0])
+    assert [dets.class_names[i] for i in order] == ["C", "1p", "C", "1p", "C", "1p", "C"]
 
 
 def test_detect_maps_boxes_to_original_pixels_and_names_faces(tmp_path):

@@ -153,14 +153,6 @@ class TileDetector:
         unconfirmed[checked] = ~seen
         return found[~unconfirmed], self._demoted(found[unconfirmed])
 
-    def _too_few_and_unsure(self, found: Found, unsure: Found) -> tuple[Found, Found]:
-        """No box found when they are few (`unsure_photo_boxes`) and none is sure (`mirror_sure_conf`): they
-        join `unsure`, their confidence scaled under the threshold as the mirror check scales it."""
-        s = self.settings
-        if not 0 < len(found) <= s.unsure_photo_boxes or found.conf.max() >= s.mirror_sure_conf:
-            return found, unsure
-        return found[:0], unsure.joined(self._demoted(found))
-
     def _demoted(self, found: Found) -> Found:
         """Boxes past the threshold taken as unsure ones: their confidence scaled under it (x threshold /
         `mirror_sure_conf`), their order kept."""
@@ -419,14 +411,13 @@ class TileDetector:
         A photo whose tiles come out far thinner (or wider) than any tile is is read in a
         copy resized back to their natural shape (`vision.unstretch`); the boxes are still
         in this image's pixels. Boxes the finder is unsure of are kept only when the mirror image
-        confirms them (`_confirmed_in_mirror`), and a few boxes none of which is sure are no tiles
-        (`_too_few_and_unsure`).
+        confirms them (`_confirmed_in_mirror`).
         """
         h, w = image_bgr.shape[:2]
         unsure: list[Found] = []
         copy = unstretched(image_bgr, self._finder_keeping_unsure(image_bgr, unsure), self.finder.is_face,
                            self.settings)
-        found, unconfirmed = self._too_few_and_unsure(*self._confirmed_in_mirror(copy.image_bgr, copy.found))
+        found, unconfirmed = self._confirmed_in_mirror(copy.image_bgr, copy.found)
         self._last_letterbox = None  # the photo is not kept alive between photos
         if copy.image_bgr is not image_bgr:
             return self._named(copy.image_bgr, found).scaled(*copy.scale_to(w, h))

@@ -24,7 +24,7 @@ class FlowerSettings:
     min_flower_share: float = 0.01
     # ... unless the classifier reads it at least this surely (a face read this surely is not read again)
     max_confidence: float = 0.99
-    # ... a classifier with a few-shot head (`vision.calibrate`) is sure from one photo's prototypes, which tell
+    # ... a classifier with a few-shot head (`training.calibrate`) is sure from one photo's prototypes, which tell
     # its flowers apart less well than captions (MODEL_CARD, stop 23); yet which flower it is scores nothing, and
     # reading its sure faces again read the same hands of 2 800 in rounds 17-21, for about 71 ms more a photo at the
     # median (`benchmarks/detect.py`, round 25; stop 40)
@@ -88,7 +88,7 @@ class DetectorSettings:
     detector_file: str = "detector.onnx"  # in the models folder
     classifier_file: str = "classifier.onnx"
     # a calibrated version's fine-tuned classifier, which reads the faces of a photo of its set (below); only
-    # beside a classifier with a few-shot head, which tells a photo of the set from another (`vision.calibrate`)
+    # beside a classifier with a few-shot head, which tells a photo of the set from another (`training.calibrate`)
     set_classifier_file: str = "set_classifier.onnx"
     set_classifier_share: float = 1.0  # its share of a set photo's face probabilities, the classifier's the rest
     # a calibrated version keeps the classifier it was made from: a photo that is not of the calibrated set
@@ -109,11 +109,6 @@ class DetectorSettings:
     mirror_sure_conf: float = 0.7
     mirror_confirm_conf: float = 0.3
     mirror_match_iou: float = 0.5
-    # A photo whose boxes number at most `unsure_photo_boxes`, none found with `mirror_sure_conf`, shows no
-    # tile: they join the unsure boxes. The smallest hand is 14 tiles, and a photo with under half of them
-    # found is no hand to correct; on a bare table the finder's few boxes (papers, cells cut by the photo's
-    # edge) are all unsure (model card, stop 38). 0, or the mirror check off: off
-    unsure_photo_boxes: int = 6
     # With a classifier calibrated to a set (a few-shot head), a face box the finder found with less
     # confidence than `stray_max_finder_conf` is dropped when its likeness to the set's nearest face
     # (cosine minus that face's threshold) is below `stray_likeness`: it looks like none of the set's tiles.
@@ -131,7 +126,7 @@ class DetectorSettings:
     set_photo_margin: float = 0.0
     # ... and one found with less confidence than `table_max_finder_conf` that looks more like the
     # calibration photo's table than like any face of the set (the head's table prototypes,
-    # `vision.fewshot`; such boxes do not count in the photo's share): a box the finder is that sure of stays
+    # `training.fewshot`; such boxes do not count in the photo's share): a box the finder is that sure of stays
     table_strays: bool = True
     table_max_finder_conf: float = 0.9
     # ... and a back box whose face that classifier reads as a flower or season at least this surely, and
@@ -300,7 +295,7 @@ class LayoutSettings:
 
 @dataclass(frozen=True)
 class AdaptSettings:
-    """Fine-tuning on a club's labeled photos (`vision.adapt`)."""
+    """Fine-tuning on a club's labeled photos (`training.adapt`)."""
 
     min_photos: int = 4  # fewer labeled photos cannot be split into training and a check
     holdout_share: float = 0.25  # of the labeled photos, held back to compare old and new models
@@ -321,7 +316,7 @@ class AdaptSettings:
 
 @dataclass(frozen=True)
 class CalibrateSettings:
-    """Learning a set from photos of its calibration layout (`vision.calibrate`, `vision.fewshot`)."""
+    """Learning a set from photos of its calibration layout (`training.calibrate`, `training.fewshot`)."""
 
     views: int = 48  # augmented copies of each photo whose crops make the prototypes
     check_views: int = 12  # ... and further copies (other seeds) that choose the blend
@@ -341,7 +336,7 @@ class CalibrateSettings:
     # the crop at the maximum passes it by rounding in the ONNX graph (3 base val tiles did at 0)
     margins: tuple[float, ...] = (0.005, 0.01, 0.02)
     # base photos: every crop the runtime cuts from them sets the thresholds; spread over the base train
-    # split, none of the photos the promotion check reads (`vision.calibrate._threshold_photos`). For
+    # split, none of the photos the promotion check reads (`training.calibrate._threshold_photos`). For
     # gnome-smooth: from the first 40 val photos, 5 of chinese-v4's real val white dragons passed its f1
     # threshold; from 40 train photos, 5 in val and 25 in test; from 80, none (stop 27)
     base_crops_images: int = 80
@@ -355,7 +350,7 @@ class CalibrateSettings:
     # the base crops are kept in the head too: a photo nearer the set's faces than them is read with every gate
     # open (`DetectorSettings.open_gate_in_set_photos`)
     keep_other_crops: bool = True
-    # ... and read in a whitened space (`vision.fewshot.Whitening`): the crops' scatter around their face plus this
+    # ... and read in a whitened space (`training.fewshot.Whitening`): the crops' scatter around their face plus this
     # share of its mean eigenvalue, kept to `open_rank` directions (0: the plain prototypes, as stop 34). Offline on
     # stop 34's two fresh rounds, looked at (six sets, 20,202 crops; benchmarks/fewshot_gate/open_whitening.py):
     # 142 -> 119 crops misread at 0.5 and rank 128, 118 with the full matrix; at 1 (124) and 2, kde-traditional's
@@ -371,9 +366,9 @@ class CalibrateSettings:
     finetune_base_images: int = 240  # base train photos whose labeled tiles are mixed in, so other sets are kept
     finetune_threads: int = 2
     finetune_batch: int = 64
-    finetune_lr0: float = 0.0005  # AdamW, as vision.adapt
+    finetune_lr0: float = 0.0005  # AdamW, as training.adapt
     finetune_freeze: int = 0  # the classifier's first layers left as they are (BatchNorm too); 0: none
-    # the finder (`vision.finder_tune`), only when it found tiles of the photos among its unsure boxes alone:
+    # the finder (`training.finder_tune`), only when it found tiles of the photos among its unsure boxes alone:
     # `finder_copies` augmented copies of each photo + `finder_base_images` labeled base photos +
     # `finder_negatives` bare tables, `finder_epochs` epochs at most, none ending past `finder_seconds`
     finder_copies: int = 24
