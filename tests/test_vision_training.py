@@ -71,8 +71,8 @@ def test_train_export_and_run_tiny_models(tmp_path):
 
     work = tmp_path / "work"
     common = ["--data", str(data), "--work", str(work), "--epochs", "1", "--workers", "0", "--device", "cpu"]
-    _run(["-m", "vision.train", "detector", *common, "--imgsz", "128", "--batch", "4"], env)
-    _run(["-m", "vision.train", "classifier", *common, "--imgsz", "32", "--batch", "16"], env)
+    _run(["-m", "training.train", "detector", *common, "--imgsz", "128", "--batch", "4"], env)
+    _run(["-m", "training.train", "classifier", *common, "--imgsz", "32", "--batch", "16"], env)
     derived = (work / "detector_data" / "labels" / "train").glob("*.txt")
     assert {line.split()[0] for f in derived for line in f.read_text().splitlines()} <= {"0", "1"}
     crops = work / "classifier_data" / "train"
@@ -80,7 +80,7 @@ def test_train_export_and_run_tiny_models(tmp_path):
     assert cv2.imread(str(next((crops / "5m").glob("*.jpg")))).shape == (32, 32, 3)
 
     models = tmp_path / "models"
-    _run(["-m", "vision.export", "--detector", str(work / "detector" / "weights" / "best.pt"),
+    _run(["-m", "training.export", "--detector", str(work / "detector" / "weights" / "best.pt"),
           "--classifier", str(work / "classifier" / "weights" / "best.pt"), "--out", str(models)], env)
     assert (models / "detector.onnx").is_file() and (models / "classifier.onnx").is_file()
 
@@ -102,7 +102,7 @@ def test_train_export_and_run_tiny_models(tmp_path):
         assert 0 <= x1 <= x2 <= w and 0 <= y1 <= y2 <= h
 
     # resuming a finished run is refused with a clear message, not silently retrained
-    resumed = subprocess.run([sys.executable, "-m", "vision.train", "classifier", *common, "--imgsz", "32", "--resume"],
+    resumed = subprocess.run([sys.executable, "-m", "training.train", "classifier", *common, "--imgsz", "32", "--resume"],
                              capture_output=True, text=True, cwd=REPO, env=env, timeout=300)
     assert resumed.returncode == 2 and "nothing to resume" in resumed.stderr and "Traceback" not in resumed.stderr
 
@@ -111,7 +111,7 @@ def test_time_box_is_fitted_to_the_deadline_after_set_up():
     import time
     from types import SimpleNamespace
 
-    from vision.train import _fit_time_box_to_deadline
+    from training.train import _fit_time_box_to_deadline
 
     trainer = SimpleNamespace(args=SimpleNamespace(time=1.0))
     _fit_time_box_to_deadline(time.time() + 400, reserve_s=40)(trainer)
@@ -121,7 +121,7 @@ def test_time_box_is_fitted_to_the_deadline_after_set_up():
 
 
 def test_auto_optimizer_is_sgd_on_a_cpu_and_left_to_ultralytics_on_a_gpu():
-    from vision.train import build_parser, optimizer_for
+    from training.train import build_parser, optimizer_for
 
     assert optimizer_for("cpu", "auto") == "SGD"  # ultralytics' auto would pick MuSGD: ~10x slower per step on a CPU
     assert optimizer_for("0", "auto") == "auto"

@@ -3,7 +3,7 @@
 Every tile named by its row and place (rows far to near, tiles left to right), or the problems that
 say which row or place is missing or extra; for a photo in no particular order, the faces given one
 of each (`one_of_each`: the most likely assignment of distinct faces to tiles) for the player to
-confirm. Runtime code (no onnx, no torch): the app reads a layout with it; `vision.calibrate` learns
+confirm. Runtime code (no onnx, no torch): the app reads a layout with it; `training.calibrate` learns
 from what it reads.
 """
 
@@ -22,7 +22,7 @@ from vision.rows import TileObs
 from vision.settings import LayoutSettings
 
 ROW_TITLES = {1: "characters", 2: "dots", 3: "bamboo", 4: "winds and dragons", 5: "flowers and seasons"}
-MATCH_IOU = 0.5  # a detection reads a tile it overlaps this much (as vision.evaluate pairs them)
+MATCH_IOU = 0.5  # a detection reads a tile it overlaps this much (as training.evaluate pairs them)
 
 
 @dataclass(frozen=True)
