@@ -3,7 +3,7 @@
     python -m datasets.label prelabel PHOTOS_DIR [--model DIR]
     python -m datasets.label order PHOTOS_DIR
     python -m datasets.label export-ls PHOTOS_DIR OUT.json [--url-prefix P]
-    python -m datasets.label import-ls EXPORT PHOTOS_DIR
+    python -m datasets.label import-ls EXPORT PHOTOS_DIR [--by-name]
     python -m datasets.label config
 
 Labels go to `PHOTOS_DIR/labels/NAME.txt` (YOLO, canonical class ids), confidences to
@@ -170,12 +170,18 @@ def command_export(args: argparse.Namespace) -> int:
 def command_import(args: argparse.Namespace) -> int:
     from datasets.labelstudio import import_export
 
-    report = import_export(args.export, args.photos)
+    report = import_export(args.export, args.photos, by_name=args.by_name)
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for name in report.unmatched:
         print(f"warning: no photo in {args.photos} for {name!r}", file=sys.stderr)
-    print(f"{report.photos} photos, {report.boxes} boxes imported into {args.photos}/labels")
+    for why in report.refused:
+        print(f"warning: {why}", file=sys.stderr)
+    if report.by_name_only:
+        print(f"warning: matched by file name alone, imported but not marked reviewed (look at them on the Label "
+              f"page): {', '.join(report.by_name_only)}", file=sys.stderr)
+    print(f"{report.photos} photos, {report.boxes} boxes imported into {args.photos}/labels"
+          + (f"; {len(report.refused)} not imported (see the warnings)" if report.refused else ""))
     if not report.photos:
         print(f"nothing imported: {report.why_nothing()}", file=sys.stderr)
     return 0 if report.photos else 1
@@ -216,6 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import-ls", help="read a Label Studio JSON export (file) or YOLO export (folder)")
     imp.add_argument("export", type=Path, metavar="EXPORT")
     imp.add_argument("photos", type=Path, metavar="PHOTOS_DIR")
+    imp.add_argument("--by-name", action="store_true",
+                     help="let a task matched by file name alone (no content hash, no folder in its path) replace "
+                          "labels a person made; such photos are still not marked reviewed")
     imp.set_defaults(run=command_import)
 
     config = sub.add_parser("config", help="print the Label Studio labeling config (43 classes, ids pinned)")
