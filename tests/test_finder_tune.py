@@ -113,10 +113,25 @@ def test_calibration_reads_tiles_found_only_below_the_threshold_and_tries_the_fi
     assert not result.promoted
     assert any("missed 2 tile(s)" in issue and "detector.pt" in issue for issue in result.issues), result.issues
     card = json.loads((half_sure / "versions" / result.version / "card.json").read_text())
-    assert card["finder"] == {"missed": 2, "kept": False, "reason": result.issues[0]}
+    assert card["finder"]["missed"] == 2 and not card["finder"]["kept"] and "detector.pt" in card["finder"]["reason"]
     again = run(photo, half_sure, finder="never")
     card = json.loads((half_sure / "versions" / again.version / "card.json").read_text())
     assert card["finder"] is None and not again.issues
+
+
+def test_a_finder_fine_tune_asked_on_every_calibration_that_cannot_run_says_why_in_the_card_only(
+        tmp_path: Path) -> None:
+    """`--finder always` with a finder that boxed every tile and no detector.pt: nothing the player must act on
+    (no issue), the card says the finder was not fine-tuned and why."""
+    root = tmp_path / "models"
+    root.mkdir()
+    half_sure_finder(root / "detector.onnx", ())
+    tiny_classifier(root / "classifier.onnx")
+    result = run(write_photo(tmp_path / "layout.png", layout_boxes()), root, finder="always")
+    card = json.loads((root / "versions" / result.version / "card.json").read_text())
+    assert card["finder"]["missed"] == 0 and not card["finder"]["kept"]
+    assert "not fine-tuned" in card["finder"]["reason"] and "detector.pt" in card["finder"]["reason"]
+    assert not any("finder" in issue for issue in result.issues), result.issues
 
 
 def test_a_short_real_fine_tune_of_a_tiny_finder_exports_a_finder_the_runtime_loads(tmp_path: Path) -> None:

@@ -83,7 +83,8 @@ PHOTOS_DIR = "photos"
 # head alone read as many hands or more (196 and 197 of 200 against 196 and 192) in 21-23 s instead of 77-84 s
 METHODS = ("auto", "fewshot", "finetune", "both", "gated")
 DEFAULT_METHOD = "fewshot"
-FINDER_CHOICES = ("missed", "never")  # fine-tune the finder when it missed tiles of the photos, or never
+# fine-tune the finder on every calibration, only when it missed tiles of the photos, or never
+FINDER_CHOICES = ("always", "missed", "never")
 
 
 class CalibrationError(RuntimeError):
@@ -648,8 +649,9 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     `read_unordered`), instead of reading the layout. `method` (METHODS): the few-shot head on the
     classifier, the classifier's .pt fine-tuned on the crops, the head on the fine-tuned classifier, or
     auto: the fine-tune when it would be promoted, else the few-shot head (one version is written).
-    `finder` (FINDER_CHOICES): when the finder boxed some tiles of the photos only below its threshold,
-    fine-tune it too (`training.finder_tune`, kept only when it finds more with no more false boxes)."""
+    `finder` (FINDER_CHOICES): fine-tune the finder too (`training.finder_tune`, on copies of the photos and
+    scenes of their tiles at play, kept only when it finds more with no more false boxes) on every calibration,
+    or only when it boxed some tiles of the photos only below its threshold, or never."""
     from training.evaluate import dataset_images, evaluate
     from training.fewshot import PROTOTYPES_FILE, FewShotHead, OpenReading, bake, prototypes_from, whitening_from
     from vision.detector import TileDetector
@@ -887,7 +889,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
             base_old = cached_base_figures(registry, parent_dir, checked, detector_settings,
                                            lambda: evaluate(detector, checked).summary()) if checked else None
             finder_card = None
-            if finder == "missed" and missed:
+            if finder == "always" or (finder == "missed" and missed):
                 finder_card = _finder_step(work, parent_dir, detector, pictures, missed, base_images, base_val,
                                            checked, base_old, settings, seed, issues, step, version_dir)
             verdict = judge(version_dir, base_old)
@@ -987,12 +989,13 @@ def _finder_step(work: Path, parent_dir: Path, detector: Any, pictures: Sequence
     weights = parent_dir / (Path(detector.settings.detector_file).stem + ".pt")
     why_not = None
     if not weights.is_file():
-        why_not = f"the finder missed {missed} tile(s), but {parent_dir.name} has no {weights.name} to fine-tune"
+        why_not = f"{parent_dir.name} has no {weights.name} to fine-tune"
     elif importlib.util.find_spec("ultralytics") is None:
-        why_not = f"the finder missed {missed} tile(s), but ultralytics (the train extra) is not installed"
+        why_not = "ultralytics (the train extra) is not installed"
     if why_not is not None:
-        issues.append(why_not)
-        return {"missed": missed, "kept": False, "reason": why_not}
+        if missed:  # a finder that missed tiles of the photo will miss them at play: the player is told
+            issues.append(f"the finder missed {missed} tile(s), but {why_not}")
+        return {"missed": missed, "kept": False, "reason": f"the finder was not fine-tuned: {why_not}"}
     base_train: list[Path] = []
     if base_images and base_val is not None:
         try:
@@ -1004,9 +1007,11 @@ def _finder_step(work: Path, parent_dir: Path, detector: Any, pictures: Sequence
                       np.array([t.xyxy for t in r.tiles if t.expected != BACK], np.float32).reshape(-1, 4),
                       np.array([t.xyxy for t in r.tiles if t.expected == BACK], np.float32).reshape(-1, 4))
             for picture, r in pictures]
-    step(0.72, f"[calibrate 4/5] the finder boxed {missed} tile(s) of the photo(s) only below its threshold: "
-               f"fine-tuning {weights.name} on {settings.finder_copies} copies of each photo + {len(base_train)} "
-               f"base photos + {settings.finder_negatives} bare tables (time box {settings.finder_seconds:.0f} s)")
+    why = (f"the finder boxed {missed} tile(s) of the photo(s) only below its threshold" if missed
+           else "the finder learns the set's tiles at play")
+    step(0.72, f"[calibrate 4/5] {why}: fine-tuning {weights.name} on {settings.finder_copies} copies and "
+               f"{settings.finder_scenes} scenes at play of each photo + {len(base_train)} base photos + "
+               f"{settings.finder_negatives} bare tables (time box {settings.finder_seconds:.0f} s)")
     try:
         outcome = tune_finder_for(work, weights, detector, laid, missed, base_train, checked, base_old, settings,
                                   seed, lambda line: step(0.76, line))

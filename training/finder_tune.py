@@ -90,6 +90,18 @@ def copies_of(photos: Sequence[LaidPhoto], count: int, rng: random.Random,
     return out
 
 
+def scenes_at_play(photos: Sequence[LaidPhoto], count: int, rng: random.Random
+                   ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """`count` scenes of each photo's tiles at play on its table (`training.play_scenes`), with their boxes."""
+    from training.play_scenes import scenes_of
+
+    out = []
+    for photo in photos:
+        for scene in scenes_of(photo.picture, photo.faces, photo.backs, count, rng):
+            out.append((scene.picture, scene.faces, scene.backs))
+    return out
+
+
 def write_finder_data(folder: Path, copies: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
                       base: Sequence[tuple[Path, Path]], negatives: Sequence[np.ndarray],
                       val: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> Path:
@@ -236,13 +248,14 @@ def tune_finder_for(work: Path, weights: Path, detector: Any, photos: Sequence[L
 
     started = time.monotonic()
     rng = random.Random(seed + 2)  # its own draws: the classifier's crops are cut as without it
-    train = copies_of(photos, settings.finder_copies, rng, settings)
-    check = copies_of(photos, settings.finder_check_copies, rng, settings)
+    train = copies_of(photos, settings.finder_copies, rng, settings) + scenes_at_play(photos, settings.finder_scenes, rng)
+    check = (copies_of(photos, settings.finder_check_copies, rng, settings)
+             + scenes_at_play(photos, settings.finder_check_scenes, rng))
     base = [(image, label_path_for(image)) for image in base_train]
     source = table_source(TRAIN_FAMILIES, negatives=1.0)
     negatives = [render_empty(rng, 640, 480, source) for _ in range(settings.finder_negatives)]
     data_yaml = write_finder_data(work / "finder_data", train, base, negatives, check[:2])
-    card: dict[str, Any] = {"missed": missed, "copies": len(train), "base_photos": len(base),
+    card: dict[str, Any] = {"missed": missed, "copies_and_scenes": len(train), "base_photos": len(base),
                             "negatives": len(negatives)}
     tune = finetune_finder(work, weights, data_yaml, int(detector.finder.imgsz), settings, seed, log,
                            len(train), len(base), len(negatives))

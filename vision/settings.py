@@ -368,11 +368,14 @@ class CalibrateSettings:
     finetune_batch: int = 64
     finetune_lr0: float = 0.0005  # AdamW, as training.adapt
     finetune_freeze: int = 0  # the classifier's first layers left as they are (BatchNorm too); 0: none
-    # the finder (`training.finder_tune`), only when it found tiles of the photos among its unsure boxes alone:
-    # `finder_copies` augmented copies of each photo + `finder_base_images` labeled base photos +
-    # `finder_negatives` bare tables, `finder_epochs` epochs at most, none ending past `finder_seconds`
+    # the finder's fine-tune (`training.finder_tune`): `finder_copies` augmented copies of each photo +
+    # `finder_scenes` scenes of its tiles at play (`training.play_scenes`) + `finder_base_images` labeled base
+    # photos + `finder_negatives` bare tables, `finder_epochs` epochs at most, none ending past `finder_seconds`;
+    # judged on `finder_check_copies` other copies and `finder_check_scenes` other scenes of each photo
     finder_copies: int = 24
+    finder_scenes: int = 48
     finder_check_copies: int = 8
+    finder_check_scenes: int = 16
     finder_base_images: int = 24
     finder_negatives: int = 8
     finder_epochs: int = 3
