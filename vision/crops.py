@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.settings import DetectorSettings
+from vision.timing import CROPS, stage
 
 DEFAULT = DetectorSettings()
 
@@ -59,6 +60,11 @@ def cut_upright(
 ) -> "np.ndarray | None":
     """The tile at `xyxy` (pixels of `image_bgr`), grown by the margin, turned upright, at its own
     resolution; None when the box lies outside the image."""
+    with stage(CROPS):
+        return _cut_upright(image_bgr, xyxy, settings)
+
+
+def _cut_upright(image_bgr: np.ndarray, xyxy: "np.ndarray | list[float]", settings: DetectorSettings) -> "np.ndarray | None":
     height, width = image_bgr.shape[:2]
     x1, y1, x2, y2 = grow_box(np.asarray(xyxy), settings.crop_margin, width, height)[0]
     x1, y1 = int(np.floor(x1)), int(np.floor(y1))
@@ -90,4 +96,5 @@ def cut_tiles(
     """A batch (N, size, size, 3) of classifier inputs, one per box."""
     if len(boxes_xyxy) == 0:
         return np.zeros((0, size, size, 3), np.uint8)
-    return np.stack([cut_tile(image_bgr, box, size, settings) for box in boxes_xyxy])
+    with stage(CROPS):
+        return np.stack([cut_tile(image_bgr, box, size, settings) for box in boxes_xyxy])

@@ -22,6 +22,7 @@ import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from vision.settings import DetectorSettings
+from vision.timing import DECODE, stage
 
 DEFAULT = DetectorSettings()
 EXIF_ORIENTATION = 0x0112
@@ -177,6 +178,11 @@ def decode_image(
     a JPEG is always decoded reduced, below that, and other formats are refused: their
     decoders hold the whole picture first (a 115-megapixel PNG took 0.9-1.7 GB).
     """
+    with stage(DECODE):
+        return _decoded(source, settings, reduce_to)
+
+
+def _decoded(source: "str | Path | bytes", settings: DetectorSettings, reduce_to: "int | None") -> DecodedImage:
     image, data = _open(source, settings)
     width, height = image.size
     orientation = _orientation(image)

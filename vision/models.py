@@ -21,6 +21,7 @@ from scoring.tiles import SUITS, Tile
 from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES, check_names
 from vision.boxes import to_network_input
 from vision.settings import DetectorSettings
+from vision.timing import CLASSIFIER, FINDER, stage
 
 TILE_FINDER_NAMES: tuple[str, ...] = ("tile", "back")
 
@@ -110,7 +111,8 @@ class TileFinder:
 
     def run(self, canvas_bgr: np.ndarray) -> np.ndarray:
         """The raw YOLO head for one letterboxed `imgsz` x `imgsz` BGR canvas."""
-        return self.session.run(None, {self._input: to_network_input(canvas_bgr[None])})[0]
+        with stage(FINDER):
+            return self.session.run(None, {self._input: to_network_input(canvas_bgr[None])})[0]
 
     def is_face(self, classes: np.ndarray) -> np.ndarray:
         """Which of this finder's class ids are face-up tiles (not backs)."""
@@ -215,11 +217,12 @@ class FaceClassifier:
         calibrated on (TABLE_OUTPUT; -inf without table prototypes) and, where the graph has BASE_OUTPUT,
         the probabilities of the classifier it was calibrated from (None without); where the head keeps other
         sets' crops, each crop's SET_MARGIN_OUTPUT and the ungated SET_PROBS_OUTPUT (None without)."""
-        batch = to_network_input(crops_bgr)
-        if self._fixed_batch:
-            outs = [self.session.run(None, {self._input: b[None]}) for b in batch]
-        else:
-            outs = [self.session.run(None, {self._input: batch})]
+        with stage(CLASSIFIER):
+            batch = to_network_input(crops_bgr)
+            if self._fixed_batch:
+                outs = [self.session.run(None, {self._input: b[None]}) for b in batch]
+            else:
+                outs = [self.session.run(None, {self._input: batch})]
         probs = np.concatenate([o[0] for o in outs])
 
         def output(at: "int | None", absent: float) -> np.ndarray:

@@ -19,6 +19,8 @@ from typing import Any, Sequence
 import cv2
 import numpy as np
 
+from vision.timing import SECOND_READINGS, stage
+
 TextRead = tuple[str, float]  # (text, recognizer score); ("", 0.0) where nothing was read
 
 
@@ -72,7 +74,10 @@ class TextLineReader:
     def read_lines(self, lines: Sequence[np.ndarray], min_width: "int | None" = None) -> list[TextRead]:
         """What the recognizer reads on each BGR line image, in order; `min_width`: the reader's own
         padded width in this call instead (short lines such as a corner's digit read faster narrower)."""
-        min_width = self._min_width if min_width is None else min_width
+        with stage(SECOND_READINGS):
+            return self._read_lines(lines, self._min_width if min_width is None else min_width)
+
+    def _read_lines(self, lines: Sequence[np.ndarray], min_width: int) -> list[TextRead]:
         lines = [_at_least_30_px(line) for line in lines]
         ratios = [line.shape[1] / max(1, line.shape[0]) for line in lines]
         order = np.argsort(ratios, kind="stable")

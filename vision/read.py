@@ -31,6 +31,7 @@ from .issues import IssueCode, ReaderIssue, issue, messages
 from .layout import Layout, merge_duplicates
 from .repair import read_hand
 from .settings import DEFAULT_SETTINGS, DetectorSettings, LayoutSettings, Settings
+from .timing import DUPLICATES, LAYOUT, SCORE, stage
 
 if TYPE_CHECKING:
     from scoring.scorer import ScoreResult
@@ -90,16 +91,19 @@ def read_detections(
     with_score: bool = True,
 ) -> ReadResult:
     """Deduplicate, lay out, build the hand and score it.  `context.flowers` is replaced by the flowers read."""
-    merged, issues = merge_duplicates(dets, settings)
+    with stage(DUPLICATES):
+        merged, issues = merge_duplicates(dets, settings)
     if len(unlike := cast(np.ndarray, dets.unlike_set)):
         centres = (unlike[:, :2] + unlike[:, 2:]) / 2
         issues.append(issue(IssueCode.UNLIKE_SET, at=tuple((round(float(x)), round(float(y))) for x, y in centres)))
-    reading = read_hand(merged, context, settings, is_winning)
+    with stage(LAYOUT):
+        reading = read_hand(merged, context, settings, is_winning)
     layout, hand = reading.layout, reading.hand
     issues += reading.issues
     result = None
     if hand is not None and with_score:
-        result, more = score_hand(hand)
+        with stage(SCORE):
+            result, more = score_hand(hand)
         issues += more
     groups = layout.groups()
     as_read = reading.detections  # a doubtful tile may have been read as its second class
