@@ -1,16 +1,19 @@
 """The live page's frame loop and what it makes of the tiles in view (no Streamlit, no WebRTC here).
 
-`LiveLoop.process(frame)` runs in the video thread: the detector (on a copy shrunk to
-`live_max_side`) and the layout reader, either inline on one frame in `live_detect_every` or in
-a reader thread of their own, and boxes drawn on every frame from the latest reading.  `analyse()` turns a reading into what the page
-shows: the waits of a ready 13-tile hand, or the score of a complete one.
+`LiveLoop.process(frame)` runs in the video thread and returns at once: it compares a small grey
+thumbnail of the frame with the view being read, hands the frame to a reader thread when the view
+needs reading (only the newest frame waits; older ones are skipped), and draws the boxes of the
+latest reading of this view.  A view that changed drops its old boxes and reading on that very
+frame; a still view keeps its settled reading and is not read again.  Readings are voted: the
+panel is given a reading only once `vote_agree` of the last `vote_window` readings of the view
+agree on the tiles (`LiveSnapshot.tiles`).  `analyse()` turns a reading into what the page shows.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,8 +30,37 @@ from .settings import DEFAULT_APP_SETTINGS, AppSettings
 
 
 @dataclass(frozen=True)
+class LiveSettings:
+    """The live page's own thresholds (the frame size and reader thread are in `AppSettings`)."""
+
+    # each frame is compared with the view being read through a grey thumbnail this many cells wide
+    thumb_width: int = 32
+    # a thumbnail cell changed when its grey level moved by more than this (0-255): camera noise stays under it
+    cell_change: float = 14.0
+    # the view changed when more than this share of the cells changed: its boxes and reading are dropped at once
+    view_change_share: float = 0.2
+    # the view is still when at most this share changed: a settled reading is kept and nothing is read
+    still_share: float = 0.004
+    # the last this many readings of a view are voted on ...
+    vote_window: int = 5
+    # ... and a reading is shown once this many of them agree on the tiles (the same multiset)
+    vote_agree: int = 3
+    # readings/s and analysed frames/s are counted over the last this many seconds
+    rate_window_s: float = 2.0
+    # the side panel is redrawn this often, seconds (its lag behind the video is at most this plus the vote)
+    panel_every_s: float = 0.25
+
+
+DEFAULT_LIVE_SETTINGS = LiveSettings()
+
+
+@dataclass(frozen=True)
 class LiveSnapshot:
-    """The latest reading of the video, safe to hand to another thread."""
+    """What the panel needs, safe to hand to another thread.
+
+    `tiles` is the steady reading of the view (or the held one), empty while readings disagree;
+    times are wall-clock seconds (`time.time()`).
+    """
 
     tiles: tuple[dict[str, Any], ...] = ()
     issues: tuple[str, ...] = ()
@@ -37,6 +69,21 @@ class LiveSnapshot:
     detections_run: int = 0
     error: str | None = None
     readings_per_s: float = 0.0
+    analysed_per_s: float = 0.0  # frames a reading stands for: read, or still and kept
+    view: int = 0  # counts view changes
+    votes: int = 0  # readings of this view in the vote
+    agreeing: int = 0  # of those, how many agree with the steady reading (or the likeliest one)
+    steady_at: float | None = None  # when the reading was agreed
+    seen_at: float | None = None  # when the view was last seen to show it (a reading or a still frame)
+    view_changed_at: float = 0.0
+    still: bool = False
+    held: bool = False
+
+    def age_s(self, now: float | None = None) -> float | None:
+        """How old what the panel shows is: since the view was last seen to show it."""
+        if self.seen_at is None:
+            return None
+        return max(0.0, (time.time() if now is None else now) - self.seen_at)
 
 
 @dataclass(frozen=True)
@@ -44,53 +91,114 @@ class _Reading:
     tiles: tuple[dict[str, Any], ...] = ()
     issues: tuple[str, ...] = ()
     error: str | None = None
+    view: int = -1
+    read_at: float = 0.0
+
+    @property
+    def multiset(self) -> tuple[str, ...]:
+        return tuple(sorted(t["cls"] for t in self.tiles))
+
+
+def thumbnail(frame_bgr: np.ndarray, width: int) -> np.ndarray:
+    """The frame as a small grey picture (area-averaged: noise cancels, a moved tile does not)."""
+    h, w = frame_bgr.shape[:2]
+    height = max(1, round(width * h / w))
+    grey = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY) if frame_bgr.ndim == 3 else frame_bgr
+    return cv2.resize(grey, (width, height), interpolation=cv2.INTER_AREA).astype(np.int16)
+
+
+def changed_share(a: np.ndarray, b: np.ndarray, cell_change: float) -> float:
+    """The share of thumbnail cells whose grey level moved by more than `cell_change`."""
+    if a.shape != b.shape:
+        return 1.0
+    return float((np.abs(a - b) > cell_change).mean())
 
 
 @dataclass
 class LiveLoop:
-    """Boxes drawn on every frame from the latest reading of the table.
+    """Boxes drawn on every frame from the latest reading of the view; readings voted for the panel.
 
     Two ways to read: inline, the detector on one frame in `live_detect_every` inside `process`
-    (that frame waits for it); or `background=True`, a reader thread that reads the newest frame
-    whenever it is free, so the video never waits for the detector (frames in between are skipped).
+    (that frame waits: tests and benchmarks); or `background=True`, a reader thread that reads the
+    newest frame whenever it is free, so the video never waits for the detector.
     """
 
     detector: Detector
     settings: AppSettings = field(default_factory=lambda: DEFAULT_APP_SETTINGS)
     background: bool = False
+    live: LiveSettings = field(default_factory=lambda: DEFAULT_LIVE_SETTINGS)
 
     def __post_init__(self) -> None:
         self._lock = threading.Condition()
-        self._reading = _Reading()
         self._frames = 0
         self._detections = 0
-        self._fps = 0.0
         self._times: deque[float] = deque(maxlen=30)
-        self._reading_times: deque[float] = deque(maxlen=10)
-        self._pending: np.ndarray | None = None
+        self._reading_times: deque[float] = deque()
+        self._analysed_times: deque[float] = deque()
+        self._pending: tuple[np.ndarray, int, np.ndarray] | None = None
         self._closed = False
         self._worker: threading.Thread | None = None
+        self._view = 0
+        self._view_changed_at = time.time()
+        self._reference: np.ndarray | None = None  # thumbnail of the frame last read (or of the view's first frame)
+        self._latest = _Reading()  # boxes drawn on the video: the latest reading of this view
+        self._votes: deque[_Reading] = deque(maxlen=max(1, self.live.vote_window))
+        self._steady: _Reading | None = None
+        self._seen_at: float | None = None
+        self._still = False
+        self._held: tuple[_Reading, float | None] | None = None
+        self._error: str | None = None
+        self._fps = 0.0
+        self._steady_at: float | None = None
+        self._started = time.perf_counter()
 
     def process(self, frame_bgr: np.ndarray) -> np.ndarray:
-        """Read the table (inline or by handing the frame to the reader), then draw the latest boxes."""
-        if self.background:
-            self._offer(frame_bgr)
-        elif self._frames % max(1, self.settings.live_detect_every) == 0:
-            self._store(self._read(frame_bgr))
+        """Decide whether the view needs reading, read it (inline or by the reader), draw the latest boxes."""
+        now = time.perf_counter()
+        thumb = thumbnail(frame_bgr, self.live.thumb_width)
+        with self._lock:
+            view, read_it = self._look(thumb, now)
+            due = self.background or self._frames % max(1, self.settings.live_detect_every) == 0
+        if read_it and due:
+            if self.background:
+                self._offer(frame_bgr, view, thumb)
+            else:
+                self._store(self._read(frame_bgr), view, thumb)
         self._times.append(time.perf_counter())
         with self._lock:
             self._frames += 1
-            self._fps = (len(self._times) - 1) / (self._times[-1] - self._times[0]) if len(self._times) > 1 else 0.0
-            tiles, fps = self._reading.tiles, self._fps
+            span = self._times[-1] - self._times[0]
+            fps = self._fps = (len(self._times) - 1) / span if len(self._times) > 1 and span > 0 else 0.0
+            latest = self._latest if self._latest.view == self._view else _Reading()
+            rate = self._rate(self._reading_times, time.perf_counter())
+        tiles = latest.tiles
         out = draw_boxes(
             frame_bgr, [t["xyxy"] for t in tiles], [t["cls"] for t in tiles], [t.get("group") or "" for t in tiles]
         )
-        _banner(out, f"{fps:4.1f} fps  {len(tiles)} tiles")
+        _banner(out, f"{fps:4.1f} fps  {rate:4.1f} readings/s  {len(tiles)} tiles")
         return out
 
-    def _offer(self, frame_bgr: np.ndarray) -> None:
+    def _look(self, thumb: np.ndarray, now: float) -> tuple[int, bool]:
+        """(Under the lock) the view this frame shows and whether it needs reading."""
+        share = 1.0 if self._reference is None else changed_share(thumb, self._reference, self.live.cell_change)
+        if share > self.live.view_change_share:
+            self._view += 1
+            self._view_changed_at = time.time()
+            self._reference = thumb
+            self._latest = _Reading()
+            self._votes.clear()
+            self._steady, self._seen_at, self._still = None, None, False
+            return self._view, True
+        self._still = share <= self.live.still_share and self._steady is not None
+        if self._still:
+            self._seen_at = time.time()
+            self._analysed_times.append(now)
+            return self._view, False
+        return self._view, True
+
+    def _offer(self, frame_bgr: np.ndarray, view: int, thumb: np.ndarray) -> None:
         with self._lock:
-            self._pending = frame_bgr  # a newer frame replaces one the reader has not taken yet
+            self._pending = (frame_bgr, view, thumb)  # a newer frame replaces one the reader has not taken yet
             if self._worker is None:
                 self._worker = threading.Thread(target=self._read_forever, name="live-reader", daemon=True)
                 self._worker.start()
@@ -103,20 +211,49 @@ class LiveLoop:
                     self._lock.wait()
                 if self._closed:
                     return
-                frame, self._pending = self._pending, None
-            if frame is not None:
-                self._store(self._read(frame))
+                pending, self._pending = self._pending, None
+            if pending is not None:
+                frame, view, thumb = pending
+                self._store(self._read(frame), view, thumb)
 
-    def _store(self, reading: _Reading) -> None:
+    def _store(self, reading: _Reading, view: int, thumb: np.ndarray) -> None:
+        now = time.perf_counter()
         with self._lock:
-            self._reading, self._detections = reading, self._detections + 1
-            self._reading_times.append(time.perf_counter())
+            self._detections += 1
+            self._reading_times.append(now)
             self._lock.notify_all()
+            if reading.error is not None:
+                self._error = reading.error
+                return
+            self._error = None
+            if view != self._view:
+                return  # the view changed while this frame was read: its boxes belong to no frame shown now
+            reading = _Reading(reading.tiles, reading.issues, None, view, time.time())
+            self._latest, self._reference = reading, thumb
+            self._analysed_times.append(now)
+            self._votes.append(reading)
+            key, count = Counter(r.multiset for r in self._votes).most_common(1)[0]
+            if count >= self.live.vote_agree:
+                newest = next(r for r in reversed(self._votes) if r.multiset == key)
+                if self._steady is None or self._steady.multiset != key:
+                    self._steady_at = time.time()
+                self._steady = newest
+                self._seen_at = newest.read_at
 
     def wait_for_readings(self, count: int, timeout: float) -> bool:
         """Block until `count` readings were made (tests, benchmarks); False on timeout."""
         with self._lock:
             return self._lock.wait_for(lambda: self._detections >= count, timeout)
+
+    def hold(self, on: bool) -> bool:
+        """Keep the steady reading on the panel whatever the camera sees next (False: follow the camera again).
+        Returns whether a reading is held (there may be none to hold yet)."""
+        with self._lock:
+            if not on:
+                self._held = None
+            elif self._held is None and self._steady is not None:
+                self._held = (self._steady, self._seen_at)
+            return self._held is not None
 
     def close(self) -> None:
         """Stop the reader thread (the video ended)."""
@@ -139,11 +276,30 @@ class LiveLoop:
         tiles = tuple({**t, "xyxy": [v / scale for v in t["xyxy"]]} for t in result.tiles)
         return _Reading(tiles, tuple(map(str, result.issues)))
 
+    def _rate(self, times: deque[float], now: float) -> float:
+        """Events per second over the last `rate_window_s` (or since the loop started, if that is shorter)."""
+        while times and now - times[0] > self.live.rate_window_s:
+            times.popleft()
+        return len(times) / max(min(self.live.rate_window_s, now - self._started), 1e-3)
+
     def snapshot(self) -> LiveSnapshot:
         with self._lock:
-            r, times = self._reading, self._reading_times
-            rate = (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 and times[-1] > times[0] else 0.0
-            return LiveSnapshot(r.tiles, r.issues, self._fps, self._frames, self._detections, r.error, rate)
+            now = time.perf_counter()
+            readings, analysed = self._rate(self._reading_times, now), self._rate(self._analysed_times, now)
+            counts = Counter(r.multiset for r in self._votes)
+            shown, seen_at, held = self._steady, self._seen_at, False
+            if self._held is not None:
+                (shown, seen_at), held = self._held, True
+            agreeing = counts.get(shown.multiset, 0) if shown is not None else max(counts.values(), default=0)
+            return LiveSnapshot(
+                tiles=shown.tiles if shown is not None else (),
+                issues=shown.issues if shown is not None else (),
+                fps=self._fps, frames=self._frames, detections_run=self._detections,
+                error=self._error, readings_per_s=readings, analysed_per_s=analysed, view=self._view,
+                votes=len(self._votes), agreeing=agreeing,
+                steady_at=self._steady_at if shown is not None else None,
+                seen_at=seen_at, view_changed_at=self._view_changed_at, still=self._still, held=held,
+            )
 
 
 def _banner(image: np.ndarray, text: str) -> None:
