@@ -91,10 +91,11 @@ class TruthDetector:
 
     @staticmethod
     def from_truth_file(path: str | Path) -> "TruthDetector":
-        """From a truth JSON as `datasets.synth` writes it (width, height, tiles with cls and xyxy)."""
+        """From a truth JSON as `datasets.synth` writes it (width, height, tiles with cls, xyxy and, if given, conf)."""
         data = json.loads(Path(path).read_text())
         tiles = data["tiles"]
-        boxes = Detections.from_lists([t["xyxy"] for t in tiles], [0.95] * len(tiles), [CLASS_ID[t["cls"]] for t in tiles])
+        boxes = Detections.from_lists([t["xyxy"] for t in tiles], [float(t.get("conf", 0.95)) for t in tiles],
+                                     [CLASS_ID[t["cls"]] for t in tiles])
         return TruthDetector(boxes=boxes, size_wh=(int(data["width"]), int(data["height"])))
 
     def detect(self, image_bgr: np.ndarray) -> Detections:

@@ -276,6 +276,53 @@ _LABELS: dict[str, tuple[str, str]] = {
     "close": ("Close", "关闭"),
     "photo_boxes": ("The photo with the tiles boxed", "标出牌的照片"),
     "more_result": ("Excluded fans and payments", "不计的番种与支付"),
+    # photo page: the result first on a phone, winds from the match (issue 50)
+    "phone_first": ("Seat wind, prevalent wind and how it was won: a tap each, then the total.",
+                    "门风、圈风、和牌方式: 各点一下, 然后显示总番。"),
+    "ask_winds": ("Tap the winner's seat wind and the prevalent wind to see the total.",
+                  "请点选和牌者的门风和圈风, 然后显示总番。"),
+    "who_won": ("Who won?", "谁和牌?"),
+    "ask_winner": ("Tap who won to see the total.", "请点选和牌者, 然后显示总番。"),
+    "deal_line": ("Match #{id} · deal {n} of 16 · {round} round · dealer {dealer}: winds from the match",
+                  "对局 #{id} · 第 {n}/16 盘 · {round}风圈 · 庄家 {dealer}: 风位取自对局"),
+    "player_seat": ("{player} · {wind}", "{player} · {wind}"),
+    "special_cases": ("Special cases: last tile, last of the wall, kong", "特殊情况: 和绝张、海底、杠"),
+    "check_tiles": ("Check these {n} tiles, red on the photo", "请检查这 {n} 张牌 (照片上红框)"),
+    "check_one_tile": ("Check this tile, red on the photo", "请检查这张牌 (照片上红框)"),
+    "rests_on_tiles": ("Rests on {n} tile(s) in doubt: check below.", "取决于 {n} 张存疑的牌: 请检查下方。"),
+    "rests_on_hand": ("Rests on a doubt about the hand: check below.", "取决于牌型上的疑问: 请检查下方。"),
+    "meets_short": ("8-fan minimum met ({n} without flowers)", "满足8番起和 (不计花牌 {n} 番)"),
+    "fails_short": ("Under the 8-fan minimum ({n} without flowers): no win", "不足8番起和 (不计花牌 {n} 番): 不能和牌"),
+    "tap_photo": ("Tap a tile on the photo to fix it.", "点击照片上的牌可以修正。"),
+    "make_it": ("Tiles that make the hand win here:", "换成这些牌能和牌:"),
+    "other_face": ("Another face", "其他牌面"),
+    "in_doubt": ("in doubt: check it", "存疑: 请检查"),
+    "total_now": ("Total now: {total} fan", "现在总番: {total}"),
+    "record_win": ("Record deal {n}: {winner} wins · {fan} fan", "记入第 {n} 盘: {winner} 和牌 · {fan} 番"),
+    "recorded_win": ("Recorded as deal {n} of match #{id}: {winner} {fan} fan · {points}",
+                     "已记入对局 #{id} 第 {n} 盘: {winner} {fan} 番 · {points}"),
+    "already_recorded": ("This hand is deal {n} of match #{id}.", "这手牌已是对局 #{id} 第 {n} 盘。"),
+    "record_under_minimum": ("Not recorded: {fan} fan ({without} without the flowers) is under the 8-fan minimum. "
+                             "If it was declared, record a false win on the Match page.",
+                             "未记入: {fan} 番 (不计花牌 {without} 番) 不足8番起和。若已宣布和牌, 请在对局记分页记为诈和。"),
+    "record_refused": ("Not recorded: {msg}", "未记入: {msg}"),
+    "ask_discarder_player": ("Tap who discarded to record the win.", "请点选放铳者, 然后记入。"),
+    "match_over_here": ("Match #{id} is over (16 deals): the winds are asked here.",
+                        "对局 #{id} 已结束 (16 盘): 风位在此询问。"),
+    "match_unreadable": ("The open match cannot be read ({msg}): the winds are asked here.",
+                         "无法读取打开的对局 ({msg}): 风位在此询问。"),
+    "keep_a_match": ("Keeping a match? Open it on the Match page: the winds then come from the deal and one tap "
+                     "records the win.", "在记分? 在对局记分页打开对局: 风位取自当前一盘, 点一下即可记入。"),
+    "next_photo": ("Next photo", "下一张照片"),
+    "source_upload": ("Camera", "相机"),
+    "source_files": ("Photo file", "照片文件"),
+    "source_camera": ("In-page camera", "网页相机"),
+    "shoot": ("Take the photo (the phone's camera, full resolution)", "拍照 (手机相机, 全分辨率)"),
+    "shoot_help": ("On a phone this opens its camera; on a computer it asks for a file.",
+                   "在手机上打开相机; 在电脑上选择文件。"),
+    "camera_small": ("The in-page camera takes small pictures (about 640 × 480); the Camera choice gives the "
+                     "phone's full photo.", "网页相机拍的照片较小 (约 640 × 480); 选择相机可得到手机的全尺寸照片。"),
+    "photo_size": ("Photo {w} × {h} px", "照片 {w} × {h} 像素"),
     "not_winning_hint": ("These tiles do not make a winning hand.", "这些牌不能和牌。"),
     "look_at": ("Look at the {tile}: as {face} the hand would win.", "请检查 {tile}: 若是 {face} 就能和牌。"),
     "look_at_none": ("No single tile changed makes it win: check the tile count and the melds.",
@@ -395,6 +442,25 @@ def tile_words(name: str, language: str | None = None) -> str:
     if len(name) == 2 and name[0].isdigit() and name[1] in _SUIT_WORDS:
         return f"{name[0]} {_SUIT_WORDS[name[1]][0]} {zh}"
     return f"{_HONOUR_WORDS.get(name, name)} {zh}"
+
+
+_SUIT_SHORT = {"m": "Char", "p": "Dot", "s": "Bam"}
+_HONOUR_SHORT = {
+    "E": "East", "S": "South", "W": "West", "N": "North", "C": "Red", "F": "Green", "P": "White",
+    "f1": "Plum", "f2": "Orchid", "f3": "Mum", "f4": "Bam fl.", "s1": "Spring", "s2": "Summer", "s3": "Autumn",
+    "s4": "Winter", "back": "Back",
+}
+
+
+def tile_short(name: str, language: str | None = None) -> str:
+    """A tile's name short enough for a tile-wide button: '9 Bam', 'East', 'Plum'; '九条', '东', '牌背' in zh."""
+    from tileset.classes import NAMES_ZH
+
+    if (language or lang()) == "zh":
+        return "牌背" if name == "back" else NAMES_ZH.get(name, name)
+    if len(name) == 2 and name[0].isdigit() and name[1] in _SUIT_SHORT:
+        return f"{name[0]} {_SUIT_SHORT[name[1]]}"
+    return _HONOUR_SHORT.get(name, name)
 
 
 def lang() -> str:

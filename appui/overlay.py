@@ -70,3 +70,51 @@ def fit(image_bgr: np.ndarray, max_side: int) -> np.ndarray:
     if scale >= 1:
         return image_bgr
     return cv2.resize(image_bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+
+
+DOUBT_COLOUR = (40, 40, 230)  # BGR red: a tile to check
+SELECTED_COLOUR = (255, 255, 255)
+
+
+def draw_checks(
+    image_bgr: np.ndarray,
+    boxes: Sequence[tuple[float, float, float, float]],
+    groups: Sequence[str],
+    doubted: Sequence[int],
+    selected: int | None,
+    view: tuple[int, int, int, int],
+    shown_css_px: int,
+) -> np.ndarray:
+    """The part `view` (x0, y0, width, height) of the photo, each tile outlined thinly in its group's
+    colour, the `doubted` ones thick red with their number (1, 2, ... in that order), the `selected`
+    one in white; line widths are in CSS pixels of the view shown `shown_css_px` wide."""
+    x0, y0, width, height = view
+    out = image_bgr[y0:y0 + height, x0:x0 + width].copy()
+    px = max(1.0, width / shown_css_px)  # photo pixels per CSS pixel
+    thin, thick = max(1, round(1.5 * px)), max(2, round(3.5 * px))
+    numbers = {index: n + 1 for n, index in enumerate(doubted)}
+    order = sorted(range(len(boxes)), key=lambda i: (i in numbers, i == selected))  # marked ones drawn last
+    for i in order:
+        x1, y1, x2, y2 = (int(round(v)) for v in (boxes[i][0] - x0, boxes[i][1] - y0, boxes[i][2] - x0, boxes[i][3] - y0))
+        if i == selected:
+            cv2.rectangle(out, (x1 - thick, y1 - thick), (x2 + thick, y2 + thick), (0, 0, 0), thick)
+            cv2.rectangle(out, (x1, y1), (x2, y2), SELECTED_COLOUR, thick)
+        elif i in numbers:
+            cv2.rectangle(out, (x1, y1), (x2, y2), DOUBT_COLOUR, thick)
+        else:
+            cv2.rectangle(out, (x1, y1), (x2, y2), group_colour(groups[i]), thin)
+        if i in numbers:
+            _badge(out, str(numbers[i]), (x1 + x2) // 2, y1, px)
+    return out
+
+
+def _badge(image: np.ndarray, text: str, cx: int, top: int, px: float) -> None:
+    """A red disc with a white number, centred on (cx, top): a doubt's number, readable on a phone."""
+    radius = max(6, round(9 * px))
+    cy = max(radius, top)
+    cv2.circle(image, (cx, cy), radius, DOUBT_COLOUR, -1, cv2.LINE_AA)
+    scale = radius / 14
+    weight = max(1, round(radius / 6))
+    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, weight)
+    cv2.putText(image, text, (cx - tw // 2, cy + th // 2), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), weight,
+                cv2.LINE_AA)

@@ -32,8 +32,20 @@ class AppSettings:
     display_max_side: int = 1600
     # photo page: height of each tile crop in the hand strip, pixels
     crop_height: int = 72
-    # photo page: width of a tile (picture and button) in the hand strip, CSS pixels; six fit a phone
-    strip_tile_width: int = 52
+    # photo page: width of a tile (picture and button) in the hand strip, CSS pixels; five fit a phone
+    strip_tile_width: int = 60
+    # photo page: the smallest button, tap area and field on a phone, CSS pixels (WCAG 2.5.5 target size)
+    touch_target_px: int = 44
+    # photo page: the tappable photo shows the tiles' area grown by this share of its larger side
+    tap_view_margin: float = 0.06
+    # photo page: a tap this close to a tile's box (CSS pixels on the screen) picks it: a fingertip's reach
+    tap_reach_px: float = 22.0
+    # photo page: a phone's content width, CSS pixels: lines on the tappable photo are drawn for it
+    phone_width_px: int = 360
+    # photo page: the tappable photo's longest side as sent to the browser, pixels
+    tap_view_max_side: int = 1200
+    # photo page: how many faces that make the hand win the tile editor offers as one-tap fixes
+    fix_suggestions: int = 4
     # live page: read the table in a thread of its own, so the video never waits for the detector
     live_background: bool = True
     # live page, inline reading (live_background off): the detector on one frame in this many

@@ -169,14 +169,25 @@ def show_result(
             st.warning(t("minimum_fail", n=without_flowers))
         if getattr(result, "decomposition", ""):
             st.caption(f"{t('decomposition')}: {result.decomposition}")
+    if details_folded:
+        show_fans(result, context, discarder)
+        return
     for warning in getattr(result, "warnings", ()):
         st.info(f"{t('warnings')}: {warning}")
     st.markdown(f"**{t('fans')}**")
-    st.table(short_fan_rows(result) if details_folded else fan_rows(result))
-    if details_folded:
-        with st.expander(t("more_result")):
-            _excluded_and_payments(result, context, discarder)
-    else:
+    st.table(fan_rows(result))
+    _excluded_and_payments(result, context, discarder)
+
+
+def show_fans(result: Any, context: WinContext, discarder: str | None) -> None:
+    """The fans in two columns (a phone's width), the scorer's notes; excluded fans and payments folded."""
+    for warning in getattr(result, "warnings", ()):
+        st.info(f"{t('warnings')}: {warning}")
+    st.markdown(f"**{t('fans')}**")
+    st.table(short_fan_rows(result))
+    if getattr(result, "decomposition", ""):
+        st.caption(f"{t('decomposition')}: {result.decomposition}")
+    with st.expander(t("more_result")):
         _excluded_and_payments(result, context, discarder)
 
 

@@ -75,20 +75,22 @@ def test_add_from_the_manual_page_records_the_next_deal_with_the_seats_picked_th
 
 
 def test_add_from_the_photo_page():
+    """With a match open the photo page asks who won (its winds are the deal's) and records with one tap
+    (more in test_app_photo_match.py)."""
     scene = demo_scene(parse_hand(PHOTO_HAND), seed=1)
     at = start_match(app(TruthDetector(scene)))
     at.switch_page("appui/pages/photo.py").run()
     at.file_uploader(key="photo.upload").upload("scene.jpg", scene.jpeg(), "image/jpeg").run()
+    at.button_group(key="photo.winner").set_value("Bob").run()  # deal 1: Bob sits South
     at.segmented_control(key="photo.won_by").set_value("self_drawn").run()
-    at.selectbox(key="photo.seat").set_value("S").run()  # deal 1: Bob sits South
-    ok(at.button(key="photo.add_to_match").click().run())
-    # the ledger scores it with deal 1's winds (East round), not the West round the photo page was left at
+    ok(at.button(key="photo.record").click().run())
+    # the ledger scores it with deal 1's winds (East round), not the West round the notation says
     expected = score(parse_hand(PHOTO_HAND.replace("prevalent=W", "prevalent=E"))).total
     assert expected != score(parse_hand(PHOTO_HAND)).total
     (deal,) = recorded()
     assert (deal.number, deal.winner, deal.discarder, deal.total) == (1, "Bob", None, expected)
-    (added,) = [s.value for s in at.success if s.value.startswith("Added")]
-    assert added == (f"Added to match #1 as deal 1: Bob {expected} fan · "
+    (added,) = [s.value for s in at.success if s.value.startswith("Recorded")]
+    assert added == (f"Recorded as deal 1 of match #1: Bob {expected} fan · "
                      f"Ann -{8 + expected} · Bob +{3 * (8 + expected)} · Cat -{8 + expected} · Dan -{8 + expected}")
 
 

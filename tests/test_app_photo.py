@@ -41,9 +41,10 @@ def upload(at: AppTest, data: bytes, name: str = "scene.jpg") -> AppTest:
 
 
 def set_context(at: AppTest, self_drawn: bool, seat: str, prevalent: str) -> AppTest:
+    """The three taps the total needs without a match: seat wind, prevalent wind, how it was won."""
+    at.segmented_control(key="photo.seat").set_value(seat).run()
+    at.segmented_control(key="photo.prevalent").set_value(prevalent).run()
     at.segmented_control(key="photo.won_by").set_value("self_drawn" if self_drawn else "discard").run()
-    at.selectbox(key="photo.seat").set_value(seat).run()
-    at.selectbox(key="photo.prevalent").set_value(prevalent).run()
     return at
 
 
@@ -53,12 +54,10 @@ def total_shown(at: AppTest) -> int:
 
 
 def tile_buttons(at: AppTest) -> dict[int, str]:
-    """Tile index -> class, from the strip's buttons ('E', '9s*' once corrected, '9s!' in doubt)."""
-    out = {}
-    for button in at.button:
-        if button.key and button.key.startswith("photo.tile."):
-            out[int(button.key.rsplit(".", 1)[1])] = button.label.rstrip("*!")
-    return out
+    """Tile index -> class of the tiles the strip has a button for (its label names it in words)."""
+    tiles = at.session_state["photo.photo"].reading.tiles
+    return {int(b.key.rsplit(".", 1)[1]): tiles[int(b.key.rsplit(".", 1)[1])].cls
+            for b in at.button if b.key and b.key.startswith("photo.tile.")}
 
 
 def test_uploaded_scene_is_read_and_scored_then_a_correction_rescores(scene):
@@ -66,7 +65,8 @@ def test_uploaded_scene_is_read_and_scored_then_a_correction_rescores(scene):
     set_context(at, self_drawn=True, seat="S", prevalent="W")
     assert not at.error, [e.value for e in at.error]
     assert total_shown(at) == score(parse_hand(HAND)).total
-    assert len(at.image) >= 1 + len(scene.tiles)  # the boxed photo and one crop per tile
+    assert len(at.image) >= len(scene.tiles)  # one crop per tile
+    assert len(at.get("component_instance")) == 1  # the photo to tap
 
     # the E pung was really an S pung: fix its three tiles one by one
     for index in [i for i, cls in tile_buttons(at).items() if cls == "E"]:
@@ -84,8 +84,11 @@ def test_mark_another_winning_tile_and_remove_and_add(scene):
     tiles = tile_buttons(at)
     seven = next(i for i, cls in tiles.items() if cls == "7s")
     at.button(key=f"photo.tile.{seven}").click().run()
+    before = total_shown(at)
     at.button(key="photo.mark_win").click().run()
-    assert total_shown(at) == score(parse_hand("[123m] [EEE] (5555p) 89s11p +7s self-drawn seat=S prevalent=W flowers=2")).total
+    after = score(parse_hand("[123m] [EEE] (5555p) 89s11p +7s self-drawn seat=S prevalent=W flowers=2")).total
+    (metric,) = [m for m in at.metric if m.label == "Total"]
+    assert int(metric.value) == after and metric.delta == f"{after - before}"  # the change beside the new total
 
     at.button(key=f"photo.tile.{seven}").click().run()
     at.button(key="photo.remove").click().run()
@@ -178,15 +181,28 @@ def test_doubts_are_shown_next_to_the_tiles_they_name_until_fixed(scene):
     doubts = [w.value for w in at.warning]
     assert any("Not sure" in w and "9 bamboo" in w for w in doubts), doubts
     assert not any("(0.20)" in w or "at (" in w for w in doubts), doubts  # player words, not the reader's
-    issue_buttons = [b for b in at.button if b.key and b.key.startswith("photo.issue.")]
-    assert [b.label for b in issue_buttons] == ["9s"]
-    assert [b.label for b in at.button if b.key and b.key.startswith("photo.tile.") and b.label.endswith("!")] == ["9s!"]
-    issue_buttons[0].click().run()  # selects the tile for correction
+    assert any(m.value == "**Check this tile, red on the photo**" for m in at.markdown), [m.value for m in at.markdown]
+    check_buttons = [b for b in at.button if b.key and b.key.startswith("photo.check.")]
+    assert [b.label for b in check_buttons] == ["1 · 9 Bam"]  # numbered as on the photo, named in words
+    in_doubt = [b.label for b in at.button if b.key and b.key.startswith("photo.tile.") and "in doubt" in b.help]
+    assert in_doubt == ["9 Bam"]
+    set_context(at, self_drawn=True, seat="S", prevalent="W")
+    assert any("Rests on 1 tile(s) in doubt" in m.value for m in at.markdown), [m.value for m in at.markdown]
+    before = total_shown(at)
+
+    check_buttons[0].click().run()  # opens the tile's editor under the photo, the winning faces offered
     assert at.selectbox(key="photo.edit_face").value == "9s"
-    at.selectbox(key="photo.edit_face").set_value("6s").run()
-    at.button(key="photo.apply").click().run()  # corrected: the doubt is gone
+    fixes = [b.key for b in at.button if b.key and b.key.startswith("photo.fix.")]
+    assert fixes == ["photo.fix.6s"], fixes
+    at.button(key="photo.fix.6s").click().run()  # one tap: fixed, the editor closed, the doubt gone
+    assert not at.exception, at.exception
     assert not any("bamboo" in w.value for w in at.warning), [w.value for w in at.warning]
-    assert not [b for b in at.button if b.key and b.key.startswith("photo.issue.")]
+    assert not [b for b in at.button if b.key and b.key.startswith("photo.check.")]
+    assert not [b for b in at.button if b.key == "photo.apply"]
+    fixed = score(parse_hand(HAND.replace("+9s", "+6s"))).total
+    (metric,) = [m for m in at.metric if m.label == "Total"]
+    assert int(metric.value) == fixed == before and not metric.delta  # 6s or 9s: the same fans, no change to show
+    assert not any("Rests on" in m.value for m in at.markdown)
 
 
 def test_a_doubt_the_hand_settles_is_folded_away(scene):
@@ -240,7 +256,7 @@ def test_chinese_labels_on_the_photo_page(scene):
     at.run()
     at.switch_page("appui/pages/photo.py").run()
     upload(at, scene.jpeg())
-    at.segmented_control(key="photo.won_by").set_value("discard").run()
+    set_context(at, self_drawn=False, seat="E", prevalent="E")
     assert at.title[0].value == "拍照算番"
     assert {"手牌", "和牌张", "副露 1", "花牌"} <= {c.value for c in at.caption}
     assert [m.label for m in at.metric] == ["总番"]
@@ -278,6 +294,7 @@ def test_moving_a_tile_to_another_group_rescores(scene):
     at.button(key="photo.apply").click().run()
     assert any("has 2 tiles: a set has 3 (chow, pung) or 4 (kong)" in w.value for w in at.warning), [w.value for w in at.warning]
     assert not [m for m in at.metric if m.label == "Total"]
+    at.button(key=f"photo.tile.{index}").click().run()  # the fix closed the editor: open it again
     at.selectbox(key="photo.edit_group").set_value(group).run()
     at.button(key="photo.apply").click().run()
     assert total_shown(at) == before
@@ -285,12 +302,17 @@ def test_moving_a_tile_to_another_group_rescores(scene):
 
 def test_a_new_photo_starts_from_the_context_the_page_shows(scene):
     """The stale-context bug: after a self-drawn, last-of-the-wall hand, the next photo showed a reset
-    panel while the total still used the old flags.  Now each photo starts from a shown context:
-    "Won by" asked again (no total before it), no special case ticked, the winds kept."""
+    panel while the total still used the old flags; and the winds of the last photo were kept without
+    a word (a photo with S/N, the next one E/W scored 10 for 11).  Now each photo asks all again: seat
+    and prevalent wind, how it was won (no total before them), no special case ticked."""
     at = upload(open_photo_page(TruthDetector(scene)), scene.jpeg())
     assert not [m for m in at.metric if m.label == "Total"]  # asked before any total
+    assert any("seat wind and the prevalent wind" in i.value for i in at.info), [i.value for i in at.info]
+    at.segmented_control(key="photo.seat").set_value("S").run()
+    at.segmented_control(key="photo.prevalent").set_value("W").run()
+    assert not [m for m in at.metric if m.label == "Total"]
     assert any("How was it won" in i.value for i in at.info)
-    set_context(at, self_drawn=True, seat="S", prevalent="W")
+    at.segmented_control(key="photo.won_by").set_value("self_drawn").run()
     at.checkbox(key="photo.last_of_wall").check().run()
     first = total_shown(at)
     assert first == score(parse_hand(HAND + " last-of-wall")).total
@@ -299,18 +321,18 @@ def test_a_new_photo_starts_from_the_context_the_page_shows(scene):
     shown = {
         "won_by": at.segmented_control(key="photo.won_by").value,
         "last_of_wall": at.checkbox(key="photo.last_of_wall").value,
-        "seat": at.selectbox(key="photo.seat").value,
-        "prevalent": at.selectbox(key="photo.prevalent").value,
+        "seat": at.segmented_control(key="photo.seat").value,
+        "prevalent": at.segmented_control(key="photo.prevalent").value,
     }
-    assert shown == {"won_by": None, "last_of_wall": False, "seat": "S", "prevalent": "W"}
-    assert not [m for m in at.metric if m.label == "Total"]  # no total from the old flags
+    assert shown == {"won_by": None, "last_of_wall": False, "seat": None, "prevalent": None}
+    assert not [m for m in at.metric if m.label == "Total"]  # no total from the old winds or flags
 
-    at.segmented_control(key="photo.won_by").set_value("discard").run()
-    on_discard = HAND.replace(" self-drawn", "")
-    assert total_shown(at) == score(parse_hand(on_discard)).total != first
-    assert at.selectbox(key="photo.discarder").value is None  # asked, not guessed
-    assert any("who discarded" in c.value.lower() for c in at.caption), [c.value for c in at.caption]
-    at.selectbox(key="photo.discarder").set_value("E").run()
+    set_context(at, self_drawn=False, seat="E", prevalent="W")
+    on_discard = HAND.replace(" self-drawn", "").replace("seat=S", "seat=E")
+    assert total_shown(at) == score(parse_hand(on_discard)).total
+    assert at.segmented_control(key="photo.discarder").value is None  # asked, not guessed
+    assert at.segmented_control(key="photo.discarder").options == ["S 南", "W 西", "N 北"]
+    at.segmented_control(key="photo.discarder").set_value("S").run()
     assert not at.exception
 
 
