@@ -221,8 +221,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "lbl_teach_help": ("Fine-tunes the model on the reviewed photos (python -m vision.adapt); the new version is used "
                        "only if it reads the held-back photos better. Takes minutes.",
                        "用已审核照片微调模型 (python -m vision.adapt); 新版本只有在留出照片上更准时才启用。需要几分钟。"),
-    "lbl_teach_no_torch": ("Teaching needs the training extra: .venv/bin/pip install -e '.[train]'",
-                           "训练需要安装训练组件: .venv/bin/pip install -e '.[train]'"),
+    "lbl_teach_no_torch": ("Teaching needs the training extra: stop the app and start it with bash scripts/app.sh --train",
+                           "训练需要安装训练组件: 关闭应用后用 bash scripts/app.sh --train 启动"),
     "lbl_teaching": ("Teaching the model ...", "正在训练模型 ..."),
     "lbl_teach_failed": ("Teaching stopped (exit status {code}); the model in use is unchanged.",
                          "训练中止 (退出码 {code}); 当前模型未改变。"),

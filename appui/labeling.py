@@ -599,10 +599,15 @@ def _prelabel(folder: Path) -> None:
     st.session_state.pop(ORDER_KEY, None)  # least sure first again, with the new labels
 
 
+TEACH_MINUTES = 15  # the page's fine-tune ends within this (`python -m vision.adapt --minutes`)
+
+
 def adapt_command(folder: Path, models_root: Path) -> list[str]:
+    """The command line's adapt, with its base-photo check, in a time budget."""
     import sys
 
-    return [sys.executable, "-m", "vision.adapt", str(folder), "--models", str(models_root)]
+    return [sys.executable, "-m", "vision.adapt", str(folder), "--models", str(models_root),
+            "--minutes", str(TEACH_MINUTES)]
 
 
 def _teach(folder: Path, reviewed: int) -> None:

@@ -154,8 +154,10 @@ def test_real_fine_tuning_one_short_epoch(tmp_path: Path) -> None:
 
     club = tmp_path / "club"
     write_photos(club, 8, "B", seed=11)
-    settings = AdaptSettings(base_images=10, base_val_images=2, user_repeat=2, hard_negatives=2)
-    result = adapt(club, base_data=base, epochs=1, models_root=models, settings=settings, log=print)
+    settings = AdaptSettings(base_images=10, base_val_images=2, user_repeat=2, hard_negatives=2, reserve_seconds=0.0)
+    # a budget of 0.6 s and 3 epochs asked: training stops at the budget, inside the first epoch, and what it
+    # learned until then is exported and judged like any fine-tune
+    result = adapt(club, base_data=base, epochs=3, models_root=models, settings=settings, log=print, minutes=0.01)
 
     version = result.version_dir
     assert (version / "classifier.onnx").is_file() and (version / "classifier.pt").is_file()
@@ -164,6 +166,34 @@ def test_real_fine_tuning_one_short_epoch(tmp_path: Path) -> None:
     card = json.loads((version / "card.json").read_text())
     assert card["promoted"] == (result.new.read_accuracy > result.old.read_accuracy)
     assert Registry(models).active_name() == (result.version if card["promoted"] else SHIPPED)
+
+
+def test_a_time_budget_is_shared_by_the_models_still_to_train_less_the_reserve(tmp_path: Path) -> None:
+    photos = tmp_path / "club"
+    write_photos(photos, 8, "B", seed=1)
+    models = shipped_models(tmp_path / "models", reads="A")
+    (models / "detector.pt").write_bytes(b"stand-in checkpoint")
+    reading_b = retrainer_reading("B")
+    calls: list[RetrainRequest] = []
+
+    def retrain(request: RetrainRequest) -> Path:  # the classifier learns B; the finder stays as it was
+        calls.append(request)
+        if request.role == "classifier":
+            return reading_b(request)
+        shutil.copy(request.weights.with_suffix(".onnx"), request.out_onnx)
+        return request.weights
+
+    settings = AdaptSettings(detector_recall_min=2.0, reserve_seconds=60.0)  # the finder is fine-tuned too
+    result = adapt(photos, models_root=models, retrain=retrain, log=lambda line: None, settings=settings, minutes=10)
+    classifier, detector = calls
+    assert (classifier.role, detector.role) == ("classifier", "detector")
+    assert classifier.seconds is not None and detector.seconds is not None
+    assert 250 < classifier.seconds <= 270 and 500 < detector.seconds <= 540  # (600 - 60) / 2, then what is left
+    card = json.loads((result.version_dir / "card.json").read_text())
+    assert card["minutes"] == 10
+    untimed = retrainer_reading("B")
+    adapt(photos, models_root=models, retrain=untimed, log=lambda line: None)
+    assert [r.seconds for r in untimed.calls] == [None]
 
 
 def test_finder_flag_fine_tunes_the_tile_finder_whatever_its_recall(monkeypatch: pytest.MonkeyPatch) -> None:

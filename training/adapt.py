@@ -35,7 +35,7 @@ import numpy as np
 from tileset.classes import CLASS_NAMES
 from tileset.labelfiles import LabelFileError, Photo, list_photos, read_labels
 from vision.registry import Registry, RegistryError, utc_now
-from vision.settings import MODELS_DIR, AdaptSettings, DetectorSettings
+from vision.settings import BASE_PHOTOS_DIR, MODELS_DIR, AdaptSettings, DetectorSettings
 
 DEFAULT = AdaptSettings()
 DETECTOR_SETTINGS = DetectorSettings()
@@ -288,6 +288,7 @@ class RetrainRequest:
     seed: int
     out_onnx: Path  # where the retrained model's ONNX goes
     settings: AdaptSettings = DEFAULT
+    seconds: "float | None" = None  # training stops between batches past this (None: every epoch runs)
 
 
 Retrainer = Callable[[RetrainRequest], Path]  # returns the new checkpoint (.pt); writes out_onnx
@@ -300,6 +301,7 @@ def ultralytics_retrain(request: RetrainRequest) -> Path:
         _ultralytics_environment,
         prepare_classifier_data,
         prepare_detector_data,
+        train_time_boxed,
     )
 
     _ultralytics_environment()
@@ -312,12 +314,19 @@ def ultralytics_retrain(request: RetrainRequest) -> Path:
         data = prepare_detector_data(request.data_yaml, request.work)
         augment = {"degrees": 5.0, "close_mosaic": 0}
     run = request.work / f"finetune_{request.role}"
-    YOLO(str(request.weights)).train(
+    batch = request.settings.batch if request.role == "classifier" else request.settings.detector_batch
+    model = YOLO(str(request.weights))
+    train_args = dict(
         data=str(data), epochs=request.epochs, imgsz=request.imgsz, device=request.device,
-        batch=request.settings.batch, optimizer=request.settings.optimizer, lr0=request.settings.lr0, workers=0,
+        batch=batch, optimizer=request.settings.optimizer, lr0=request.settings.lr0, workers=0,
         seed=request.seed, deterministic=True, project=str(run.parent.resolve()), name=run.name, exist_ok=True,
         plots=False, amp=False, warmup_epochs=0, patience=request.epochs + 1, verbose=True, **augment,
     )
+    if request.seconds is not None:  # stopped between batches at the budget; the last weights are saved
+        done = train_time_boxed(model, max(1.0, request.seconds), request.settings.threads, **train_args)
+        print(f"  {request.role}: {done.epochs} epoch(s), {done.batches} batches in the time budget", flush=True)
+    else:
+        model.train(**train_args)
     checkpoint = run / "weights" / "best.pt"
     if not checkpoint.is_file():
         checkpoint = run / "weights" / "last.pt"
@@ -372,10 +381,14 @@ def write_card(folder: Path, card: dict[str, Any]) -> None:
 def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | None = None, device: str = "cpu",
           models_root: Path = MODELS_DIR, name: str = "adapted", seed: int = 0, work: Path | None = None,
           settings: AdaptSettings = DEFAULT, retrain: Retrainer = ultralytics_retrain,
-          command: str = "", log: Callable[[str], None] = print) -> AdaptResult:
+          command: str = "", log: Callable[[str], None] = print, minutes: "float | None" = None) -> AdaptResult:
+    """Fine-tune the version in use on the reviewed photos of `labeled_dir` and promote the result only when it
+    reads the held-back photos (and `base_data`'s val photos) better. `minutes`: the whole run's time budget;
+    training stops early enough to leave `settings.reserve_seconds` for exporting and judging."""
     from vision.detector import TileDetector
 
     started = time.monotonic()
+    deadline = None if minutes is None else started + 60.0 * minutes
     registry = Registry(models_root)
     parent = registry.active_name()
     parent_dir = registry.active_dir()
@@ -411,7 +424,11 @@ def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | Non
         data_yaml = build_dataset(work, train, base_data, settings, seed)
         log(f"[adapt 3/5] fine-tuning {' and '.join(roles)} on {len(train)} photos x{settings.user_repeat}"
             + (f" + base data {base_data}" if base_data else ""))
-        for role in roles:
+        for index, role in enumerate(roles):
+            seconds = None
+            if deadline is not None:  # what is left, less the reserve, shared by the roles still to train
+                seconds = (deadline - time.monotonic() - settings.reserve_seconds) / (len(roles) - index)
+                log(f"  {role}: {max(0.0, seconds):.0f} s of the {minutes:g}-minute budget")
             onnx_name = DETECTOR_SETTINGS.classifier_file if role == "classifier" else DETECTOR_SETTINGS.detector_file
             weights = checkpoint_for(parent_dir, onnx_name)
             if not weights.is_file():
@@ -420,7 +437,7 @@ def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | Non
                      else old_detector.model_info.detector_imgsz)
             role_epochs = epochs or (settings.classifier_epochs if role == "classifier" else settings.detector_epochs)
             request = RetrainRequest(role, weights, data_yaml, int(imgsz), role_epochs, device, work / role, seed,
-                                     version_dir / onnx_name, settings)
+                                     version_dir / onnx_name, settings, seconds)
             checkpoint = retrain(request)
             if checkpoint.resolve() != checkpoint_for(version_dir, onnx_name).resolve():
                 shutil.copy2(checkpoint, checkpoint_for(version_dir, onnx_name))
@@ -438,7 +455,7 @@ def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | Non
         seconds = time.monotonic() - started
         card = {
             "name": version_dir.name, "created": utc_now(), "parent": parent, "command": command,
-            "retrained": roles, "epochs": epochs or settings.classifier_epochs, "device": device,
+            "retrained": roles, "epochs": epochs or settings.classifier_epochs, "device": device, "minutes": minutes,
             "seconds": round(seconds, 1), "promoted": decision.promote, "reason": decision.reason,
             "evaluated_on": f"{len(held)} held-back photos of {Path(labeled_dir).resolve()}",
             "metrics": new.to_json(), "parent_metrics": old.to_json(),
@@ -468,8 +485,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m vision.adapt", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("labeled", type=Path, metavar="LABELED_DIR", help="photos with reviewed labels/")
-    parser.add_argument("--base-data", type=Path, help="base dataset mixed in: a data.yaml, or a folder with "
-                        "images/ and labels/ (e.g. python -m datasets.synth output)")
+    parser.add_argument("--base-data", type=Path, default=BASE_PHOTOS_DIR if BASE_PHOTOS_DIR.is_dir() else None,
+                        help="base dataset mixed in, whose val photos the new models must read no worse: a data.yaml, "
+                             "or a folder with images/ and labels/ (default: %(default)s)")
+    parser.add_argument("--no-base-data", dest="base_data", action="store_const", const=None,
+                        help="neither mix in nor check on a base dataset")
+    parser.add_argument("--minutes", type=float, help="time budget of the whole run: training stops early enough "
+                        "to export and judge the new models within it")
     parser.add_argument("--epochs", type=int, help=f"fine-tuning epochs (default: classifier "
                         f"{DEFAULT.classifier_epochs}, detector {DEFAULT.detector_epochs})")
     parser.add_argument("--device", default="cpu", help="cpu, or a GPU id")
@@ -493,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = adapt(args.labeled, base_data=args.base_data, epochs=args.epochs, device=args.device,
                        models_root=args.models, name=args.name, seed=args.seed, settings=settings, command=command,
-                       log=lambda line: print(line, flush=True))
+                       log=lambda line: print(line, flush=True), minutes=args.minutes)
     except (AdaptError, LabelFileError, RegistryError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

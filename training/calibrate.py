@@ -66,10 +66,10 @@ from vision.calibration_layout import LaidTile, LayoutReading, read_layout_photo
 from vision.crops import cut_upright, margin_share
 from vision.ranks import LEFT, RIGHT, CornerCount, corner_bands, printed_corner
 from vision.registry import Registry, RegistryError, utc_now
-from vision.settings import MODELS_DIR, REPO_ROOT, CalibrateSettings, DetectorSettings, LayoutSettings, with_overrides
+from vision.settings import BASE_PHOTOS_DIR, MODELS_DIR, CalibrateSettings, DetectorSettings, LayoutSettings, with_overrides
 
 DEFAULT = CalibrateSettings()
-DEFAULT_BASE_VAL = REPO_ROOT.parent / "shared" / "datasets" / "real" / "chinese-v4"
+DEFAULT_BASE_VAL = BASE_PHOTOS_DIR
 BASE_CLASSIFIER = DetectorSettings.base_classifier_file  # a calibrated version keeps the classifier it was made from
 PHOTOS_DIR = "photos"
 # --method: the few-shot head, a fine-tuned classifier, both, or auto (the default): the fine-tune when it

@@ -12,6 +12,8 @@ from typing import TypeVar
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MODELS_DIR = REPO_ROOT / "models"
+# the labeled real photos that calibration and adaptation check a new version on (and mix into its training)
+BASE_PHOTOS_DIR = REPO_ROOT.parent / "shared" / "datasets" / "real" / "chinese-v4"
 
 
 @dataclass(frozen=True)
@@ -309,6 +311,10 @@ class AdaptSettings:
     classifier_epochs: int = 6
     detector_epochs: int = 5
     batch: int = 32
+    detector_batch: int = 8  # the finder trains on whole photos: a smaller batch keeps the run under 4 GB
+    threads: int = 2  # torch threads while fine-tuning
+    # with a time budget (`--minutes`), what is kept back from training for exporting and judging the new models
+    reserve_seconds: float = 90.0
     optimizer: str = "AdamW"
     lr0: float = 0.0005  # ultralytics' "auto" picks ~0.0002 for 42 classes: too slow to learn a new set in 6 epochs
     keep_work: bool = False  # keep crops and training runs inside the version folder
