@@ -19,10 +19,13 @@ from scoring.tiles import Tile
 from .rules import (
     DEALS_PER_MATCH,
     FALSE_WIN_PENALTY,
+    LIMITS,
     WINDS,
     LedgerError,
     SeatRule,
     check_deal_number,
+    check_name,
+    check_whole,
     prevalent_wind,
     ranks,
     seat_winds,
@@ -35,7 +38,7 @@ MINIMUM_FAN = 8
 class Result(str, Enum):
     WIN = "win"
     DRAW = "draw"  # 荒牌
-    FALSE_WIN = "false_win"  # 诈和
+    VOID = "void"  # the table declared the deal void (after a false win): no payments, the deal is played
 
 
 @dataclass(frozen=True)
@@ -50,9 +53,10 @@ class Match:
     round_label: str = ""  # the tournament round this match belongs to
 
     def validate(self) -> "Match":
-        names = tuple(str(p).strip() for p in self.players)
-        if len(names) != 4:
-            raise LedgerError(f"a match has 4 players, not {len(names)}")
+        if len(self.players) != 4:
+            raise LedgerError(f"a match has 4 players, not {len(self.players)}")
+        east, south, west, north = (check_name(p, "a player's name") for p in self.players)
+        names = (east, south, west, north)
         if any(not n for n in names):
             raise LedgerError("every player needs a name")
         if len(set(names)) != 4:
@@ -61,9 +65,9 @@ class Match:
             rule = SeatRule(self.seat_rule)
         except ValueError:
             raise LedgerError(f"seat rule must be one of {', '.join(r.value for r in SeatRule)}, not {self.seat_rule!r}") from None
-        if not isinstance(self.false_win_penalty, int) or self.false_win_penalty < 0:
-            raise LedgerError(f"the false-win penalty must be a whole number >= 0, not {self.false_win_penalty!r}")
-        return replace(self, players=names, seat_rule=rule)
+        check_whole(self.false_win_penalty, "the false-win penalty", 0, LIMITS.max_penalty)
+        return replace(self, players=names, seat_rule=rule, name=check_name(self.name, "the match name", LIMITS.match_name_chars),
+                       table=check_name(self.table, "the table label"), round_label=check_name(self.round_label, "the round label"))
 
     def player(self, name: str) -> int:
         """Index (starting place) of the player called `name`."""
@@ -95,24 +99,70 @@ class Deal:
     discarder: str | None = None  # None: self-drawn
     total: int | None = None  # fan total, flowers included
     hand: dict[str, Any] | None = field(default=None, compare=False)  # hand.schema.json
-    offender: str | None = None
-    penalty: int | None = None
 
     @property
     def self_drawn(self) -> bool:
         return self.result is Result.WIN and self.discarder is None
+
+    def summary(self) -> str:
+        """One line a player recognises: "Ann's self-draw, 24", "Ann on Cat's discard, 22", "a draw"."""
+        if self.result is Result.DRAW:
+            return "a draw"
+        if self.result is Result.VOID:
+            return "declared void"
+        if self.discarder is None:
+            return f"{self.winner}'s self-draw, {self.total}"
+        return f"{self.winner} on {self.discarder}'s discard, {self.total}"
 
 
 def draw(number: int) -> Deal:
     return Deal(check_deal_number(number), Result.DRAW)
 
 
-def false_win(match: Match, number: int, offender: str, penalty: int | None = None) -> Deal:
-    match.player(offender)
-    amount = match.false_win_penalty if penalty is None else penalty
-    if not isinstance(amount, int) or amount < 0:
-        raise LedgerError(f"a penalty is a whole number >= 0, not {amount!r}")
-    return Deal(check_deal_number(number), Result.FALSE_WIN, offender=offender, penalty=amount)
+def void(number: int) -> Deal:
+    """The deal declared void by the table (after a false win): no payments; the next deal follows."""
+    return Deal(check_deal_number(number), Result.VOID)
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """A penalty entry of its own, given during deal `deal` (1..16).
+
+    `to_others`: the player pays `points` to each of the other three (a false win, 诈和); otherwise the
+    points are taken off the player's score and go to nobody (a penalty for a breach of the rules).
+    `id` is the database's (0 before it is stored).
+    """
+
+    deal: int
+    player: str
+    points: int
+    reason: str
+    to_others: bool = False
+    false_win: bool = False
+    id: int = field(default=0, compare=False)
+
+    def summary(self) -> str:
+        paid = f"{self.points} to each other player" if self.to_others else f"-{self.points}"
+        return f"{self.player}: {self.reason or 'penalty'}, {paid}"
+
+
+FALSE_WIN_REASON = "false win (诈和)"
+
+
+def penalty(match: Match, deal: int, player: str, points: object, reason: object = "", *, to_others: bool = False) -> Penalty:
+    """A penalty checked against the match: a player of it, points 1..max_penalty, a reason of bounded length."""
+    check_deal_number(deal)
+    match.player(player)
+    points = check_whole(points, "a penalty", 1, LIMITS.max_penalty)
+    text = check_name(reason, "the reason", LIMITS.reason_chars)
+    return Penalty(deal, player, points, text, to_others=to_others)
+
+
+def false_win(match: Match, deal: int, offender: str, points: object = None) -> Penalty:
+    """The usual penalty for a false win: the match's amount (10 unless set) to each of the other three."""
+    amount = match.false_win_penalty if points is None else points
+    made = penalty(match, deal, offender, amount, FALSE_WIN_REASON, to_others=True)
+    return replace(made, false_win=True)
 
 
 def win(
@@ -137,6 +187,8 @@ def win(
     if hand is None:
         if not isinstance(total, int) or isinstance(total, bool):
             raise LedgerError("a win needs the hand or its fan total")
+        if total > LIMITS.max_fan:
+            raise LedgerError(f"{total} fan is more than any hand scores (at most {LIMITS.max_fan} are accepted): check the total")
         if total < MINIMUM_FAN:
             raise LedgerError(f"{total} fan is under the {MINIMUM_FAN}-fan minimum: record it as a false win")
         return Deal(number, Result.WIN, winner=winner, discarder=discarder, total=total)
@@ -181,12 +233,8 @@ class UnderMinimum(LedgerError):
 
 def deal_points(match: Match, deal: Deal) -> tuple[int, int, int, int]:
     """Points won (+) and paid (-) by each player in this deal; they sum to zero."""
-    if deal.result is Result.DRAW:
+    if deal.result in (Result.DRAW, Result.VOID):
         return (0, 0, 0, 0)
-    if deal.result is Result.FALSE_WIN:
-        assert deal.offender is not None and deal.penalty is not None
-        who = match.player(deal.offender)
-        return _by_place(-3 * deal.penalty if i == who else deal.penalty for i in range(4))
     assert deal.winner is not None and deal.total is not None
     winds = match.seat_winds(deal.number)
     by_seat = payments(
@@ -198,6 +246,14 @@ def deal_points(match: Match, deal: Deal) -> tuple[int, int, int, int]:
     return _by_place(by_seat[w] for w in winds)
 
 
+def penalty_points(match: Match, entry: Penalty) -> tuple[int, int, int, int]:
+    """What a penalty takes (-) and gives (+), players in starting-place order."""
+    who = match.player(entry.player)
+    if entry.to_others:
+        return _by_place(-3 * entry.points if i == who else entry.points for i in range(4))
+    return _by_place(-entry.points if i == who else 0 for i in range(4))
+
+
 def _by_place(points: Iterable[int]) -> tuple[int, int, int, int]:
     """The four players' numbers in the order of their starting places."""
     first, second, third, fourth = points
@@ -206,7 +262,8 @@ def _by_place(points: Iterable[int]) -> tuple[int, int, int, int]:
 
 @dataclass(frozen=True)
 class LedgerRow:
-    """One deal as the score sheet shows it; tuples are per player, in the match's player order."""
+    """One deal as the score sheet shows it; tuples are per player, in the match's player order.
+    `points` are the deal's payments and its penalties together."""
 
     deal: Deal
     prevalent_wind: str
@@ -214,6 +271,7 @@ class LedgerRow:
     seat_winds: tuple[str, str, str, str]
     points: tuple[int, int, int, int]
     totals: tuple[int, int, int, int]
+    penalties: tuple[Penalty, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -224,24 +282,54 @@ class Standing:
     table_points: float
 
 
+class EndReason(str, Enum):
+    ALL_DEALS = "all_deals"  # the 16th deal was recorded
+    TIME_LIMIT = "time_limit"  # 局: "每打完四圈或达到规定时间为一局": the session ended at the time limit
+
+
+@dataclass(frozen=True)
+class Closure:
+    """Why and when the match ended; a closed match takes no writes until it is reopened."""
+
+    reason: EndReason
+    at: str  # ISO time, UTC
+
+
 @dataclass(frozen=True)
 class Ledger:
     match: Match
     rows: tuple[LedgerRow, ...]
+    pending: tuple[Penalty, ...] = ()  # penalties in the deal being played (not recorded yet)
+    revision: int = 0  # the database's count of writes to this match: a write names the revision it saw
+    closed: Closure | None = None
+    uid: str = ""
 
     @property
     def totals(self) -> tuple[int, int, int, int]:
-        return self.rows[-1].totals if self.rows else (0, 0, 0, 0)
+        totals = self.rows[-1].totals if self.rows else (0, 0, 0, 0)
+        for entry in self.pending:
+            totals = _by_place(t + p for t, p in zip(totals, penalty_points(self.match, entry)))
+        return totals
 
     @property
-    def next_deal(self) -> int | None:
-        """The number of the deal to play next; None once all 16 are recorded."""
-        n = len(self.rows) + 1
-        return n if n <= DEALS_PER_MATCH else None
+    def penalties(self) -> tuple[Penalty, ...]:
+        return tuple(p for row in self.rows for p in row.penalties) + self.pending
+
+    @property
+    def complete(self) -> bool:
+        """All 16 deals are recorded."""
+        return len(self.rows) == DEALS_PER_MATCH
 
     @property
     def finished(self) -> bool:
-        return len(self.rows) == DEALS_PER_MATCH
+        """Over: all 16 deals recorded, or closed (a time limit). Its table points count in standings."""
+        return self.closed is not None
+
+    @property
+    def next_deal(self) -> int | None:
+        """The number of the deal to play next; None once the match is over."""
+        n = len(self.rows) + 1
+        return None if self.finished or n > DEALS_PER_MATCH else n
 
     def standings(self) -> tuple[Standing, ...]:
         """Players by rank: raw points, rank (ties share the better one), table points 4-2-1-0 (ties share)."""
@@ -252,29 +340,42 @@ class Ledger:
         return tuple(sorted(rows, key=lambda s: (s.rank, self.match.players.index(s.player))))
 
 
-def build_ledger(match: Match, deals: list[Deal] | tuple[Deal, ...]) -> Ledger:
-    """The score sheet of `deals` (numbered 1..n without gaps); the running totals sum to zero after each deal."""
+def build_ledger(match: Match, deals: list[Deal] | tuple[Deal, ...], penalties: Iterable[Penalty] = (), *,
+                 revision: int = 0, closed: Closure | None = None, uid: str = "", stored: bool = False) -> Ledger:
+    """The score sheet of `deals` (numbered 1..n without gaps) and the penalties given in them; a deal's
+    payments sum to zero. A penalty in the deal after the last recorded one is pending; later ones are refused.
+    Unless `stored` (the database says whether it is closed), 16 deals close the match."""
     ordered = sorted(deals, key=lambda d: d.number)
+    by_deal: dict[int, list[Penalty]] = {}
+    for entry in penalties:
+        if entry.deal > len(ordered) + 1:
+            raise LedgerError(f"a penalty in deal {entry.deal}, but only {len(ordered)} deals are recorded")
+        by_deal.setdefault(entry.deal, []).append(entry)
     rows: list[LedgerRow] = []
     totals = [0, 0, 0, 0]
     for expected, deal in enumerate(ordered, start=1):
         if deal.number != expected:
             raise LedgerError(f"deal {expected} is missing (found deal {deal.number} next)")
         points = deal_points(match, deal)
+        assert sum(points) == 0, "payments always sum to zero"
+        given = tuple(by_deal.get(deal.number, ()))
+        for entry in given:
+            points = _by_place(a + b for a, b in zip(points, penalty_points(match, entry)))
         totals = [t + p for t, p in zip(totals, points)]
-        assert sum(totals) == 0, "payments always sum to zero"
         rows.append(LedgerRow(deal, prevalent_wind(deal.number), match.dealer(deal.number),
-                              match.seat_winds(deal.number), points, _by_place(totals)))
-    return Ledger(match, tuple(rows))
+                              match.seat_winds(deal.number), points, _by_place(totals), given))
+    pending = tuple(by_deal.get(len(ordered) + 1, ()))
+    if not stored and closed is None and len(rows) == DEALS_PER_MATCH:
+        closed = Closure(EndReason.ALL_DEALS, "")
+    return Ledger(match, tuple(rows), pending, revision, closed, uid)
 
 
 def renumbered(match: Match, deal: Deal, number: int) -> Deal:
     """`deal` played as deal `number`: a win's hand is scored again with that deal's winds."""
     if deal.result is Result.DRAW:
         return draw(number)
-    if deal.result is Result.FALSE_WIN:
-        assert deal.offender is not None
-        return false_win(match, number, deal.offender, deal.penalty)
+    if deal.result is Result.VOID:
+        return void(number)
     assert deal.winner is not None
     return win(match, number, deal.winner, discarder=deal.discarder,
                hand=deal.hand, total=None if deal.hand is not None else deal.total)
@@ -315,6 +416,89 @@ class DealTaken(LedgerError):
 
 
 __all__ = [
-    "WINDS", "Deal", "DealTaken", "Ledger", "LedgerError", "LedgerRow", "Match", "Result", "SeatRule",
-    "Standing", "build_ledger", "check_next", "deal_points", "draw", "false_win", "win",
+    "WINDS", "Closure", "Deal", "DealTaken", "EndReason", "Ledger", "LedgerError", "LedgerRow", "Match", "Penalty",
+    "Result", "SeatRule", "Standing", "build_ledger", "check_next", "deal_points", "draw", "false_win", "penalty",
+    "penalty_points", "void", "win",
 ]
+
+
+class ChangeKind(str, Enum):
+    CREATED = "created"
+    RECORDED = "recorded"
+    REPLACED = "replaced"
+    UNDONE = "undone"
+    REMOVED = "removed"
+    PENALTY = "penalty"
+    PENALTY_REMOVED = "penalty_removed"
+    CLOSED = "closed"
+    REOPENED = "reopened"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One write to a match, as the database logged it: revision `revision` is the match after it."""
+
+    revision: int
+    kind: ChangeKind
+    at: str  # ISO time, UTC
+    number: int | None = None  # the deal it concerns
+    deal: Deal | None = None  # the deal recorded, replaced with, undone or taken out
+    penalty: Penalty | None = None
+    reason: EndReason | None = None  # of a closing
+
+
+def clock(iso: str) -> str:
+    """HH:MM of an ISO UTC time in this machine's time zone ("" when it is not a time)."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%H:%M")
+    except ValueError:
+        return ""
+
+
+def describe(change: Change) -> str:
+    """"deal 2 was recorded by another phone at 14:03: Ann's self-draw, 24" (English; the app translates)."""
+    at = clock(change.at)
+    where = f"by another phone at {at}" if at else "by another phone"
+    what = change.deal.summary() if change.deal is not None else ""
+    kind = change.kind
+    if kind is ChangeKind.RECORDED:
+        return f"deal {change.number} was recorded {where}: {what}"
+    if kind is ChangeKind.REPLACED:
+        return f"deal {change.number} was changed {where} to {what}"
+    if kind is ChangeKind.UNDONE:
+        return f"deal {change.number} ({what}) was undone {where}"
+    if kind is ChangeKind.REMOVED:
+        return f"deal {change.number} ({what}) was taken out {where}; the later deals moved up"
+    if kind is ChangeKind.PENALTY and change.penalty is not None:
+        return f"a penalty in deal {change.number} was recorded {where}: {change.penalty.summary()}"
+    if kind is ChangeKind.PENALTY_REMOVED and change.penalty is not None:
+        return f"a penalty in deal {change.number} was taken back {where}: {change.penalty.summary()}"
+    if kind is ChangeKind.CLOSED:
+        why = "at the time limit" if change.reason is EndReason.TIME_LIMIT else "after all 16 deals"
+        return f"the match was closed {why} {where}"
+    if kind is ChangeKind.REOPENED:
+        return f"the match was reopened {where}"
+    return f"the match was changed {where}"
+
+
+class StaleWrite(LedgerError):
+    """The page showed an older state of the match than the database holds: nothing was written.
+    `changes` are the writes made since (oldest first); the message names the newest ones."""
+
+    def __init__(self, seen: int, changes: tuple[Change, ...]):
+        named = "; ".join(describe(c) for c in changes[-3:]) or f"the match changed since revision {seen}"
+        more = f" (and {len(changes) - 3} earlier changes)" if len(changes) > 3 else ""
+        super().__init__(f"{named}{more}. Nothing was recorded: look at the match again, then record what is still missing")
+        self.seen, self.changes = seen, changes
+
+
+class MatchLocked(LedgerError):
+    """The match is over (16 deals or closed at a time limit): it takes no writes until it is reopened."""
+
+    def __init__(self, closure: Closure):
+        why = "at the time limit" if closure.reason is EndReason.TIME_LIMIT else "after all 16 deals"
+        at = clock(closure.at)
+        super().__init__(f"the match is finished (closed {why}{' at ' + at if at else ''}): reopen it to change it")
+        self.closure = closure

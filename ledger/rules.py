@@ -16,6 +16,7 @@ seat wind k places before p: the dealer passes to the 下家 each deal.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 
 WINDS = ("E", "S", "W", "N")
@@ -23,7 +24,25 @@ DEALS_PER_ROUND = 4
 ROUNDS = 4
 DEALS_PER_MATCH = DEALS_PER_ROUND * ROUNDS
 TABLE_POINTS = (4, 2, 1, 0)
+# 诈和 (false win, 术语 三十一: "不符合《规则》规定条件而宣布和牌"). The seeds define it but name no
+# amount; the usual MCR competition penalty is 10 points to each of the other three players.
 FALSE_WIN_PENALTY = 10
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What the ledger accepts, the same on every database (PostgreSQL's column widths are the tightest)."""
+
+    name_chars: int = 100  # a player's name; also a table or round label
+    match_name_chars: int = 200
+    reason_chars: int = 200  # a penalty's reason
+    max_fan: int = 400  # a fan total, flowers included (the richest MCR hands score a few hundred)
+    max_penalty: int = 1000  # points one penalty entry takes (from each other player for a false win)
+    max_players: int = 400  # registered in one tournament
+    max_rounds: int = 50
+
+
+LIMITS = Limits()
 
 
 class SeatRule(str, Enum):
@@ -55,6 +74,26 @@ class LedgerError(ValueError):
 
 class DealNumberError(LedgerError):
     """A deal number outside 1..16."""
+
+
+def check_name(value: object, what: str = "a name", limit: int | None = None) -> str:
+    """`value` stripped; LedgerError when it is not text or longer than the limit (characters)."""
+    if not isinstance(value, str):
+        raise LedgerError(f"{what} must be text, not {value!r}")
+    text = value.strip()
+    limit = LIMITS.name_chars if limit is None else limit
+    if len(text) > limit:
+        raise LedgerError(f"{what} has {len(text)} characters; at most {limit} are kept: shorten it ({text[:20]}…)")
+    if any(ord(c) < 32 for c in text):
+        raise LedgerError(f"{what} holds a control character (a line break or tab): {text[:20]!r}")
+    return text
+
+
+def check_whole(value: object, what: str, low: int, high: int) -> int:
+    """A whole number in low..high, or LedgerError naming `what` and the bounds."""
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise LedgerError(f"{what} must be a whole number from {low} to {high}, not {value!r}")
+    return value
 
 
 def check_deal_number(number: object) -> int:

@@ -1,14 +1,20 @@
-"""Matches kept in a database: SQLite by default, any SQLAlchemy URL (PostgreSQL) on request.
+"""Matches and tournaments kept in a database: SQLite by default, any SQLAlchemy URL (PostgreSQL) on request.
 
 One small interface, `LedgerStore`, over SQLAlchemy Core. The default is one SQLite file,
 `ledger.sqlite3` in the app's data folder (`$MCR_DATA`, else `~/.mcr-scorer`), in WAL mode so
 that several app sessions can read while one writes; `MCR_DATABASE_URL` (e.g.
-`postgresql://user@host/mcr`) puts every table's matches of a tournament in one server.
+`postgresql://user@host/mcr`, with the `postgres` extra installed) puts every table of a tournament
+in one server. The schema is versioned with Alembic (`ledger/migrations`), brought up to date when
+a store opens.
 
-Only what was decided is stored (the match, its players, each deal with the winning hand's
-JSON); payments, totals and standings are computed from it (`ledger.match.build_ledger`).
-Every write is one transaction; a deal number taken twice is refused (checked under a lock on
-the match, and by a unique constraint as the last word).
+Only what was decided is stored (the match, its players, each deal with the winning hand's JSON,
+penalties); payments, totals and standings are computed from it (`ledger.match.build_ledger`).
+
+Every write says what it saw: it names the match revision its page showed (`seen`), and runs in one
+transaction that locks the match, refuses a stale revision (`StaleWrite`, naming what changed since)
+or a closed match (`MatchLocked`), and logs itself as the next revision in `changes`, whose key
+(match, revision) lets only one of two writers that saw the same revision through, whatever the
+database's locking does. A deal number taken twice is refused by a unique constraint too.
 """
 
 from __future__ import annotations
@@ -16,22 +22,45 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Callable
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from datafolder import data_root
 
-from .match import Deal, DealTaken, Ledger, LedgerError, Match, Result, build_ledger, check_next, without_deal
-from .rules import SeatRule
+from .exchange import deal_to_json, penalty_to_json
+from .match import (
+    Change,
+    ChangeKind,
+    Closure,
+    Deal,
+    DealTaken,
+    EndReason,
+    Ledger,
+    LedgerError,
+    Match,
+    MatchLocked,
+    Penalty,
+    Result,
+    StaleWrite,
+    build_ledger,
+    check_next,
+    without_deal,
+)
+from .rules import DEALS_PER_MATCH, LIMITS, SeatRule, check_name, check_whole
 
 DATABASE_ENV = "MCR_DATABASE_URL"
 DATABASE_FILE = "ledger.sqlite3"
-SCHEMA_VERSION = 1
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+SCHEMA_REVISION = "0002_revisions"  # Alembic's head: the schema this program writes
+MIGRATION_LOCK = 20200520  # PostgreSQL advisory lock: one migrator at a time
 
 
 def default_url() -> str:
@@ -55,8 +84,8 @@ def _driver_url(url: str) -> str:
     return url
 
 
+# The tables as the queries see them; their DDL is in the migrations.
 metadata = sa.MetaData()
-schema_version = sa.Table("schema_version", metadata, sa.Column("version", sa.Integer, nullable=False))
 matches = sa.Table(
     "matches", metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
@@ -66,38 +95,67 @@ matches = sa.Table(
     sa.Column("seat_rule", sa.String(20), nullable=False),
     sa.Column("false_win_penalty", sa.Integer, nullable=False),
     sa.Column("created_at", sa.String(40), nullable=False),
+    sa.Column("uid", sa.String(64)),
+    sa.Column("revision", sa.Integer, nullable=False),
+    sa.Column("closed_reason", sa.String(20)),
+    sa.Column("closed_at", sa.String(40)),
+    sa.Column("tournament_id", sa.Integer),
+    sa.Column("round_no", sa.Integer),
+    sa.Column("table_no", sa.Integer),
 )
 players = sa.Table(
     "players", metadata,
-    sa.Column("match_id", sa.Integer, sa.ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("match_id", sa.Integer, primary_key=True),
     sa.Column("place", sa.Integer, primary_key=True),  # 0..3: starting place E S W N
     sa.Column("name", sa.String(100), nullable=False),
-    sa.UniqueConstraint("match_id", "name", name="uq_players_match_name"),
 )
 deals = sa.Table(
     "deals", metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("match_id", sa.Integer, sa.ForeignKey("matches.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("match_id", sa.Integer, nullable=False),
     sa.Column("number", sa.Integer, nullable=False),
     sa.Column("result", sa.String(20), nullable=False),
     sa.Column("winner", sa.Integer),  # player places 0..3
     sa.Column("discarder", sa.Integer),
-    sa.Column("offender", sa.Integer),
     sa.Column("total", sa.Integer),
-    sa.Column("penalty", sa.Integer),
     sa.Column("hand_json", sa.Text),
     sa.Column("recorded_at", sa.String(40), nullable=False),
-    sa.UniqueConstraint("match_id", "number", name="uq_deals_match_number"),
 )
-
-
-def _migrate_to_1(conn: Connection) -> None:
-    for table in (matches, players, deals):
-        table.create(conn, checkfirst=True)
-
-
-# version -> the step that brings the schema from version - 1 to it; append, never edit.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _migrate_to_1}
+penalties = sa.Table(
+    "penalties", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("match_id", sa.Integer, nullable=False),
+    sa.Column("deal", sa.Integer, nullable=False),
+    sa.Column("player", sa.Integer, nullable=False),
+    sa.Column("points", sa.Integer, nullable=False),
+    sa.Column("reason", sa.String(200), nullable=False),
+    sa.Column("to_others", sa.Boolean, nullable=False),
+    sa.Column("false_win", sa.Boolean, nullable=False),
+    sa.Column("recorded_at", sa.String(40), nullable=False),
+)
+changes = sa.Table(
+    "changes", metadata,
+    sa.Column("match_id", sa.Integer, primary_key=True),
+    sa.Column("revision", sa.Integer, primary_key=True),
+    sa.Column("kind", sa.String(20), nullable=False),
+    sa.Column("number", sa.Integer),
+    sa.Column("at", sa.String(40), nullable=False),
+    sa.Column("detail", sa.Text, nullable=False),
+)
+tournaments = sa.Table(
+    "tournaments", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("uid", sa.String(64), nullable=False),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("seed", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.String(40), nullable=False),
+)
+entrants = sa.Table(
+    "entrants", metadata,
+    sa.Column("tournament_id", sa.Integer, primary_key=True),
+    sa.Column("number", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(100), nullable=False),
+)
 
 
 class MatchNotFound(LedgerError):
@@ -111,21 +169,53 @@ class MatchSummary:
     match: Match
     deals: int
     created_at: str
+    uid: str = ""
+    revision: int = 0
+    closed: Closure | None = None
+    tournament_id: int | None = None
+    round_no: int | None = None
+    table_no: int | None = None
+
+
+@dataclass(frozen=True)
+class Imported:
+    match_id: int
+    new: bool  # False: a match with this uid was already here (the import was recognised as a repeat)
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def _closure(row: Any) -> Closure | None:
+    return None if row.closed_reason is None else Closure(EndReason(row.closed_reason), row.closed_at or "")
+
+
+@dataclass(frozen=True)
+class TournamentInfo:
+    id: int
+    uid: str
+    name: str
+    seed: int
+    players: tuple[str, ...]  # registered, in registration order
+    rounds: int  # rounds drawn so far
+
+
+class TournamentNotFound(LedgerError):
+    def __init__(self, tournament_id: object):
+        super().__init__(f"no tournament {tournament_id!r} in this database")
+
+
 class LedgerStore:
-    """The matches of one database. Open with a URL (default: `default_url()`); `close()` when done."""
+    """The matches and tournaments of one database. Open with a URL (default: `default_url()`); `close()` when done."""
 
     def __init__(self, url: str | None = None):
         self.url = url or default_url()
         try:
             self.engine: Engine = sa.create_engine(_driver_url(self.url))
         except (sa.exc.ArgumentError, ImportError, sa.exc.NoSuchModuleError) as exc:
-            raise LedgerError(f"cannot use database {self.url!r}: {exc}") from None
+            hint = " (install the postgres extra: pip install '.[postgres]')" if "psycopg" in str(exc) else ""
+            raise LedgerError(f"cannot use database {self.url!r}: {exc}{hint}") from None
         self.is_sqlite = self.engine.dialect.name == "sqlite"
         if self.is_sqlite:
             self._setup_sqlite()
@@ -134,6 +224,9 @@ class LedgerStore:
         except sa.exc.OperationalError as exc:
             self.engine.dispose()
             raise LedgerError(f"cannot open database {self.url!r}: {exc.orig}") from None
+        except LedgerError:
+            self.engine.dispose()
+            raise
 
     def _setup_sqlite(self) -> None:
         database = self.engine.url.database
@@ -165,41 +258,56 @@ class LedgerStore:
 
     # --- schema -------------------------------------------------------------------
 
-    def migrate(self) -> int:
-        """Bring the schema to SCHEMA_VERSION (one transaction, one migrator at a time); returns the version."""
+    def migrate(self) -> str:
+        """Bring the schema to Alembic's head (one transaction, one migrator at a time); returns the revision."""
+        from alembic import command
+        from alembic.config import Config
+        from alembic.runtime.migration import MigrationContext
+        from alembic.script import ScriptDirectory
+
+        scripts = ScriptDirectory(str(MIGRATIONS))
         with self.engine.begin() as conn:
             if conn.dialect.name == "postgresql":
-                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(20200520)")
-            schema_version.create(conn, checkfirst=True)
-            current = conn.scalar(sa.select(sa.func.max(schema_version.c.version))) or 0
-            if current > SCHEMA_VERSION:
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+            current = MigrationContext.configure(conn).get_current_revision()
+            known = {s.revision for s in scripts.walk_revisions()}
+            if current is not None and current not in known:
                 raise LedgerError(
-                    f"the database schema is version {current}, newer than this program ({SCHEMA_VERSION}): update the program"
+                    f"the database schema is revision {current}, newer than this program ({SCHEMA_REVISION}): update the program"
                 )
-            for version in range(current + 1, SCHEMA_VERSION + 1):
-                MIGRATIONS[version](conn)
-                conn.execute(sa.delete(schema_version))
-                conn.execute(sa.insert(schema_version).values(version=version))
-            return max(current, SCHEMA_VERSION)
+            if current != SCHEMA_REVISION:
+                config = Config()
+                config.set_main_option("script_location", str(MIGRATIONS))
+                config.attributes["connection"] = conn
+                command.upgrade(config, "head")
+        return SCHEMA_REVISION
 
-    def schema_version(self) -> int:
+    def schema_version(self) -> str:
+        """The schema's Alembic revision."""
+        from alembic.runtime.migration import MigrationContext
+
         with self.engine.connect() as conn:
-            return conn.scalar(sa.select(sa.func.max(schema_version.c.version))) or 0
+            return MigrationContext.configure(conn).get_current_revision() or ""
 
     # --- matches ------------------------------------------------------------------
 
     def create_match(self, match: Match) -> int:
         """A new match without deals; returns its id."""
-        return self.import_ledger(build_ledger(match.validate(), []))
+        return self.import_match(build_ledger(match.validate(), [])).match_id
 
     def match(self, match_id: int) -> Match:
         with self.engine.connect() as conn:
             return self._match(conn, match_id)
 
-    def _match(self, conn: Connection, match_id: int) -> Match:
-        row = conn.execute(sa.select(matches).where(matches.c.id == match_id)).first()
+    def _row(self, conn: Connection, match_id: int, *, lock: bool = False) -> Any:
+        query = sa.select(matches).where(matches.c.id == match_id)
+        row = conn.execute(query.with_for_update() if lock else query).first()
         if row is None:
             raise MatchNotFound(match_id)
+        return row
+
+    def _match(self, conn: Connection, match_id: int, row: Any = None) -> Match:
+        row = row if row is not None else self._row(conn, match_id)
         names = conn.execute(
             sa.select(players.c.name).where(players.c.match_id == match_id).order_by(players.c.place)
         ).scalars().all()
@@ -210,20 +318,30 @@ class LedgerStore:
             name=row.name, table=row.table_label, round_label=row.round_label,
         )
 
-    def list_matches(self) -> list[MatchSummary]:
+    def list_matches(self, tournament_id: int | None = None) -> list[MatchSummary]:
         with self.engine.connect() as conn:
             counts: dict[int, int] = dict(conn.execute(
                 sa.select(deals.c.match_id, sa.func.count()).group_by(deals.c.match_id)
             ).all())
-            rows = conn.execute(sa.select(matches.c.id, matches.c.created_at).order_by(matches.c.id)).all()
-            return [MatchSummary(r.id, self._match(conn, r.id), counts.get(r.id, 0), r.created_at) for r in rows]
+            query = sa.select(matches).order_by(matches.c.id)
+            if tournament_id is not None:
+                query = query.where(matches.c.tournament_id == tournament_id)
+            return [MatchSummary(r.id, self._match(conn, r.id, r), counts.get(r.id, 0), r.created_at, r.uid or "",
+                                 r.revision, _closure(r), r.tournament_id, r.round_no, r.table_no)
+                    for r in conn.execute(query).all()]
 
-    # --- deals --------------------------------------------------------------------
+    def match_by_uid(self, uid: str) -> int:
+        with self.engine.connect() as conn:
+            found = conn.scalar(sa.select(matches.c.id).where(matches.c.uid == uid))
+        if found is None:
+            raise LedgerError(f"no match {uid!r} in this database: the link may be from another event's database")
+        return int(found)
+
+    # --- reading ------------------------------------------------------------------
 
     def deals(self, match_id: int) -> list[Deal]:
         with self.engine.connect() as conn:
-            match = self._match(conn, match_id)
-            return self._deals(conn, match_id, match)
+            return self._deals(conn, match_id, self._match(conn, match_id))
 
     def _deals(self, conn: Connection, match_id: int, match: Match) -> list[Deal]:
         rows = conn.execute(sa.select(deals).where(deals.c.match_id == match_id).order_by(deals.c.number)).all()
@@ -232,25 +350,73 @@ class LedgerStore:
             return None if place is None else match.players[place]
 
         return [
-            Deal(
-                number=r.number, result=Result(r.result), winner=name(r.winner), discarder=name(r.discarder),
-                total=r.total, hand=json.loads(r.hand_json) if r.hand_json else None,
-                offender=name(r.offender), penalty=r.penalty,
-            )
+            Deal(number=r.number, result=Result(r.result), winner=name(r.winner), discarder=name(r.discarder),
+                 total=r.total, hand=json.loads(r.hand_json) if r.hand_json else None)
             for r in rows
         ]
 
+    def _penalties(self, conn: Connection, match_id: int, match: Match) -> list[Penalty]:
+        rows = conn.execute(sa.select(penalties).where(penalties.c.match_id == match_id).order_by(penalties.c.id)).all()
+        return [Penalty(r.deal, match.players[r.player], r.points, r.reason, bool(r.to_others), bool(r.false_win), r.id)
+                for r in rows]
+
     def ledger(self, match_id: int) -> Ledger:
         with self.engine.connect() as conn:
-            match = self._match(conn, match_id)
-            return build_ledger(match, self._deals(conn, match_id, match))
+            return self._ledger(conn, match_id)
 
-    def _locked_match(self, conn: Connection, match_id: int) -> Match:
-        """The match, with its row locked until the transaction ends (PostgreSQL; SQLite locks the file)."""
-        found = conn.execute(sa.select(matches.c.id).where(matches.c.id == match_id).with_for_update()).first()
-        if found is None:
-            raise MatchNotFound(match_id)
-        return self._match(conn, match_id)
+    def _ledger(self, conn: Connection, match_id: int, row: Any = None) -> Ledger:
+        row = row if row is not None else self._row(conn, match_id)
+        match = self._match(conn, match_id, row)
+        return build_ledger(match, self._deals(conn, match_id, match), self._penalties(conn, match_id, match),
+                            revision=row.revision, closed=_closure(row), uid=row.uid or "", stored=True)
+
+    def ledgers(self, tournament_id: int | None = None) -> dict[int, Ledger]:
+        """Every match's ledger by id (of one tournament when given)."""
+        with self.engine.connect() as conn:
+            query = sa.select(matches).order_by(matches.c.id)
+            if tournament_id is not None:
+                query = query.where(matches.c.tournament_id == tournament_id)
+            return {int(r.id): self._ledger(conn, r.id, r) for r in conn.execute(query).all()}
+
+    def changes_since(self, match_id: int, revision: int) -> tuple[Change, ...]:
+        """The writes to the match after `revision`, oldest first."""
+        with self.engine.connect() as conn:
+            return self._changes(conn, match_id, revision)
+
+    def _changes(self, conn: Connection, match_id: int, revision: int) -> tuple[Change, ...]:
+        match = self._match(conn, match_id)
+        rows = conn.execute(sa.select(changes).where(changes.c.match_id == match_id, changes.c.revision > revision)
+                            .order_by(changes.c.revision)).all()
+        return tuple(_change(match, r) for r in rows)
+
+    # --- writing ------------------------------------------------------------------
+
+    @contextmanager
+    def _write(self, match_id: int, seen: int, *, closed_ok: bool = False) -> Iterator[tuple[Connection, Any, Match]]:
+        """One write's transaction: the match locked, `seen` checked against its revision, closed matches refused."""
+        check_whole(seen, "the revision the page showed", 0, 2**31 - 1)
+        try:
+            with self.engine.begin() as conn:
+                row = self._row(conn, match_id, lock=True)
+                if row.revision != seen:
+                    raise StaleWrite(seen, self._changes(conn, match_id, seen))
+                closure = _closure(row)
+                if closure is not None and not closed_ok:
+                    raise MatchLocked(closure)
+                yield conn, row, self._match(conn, match_id, row)
+        except sa.exc.IntegrityError:
+            # another writer got through between the check and the insert (the unique keys are the last word)
+            raise StaleWrite(seen, self.changes_since(match_id, seen)) from None
+
+    def _log(self, conn: Connection, match_id: int, seen: int, kind: ChangeKind, number: int | None = None,
+             **detail: Any) -> None:
+        """Record the write as revision seen + 1 (the key refuses a second writer that saw `seen`)."""
+        conn.execute(sa.insert(changes).values(match_id=match_id, revision=seen + 1, kind=kind.value, number=number,
+                                               at=_now(), detail=json.dumps(detail, ensure_ascii=False)))
+        done = conn.execute(sa.update(matches).where(matches.c.id == match_id, matches.c.revision == seen)
+                            .values(revision=seen + 1))
+        if done.rowcount != 1:
+            raise sa.exc.IntegrityError("revision moved", None, ValueError("revision moved"))
 
     @staticmethod
     def _values(match: Match, deal: Deal) -> dict[str, object]:
@@ -259,86 +425,233 @@ class LedgerStore:
 
         return {
             "number": deal.number, "result": deal.result.value, "winner": place(deal.winner),
-            "discarder": place(deal.discarder), "offender": place(deal.offender), "total": deal.total,
-            "penalty": deal.penalty, "hand_json": json.dumps(deal.hand) if deal.hand is not None else None,
-            "recorded_at": _now(),
+            "discarder": place(deal.discarder), "total": deal.total,
+            "hand_json": json.dumps(deal.hand) if deal.hand is not None else None, "recorded_at": _now(),
         }
 
-    def add_deal(self, match_id: int, deal: Deal) -> Ledger:
-        """Record the next deal; DealTaken when its number is already recorded (another session was first)."""
-        try:
-            with self.engine.begin() as conn:
-                match = self._locked_match(conn, match_id)
-                existing = conn.scalar(sa.select(sa.func.count()).select_from(deals).where(deals.c.match_id == match_id))
-                check_next(int(existing or 0), deal.number)
-                conn.execute(sa.insert(deals).values(match_id=match_id, **self._values(match, deal)))
-        except sa.exc.IntegrityError:
-            raise DealTaken(deal.number) from None
+    def add_deal(self, match_id: int, deal: Deal, *, seen: int) -> Ledger:
+        """Record the next deal, when the match is still at revision `seen`. The 16th deal closes the match."""
+        with self._write(match_id, seen) as (conn, _row, match):
+            existing = int(conn.scalar(sa.select(sa.func.count()).select_from(deals).where(deals.c.match_id == match_id)) or 0)
+            check_next(existing, deal.number)
+            conn.execute(sa.insert(deals).values(match_id=match_id, **self._values(match, deal)))
+            self._log(conn, match_id, seen, ChangeKind.RECORDED, deal.number, deal=deal_to_json(deal))
+            if deal.number == DEALS_PER_MATCH:
+                conn.execute(sa.update(matches).where(matches.c.id == match_id)
+                             .values(closed_reason=EndReason.ALL_DEALS.value, closed_at=_now()))
         return self.ledger(match_id)
 
-    def replace_deal(self, match_id: int, deal: Deal) -> Ledger:
+    def replace_deal(self, match_id: int, deal: Deal, *, seen: int) -> Ledger:
         """Edit a recorded deal; everything after it is recomputed when the ledger is read."""
-        with self.engine.begin() as conn:
-            match = self._locked_match(conn, match_id)
+        with self._write(match_id, seen) as (conn, _row, match):
             done = conn.execute(
                 sa.update(deals).where(deals.c.match_id == match_id, deals.c.number == deal.number)
                 .values(**self._values(match, deal))
             )
             if done.rowcount != 1:
                 raise LedgerError(f"deal {deal.number} is not recorded yet: add it instead")
+            self._log(conn, match_id, seen, ChangeKind.REPLACED, deal.number, deal=deal_to_json(deal))
         return self.ledger(match_id)
 
-    def undo_last(self, match_id: int) -> Deal | None:
-        """Delete the last recorded deal; returns it (None when there was none)."""
-        with self.engine.begin() as conn:
-            match = self._locked_match(conn, match_id)
+    def undo_last(self, match_id: int, *, seen: int, number: int) -> Deal:
+        """Delete the last recorded deal, which the page named as deal `number`; returns it."""
+        with self._write(match_id, seen) as (conn, _row, match):
             recorded = self._deals(conn, match_id, match)
             if not recorded:
-                return None
+                raise LedgerError("no deal is recorded: nothing to undo")
             last = recorded[-1]
+            if last.number != number:
+                raise LedgerError(f"deal {number} is not the last deal (deal {last.number} is): nothing was undone")
             conn.execute(sa.delete(deals).where(deals.c.match_id == match_id, deals.c.number == last.number))
+            conn.execute(sa.delete(penalties).where(penalties.c.match_id == match_id, penalties.c.deal > last.number))
+            self._log(conn, match_id, seen, ChangeKind.UNDONE, last.number, deal=deal_to_json(last))
             return last
 
-    def remove_deal(self, match_id: int, number: int) -> Ledger:
+    def remove_deal(self, match_id: int, number: int, *, seen: int) -> Ledger:
         """Take out a deal recorded by mistake; the later deals move up one number, their hands scored
-        again with their new winds (one transaction: all or nothing)."""
-        with self.engine.begin() as conn:
-            match = self._locked_match(conn, match_id)
-            remaining = without_deal(match, self._deals(conn, match_id, match), number)
+        again with their new winds (one transaction: all or nothing). Its penalties go with it."""
+        with self._write(match_id, seen) as (conn, _row, match):
+            recorded = self._deals(conn, match_id, match)
+            taken = next((d for d in recorded if d.number == number), None)
+            remaining = without_deal(match, recorded, number)
             conn.execute(sa.delete(deals).where(deals.c.match_id == match_id, deals.c.number >= number))
             moved = [dict(match_id=match_id, **self._values(match, d)) for d in remaining if d.number >= number]
             if moved:
                 conn.execute(sa.insert(deals), moved)
+            conn.execute(sa.delete(penalties).where(penalties.c.match_id == match_id, penalties.c.deal == number))
+            conn.execute(sa.update(penalties).where(penalties.c.match_id == match_id, penalties.c.deal > number)
+                         .values(deal=penalties.c.deal - 1))
+            self._log(conn, match_id, seen, ChangeKind.REMOVED, number, deal=deal_to_json(taken) if taken else None)
+        return self.ledger(match_id)
+
+    def add_penalty(self, match_id: int, entry: Penalty, *, seen: int) -> Ledger:
+        """A penalty entry in a recorded deal or the one being played; returns the ledger."""
+        with self._write(match_id, seen) as (conn, _row, match):
+            existing = int(conn.scalar(sa.select(sa.func.count()).select_from(deals).where(deals.c.match_id == match_id)) or 0)
+            if entry.deal > existing + 1:
+                raise LedgerError(f"a penalty in deal {entry.deal}, but deal {existing + 1} is the one being played")
+            conn.execute(sa.insert(penalties).values(
+                match_id=match_id, deal=entry.deal, player=match.player(entry.player), points=entry.points,
+                reason=entry.reason, to_others=entry.to_others, false_win=entry.false_win, recorded_at=_now()))
+            self._log(conn, match_id, seen, ChangeKind.PENALTY, entry.deal, penalty=penalty_to_json(entry))
+        return self.ledger(match_id)
+
+    def remove_penalty(self, match_id: int, penalty_id: int, *, seen: int) -> Ledger:
+        with self._write(match_id, seen) as (conn, _row, match):
+            found = next((p for p in self._penalties(conn, match_id, match) if p.id == penalty_id), None)
+            if found is None:
+                raise LedgerError(f"no penalty {penalty_id} in this match")
+            conn.execute(sa.delete(penalties).where(penalties.c.id == penalty_id))
+            self._log(conn, match_id, seen, ChangeKind.PENALTY_REMOVED, found.deal, penalty=penalty_to_json(found))
+        return self.ledger(match_id)
+
+    def close_match(self, match_id: int, *, seen: int, reason: EndReason = EndReason.TIME_LIMIT) -> Ledger:
+        """End the match (the time limit; 16 deals close it by themselves): it counts in the standings and
+        takes no writes until reopened."""
+        with self._write(match_id, seen) as (conn, _row, _match):
+            conn.execute(sa.update(matches).where(matches.c.id == match_id)
+                         .values(closed_reason=EndReason(reason).value, closed_at=_now()))
+            self._log(conn, match_id, seen, ChangeKind.CLOSED, reason=EndReason(reason).value)
+        return self.ledger(match_id)
+
+    def reopen_match(self, match_id: int, *, seen: int) -> Ledger:
+        """Open a closed match again on purpose (to correct it); it leaves the standings until closed again."""
+        with self._write(match_id, seen, closed_ok=True) as (conn, row, _match):
+            if row.closed_reason is None:
+                raise LedgerError("the match is not closed")
+            conn.execute(sa.update(matches).where(matches.c.id == match_id).values(closed_reason=None, closed_at=None))
+            self._log(conn, match_id, seen, ChangeKind.REOPENED)
         return self.ledger(match_id)
 
     def delete_match(self, match_id: int) -> None:
         with self.engine.begin() as conn:
-            self._locked_match(conn, match_id)
-            conn.execute(sa.delete(deals).where(deals.c.match_id == match_id))
-            conn.execute(sa.delete(players).where(players.c.match_id == match_id))
+            self._row(conn, match_id, lock=True)
+            for table in (deals, penalties, changes, players):
+                conn.execute(sa.delete(table).where(table.c.match_id == match_id))
             conn.execute(sa.delete(matches).where(matches.c.id == match_id))
 
-    def ledgers(self) -> dict[int, Ledger]:
-        """Every match's ledger by id (the tournament view)."""
-        with self.engine.connect() as conn:
-            ids = conn.execute(sa.select(matches.c.id).order_by(matches.c.id)).scalars().all()
-            out = {}
-            for match_id in ids:
-                match = self._match(conn, match_id)
-                out[int(match_id)] = build_ledger(match, self._deals(conn, match_id, match))
-            return out
-
     def import_ledger(self, ledger: Ledger) -> int:
-        """A new match holding an imported (already checked) ledger; one transaction."""
+        """A new match holding an imported (already checked) ledger; the existing one when its uid is here."""
+        return self.import_match(ledger).match_id
+
+    def import_match(self, ledger: Ledger, *, tournament: tuple[int, int, int] | None = None,
+                     conn: Connection | None = None) -> Imported:
+        """Store a checked ledger as a new match (one transaction). A ledger whose uid is already here is
+        recognised: nothing is written and the match it names is returned (`new` False)."""
         match = ledger.match.validate()
+        uid = ledger.uid or str(uuid.uuid4())
+        if conn is None:
+            try:
+                with self.engine.begin() as own:
+                    return self.import_match(ledger, tournament=tournament, conn=own)
+            except sa.exc.IntegrityError:  # the same file imported at the same moment elsewhere
+                return Imported(self.match_by_uid(uid), False)
+        found = conn.scalar(sa.select(matches.c.id).where(matches.c.uid == uid))
+        if found is not None:
+            return Imported(int(found), False)
+        tournament_id, round_no, table_no = tournament if tournament else (None, None, None)
+        closed = ledger.closed
+        match_id = conn.execute(
+            sa.insert(matches).values(
+                name=match.name, table_label=match.table, round_label=match.round_label,
+                seat_rule=match.seat_rule.value, false_win_penalty=match.false_win_penalty, created_at=_now(),
+                uid=uid, revision=-1, closed_reason=closed.reason.value if closed else None,
+                closed_at=(closed.at or _now()) if closed else None,
+                tournament_id=tournament_id, round_no=round_no, table_no=table_no,
+            ).returning(matches.c.id)
+        ).scalar_one()
+        conn.execute(sa.insert(players), [{"match_id": match_id, "place": i, "name": n} for i, n in enumerate(match.players)])
+        if ledger.rows:
+            conn.execute(sa.insert(deals), [dict(match_id=match_id, **self._values(match, r.deal)) for r in ledger.rows])
+        for entry in ledger.penalties:
+            conn.execute(sa.insert(penalties).values(
+                match_id=match_id, deal=entry.deal, player=match.player(entry.player), points=entry.points,
+                reason=entry.reason, to_others=entry.to_others, false_win=entry.false_win, recorded_at=_now()))
+        self._log(conn, match_id, -1, ChangeKind.CREATED)  # revision 0
+        return Imported(int(match_id), True)
+
+    # --- tournaments --------------------------------------------------------------
+
+    def create_tournament(self, name: str, entrant_names: list[str] | tuple[str, ...], seed: int) -> int:
+        from .tournament import check_entrants
+
+        title = check_name(name, "the tournament's name", LIMITS.match_name_chars)
+        registered = check_entrants(entrant_names)
+        check_whole(seed, "the seed", 0, 2**31 - 1)
         with self.engine.begin() as conn:
-            match_id = conn.execute(
-                sa.insert(matches).values(
-                    name=match.name, table_label=match.table, round_label=match.round_label,
-                    seat_rule=match.seat_rule.value, false_win_penalty=match.false_win_penalty, created_at=_now(),
-                ).returning(matches.c.id)
-            ).scalar_one()
-            conn.execute(sa.insert(players), [{"match_id": match_id, "place": i, "name": n} for i, n in enumerate(match.players)])
-            if ledger.rows:
-                conn.execute(sa.insert(deals), [dict(match_id=match_id, **self._values(match, r.deal)) for r in ledger.rows])
-        return int(match_id)
+            tournament_id = conn.execute(sa.insert(tournaments).values(
+                uid=str(uuid.uuid4()), name=title, seed=seed, created_at=_now()).returning(tournaments.c.id)).scalar_one()
+            conn.execute(sa.insert(entrants), [{"tournament_id": tournament_id, "number": i + 1, "name": n}
+                                               for i, n in enumerate(registered)])
+        return int(tournament_id)
+
+    def tournaments(self) -> list[TournamentInfo]:
+        with self.engine.connect() as conn:
+            ids = conn.execute(sa.select(tournaments.c.id).order_by(tournaments.c.id)).scalars().all()
+            return [self._tournament(conn, int(i)) for i in ids]
+
+    def tournament(self, tournament_id: int) -> TournamentInfo:
+        with self.engine.connect() as conn:
+            return self._tournament(conn, tournament_id)
+
+    def _tournament(self, conn: Connection, tournament_id: int, *, lock: bool = False) -> TournamentInfo:
+        query = sa.select(tournaments).where(tournaments.c.id == tournament_id)
+        row = conn.execute(query.with_for_update() if lock else query).first()
+        if row is None:
+            raise TournamentNotFound(tournament_id)
+        names = conn.execute(sa.select(entrants.c.name).where(entrants.c.tournament_id == tournament_id)
+                             .order_by(entrants.c.number)).scalars().all()
+        rounds = conn.scalar(sa.select(sa.func.max(matches.c.round_no)).where(matches.c.tournament_id == tournament_id))
+        return TournamentInfo(int(row.id), row.uid, row.name, int(row.seed), tuple(names), int(rounds or 0))
+
+    def start_round(self, tournament_id: int) -> int:
+        """Draw the next round's seating (repeated opponents as few as the draw finds; the same seed gives
+        the same draw) and start one match per table, in one transaction. Refused while a match of the
+        round before is not finished (the organiser closes one ended by the time limit)."""
+        from .tournament import draw_round
+
+        try:
+            with self.engine.begin() as conn:
+                info = self._tournament(conn, tournament_id, lock=True)
+                if info.rounds >= LIMITS.max_rounds:
+                    raise LedgerError(f"at most {LIMITS.max_rounds} rounds")
+                rows = conn.execute(sa.select(matches).where(matches.c.tournament_id == tournament_id)
+                                    .order_by(matches.c.round_no, matches.c.table_no)).all()
+                open_tables = [r.table_no for r in rows if r.round_no == info.rounds and r.closed_reason is None]
+                if open_tables:
+                    raise LedgerError(
+                        f"round {info.rounds} is still being played at table{'s' if len(open_tables) > 1 else ''} "
+                        f"{', '.join(map(str, open_tables))}: finish or close those matches first")
+                previous: dict[int, list[tuple[str, ...]]] = {}
+                for r in rows:
+                    previous.setdefault(r.round_no, []).append(self._match(conn, r.id, r).players)
+                round_no = info.rounds + 1
+                seating = draw_round(info.players, [previous[k] for k in sorted(previous)], info.seed, round_no)
+                for table_no, seats in enumerate(seating, start=1):
+                    match = Match(seats, name=f"{info.name} · round {round_no} · table {table_no}".strip(" ·"),
+                                  table=str(table_no), round_label=str(round_no)).validate()
+                    self.import_match(build_ledger(match, []), tournament=(tournament_id, round_no, table_no), conn=conn)
+        except sa.exc.IntegrityError:  # the same round started at the same moment elsewhere
+            raise LedgerError(f"round {self.tournament(tournament_id).rounds} was just started by another phone") from None
+        return round_no
+
+
+def _change(match: Match, row: Any) -> Change:
+    from .exchange import deal_from_json, penalty_from_json
+
+    detail = json.loads(row.detail or "{}")
+    deal = penalty = reason = None
+    try:
+        if detail.get("deal"):
+            deal = deal_from_json(match, detail["deal"], rescore=False)
+        if detail.get("penalty"):
+            penalty = penalty_from_json(match, detail["penalty"])
+        if detail.get("reason"):
+            reason = EndReason(detail["reason"])
+    except (LedgerError, ValueError):
+        pass  # a change is described without what it no longer can name
+    return Change(row.revision, ChangeKind(row.kind), row.at, row.number, deal, penalty, reason)
+
+
+__all__ = ["LedgerStore", "TournamentInfo", "TournamentNotFound", "MatchNotFound", "MatchSummary", "Imported", "default_url", "SCHEMA_REVISION",
+           "DealTaken", "StaleWrite", "MatchLocked", "LIMITS"]

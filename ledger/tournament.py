@@ -1,10 +1,111 @@
-"""Many tables, one standings table: matches by round and table, players' summed table points (pure)."""
+"""A tournament: players registered once, rounds of tables of four drawn so that opponents repeat as
+little as possible, and standings by table points then score (pure: standard library only).
+
+Only finished matches count in the standings: all 16 deals recorded, or closed by the organiser at the
+time limit. A match still being played shows its table points as provisional, beside the standings.
+"""
 
 from __future__ import annotations
 
+import itertools
+import random
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .match import Ledger, Standing
+from .match import Ledger, LedgerError, Standing
+from .rules import LIMITS, check_name
+
+TableSeats = tuple[str, str, str, str]  # starting places E S W N
+
+
+@dataclass(frozen=True)
+class DrawSettings:
+    restarts: int = 60  # shuffles tried; each improved by swaps until no swap helps; the best kept
+
+
+DRAW = DrawSettings()
+
+
+def check_entrants(names: Sequence[str]) -> tuple[str, ...]:
+    """The registered players, checked: names within the limits, all different, a multiple of four."""
+    cleaned = tuple(check_name(n, "a player's name") for n in names)
+    if any(not n for n in cleaned):
+        raise LedgerError("every player needs a name")
+    doubled = sorted(n for n, c in Counter(cleaned).items() if c > 1)
+    if doubled:
+        raise LedgerError(f"each player is registered once: {', '.join(doubled)} appear twice")
+    if not cleaned or len(cleaned) % 4:
+        raise LedgerError(f"tables are of four: register a multiple of 4 players ({len(cleaned)} registered)")
+    if len(cleaned) > LIMITS.max_players:
+        raise LedgerError(f"at most {LIMITS.max_players} players in one tournament ({len(cleaned)} registered)")
+    return cleaned
+
+
+def meetings(rounds: Sequence[Sequence[Sequence[str]]]) -> Counter[frozenset[str]]:
+    """How often each pair of players sat at one table."""
+    met: Counter[frozenset[str]] = Counter()
+    for tables in rounds:
+        for table in tables:
+            met.update(frozenset(pair) for pair in itertools.combinations(table, 2))
+    return met
+
+
+def repeats(tables: Sequence[Sequence[str]], met: Counter[frozenset[str]]) -> int:
+    """Pairs at these tables that met before, each counted as often as they met."""
+    return sum(met[frozenset(pair)] for table in tables for pair in itertools.combinations(table, 2))
+
+
+def draw_round(players: Sequence[str], previous: Sequence[Sequence[Sequence[str]]], seed: int, round_no: int,
+               settings: DrawSettings = DRAW) -> tuple[TableSeats, ...]:
+    """Tables of four for round `round_no` (1, 2, ...) with as few repeated opponents as the search finds:
+    seeded shuffles, each improved by swapping two players of different tables while that lowers the
+    repeats. The same players, rounds and seed give the same draw. Places at a table are drawn too."""
+    entrants = check_entrants(players)
+    met = meetings(previous)
+    rng = random.Random(f"mcr-draw:{seed}:{round_no}")
+    best: list[list[str]] | None = None
+    best_cost = -1
+    for _ in range(settings.restarts):
+        order = list(entrants)
+        rng.shuffle(order)
+        tables = [order[i:i + 4] for i in range(0, len(order), 4)]
+        cost = _improve(tables, met)
+        if best is None or cost < best_cost:
+            best, best_cost = [list(t) for t in tables], cost
+        if best_cost == 0:
+            break
+    assert best is not None
+    seated = []
+    for table in best:
+        rng.shuffle(table)
+        seated.append((table[0], table[1], table[2], table[3]))
+    return tuple(seated)
+
+
+def _improve(tables: list[list[str]], met: Counter[frozenset[str]]) -> int:
+    """Swap players between tables while a swap lowers the repeats; returns the repeats left."""
+    def at(table: list[str]) -> int:
+        return repeats([table], met)
+
+    improved = True
+    while improved:
+        improved = False
+        for a, b in itertools.combinations(range(len(tables)), 2):
+            for i in range(4):
+                for j in range(4):
+                    before = at(tables[a]) + at(tables[b])
+                    tables[a][i], tables[b][j] = tables[b][j], tables[a][i]
+                    if at(tables[a]) + at(tables[b]) < before:
+                        improved = True
+                    else:
+                        tables[a][i], tables[b][j] = tables[b][j], tables[a][i]
+    return repeats(tables, met)
+
+
+def table_link(url: str, uid: str) -> str:
+    """The address that opens one table's match in the app: its Match page, by the match's uid."""
+    return f"{url.rstrip('/')}/match?match={uid}" if url else f"/match?match={uid}"
 
 
 @dataclass(frozen=True)
@@ -13,44 +114,49 @@ class MatchLine:
     round_label: str
     table: str
     deals: int
-    finished: bool
+    finished: bool  # counts in the standings; otherwise its table points are provisional
     standings: tuple[Standing, ...]
 
 
 @dataclass(frozen=True)
 class PlayerLine:
     player: str
-    matches: int
+    matches: int  # finished matches counted
     table_points: float
     points: int
+    playing: int = 0  # matches not finished yet (not counted)
 
 
 @dataclass(frozen=True)
 class Tournament:
     matches: tuple[MatchLine, ...]  # by round, then table
-    players: tuple[PlayerLine, ...]  # most table points first, then most raw points
+    players: tuple[PlayerLine, ...]  # most table points first, then most points (score)
 
 
 def _order(label: str) -> tuple[int, int | str]:
     return (0, int(label)) if label.isdigit() else (1, label)
 
 
-def tournament(ledgers: dict[int, Ledger]) -> Tournament:
-    """Every match's standings so far, and per player (by name) the table and raw points summed over matches."""
+def tournament(ledgers: dict[int, Ledger], entrants: Sequence[str] = ()) -> Tournament:
+    """Every match's standings so far, and per player (by name) the table points and points summed over
+    the finished matches; registered players without a finished match are listed with none."""
     lines = tuple(sorted(
         (MatchLine(mid, lg.match.round_label, lg.match.table, len(lg.rows), lg.finished, lg.standings())
          for mid, lg in ledgers.items()),
         key=lambda line: (_order(line.round_label), _order(line.table), line.match_id),
     ))
-    sums: dict[str, list[float]] = {}
+    sums: dict[str, list[float]] = {name: [0, 0.0, 0, 0] for name in entrants}
     for line in lines:
         for s in line.standings:
-            entry = sums.setdefault(s.player, [0, 0.0, 0])
-            entry[0] += 1
-            entry[1] += s.table_points
-            entry[2] += s.points
+            entry = sums.setdefault(s.player, [0, 0.0, 0, 0])
+            if line.finished:
+                entry[0] += 1
+                entry[1] += s.table_points
+                entry[2] += s.points
+            else:
+                entry[3] += 1
     players = tuple(sorted(
-        (PlayerLine(name, int(n), tp, int(pts)) for name, (n, tp, pts) in sums.items()),
+        (PlayerLine(name, int(n), tp, int(pts), int(playing)) for name, (n, tp, pts, playing) in sums.items()),
         key=lambda p: (-p.table_points, -p.points, p.player),
     ))
     return Tournament(lines, players)

@@ -11,6 +11,7 @@ pytest.importorskip("sqlalchemy")
 import streamlit as st  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from ledger.match import Match, win  # noqa: E402
 from ledger.store import LedgerStore  # noqa: E402
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -36,7 +37,7 @@ def open_page() -> AppTest:
 
 def ok(at: AppTest) -> AppTest:
     assert not at.exception, at.exception
-    assert not at.error, [e.value for e in at.error]
+    assert not at.error, [shown(e) for e in at.error]
     return at
 
 
@@ -56,6 +57,17 @@ def add_win(at: AppTest, winner: str, notation: str, discarder: str | None) -> A
     return ok(at.button(key="match.add_win").click().run())
 
 
+def shown(element) -> str:
+    """An alert's text as the reader sees it: the page escapes Markdown in what it shows of names and changes."""
+    return element.value.replace("\\", "")
+
+
+def false_win_by(at: AppTest, offender: str, then: str) -> AppTest:
+    at.selectbox(key="match.offender").select(offender).run()
+    at.button_group(key="match.fw_then").set_value(then).run()
+    return ok(at.button(key="match.false_win").click().run())
+
+
 def totals(at: AppTest) -> dict[str, int]:
     return {row["Player"]: row["Total"] for row in at.dataframe[0].value.to_dict("records")}
 
@@ -73,12 +85,12 @@ def test_a_match_scored_deal_by_deal_with_totals_chart_and_standings():
     assert header(at) == "Deal 2 of 16 · E 东 round · dealer Bob"
     ok(at.button(key="match.draw").click().run())
     at = add_win(at, "Bob", EAST_PUNG, None)  # Bob seat N in deal 3: 21 self-drawn, 29 from each
-    at.selectbox(key="match.offender").select("Dan").run()
-    ok(at.button(key="match.false_win").click().run())
+    false_win_by(at, "Dan", then="void")
     assert totals(at) == {"Ann": 27, "Bob": 89, "Cat": -49, "Dan": -67}
     deals = at.dataframe[1].value.to_dict("records")
-    assert [d["Result"] for d in deals] == ["win Ann ← Cat", "draw", "win Bob (Self-drawn)", "false win Dan"]
-    assert [d["Fan"] for d in deals][::2] == [22, 21]
+    assert [d["Result"] for d in deals] == ["win Ann ← Cat", "draw", "win Bob (Self-drawn)", "declared void"]
+    assert [d["Fan"] for d in deals] == ["22", "", "21", ""]  # no "None" in the sheet
+    assert deals[3]["Penalties"] == "Dan: false win (诈和), 10 to each other player"
     assert deals[3]["Seats"] == "S W N E" and deals[3]["Dan"] == -30 and deals[3]["Dan Σ"] == -67
     assert len(at.get("vega_lite_chart")) == 1
     standings = at.dataframe[2].value.to_dict("records")
@@ -89,12 +101,23 @@ def test_a_match_scored_deal_by_deal_with_totals_chart_and_standings():
     again = open_page()
     assert header(again) == "Deal 5 of 16 · S 南 round · dealer Bob"  # South round: Ann and Bob swapped places
     assert totals(again) == {"Ann": 27, "Bob": 89, "Cat": -49, "Dan": -67}
-    # undo the last deal, then edit deal 2 (a draw) into a false win by Bob: the totals after it follow
+    # undo the last deal (named, and asked first): its false win stays with deal 4, now being played again
+    assert again.button(key="match.undo").label == "Undo deal 4: declared void"
     ok(again.button(key="match.undo").click().run())
+    assert any("Undo deal 4 (declared void)?" in shown(w) for w in again.warning)
+    ok(again.button(key="match.undo_no").click().run())
+    assert header(again) == "Deal 5 of 16 · S 南 round · dealer Bob"
+    ok(again.button(key="match.undo").click().run())
+    ok(again.button(key="match.undo_yes").click().run())
+    assert header(again) == "Deal 4 of 16 · E 东 round · dealer Dan"
+    assert totals(again) == {"Ann": 27, "Bob": 89, "Cat": -49, "Dan": -67}  # the penalty is pending in deal 4
+    (entry,) = [b for b in again.button if b.label.startswith("Take back: Dan")]
+    ok(entry.click().run())
+    assert totals(again) == {"Ann": 17, "Bob": 79, "Cat": -59, "Dan": -37}
+    # edit deal 2 (a draw) into a false win by Bob, the deal void: the totals after it follow
     again.selectbox(key="match.deal_no").select(2).run()
     assert any("Deal 2 is recorded" in i.value for i in again.info)
-    again.selectbox(key="match.offender").select("Bob").run()
-    ok(again.button(key="match.false_win").click().run())
+    false_win_by(again, "Bob", then="void")
     assert totals(again) == {"Ann": 27, "Bob": 49, "Cat": -49, "Dan": -27}
     # deal 2 recorded by mistake: taken out, Bob's self-drawn win moves up to deal 2, where he deals: 23
     again.selectbox(key="match.deal_no").select(2).run()
@@ -108,16 +131,91 @@ def test_two_sessions_share_the_match_and_lose_nothing():
     second = open_page()
     assert header(second) == "Deal 1 of 16 · E 东 round · dealer Ann"
     ok(first.button(key="match.draw").click().run())
-    # the second session still shows deal 1: its click is refused with the reason, nothing is overwritten
+    # the second session still shows deal 1: its click is refused naming what changed, nothing is overwritten
     second.button(key="match.draw").click().run()
-    assert any("deal 1 is already recorded" in e.value for e in second.error)
+    (refused,) = [shown(e) for e in second.error]
+    assert refused.startswith("Not recorded: deal 1 was recorded by another phone at ") and refused.count(": a draw.") == 1
     assert header(second) == "Deal 2 of 16 · E 东 round · dealer Bob"
-    second.selectbox(key="match.offender").select("Cat").run()
-    ok(second.button(key="match.false_win").click().run())
+    false_win_by(second, "Cat", then="void")
+    # the first session has not seen that: a rerun (typing, say) tells it, and its record is refused
     first.run()
+    assert any("Changed on another phone: a penalty in deal 2" in shown(w) for w in first.warning)
     assert totals(first) == {"Ann": 10, "Bob": 10, "Cat": -30, "Dan": 10}
+    first.button(key="match.draw").click().run()
+    assert any("deal 2 was recorded by another phone" in e.value and "declared void" in shown(e) for e in first.error)
+    # undo from the stale first session is refused too; once told, its undo of deal 2 goes through
+    second.button(key="match.draw").click().run()  # deal 3
+    ok(first.button(key="match.undo").click().run())
+    assert any("Undo deal 2 (declared void)?" in shown(w) for w in first.warning)  # what its page showed
+    first.button(key="match.undo_yes").click().run()
+    assert any("deal 3 was recorded by another phone at" in shown(e) for e in first.error)
     with LedgerStore() as store:
-        assert [d.result.value for d in store.deals(1)] == ["draw", "false_win"]
+        assert [d.result.value for d in store.deals(1)] == ["draw", "void", "draw"]
+    assert first.button(key="match.undo").label == "Undo deal 3: a draw"
+
+
+def test_a_finished_match_is_locked_until_reopened_and_a_time_limit_ends_it():
+    at = start_match(open_page())
+    ok(at.button(key="match.draw").click().run())
+    other = open_page()
+    ok(at.button(key="match.close").click().run())
+    assert any("End the match after 1 deals?" in shown(w) for w in at.warning)
+    ok(at.button(key="match.close_yes").click().run())
+    assert any("The match is over (time limit" in shown(s) for s in at.success)
+    assert not [b for b in at.button if b.key == "match.draw"]  # nothing to record on a finished match
+    other.button(key="match.draw").click().run()  # a phone that still shows the open match
+    assert any("the match was ended by another phone" in shown(e) for e in other.error)
+    other.button(key="match.draw").click().run() if [b for b in other.button if b.key == "match.draw"] else None
+    with LedgerStore() as store:
+        assert len(store.deals(1)) == 1 and store.ledger(1).finished
+    ok(at.button(key="match.reopen").click().run())
+    ok(at.button(key="match.reopen_yes").click().run())
+    assert header(at) == "Deal 2 of 16 · E 东 round · dealer Bob"
+
+
+def test_names_are_shown_as_plain_text():
+    at = start_match(open_page(), names=("[link](https://example.com)", "**Bob**", "Cat", "Dan"))
+    assert header(at) == "Deal 1 of 16 · E 东 round · dealer \\[link\\]\\(https\\://example\\.com\\)"
+    from appui.match import plain
+
+    assert plain("[x](y) *z*") == "\\[x\\]\\(y\\) \\*z\\*"
+
+
+def test_a_table_link_opens_its_own_match():
+    with LedgerStore() as store:
+        first = store.create_match(Match(("Ann", "Bob", "Cat", "Dan"), table="1"))
+        store.create_match(Match(("Eve", "Fay", "Gus", "Hal"), table="2"))
+        uid = store.ledger(first).uid
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.query_params["match"] = uid
+    at.switch_page("appui/pages/match.py").run()
+    ok(at)
+    assert header(at) == "Deal 1 of 16 · E 东 round · dealer Ann"  # not the newest match
+    at.selectbox(key="match.id").select(2).run()
+    assert header(at) == "Deal 1 of 16 · E 东 round · dealer Eve" and at.query_params["match"] != [uid]
+
+
+def test_the_organiser_registers_draws_and_ranks():
+    at = open_page()
+    at.button_group(key="match.view").set_value("organiser").run()
+    at.text_input(key="match.t_name").input("Club cup")
+    at.text_area(key="match.t_players").input("\n".join(f"P{i}" for i in range(8)))
+    (register,) = [b for b in at.button if b.label == "Register"]
+    ok(register.click().run())
+    ok(at.button(key="match.t_draw").click().run())
+    assert [s.value for s in at.subheader if s.value.startswith("Round")] == ["Round 1"]
+    assert len(at.get("imgs")) >= 1 or len(at.get("image")) >= 1
+    with LedgerStore() as store:
+        tables = store.list_matches(1)
+        assert len(tables) == 2
+        store.add_deal(tables[0].id, win(tables[0].match, 1, tables[0].match.players[0], total=8), seen=0)
+        store.close_match(tables[0].id, seen=1)
+    at.run()
+    players = at.dataframe[0].value.to_dict("records")
+    assert players[0]["Player"] == tables[0].match.players[0] and players[0]["Table points"] == 4
+    assert sum(p["Matches"] for p in players) == 4 and sum(p["Playing"] for p in players) == 4
+    at.button(key="match.t_draw").click().run()
+    assert any("round 1 is still being played at table 2" in shown(e) for e in at.error)
 
 
 def test_score_in_the_manual_scorer_then_add_with_one_click():
@@ -144,7 +242,7 @@ def test_score_in_the_manual_scorer_then_add_with_one_click():
 
 def test_bad_names_are_refused_with_the_reason():
     at = start_match_expecting_error(open_page(), ("Ann", "Ann", "Cat", "Dan"))
-    assert any("different names" in e.value for e in at.error)
+    assert any("different names" in shown(e) for e in at.error)
 
 
 def start_match_expecting_error(at: AppTest, names) -> AppTest:
@@ -155,13 +253,14 @@ def start_match_expecting_error(at: AppTest, names) -> AppTest:
 
 
 def test_tournament_view_sums_table_points_over_tables():
-    from ledger.match import Match, draw, false_win
+    from ledger.match import draw, false_win
 
     with LedgerStore() as store:
         for table in ("1", "2"):
             match_id = store.create_match(Match(("Ann", "Bob", "Cat", "Dan"), table=table, round_label="1"))
-            store.add_deal(match_id, draw(1))
-            store.add_deal(match_id, false_win(store.match(match_id), 2, "Dan"))
+            store.add_deal(match_id, draw(1), seen=0)
+            store.add_penalty(match_id, false_win(store.match(match_id), 2, "Dan"), seen=1)
+            store.close_match(match_id, seen=2)
     at = ok(open_page())
     assert any(e.label.startswith("Tournament") for e in at.expander)
     players = at.dataframe[-1].value.to_dict("records")
@@ -169,7 +268,7 @@ def test_tournament_view_sums_table_points_over_tables():
     assert [(p["Player"], p["Matches"], round(p["Table points"], 3)) for p in players] == [
         ("Ann", 2, 4.667), ("Bob", 2, 4.667), ("Cat", 2, 4.667), ("Dan", 2, 0.0)]
     tables = at.dataframe[-2].value.to_dict("records")
-    assert [(t["Table"], t["Deal"]) for t in tables] == [("1", 2), ("2", 2)]
+    assert [(t["Table"], t["Deal"]) for t in tables] == [("1", 1), ("2", 1)]
 
 
 def test_a_run_reads_the_ledgers_once(monkeypatch):

@@ -118,6 +118,7 @@ def test_a_double_click_adds_one_deal():
     # undone on the Match page: the same hand can be added again
     at.switch_page("appui/pages/match.py").run()
     ok(at.button(key="match.undo").click().run())
+    ok(at.button(key="match.undo_yes").click().run())
     manual_hand(at, EAST_PUNG, discarder_seat="W")
     ok(at.button(key="manual.add_to_match").click().run())
     assert [(d.number, d.winner) for d in recorded()] == [(1, "Ann")]

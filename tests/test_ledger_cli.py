@@ -42,28 +42,88 @@ def test_a_match_from_the_command_line(cli, tmp_path):
     cli("add", "1", "--draw")
     third = cli("add", "1", "--win", "Bob", "--hand", EAST_PUNG + " self-drawn")  # Bob seat N: 21, 29 from each
     assert third["totals"] == {"Ann": 17, "Bob": 79, "Cat": -59, "Dan": -37}
-    fourth = cli("add", "1", "--false-win", "Dan")
-    assert fourth["totals"] == {"Ann": 27, "Bob": 89, "Cat": -49, "Dan": -67}
+    fourth = cli("add", "1", "--false-win", "Dan")  # the usual penalty, and the table declared the deal void
+    assert fourth["totals"] == {"Ann": 27, "Bob": 89, "Cat": -49, "Dan": -67} and fourth["deal"]["result"] == "void"
+    assert fourth["penalties"] == [{"deal": 4, "player": "Dan", "points": 10, "reason": "false win (诈和)",
+                                    "to_others": True, "false_win": True}]
     edited = cli("add", "1", "--deal", "2", "--replace", "--win", "Cat", "--self-drawn", "--fan", "8")
     assert edited["totals"] == {"Ann": 11, "Bob": 73, "Cat": -1, "Dan": -83}  # 16 more to Cat from each
     shown = cli("show", "1")
-    assert [d["result"] for d in shown["deals"]] == ["win", "win", "win", "false_win"]
+    assert [d["result"] for d in shown["deals"]] == ["win", "win", "win", "void"] and shown["revision"] == 6
     assert [s["player"] for s in shown["standings"]] == ["Bob", "Ann", "Cat", "Dan"]
-    assert cli("undo", "1")["undone"]["result"] == "false_win"
+    stale = cli("add", "1", "--draw", "--seen", "5", ok=False)
+    assert "deal 2 was changed by another phone" in stale and "Cat's self-draw, 8" in stale
+    assert "deal 3 is not the last deal (deal 4 is)" in cli("undo", "1", "--deal", "3", ok=False)
+    assert cli("undo", "1", "--deal", "4")["undone"]["result"] == "void"
+    assert cli("show", "1")["penalties"][0]["deal"] == 4  # the penalty stays: deal 4 is being played again
     removed = cli("remove", "1", "--deal", "2")  # Cat's paper 8 never happened: Bob's win moves to deal 2
-    assert removed["deals"] == 2 and removed["totals"] == {"Ann": 15, "Bob": 85, "Cat": -61, "Dan": -39}
+    assert removed["deals"] == 2 and removed["totals"] == {"Ann": 25, "Bob": 95, "Cat": -51, "Dan": -69}
     cli("add", "1", "--deal", "2", "--replace", "--win", "Cat", "--self-drawn", "--fan", "8")
     cli("add", "1", "--win", "Bob", "--hand", EAST_PUNG + " self-drawn")
 
     out = tmp_path / "m.json"
     cli("export", "1", "-o", str(out))
-    imported = cli("import", str(out))
-    assert imported["match"] == 2 and imported["totals"] == {"Ann": 1, "Bob": 63, "Cat": -11, "Dan": -53}
+    same = cli("import", str(out))  # the match's own export: recognised by its uid, nothing added
+    assert same["match"] == 1 and not same["imported"] and "already imported as match 1" in same["note"]
+    copy = tmp_path / "copy.json"  # the same deals as another table's match, without the uid
+    copy.write_text(json.dumps({**json.loads(out.read_text()), "uid": None, "match": {"players": ["Ann", "Bob", "Cat", "Dan"], "table": "2"}}))
+    imported = cli("import", str(copy))
+    assert imported["match"] == 2 and imported["imported"] and imported["totals"] == {"Ann": 11, "Bob": 73, "Cat": -1, "Dan": -83}
+    again = cli("import", str(copy))  # the same file twice: recognised, nothing added
+    assert again["match"] == 2 and not again["imported"] and "already imported as match 2" in again["note"]
     csv_text = cli("export", "2", "--format", "csv")
-    assert csv_text.splitlines()[2].startswith("2,E,Bob,win,Cat,,yes,8,,N,-16,30,")
+    assert csv_text.startswith("\ufeffdeal,") and csv_text.splitlines()[2].startswith("2,E,Bob,win,Cat,,yes,8,,N,-16,30,")
     assert [m["match"] for m in cli("list")] == [1, 2]
+    assert cli("tournament")["players"][0] == {"player": "Ann", "matches": 0, "table_points": 0.0, "points": 0, "playing": 2}
+    closed = cli("close", "1")
+    assert closed["finished"] and closed["closed"]["reason"] == "time_limit" and closed["next_deal"] is None
+    assert "the match is finished (closed at the time limit" in cli("add", "1", "--draw", ok=False)
+    cli("close", "2")
     standings = cli("tournament")["players"]
-    assert standings[0] == {"player": "Bob", "matches": 2, "table_points": 8.0, "points": 126}
+    assert standings[0] == {"player": "Bob", "matches": 2, "table_points": 8.0, "points": 146}
+    assert cli("reopen", "1")["next_deal"] == 4
+
+
+def test_a_three_round_tournament_of_eight_players(cli):
+    names = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"]
+    made = cli("tournament", "new", "--name", "Club cup", "--seed", "7", "--players", *names)
+    assert made["tournament"] == 1 and made["players"] == names
+    expected: dict[str, list[float]] = {n: [0.0, 0] for n in names}
+    met: set[frozenset[str]] = set()
+    repeated = 0
+    for round_no in (1, 2, 3):
+        drawn = cli("tournament", "round", "1", "--url", "http://192.168.1.5:8501")
+        assert drawn["round"] == round_no and [t["table"] for t in drawn["tables"]] == [1, 2]
+        seated = [p for t in drawn["tables"] for p in t["players"]]
+        assert sorted(seated) == sorted(names)  # everyone plays once a round
+        for table in drawn["tables"]:
+            assert table["link"].startswith("http://192.168.1.5:8501/match?match=")
+            players = table["players"]
+            pairs = {frozenset((a, b)) for a in players for b in players if a < b}
+            repeated += len(pairs & met)
+            met |= pairs
+            match = str(table["match"])
+            # the dealer of deal 1 (East) self-draws 8 + the table's number of fan; deal 2 is a draw
+            first = cli("add", match, "--win", players[0], "--self-drawn", "--fan", str(8 + table["table"]))
+            cli("add", match, "--draw")
+            if table["table"] == 2:  # a false win, the deal goes on and ends in a draw
+                cli("penalty", match, "--false-win", players[3])
+                cli("add", match, "--draw")
+            shown = cli("close", match)  # the time limit
+            assert shown["finished"] and first["points"][players[0]] == 3 * (16 + table["table"])
+            for standing in shown["standings"]:
+                expected[standing["player"]][0] += standing["table_points"]
+                expected[standing["player"]][1] += standing["points"]
+        if round_no == 1:
+            assert all(p["matches"] == 1 for p in cli("tournament", "standings", "1")["players"])
+    assert repeated == 4 + 8  # two tables of four: 4 pairs meet again in round 2, 8 in round 3 (the fewest possible)
+    standings = cli("tournament", "standings", "1")
+    assert standings["rounds"] == 3 and len(standings["tables"]) == 6 and all(t["finished"] for t in standings["tables"])
+    players = standings["players"]
+    assert [p["matches"] for p in players] == [3] * 8
+    assert [(p["player"], p["table_points"], p["points"]) for p in players] == sorted(
+        ((n, tp, pts) for n, (tp, pts) in expected.items()), key=lambda x: (-x[1], -x[2], x[0]))
+    assert players[0]["table_points"] >= players[1]["table_points"]
 
 
 @pytest.mark.parametrize(
@@ -75,6 +135,12 @@ def test_a_match_from_the_command_line(cli, tmp_path):
         (("add", "1", "--win", "Ann", "--discarder", "Cat", "--hand", "[EEE] 1s +1s"), "the hand: "),
         (("add", "1", "--win", "Ann", "--discarder", "Cat", "--fan", "6"), "under the 8-fan minimum"),
         (("add", "1", "--false-win", "Zed"), "no player 'Zed'"),
+        (("penalty", "1", "--player", "Ann", "--points", "1000000000000"), "a penalty must be a whole number from 1 to 1000"),
+        (("add", "1", "--win", "Ann", "--self-drawn", "--fan", "99999999"), "more than any hand scores"),
+        (("new", "--players", "A" * 101, "B", "C", "D"), "at most 100"),
+        (("add", "1", "--draw", "--seen", "0"), "deal 1 was recorded by another phone"),
+        (("tournament", "new", "--players", "A", "B", "C"), "register a multiple of 4 players (3 registered)"),
+        (("tournament", "round", "5"), "no tournament 5"),
         (("add", "1", "--deal", "1", "--draw"), "deal 1 is already recorded"),
         (("add", "1", "--deal", "3", "--draw"), "cannot be recorded before deal 2"),
         (("add", "9", "--draw"), "no match 9"),

@@ -14,6 +14,8 @@ from ledger.match import (
     check_next,
     draw,
     false_win,
+    penalty,
+    void,
     win,
     without_deal,
 )
@@ -40,7 +42,7 @@ def play_match(match: Match) -> list:
         win(m, 3, "Bob", hand=hand(EAST_PUNG + " self-drawn")),  # Bob seat N, prevalent E: 16+2+1+1+1 = 21
         win(m, 4, "Dan", discarder="Ann", total=8),  # scored on paper
         win(m, 5, "Cat", discarder="Bob", hand=hand(STRAIGHT + " flowers=2")),  # 19 + 2 flowers = 21
-        false_win(m, 6, "Dan"),
+        void(6),  # Dan's false win: the table declared the deal void (FALSE_WINS)
         win(m, 7, "Ann", discarder="Dan", hand=hand(EAST_PUNG)),  # Ann seat N, prevalent S: 16+1+1+1 = 19
         draw(8),
         win(m, 9, "Cat", hand=hand(EAST_PUNG + " self-drawn")),  # Cat dealer, prevalent W: 16+2+1+1+1 = 21
@@ -52,6 +54,10 @@ def play_match(match: Match) -> list:
         draw(15),
         win(m, 16, "Dan", discarder="Bob", total=18),
     ]
+
+
+def false_wins(match: Match) -> list:
+    return [false_win(match, 6, "Dan")]  # the usual penalty: 10 to each other player
 
 
 # deal: (prevalent, dealer, seat winds Ann Bob Cat Dan, points Ann Bob Cat Dan, totals Ann Bob Cat Dan)
@@ -82,8 +88,9 @@ FAN_TOTALS = {1: 22, 3: 21, 4: 8, 5: 21, 7: 19, 9: 21, 10: 12, 11: 19, 13: 20, 1
 def test_full_match_by_hand():
     match = Match(PLAYERS).validate()
     deals = play_match(match)
-    ledger = build_ledger(match, deals)
+    ledger = build_ledger(match, deals, false_wins(match))
     assert len(ledger.rows) == 16 and ledger.finished and ledger.next_deal is None
+    assert ledger.rows[5].penalties == (false_win(match, 6, "Dan"),) and not ledger.pending
     for row in ledger.rows:
         prevalent, dealer, winds, points, totals = EXPECTED[row.deal.number]
         assert row.prevalent_wind == prevalent, row.deal.number
@@ -142,14 +149,30 @@ def test_table_points_share_ties(points, shares):
 def test_editing_a_past_deal_recomputes_everything_after_it():
     match = Match(PLAYERS).validate()
     deals = play_match(match)
-    before = build_ledger(match, deals)
-    deals[1] = false_win(match, 2, "Bob")  # deal 2 was a draw: Bob now pays 10 to each
-    after = build_ledger(match, deals)
+    before = build_ledger(match, deals, false_wins(match))
+    deals[1] = void(2)  # deal 2 was a draw: Bob's false win, the deal void; Bob pays 10 to each
+    after = build_ledger(match, deals, false_wins(match) + [false_win(match, 2, "Bob")])
     assert after.rows[0] == before.rows[0]
     for old, new in zip(before.rows[1:], after.rows[1:]):
         assert tuple(n - o for o, n in zip(old.totals, new.totals)) == (10, -30, 10, 10)
-    undone = build_ledger(match, play_match(match)[:-1])  # undo the last deal
+    undone = build_ledger(match, play_match(match)[:-1], false_wins(match))  # undo the last deal
     assert undone.next_deal == 16 and undone.totals == (46, 2, -16, -32)
+
+
+def test_penalties_are_entries_of_their_own_and_a_false_win_deal_goes_on():
+    match = Match(PLAYERS).validate()
+    # deal 2: Cat declares a false win; the table lets the deal go on and Ann wins it on Bob's discard
+    pending = build_ledger(match, [draw(1)], [false_win(match, 2, "Cat")])
+    assert pending.next_deal == 2 and pending.totals == (10, 10, -30, 10) and len(pending.pending) == 1
+    slow = penalty(match, 2, "Dan", 5, "slow play")  # taken off Dan, paid to nobody
+    ledger = build_ledger(match, [draw(1), win(match, 2, "Ann", discarder="Bob", total=8)],
+                          [false_win(match, 2, "Cat"), slow])
+    assert ledger.rows[1].penalties == (false_win(match, 2, "Cat"), slow) and not ledger.pending
+    assert ledger.rows[1].points == (10 + 32, 10 - 16, -30 - 8, 10 - 8 - 5)
+    assert ledger.totals == ledger.rows[1].totals and sum(ledger.totals) == -5
+    assert [s.player for s in ledger.standings()] == ["Ann", "Dan", "Bob", "Cat"]
+    with pytest.raises(LedgerError, match="a penalty in deal 4, but only 2 deals are recorded"):
+        build_ledger(match, [draw(1), draw(2)], [penalty(match, 4, "Ann", 5)])
 
 
 def test_a_deal_recorded_by_mistake_is_taken_out_and_the_later_ones_move_up():
@@ -173,16 +196,39 @@ def test_a_deal_recorded_by_mistake_is_taken_out_and_the_later_ones_move_up():
 
 def test_export_import_round_trip_and_csv():
     match = Match(PLAYERS, name="club night", table="3").validate()
-    ledger = build_ledger(match, play_match(match))
+    ledger = build_ledger(match, play_match(match), false_wins(match), uid="m-1")
     data = ledger_to_json(ledger)
     again = ledger_from_json(data)
-    assert again.match == match and again.rows == ledger.rows
+    assert again.match == match and again.rows == ledger.rows and again.uid == "m-1" and again.finished
     csv_text = ledger_to_csv(ledger)
-    lines = csv_text.strip().splitlines()
+    assert csv_text.startswith("\ufeffdeal,")  # the byte-order mark: a spreadsheet reads UTF-8
+    lines = csv_text[1:].strip().splitlines()
     assert len(lines) == 17
-    assert lines[0].startswith("deal,prevalent_wind,dealer,result,winner,discarder,self_drawn,fan,offender,Ann seat,")
+    assert lines[0].startswith("deal,prevalent_wind,dealer,result,winner,discarder,self_drawn,fan,penalties,Ann seat,")
     assert lines[1] == "1,E,Ann,win,Ann,Cat,,22,,E,46,46,S,-8,-8,W,-30,-30,N,-8,-8"
-    assert lines[6] == "6,S,Ann,false_win,,,,,Dan,E,10,3,N,10,52,W,10,-12,S,-30,-43"
+    assert lines[6] == '6,S,Ann,void,,,,,"Dan: false win (诈和), 10 to each other player",E,10,3,N,10,52,W,10,-12,S,-30,-43'
+
+
+def test_csv_cells_that_look_like_formulas_stay_text():
+    import csv
+    import io
+
+    match = Match(("=1+1", "+Bob", "@Cat", "-Dan")).validate()
+    ledger = build_ledger(match, [win(match, 1, "=1+1", total=8)], [penalty(match, 2, "-Dan", 5, "=HYPERLINK(1)")])
+    rows = list(csv.reader(io.StringIO(ledger_to_csv(ledger)[1:])))
+    assert rows[0][9:12] == ["'=1+1 seat", "'=1+1 points", "'=1+1 total"] and rows[0][12] == "'+Bob seat"
+    assert rows[1][4] == "'=1+1" and rows[1][10] == "48"  # numbers, negative ones too, stay numbers
+    assert rows[1][13] == "-16"
+    assert rows[2][3] == "penalty" and rows[2][8] == "'-Dan: =HYPERLINK(1), -5"
+
+
+def test_a_format_1_false_win_reads_as_a_penalty_and_a_void_deal():
+    old = {"format": "mcr-ledger", "version": 1, "match": {"players": list(PLAYERS)},
+           "deals": [{"number": 1, "result": "draw"}, {"number": 2, "result": "false_win", "offender": "Dan", "penalty": 10}]}
+    ledger = ledger_from_json(old)
+    assert [r.deal.result for r in ledger.rows] == [Result.DRAW, Result.VOID]
+    assert ledger.rows[1].penalties == (false_win(ledger.match, 2, "Dan"),) and ledger.totals == (10, 10, 10, -30)
+    assert ledger.uid.startswith("sha1-") and ledger_from_json(old).uid == ledger.uid  # the same file, the same name
 
 
 def test_import_rescore_refuses_an_edited_total():
@@ -214,12 +260,18 @@ def test_import_without_rescoring_keeps_the_total_but_checks_the_deal():
         ({"number": 2, "result": "win", "total": 8}, "deal 2: winner must be a player's name, not None"),
         ({"number": 2, "result": "win", "winner": "Ann", "discarder": 3, "total": 8},
          "deal 2: discarder must be a player's name, not 3"),
-        ({"number": 2, "result": "false_win", "offender": ["Ann"]}, "deal 2: offender must be a player's name"),
     ],
 )
 def test_import_refuses_a_deal_with_a_wrong_number_or_name(data, message):
     with pytest.raises(LedgerError, match=message):
         deal_from_json(Match(PLAYERS).validate(), data)
+
+
+def test_import_refuses_a_false_win_without_an_offender():
+    old = {"format": "mcr-ledger", "version": 1, "match": {"players": list(PLAYERS)},
+           "deals": [{"number": 1, "result": "false_win", "offender": ["Ann"]}]}
+    with pytest.raises(LedgerError, match="deal 1: offender must be a player's name"):
+        ledger_from_json(old)
 
 
 @pytest.mark.parametrize(
@@ -236,6 +288,14 @@ def test_import_refuses_a_deal_with_a_wrong_number_or_name(data, message):
          r"scores 9 fan, 7 without the flowers, under the 8-fan minimum \(flowers do not count toward it\)"),
         (lambda m: Match(("A", "A", "B", "C")).validate(), "different names"),
         (lambda m: Match(("A", "B", "C", "D"), seat_rule="sideways").validate(), "seat rule"),
+        (lambda m: Match(("A" * 101, "B", "C", "D")).validate(), "a player's name has 101 characters; at most 100"),
+        (lambda m: Match(("A\nB", "B", "C", "D")).validate(), "control character"),
+        (lambda m: win(m, 1, "Ann", total=99999999), "more than any hand scores"),
+        (lambda m: penalty(m, 1, "Ann", 10**12), "a penalty must be a whole number from 1 to 1000"),
+        (lambda m: penalty(m, 1, "Ann", 0), "a penalty must be a whole number from 1 to 1000"),
+        (lambda m: penalty(m, 1, "Ann", 5, "x" * 201), "the reason has 201 characters"),
+        (lambda m: false_win(m, 1, "Ann", 1001), "a penalty must be a whole number from 1 to 1000"),
+        (lambda m: Match(PLAYERS, false_win_penalty=10**12).validate(), "false-win penalty must be a whole number from 0 to 1000"),
     ],
 )
 def test_bad_records_are_refused_with_a_reason(make, message):
