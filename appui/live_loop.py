@@ -15,16 +15,21 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
 import numpy as np
 
-from scoring.hand import HandError, WinContext
+from scoring.hand import Hand, HandError, Meld, WinContext
+from scoring.shanten import Discard, best_discards, shanten, useful_tiles
+from scoring.tiles import ALL_TILES, Tile
+from scoring.waits import Wait
+from tileset.classes import BACK, is_flower
+from tileset.groups import GROUPS, HAND, MAX_MELDS, UNPLACED, WIN
 from vision.detections import Detector
+from vision.layout import build_hand, type_group
 
-from .correction import GROUPS, Reading
 from .overlay import draw_boxes
 from .settings import DEFAULT_APP_SETTINGS, AppSettings
 
@@ -63,7 +68,7 @@ class LiveSnapshot:
     """
 
     tiles: tuple[dict[str, Any], ...] = ()
-    issues: tuple[str, ...] = ()
+    issues: tuple[Any, ...] = ()  # vision.issues.ReaderIssue: the reader's doubts about `tiles`
     fps: float = 0.0
     frames: int = 0
     detections_run: int = 0
@@ -89,7 +94,7 @@ class LiveSnapshot:
 @dataclass(frozen=True)
 class _Reading:
     tiles: tuple[dict[str, Any], ...] = ()
-    issues: tuple[str, ...] = ()
+    issues: tuple[Any, ...] = ()
     error: str | None = None
     view: int = -1
     read_at: float = 0.0
@@ -274,7 +279,7 @@ class LiveLoop:
         except Exception as exc:  # the video must keep running; the page shows the error
             return _Reading(error=f"{type(exc).__name__}: {exc}")
         tiles = tuple({**t, "xyxy": [v / scale for v in t["xyxy"]]} for t in result.tiles)
-        return _Reading(tiles, tuple(map(str, result.issues)))
+        return _Reading(tiles, tuple(result.issues))
 
     def _rate(self, times: deque[float], now: float) -> float:
         """Events per second over the last `rate_window_s` (or since the loop started, if that is shorter)."""
@@ -317,14 +322,43 @@ def _shrink(frame: np.ndarray, max_side: int) -> tuple[np.ndarray, float]:
 
 
 @dataclass(frozen=True)
+class WaitInView:
+    """A winning tile of the hand in view, with its scores and the copies nobody shows."""
+
+    wait: Wait
+    unseen: int  # of its four copies, those not in view (the hand's own tiles and any on the table)
+
+
+@dataclass(frozen=True)
 class LiveAnalysis:
-    """What the page shows for a reading: kind is empty | partial | ready | complete | invalid."""
+    """What the page shows for a steady reading.
+
+    kind: empty | standing (shanten, the discards or draws that help) | ready (13 tiles, the waits)
+    | finished (14 tiles that win: the hand, and its score once the context is known) | invalid
+    (`message`: why, from the scorer).  Tiles in meld groups that make no set count as standing tiles;
+    tiles set aside (unplaced) count only as seen.
+    """
 
     kind: str
     message: str = ""
-    waits: tuple[Any, ...] = ()
+    counted: int = 0  # standing tiles plus three for each meld
+    melds: tuple[Meld, ...] = ()
+    standing: tuple[Tile, ...] = ()
+    flowers: int = 0
+    shanten: int | None = None
+    discards: tuple[Discard, ...] = ()
+    draws: tuple[Tile, ...] = ()  # draws that bring the hand closer
+    unseen: tuple[int, ...] = (4,) * 34  # per tile index: copies not in view (in the hand, melds or on the table)
+    waits: tuple[WaitInView, ...] = ()
+    hand: Hand | None = None
     score: Any = None
-    hand: Any = None
+    win_guessed: bool = False  # no tile set apart: the rightmost standing tile taken as the winning tile
+
+
+def reading_key(tiles: Sequence[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
+    """The part of a reading the analysis depends on (classes and groups, not the boxes); any group name."""
+    ordered = sorted(tiles, key=lambda t: (group_rank(t.get("group") or "unplaced"), t["xyxy"][0], t["cls"]))
+    return tuple((t["cls"], t.get("group") or "unplaced") for t in ordered)
 
 
 def group_rank(group: str) -> tuple[int, int]:
@@ -336,38 +370,89 @@ def group_rank(group: str) -> tuple[int, int]:
     return (1, int(number)) if number.isdigit() else (2, 0)
 
 
-def reading_key(tiles: Sequence[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
-    """The part of a reading the analysis depends on (classes and groups, not the boxes); any group name."""
-    ordered = sorted(tiles, key=lambda t: (group_rank(t.get("group") or "unplaced"), t["xyxy"][0], t["cls"]))
-    return tuple((t["cls"], t.get("group") or "unplaced") for t in ordered)
+def _in_view(key: Sequence[tuple[str, str]]) -> tuple[tuple[Meld, ...], list[str], str | None, int, Counter[str]]:
+    """Melds, standing tiles (left to right), the tile set apart as winning, flowers, and every face seen."""
+    melds: list[Meld] = []
+    standing: list[str] = []
+    wins: list[str] = []
+    flowers = 0
+    seen: Counter[str] = Counter()
+    meld_groups: dict[str, list[str]] = {}
+    for cls, group in key:
+        if is_flower(cls):
+            flowers += group != UNPLACED
+            continue
+        if group.startswith("meld"):  # a concealed kong shows backs
+            meld_groups.setdefault(group, []).append(cls)
+        if cls == BACK:
+            continue
+        seen[cls] += 1
+        if group == HAND:
+            standing.append(cls)
+        elif group == WIN:
+            wins.append(cls)
+    for classes in meld_groups.values():
+        typed = type_group(tuple(classes))
+        if isinstance(typed, Meld) and len(melds) < MAX_MELDS:
+            melds.append(typed)
+        else:
+            standing.extend(c for c in classes if c != BACK)  # scattered tiles are no meld
+    win = wins[-1] if len(wins) == 1 else None
+    if len(wins) > 1:
+        standing.extend(wins)
+    return tuple(melds), standing, win, flowers, seen
 
 
-def analyse(tiles: Sequence[dict[str, Any]], context: WinContext) -> LiveAnalysis:
-    """Waits with their scores for 13 tiles; the score for a complete hand; else what is missing."""
-    if not tiles:
-        return LiveAnalysis("empty")
-    reading = Reading.from_tiles(tiles)
-    try:
-        melds, standing = reading.melds_and_standing()
-    except HandError as exc:
-        return LiveAnalysis("invalid", str(exc))
-    count = len(standing) + 3 * len(melds)
-    if count == 13:
+def analyse(key: Sequence[tuple[str, str]], context: WinContext | None) -> LiveAnalysis:
+    """What the tiles of a reading (`reading_key`) make: how far from ready, the waits, or the finished hand.
+
+    `context` None: the way of winning is not known yet, a finished hand gets no score.
+    The waits are scored with `context`'s winds (or East, East).
+    """
+    melds, standing_cls, win, flowers, seen = _in_view(key)
+    if not melds and not standing_cls and win is None:
+        return LiveAnalysis("empty", flowers=flowers)
+    all_standing = standing_cls + ([win] if win else [])
+    tiles = tuple(Tile.parse(c) for c in all_standing)
+    counted = len(tiles) + 3 * len(melds)
+    base = LiveAnalysis("standing", counted=counted, melds=melds, standing=tiles, flowers=flowers)
+    if any(c > 4 for c in seen.values()):
+        name, count = max(seen.items(), key=lambda kv: kv[1])
+        return replace(base, kind="invalid", message=f"{name} appears {count} times; a set has only 4 of each tile")
+    away = shanten(tiles, len(melds))
+    unseen = tuple(max(0, 4 - seen[t.name]) for t in ALL_TILES)
+    base = replace(base, shanten=away, unseen=unseen)
+    if counted > 14:
+        return replace(base, message="too_many")
+    if counted == 14 and away == -1:
+        return _finished(base, standing_cls, win, context)
+    if counted == 13 and away == 0:
         from scoring.waits import waits
 
+        ways = replace(context or WinContext(), flowers=flowers)
         try:
-            return LiveAnalysis("ready", waits=tuple(waits(melds, standing, context)))
+            found = waits(melds, tiles, ways)
         except HandError as exc:
-            return LiveAnalysis("invalid", str(exc))
-    if count == 14:
-        try:
-            hand = reading.to_hand(context)
-        except HandError as exc:
-            return LiveAnalysis("invalid", str(exc))
-        from scoring.scorer import score
+            return replace(base, kind="invalid", message=str(exc))
+        return replace(base, kind="ready", waits=tuple(WaitInView(w, unseen[w.tile.index]) for w in found))
+    if len(tiles) % 3 == 2:
+        return replace(base, discards=tuple(best_discards(tiles, len(melds))))
+    return replace(base, draws=useful_tiles(tiles, len(melds)))
 
-        try:
-            return LiveAnalysis("complete", score=score(hand), hand=hand)
-        except HandError as exc:
-            return LiveAnalysis("invalid", str(exc), hand=hand)
-    return LiveAnalysis("partial", f"{count} tiles counted (a meld counts 3); 13 show the waits, 14 the score")
+
+def _finished(base: LiveAnalysis, standing: list[str], win: str | None, context: WinContext | None) -> LiveAnalysis:
+    guessed = win is None
+    if win is None:
+        standing, win = standing[:-1], standing[-1]  # left to right: the rightmost is the last one drawn
+    try:
+        hand = build_hand(base.melds, standing, win, base.flowers, context or WinContext())
+    except HandError as exc:
+        return replace(base, kind="invalid", message=str(exc))
+    if context is None:
+        return replace(base, kind="finished", hand=hand, win_guessed=guessed)
+    from scoring.scorer import score
+
+    try:
+        return replace(base, kind="finished", hand=hand, score=score(hand), win_guessed=guessed)
+    except HandError as exc:
+        return replace(base, kind="invalid", message=str(exc), hand=hand)

@@ -96,7 +96,7 @@ def _shanten(counts: tuple[int, ...], melds: int) -> int:
     used = _standard_used(counts, sets)
     if sets == MAX_SETS - melds and sets == MAX_SETS:
         used = max(used, _seven_pairs_used(counts), _orphans_used(counts), _honors_knitted_used(counts))
-    if sets == MAX_SETS - melds and melds <= 1:
+    if sets >= 3:  # the nine knitted tiles stand for three sets; at most one meld, in view or not
         used = max(used, _knitted_straight_used(counts, sets - 3))
     return target - used - 1
 

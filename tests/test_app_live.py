@@ -4,6 +4,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 import vision.read  # noqa: F401 - the pages import it lazily and show a message if they cannot: fail here instead
@@ -11,7 +13,12 @@ from appui.demo_scene import TruthDetector, demo_scene
 from appui.live_loop import LiveLoop, analyse, reading_key
 from appui.settings import AppSettings
 from scoring import WinContext, parse_hand, score
+from scoring.tiles import Tile
 from scoring.waits import waits
+from tileset.classes import CLASS_NAMES
+from tileset.groups import GROUPS
+
+SCATTER_GROUPS = GROUPS + tuple(f"meld{k}" for k in range(4, 10))
 
 HAND = "[123m] [EEE] (5555p) 78s11p +9s flowers=2"
 
@@ -109,29 +116,78 @@ def read_tiles(scene):
     return list(loop.snapshot().tiles)
 
 
-def test_complete_hand_in_view_is_scored(scene):
-    analysis = analyse(read_tiles(scene), WinContext())
-    assert analysis.kind == "complete"
+def test_complete_hand_in_view_is_scored_only_with_a_context(scene):
+    key = reading_key(read_tiles(scene))
+    unknown = analyse(key, None)
+    assert unknown.kind == "finished" and unknown.score is None and unknown.hand is not None
+    analysis = analyse(key, WinContext())
+    assert analysis.kind == "finished" and not analysis.win_guessed
     assert analysis.score.total == score(parse_hand(HAND)).total
+    drawn = analyse(key, WinContext(self_drawn=True))
+    assert drawn.score.total == score(parse_hand(HAND + " self-drawn")).total
 
 
-def test_ready_hand_in_view_shows_its_waits(scene):
+def test_ready_hand_in_view_shows_its_waits_and_the_copies_unseen(scene):
     tiles = [t for t in read_tiles(scene) if t["group"] != "win"]  # the 9s taken away: 78s waits on 6s and 9s
-    analysis = analyse(tiles, WinContext())
-    assert analysis.kind == "ready"
-    assert [w.tile.name for w in analysis.waits] == ["6s", "9s"]
+    analysis = analyse(reading_key(tiles), WinContext())
+    assert analysis.kind == "ready" and analysis.shanten == 0
+    assert [w.wait.tile.name for w in analysis.waits] == ["6s", "9s"]
+    assert [w.unseen for w in analysis.waits] == [4, 4]
     hand = parse_hand(HAND)
-    expected = waits(hand.melds, hand.concealed, WinContext(flowers=0))
-    assert [w.discard.total for w in analysis.waits] == [w.discard.total for w in expected]
+    expected = waits(hand.melds, hand.concealed, WinContext(flowers=2))
+    assert [w.wait.discard.total for w in analysis.waits] == [w.discard.total for w in expected]
+    on_table = tiles + [{"cls": "9s", "xyxy": [600.0, 10.0, 630.0, 50.0], "group": "unplaced"}]  # a 9s discarded
+    assert [w.unseen for w in analyse(reading_key(on_table), WinContext()).waits] == [4, 3]
 
 
-def test_partial_and_invalid_readings_say_why(scene):
-    tiles = read_tiles(scene)
-    assert analyse([], WinContext()).kind == "empty"
-    partial = analyse([t for t in tiles if t["group"] not in ("win", "hand")], WinContext())
-    assert partial.kind == "partial" and "13" in partial.message
-    broken = [dict(t, cls="9m") if t["group"] == "meld1" and t["cls"] == "2m" else t for t in tiles]
-    assert analyse(broken, WinContext()).kind == "invalid"
+def key_of(text, group="hand"):
+    from scoring.notation import parse_tiles
+
+    return tuple((str(tile), group) for tile in parse_tiles(text))
+
+
+def test_a_standing_hand_of_any_size_gets_its_shanten_never_a_layout_error():
+    nine = analyse(key_of("123m456p78sE"), WinContext())
+    assert nine.kind == "standing" and nine.shanten is not None and nine.message == ""
+    assert analyse(key_of("147m258p369s"), None).shanten == 1  # a knitted straight, its pair to come
+    eleven = analyse(key_of("123m456p78sEWN"), None)  # 11 tiles: discards
+    assert eleven.kind == "standing" and eleven.discards and eleven.discards[0].shanten == eleven.shanten
+    assert {d.tile.name for d in eleven.discards} == {"1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "E", "W", "N"}
+    assert {d.tile.name for d in eleven.discards if d.shanten == 1} == {"E", "W", "N"}
+    ten = analyse(key_of("123m456p78s9sE"), None)
+    assert ten.kind == "standing" and ten.draws and not ten.discards
+    too_many = analyse(key_of("123m456p789s11p22p33p"), None)
+    assert too_many.message == "too_many" and too_many.counted == 15
+
+
+def test_thirteen_standing_tiles_with_the_rightmost_set_apart_are_a_waiting_hand():
+    """The reader may set the rightmost standing tile apart as the winning tile: 13 tiles still wait."""
+    key = key_of("123m456p789s1mEE") + (("S", "win"),)
+    analysis = analyse(key, None)
+    assert analysis.kind == "standing" and analysis.shanten == 1 and not analysis.waits
+    ready = analyse(key_of("123m456p789s1mEE") + (("E", "win"),), None)
+    assert ready.kind == "ready" and [w.wait.tile.name for w in ready.waits] == ["1m", "4m"]
+
+
+def test_scattered_tiles_in_meld_groups_are_no_melds():
+    broken = key_of("23m", "meld0") + (("9m", "meld0"),) + key_of("123p456p789sEE")
+    analysis = analyse(broken, None)
+    assert analysis.kind == "standing" and analysis.melds == () and len(analysis.standing) == 14
+
+
+def test_a_fifth_copy_is_a_clear_message():
+    analysis = analyse(key_of("11111m"), None)
+    assert analysis.kind == "invalid" and "1m" in analysis.message
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(CLASS_NAMES), st.sampled_from(SCATTER_GROUPS)), max_size=20))
+def test_any_reading_in_any_groups_is_analysed_without_an_error(pairs):
+    """Scattered tiles: up to ten meld groups, flowers, backs anywhere."""
+    tiles = [{"cls": cls, "xyxy": [40.0 * i, 0.0, 40.0 * i + 30, 40.0], "group": group} for i, (cls, group) in enumerate(pairs)]
+    for context in (None, WinContext()):
+        analysis = analyse(reading_key(tiles), context)
+        assert analysis.kind in ("empty", "standing", "ready", "finished", "invalid")
 
 
 def test_reading_key_ignores_box_jitter(scene):
@@ -159,31 +215,73 @@ def test_main_fans_name_the_biggest_fans_first():
     assert main_fans(None, zh=False) == ""
 
 
-def _reading_panel(tiles):
-    from appui.live import _show_reading
-    from appui.live_loop import LiveSnapshot
-    from scoring import WinContext
+def _reading_panel(tiles, state=None):
+    import streamlit as st
 
-    _show_reading(LiveSnapshot(tiles=tuple(tiles), fps=14.5, frames=30, detections_run=10), WinContext(), "S")
+    from appui.live import Winds, show_reading
+    from appui.live_loop import LiveSnapshot
+
+    for name, value in (state or {}).items():
+        st.session_state[name] = value
+    snap = LiveSnapshot(tiles=tuple(tiles), fps=14.5, frames=30, detections_run=10, readings_per_s=3.0,
+                        analysed_per_s=14.0, votes=5, agreeing=5, seen_at=0.0)
+    show_reading(snap, Winds("S", "E"))
+
+
+def panel(tiles, state=None):
+    at = AppTest.from_function(_reading_panel, args=(tiles, state), default_timeout=60).run()
+    assert not at.exception, at.exception
+    return at
 
 
 def test_reading_panel_lists_the_waits_of_13_tiles_with_their_scores(scene):
     tiles = [t for t in read_tiles(scene) if t["group"] != "win"]
-    at = AppTest.from_function(_reading_panel, args=(tiles,), default_timeout=60).run()
-    assert not at.exception, at.exception
-    assert at.metric[0].value == "14.5"
+    at = panel(tiles)
+    assert [m.value for m in at.metric] == ["Ready"]
     rows = at.table[0].value.to_dict("records")
     hand = parse_hand(HAND)
-    expected = waits(hand.melds, hand.concealed, WinContext())
+    expected = waits(hand.melds, hand.concealed, WinContext(seat_wind=Tile.parse("S"), flowers=2))
     assert [r["Tile"] for r in rows] == ["六条 6s", "九条 9s"]
+    assert [int(r["Unseen"]) for r in rows] == [4, 4]
     assert [int(r["On a discard"]) for r in rows] == [w.discard.total for w in expected]
     assert [int(r["Self-drawn"]) for r in rows] == [w.self_drawn.total for w in expected]
+    assert any("14.0 frames/s" in c.value for c in at.caption)
 
 
-def test_reading_panel_scores_a_complete_hand(scene):
-    at = AppTest.from_function(_reading_panel, args=(read_tiles(scene),), default_timeout=60).run()
-    assert not at.exception, at.exception
-    assert [m.value for m in at.metric] == ["14.5", str(score(parse_hand(HAND)).total)]
+def row_of(text):
+    """Standing tiles in a row, as the reader gives them."""
+    return [{"cls": cls, "xyxy": [45.0 * i, 100.0, 45.0 * i + 40, 160.0], "group": group}
+            for i, (cls, group) in enumerate(key_of(text))]
+
+
+def test_reading_panel_of_nine_tiles_shows_the_shanten_and_no_layout_error():
+    at = panel(row_of("123m456p7sEW"))
+    assert [(m.label, m.value) for m in at.metric] == [("From ready", "2")]
+    assert not at.error and not at.warning
+    shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    for layout_error in ("the group", "winning tile", "not a chow", "meld 1", "tiles plus"):
+        assert layout_error not in shown.lower(), shown
+
+
+def test_a_finished_hand_shows_no_total_until_won_by_is_answered(scene):
+    tiles = read_tiles(scene)
+    at = panel(tiles)
+    assert not at.metric  # no total from a guess
+    assert any("How was it won" in i.value for i in at.info)
+    at = panel(tiles, {"live.won_by": "self_drawn", "live.finished_seen": reading_key(tiles)})
+    expected = score(parse_hand(HAND + " self-drawn seat=S")).total
+    assert [m.value for m in at.metric] == [str(expected)]
+
+
+def test_reading_panel_says_it_is_reading_until_readings_agree():
+    def unsettled():
+        from appui.live import Winds, show_reading
+        from appui.live_loop import LiveSnapshot
+
+        show_reading(LiveSnapshot(votes=2, agreeing=1), Winds("E", "E"))
+
+    at = AppTest.from_function(unsettled, default_timeout=60).run()
+    assert not at.exception and any("1 of the last 2 readings agree" in i.value for i in at.info)
 
 
 @pytest.mark.parametrize("groups", [5, 6, 8, 11])

@@ -57,6 +57,8 @@ def test_a_hand_seen_in_part_is_read_as_one_with_melds_out_of_view() -> None:
     assert shanten(nine) == 1  # the pair needs two tiles: one draw to ready, one to win
     assert shanten(tiles("123m456p78s")) == 0  # 8 tiles: two melds elsewhere; letting 7s or 8s go leaves it ready
     assert shanten(tiles("123m456p789sE")) == 0  # 10 tiles: a meld elsewhere, waiting on E
+    assert shanten(tiles("147m258p369s")) == 1  # the knitted straight, a meld out of view, the pair to come
+    assert shanten(tiles("147m258p369sE")) == 0
 
 
 def test_useful_tiles_of_a_ready_hand_are_its_waits() -> None:
