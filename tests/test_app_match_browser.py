@@ -90,3 +90,77 @@ def test_match_started_photo_scored_into_it_totals_chart_csv(tmp_path):
             print(f"screenshot of the failure: {shot}")
             raise
         chromium.close()
+
+
+@pytest.mark.slow
+def test_two_tabs_a_stale_record_and_undo_are_refused_and_a_finished_match_is_locked(tmp_path):
+    """Two phones on one table's link: what one records, the other's stale record and undo are refused with
+    what changed; once one ends the match (time limit) the other cannot change it."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    from ledger.match import Match
+    from ledger.store import LedgerStore
+
+    data = tmp_path / "data"
+    with LedgerStore(f"sqlite:///{data / 'ledger.sqlite3'}") as store:
+        store.create_match(Match(("Eve", "Fay", "Gus", "Hal"), table="2"))  # another table: the link must not open it
+        match_id = store.create_match(Match(("Ann", "Bob", "Cat", "Dan"), table="1"))
+        store.create_match(Match(("Ivy", "Jon", "Kim", "Lee"), table="3"))  # the newest match
+        uid = store.ledger(match_id).uid
+    env = {"MCR_DATA": str(data), "MCR_DATABASE_URL": ""}
+    with streamlit_server(env) as url, sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        context = chromium.new_context(viewport={"width": 390, "height": 2400})  # phones
+        first, second = context.new_page(), context.new_page()
+        try:
+            for page in (first, second):
+                page.goto(f"{url}/match?match={uid}")
+                wait_for_app(page, TIMEOUT_MS)
+                page.get_by_text("Deal 1 of 16 · E 东 round · dealer Ann").wait_for(timeout=TIMEOUT_MS)
+            first.get_by_role("button", name="Draw (荒牌)").click()
+            first.get_by_text("Deal 2 of 16").wait_for(timeout=TIMEOUT_MS)
+            wait_for_app(first, TIMEOUT_MS)
+
+            # the second phone still shows deal 1: its draw is refused, naming what the first recorded
+            second.get_by_role("button", name="Draw (荒牌)").click()
+            second.get_by_text("Not recorded: deal 1 was recorded by another phone at").wait_for(timeout=TIMEOUT_MS)
+            assert "a draw" in second.get_by_text("Not recorded: deal 1 was recorded").inner_text()
+            second.get_by_text("Deal 2 of 16").wait_for(timeout=TIMEOUT_MS)
+            wait_for_app(second, TIMEOUT_MS)
+
+            # the first records deal 2; the second, not having seen it, asks to undo deal 1 and is refused
+            first.get_by_role("button", name="Draw (荒牌)").click()
+            first.get_by_text("Deal 3 of 16").wait_for(timeout=TIMEOUT_MS)
+            wait_for_app(first, TIMEOUT_MS)
+            second.get_by_role("button", name="Undo deal 1: a draw").click()
+            second.get_by_text("Undo deal 1 (a draw)?").wait_for(timeout=TIMEOUT_MS)
+            wait_for_app(second, TIMEOUT_MS)
+            second.get_by_role("button", name="Yes, undo deal 1").click()
+            second.get_by_text("Not recorded: deal 2 was recorded by another phone at").wait_for(timeout=TIMEOUT_MS)
+            wait_for_app(second, TIMEOUT_MS)
+            with LedgerStore(f"sqlite:///{data / 'ledger.sqlite3'}") as store:
+                assert [d.number for d in store.deals(match_id)] == [1, 2]
+
+            # the first ends the session at the time limit (asked first); the second's draw is refused
+            first.get_by_role("button", name="End the session now (time limit)").click()
+            first.get_by_role("button", name="Yes, end the match").click()
+            first.get_by_text("The match is over (time limit").wait_for(timeout=TIMEOUT_MS)
+            wait_for_app(first, TIMEOUT_MS)
+            assert first.get_by_role("button", name="Draw (荒牌)").count() == 0
+            second.get_by_role("button", name="Draw (荒牌)").click()
+            second.get_by_text("Not recorded: the match was ended by another phone at").wait_for(timeout=TIMEOUT_MS)
+            second.get_by_text("The match is over (time limit").wait_for(timeout=TIMEOUT_MS)
+            wait_for_app(second, TIMEOUT_MS)
+            assert second.get_by_role("button", name="Draw (荒牌)").count() == 0
+            assert second.get_by_role("button", name="Reopen the match to correct it").count() == 1
+            with LedgerStore(f"sqlite:///{data / 'ledger.sqlite3'}") as store:
+                ledger = store.ledger(match_id)
+                assert len(ledger.rows) == 2 and ledger.finished and ledger.revision == 3
+        except Exception:
+            for name, page in (("first", first), ("second", second)):
+                shot = Path(tempfile.gettempdir()) / f"mcr-match-tabs-{name}-failure.png"
+                page.screenshot(path=str(shot), full_page=True)
+                print(f"screenshot of the failure: {shot}")
+            raise
+        chromium.close()
