@@ -40,10 +40,10 @@ DOUBTS_SHOWN = 3
 DISCARDS_SHOWN = 4
 
 _TEXT: dict[str, tuple[str, str]] = {
-    "intro": ("Point the webcam at your standing tiles: once three readings agree the panel shows how far the "
+    "intro": ("Point the webcam at your standing tiles: once readings of the view agree the panel shows how far the "
               "hand is from ready, what to let go, or the waits with what each would score. Lay out a finished "
               "hand and say how it was won for its total.",
-              "将摄像头对准自己的手牌: 三次识别一致后, 右侧显示离听牌还差几步、该打哪张, 或听哪些牌及各自番数。"
+              "将摄像头对准自己的手牌: 多次识别一致后, 右侧显示离听牌还差几步、该打哪张, 或听哪些牌及各自番数。"
               "摆出和牌后选择和牌方式即显示总番。"),
     "status": ("Read {analysed} frames/s ({readings} readings/s, the rest a still view kept) · video {fps} frames/s",
                "每秒分析 {analysed} 帧 (识别 {readings} 次, 其余为画面未动沿用) · 视频 {fps} 帧/秒"),

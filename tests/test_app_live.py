@@ -10,7 +10,9 @@ from streamlit.testing.v1 import AppTest
 
 import vision.read  # noqa: F401 - the pages import it lazily and show a message if they cannot: fail here instead
 from appui.demo_scene import TruthDetector, demo_scene
-from appui.live_loop import LiveLoop, analyse, reading_key
+from appui.live_loop import LiveLoop, LiveSettings, analyse, reading_key
+
+THREE_OF_FIVE = LiveSettings(vote_window=5, vote_agree=3)
 from appui.settings import AppSettings
 from scoring import WinContext, parse_hand, score
 from scoring.tiles import Tile
@@ -38,7 +40,7 @@ class CountingDetector(TruthDetector):
 
 def test_loop_detects_one_frame_in_n_and_boxes_every_frame(scene):
     detector = CountingDetector(scene)
-    loop = LiveLoop(detector, AppSettings(live_detect_every=3))
+    loop = LiveLoop(detector, AppSettings(live_detect_every=3), live=THREE_OF_FIVE)
     frames = [loop.process(scene.image_bgr) for _ in range(7)]
     snap = loop.snapshot()
     assert CountingDetector.calls == 3  # frames 0, 3, 6
@@ -75,7 +77,7 @@ def test_background_reader_keeps_the_video_from_waiting(scene):
         assert time.perf_counter() - started < 0.2  # the frame did not wait for the 0.3 s detector
         assert len(loop.snapshot().tiles) == 0 and first.shape == scene.image_bgr.shape
         frames = 1
-        while not loop.snapshot().tiles and frames < 200:  # three readings must agree before the panel gets one
+        while not loop.snapshot().tiles and frames < 200:  # readings must agree before the panel gets one
             loop.process(scene.image_bgr)
             frames += 1
             time.sleep(0.02)
@@ -323,7 +325,7 @@ def box_pixels(frame, scene_image):
 
 def test_the_panel_gets_a_reading_only_once_readings_agree(scene, other_scene):
     detector = SequenceDetector(scene, other_scene, scene, scene)
-    loop = LiveLoop(detector, AppSettings(live_detect_every=1))
+    loop = LiveLoop(detector, AppSettings(live_detect_every=1), live=THREE_OF_FIVE)
     shown = []
     for _ in range(4):
         loop.process(scene.image_bgr)
@@ -335,7 +337,7 @@ def test_the_panel_gets_a_reading_only_once_readings_agree(scene, other_scene):
 
 def test_a_still_view_keeps_its_reading_and_is_not_read_again(scene):
     detector = SequenceDetector(scene)
-    loop = LiveLoop(detector, AppSettings(live_detect_every=1))
+    loop = LiveLoop(detector, AppSettings(live_detect_every=1), live=THREE_OF_FIVE)
     for _ in range(10):
         loop.process(scene.image_bgr)
     snap = loop.snapshot()
@@ -348,7 +350,7 @@ def test_a_still_view_keeps_its_reading_and_is_not_read_again(scene):
 
 def test_a_changed_view_drops_its_old_boxes_on_that_very_frame(scene, other_scene):
     detector = SequenceDetector(scene, scene, scene, other_scene)
-    loop = LiveLoop(detector, AppSettings(live_detect_every=3))  # inline, read on one frame in three
+    loop = LiveLoop(detector, AppSettings(live_detect_every=3), live=THREE_OF_FIVE)  # inline, one frame in three
     for _ in range(7):
         loop.process(scene.image_bgr)
     before = loop.snapshot()
@@ -384,7 +386,8 @@ def test_a_view_change_while_reading_throws_that_reading_away(scene, other_scene
 
 
 def test_hold_keeps_the_reading_on_the_panel_until_released(scene, other_scene):
-    loop = LiveLoop(SequenceDetector(scene, scene, scene, other_scene), AppSettings(live_detect_every=1))
+    loop = LiveLoop(SequenceDetector(scene, scene, scene, other_scene), AppSettings(live_detect_every=1),
+                    live=THREE_OF_FIVE)
     assert not loop.hold(True)  # nothing to hold yet
     for _ in range(3):
         loop.process(scene.image_bgr)
