@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 import streamlit as st
 
+from appui import jobs
 from appui.i18n import pick, t
 from appui.widgets import data_folder_input, model_versions
 from tileset.classes import BACK_ID, CLASS_NAMES, NAMES_ZH
@@ -60,6 +61,8 @@ DISPLAY_MAX_WIDTH = 1280
 LOW_CONFIDENCE = 0.5  # boxes below this are drawn in red: look at them first
 DEFAULT_BELOW = 0.3
 CHANGES_SHOWN = 6  # a refused edit names at most this many of the changes it found
+TEACH_WATCHING = PREFIX + "teach_watching"  # the teaching run this session started or joined
+LEARN_JOB, TEACH_KIND = "learn", "adapt"  # one learning at a time (appui.jobs), shared with "Learn this set"
 
 _TEXT: dict[str, tuple[str, str]] = {
     "stale": ("Not saved: {name} was changed in another tab or program{when} ({changes}). Nothing was changed "
@@ -75,6 +78,11 @@ _TEXT: dict[str, tuple[str, str]] = {
     "ch_unreviewed": ("no longer reviewed", "不再是已审核"),
     "ch_more": ("{n} more", "另有 {n} 处"),
     "ch_rewritten": ("its files were saved again", "文件被重新保存"),
+    "teach_running": ("Teaching is already running (started at {since} from this or another tab): it runs once; "
+                      "its progress and result are shown here.",
+                      "已经在训练中 (于 {since} 由此页或另一个标签页开始): 只运行一次; 进度和结果显示在这里。"),
+    "learn_running": ("A tile set is being learned on the Teach my tiles page (since {since}); teach the model "
+                      "when it has ended.", "“教它认我的牌”页正在学习一套牌 (从 {since} 开始); 结束后再训练模型。"),
 }
 
 
@@ -611,48 +619,83 @@ def adapt_command(folder: Path, models_root: Path) -> list[str]:
 
 
 def _teach(folder: Path, reviewed: int) -> None:
-    """"Teach the model": `python -m vision.adapt` on the `reviewed` photos, its progress and before/after figures."""
+    """"Teach the model": `python -m vision.adapt` on the `reviewed` photos, its progress and before/after figures.
+    It runs once (`appui.jobs`, shared with "Learn this set"): a second click, or a second tab, while it
+    runs is told so and watches that run."""
     import importlib.util
-    import json
-    import subprocess
+
+    from .access import confirm_again
+    from .dataroot import data_root
 
     command = st.session_state.get(ADAPT_COMMAND_KEY)
     missing = None if command or importlib.util.find_spec("torch") else t("lbl_teach_no_torch")
-    from .access import confirm_again
-
     if not confirm_again(PREFIX + "teach_code"):  # LAN mode: adapting may change the model in use for everyone
         return
-    st.button(t("lbl_teach", n=reviewed), key=PREFIX + "teach", disabled=bool(missing) or not reviewed,
+    state = jobs.status(data_root(), LEARN_JOB)
+    running = state is not None and state.running
+    if state is not None and state.running and state.token != st.session_state.get(TEACH_WATCHING):
+        st.info(tr("teach_running" if state.kind == TEACH_KIND else "learn_running", since=_since(state)))
+        if state.kind == TEACH_KIND:
+            st.session_state[TEACH_WATCHING] = state.token
+    st.button(t("lbl_teach", n=reviewed), key=PREFIX + "teach", disabled=bool(missing) or not reviewed or running,
               help=missing or t("lbl_teach_help"))
     if missing:
         st.caption(missing)
-    if not st.session_state.get(PREFIX + "teach"):
-        return
-    argv = list(command) if command else adapt_command(folder, _models_root())
-    result = None
-    with st.status(t("lbl_teaching"), expanded=True) as status:
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        assert process.stdout is not None
-        for line in process.stdout:
-            line = line.rstrip()
-            if line.startswith("{"):
-                try:
-                    result = json.loads(line)
-                except ValueError:
-                    pass
-            elif line:
-                st.text(line)
-        code = process.wait()
-        if code != 0 or not isinstance(result, dict):
-            status.update(label=t("lbl_teach_failed", code=code), state="error")
+    if st.session_state.get(PREFIX + "teach"):
+        argv = list(command) if command else adapt_command(folder, _models_root())
+        try:
+            state = jobs.start(data_root(), LEARN_JOB, TEACH_KIND, argv)
+        except jobs.AlreadyRunning as already:
+            if already.state.kind != TEACH_KIND:
+                st.warning(tr("learn_running", since=_since(already.state)))
+                return
+            st.warning(tr("teach_running", since=_since(already.state)))
+            state = already.state
+        except jobs.JobError as error:
+            st.error(t("lbl_teach_failed", code=str(error)))
             return
+        st.session_state[TEACH_WATCHING] = state.token
+    _watch_teaching()
+
+
+def _since(state: jobs.JobState) -> str:
+    import time
+
+    return time.strftime("%H:%M:%S", time.localtime(state.started))
+
+
+def _watch_teaching() -> None:
+    """The teaching run this session started or joined: its lines until it ends, then the before/after figures
+    (as the page's message, after a fresh run of the page)."""
+    import time
+
+    from .dataroot import data_root
+
+    state = jobs.status(data_root(), LEARN_JOB)
+    if state is None or state.token != st.session_state.get(TEACH_WATCHING):
+        return
+    with st.status(t("lbl_teaching"), expanded=True):
+        shown = 0
+        while True:
+            lines = [line for line in state.log_lines() if line.strip() and not line.startswith("{")]
+            for line in lines[shown:]:
+                st.text(line)
+            shown = max(shown, len(lines))
+            if not state.running:
+                break
+            time.sleep(jobs.POLL_S)
+            state = jobs.status(data_root(), LEARN_JOB) or state
+    st.session_state.pop(TEACH_WATCHING, None)
+    result = state.result()
+    if state.exit_code not in (0, None) or result is None:
+        _say("error", t("lbl_teach_failed", code=state.exit_code))
+    else:
         old, new = result.get("old", {}), result.get("new", {})
-        done = t("lbl_taught_promoted" if result.get("promoted") else "lbl_taught_kept", version=result.get("version"),
-                 old=f"{100 * float(old.get('read_accuracy', 0)):.1f}",
-                 new=f"{100 * float(new.get('read_accuracy', 0)):.1f}",
-                 reason=result.get("reason") or t("lbl_not_better"))
-        status.update(label=done, state="complete")
-    st.success(done)
+        _say("success", t("lbl_taught_promoted" if result.get("promoted") else "lbl_taught_kept",
+                          version=result.get("version"), old=f"{100 * float(old.get('read_accuracy', 0)):.1f}",
+                          new=f"{100 * float(new.get('read_accuracy', 0)):.1f}",
+                          reason=result.get("reason") or t("lbl_not_better")))
+    st.rerun()  # the message at the top of the page, and the button back
 
 
 def render() -> None:

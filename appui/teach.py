@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 import streamlit as st
 
+from . import jobs
 from .dataroot import data_root
 from .i18n import pick
 from .models import get_detector
@@ -34,6 +35,10 @@ READ = PREFIX + "read"
 RESULT = PREFIX + "result"
 KEPT = PREFIX + "kept"  # camera shots kept while the player takes another from another angle
 PHOTOS = PREFIX + "photos"  # the keys of the photos the last result was learned from
+WATCHING = PREFIX + "watching"  # the learning run this session started or asked for: its result is shown here
+JOINED = PREFIX + "joined"  # when the run this session watched was started elsewhere (another tab, a first click)
+LEARN_COMMAND_KEY = PREFIX + "learn_command"  # tests replace `python -m vision calibrate` with a stand-in
+LEARN_JOB, LEARN_KIND = "learn", "calibrate"  # one learning at a time, whichever page started it
 MAX_PHOTOS = 3  # the layout's spec: "two or three from other angles help"; one photo learned in 20.3 s, two in 23.3 s (stop 38)
 BONUS_CHOICES = ("all", "f1,f2,f3,f4", "s1,s2,s3,s4", "none")
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -73,6 +78,13 @@ _TEXT: dict[str, tuple[str, str]] = {
     "confirm": ("These names are right", "这些名称正确"),
     "learn": ("Learn this set", "学习这套牌"),
     "learning": ("Learning your set…", "正在学习…"),
+    "running": ("Learning is already running (started at {since} from this or another tab): it runs once; "
+                "its progress and result are shown here.",
+                "已经在学习中 (于 {since} 由此页或另一个标签页开始): 只运行一次; 进度和结果显示在这里。"),
+    "joined": ("Learning was already running when asked here (started at {since}): it ran once, its result is "
+               "this.", "这里请求时学习已在进行 (于 {since} 开始): 只运行了一次, 结果如下。"),
+    "other_running": ("The model is being taught on the Label photos page (since {since}); learn this set when "
+                      "it has ended.", "“标注照片”页正在训练模型 (从 {since} 开始); 结束后再学习这套牌。"),
     "promoted": ("Learned: version {version} is now in use ({seconds:.0f} s).",
                  "学会了：现在使用版本 {version}（{seconds:.0f} 秒）。"),
     "not_promoted": ("Version {version} was kept but not put in use: {reason}.",
@@ -194,33 +206,68 @@ def learn_command(photos: "Sequence[tuple[TeachRead, Any]]", models_root: Path) 
     return command
 
 
-def _learn(photos: "Sequence[tuple[TeachRead, Any]]") -> None:
-    bar = st.progress(0.0, text=tr("learning"))
-    process = subprocess.Popen(learn_command(photos, _models_root()), cwd=REPO_ROOT, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    assert process.stderr is not None and process.stdout is not None
-    errors = []
-    for line in process.stderr:  # "[calibrate k/5] ..." lines say how far it is
-        step = STEP.match(line)
-        if step:
-            bar.progress(int(step.group(1)) / 5, text=line.strip()[:120])
-        elif line.startswith("error") or line.startswith("  "):
-            errors.append(line.rstrip())
-    output = process.stdout.read().strip().splitlines()
-    process.wait()
-    if process.returncode != 0 or not output:
-        st.session_state[RESULT] = {"error": "\n".join(errors) or f"calibration stopped (exit {process.returncode})"}
-        return
-    st.session_state[RESULT] = json.loads(output[-1])
-    from appui import models as app_models
+def _since(state: jobs.JobState) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(state.started))
 
-    app_models._load_detector.clear()  # the next photo is read with the version now in use
+
+def _learn(photos: "Sequence[tuple[TeachRead, Any]]") -> None:
+    """Start learning, once: a second click, or a second tab, while it runs is told so and watches that run."""
+    argv = st.session_state.get(LEARN_COMMAND_KEY) or learn_command(photos, _models_root())
+    try:
+        state = jobs.start(data_root(), LEARN_JOB, LEARN_KIND, argv, cwd=REPO_ROOT)
+    except jobs.AlreadyRunning as running:
+        state = running.state
+        if state.kind != LEARN_KIND:
+            st.warning(tr("other_running", since=_since(state)))
+            return
+        st.warning(tr("running", since=_since(state)))
+        st.session_state[JOINED] = _since(state)
+    except jobs.JobError as error:
+        st.session_state[RESULT] = {"error": str(error)}
+        return
+    st.session_state[WATCHING] = state.token
+
+
+def _watch() -> None:
+    """The learning run this session started or asked for, or one running now from another tab: its progress
+    until it ends, then its result."""
+    state = jobs.status(data_root(), LEARN_JOB)
+    if state is None:
+        return
+    if state.token != st.session_state.get(WATCHING):
+        if not (state.running and state.kind == LEARN_KIND):
+            return
+        st.info(tr("running", since=_since(state)))
+        st.session_state[WATCHING] = state.token
+        st.session_state[JOINED] = _since(state)
+    bar = st.progress(0.0, text=tr("learning"))
+    while state.running:
+        for line in reversed(state.log_lines()):  # the last "[calibrate k/5] ..." says how far it is
+            if step := STEP.match(line):
+                bar.progress(int(step.group(1)) / 5, text=line.strip()[:120])
+                break
+        time.sleep(jobs.POLL_S)
+        state = jobs.status(data_root(), LEARN_JOB) or state
+    bar.empty()
+    st.session_state.pop(WATCHING, None)
+    result = state.result()
+    if state.exit_code not in (0, None) or result is None:
+        errors = [line for line in state.log_lines() if line.startswith("error") or line.startswith("  ")]
+        st.session_state[RESULT] = {"error": "\n".join(errors) or f"calibration stopped (exit {state.exit_code})"}
+    else:
+        st.session_state[RESULT] = result
+        from appui import models as app_models
+
+        app_models._load_detector.clear()  # the next photo is read with the version now in use
+    st.rerun()  # the page again, its "Learn" button no longer held back by the run that ended
 
 
 def _show_result() -> None:
     result = st.session_state.get(RESULT)
     if not result:
         return
+    if joined := st.session_state.pop(JOINED, None):
+        st.info(tr("joined", since=joined))
     if "error" in result:
         st.error(result["error"])
         return
@@ -263,6 +310,7 @@ def render() -> None:
             st.error(tr("no_models", why=why))
         else:
             _photos(photos, bonus, detector)
+    _watch()
     _show_result()
     _versions()
 
@@ -297,7 +345,11 @@ def _photos(photos: list[bytes], bonus: str, detector: Any) -> None:
 
     if not confirm_again(PREFIX + "learn_code"):  # LAN mode: learning makes a new version in use for everyone
         return
-    if st.button(tr("learn"), type="primary", key=PREFIX + "learn", disabled=not all(confirmed)):
+    state = jobs.status(data_root(), LEARN_JOB)
+    running = state is not None and state.running
+    if state is not None and state.running and state.kind != LEARN_KIND:
+        st.info(tr("other_running", since=_since(state)))
+    if st.button(tr("learn"), type="primary", key=PREFIX + "learn", disabled=not all(confirmed) or running):
         _learn(usable)
 
 

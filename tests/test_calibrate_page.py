@@ -197,3 +197,42 @@ def test_lan_mode_asks_the_code_again_to_learn_or_switch(models: Path, monkeypat
     at.text_input(key="teach.learn_code").input("731904").run()
     at.text_input(key="teach.model_code").input("731904").run()
     assert {b.key for b in at.button} >= {"teach.learn", "teach.use", "teach.goback"}
+
+
+def stand_in_calibrate(tmp_path: Path, seconds: float) -> tuple[list[str], Path]:
+    """A stand-in for `python -m vision calibrate`: notes each start in a file, says its step, waits, answers."""
+    import json
+    import sys
+
+    starts = tmp_path / "starts.txt"
+    script = tmp_path / "calibrate.py"
+    answer = {"version": "club-1", "promoted": True, "seconds": seconds, "before": {"read_accuracy": 0.5},
+              "after": {"read_accuracy": 1.0}}
+    script.write_text("import sys, time\n"
+                      f"open({str(starts)!r}, 'a').write('start\\n')\n"
+                      "print('[calibrate 2/5] learning the faces', file=sys.stderr, flush=True)\n"
+                      f"time.sleep({seconds})\n"
+                      f"print({json.dumps(json.dumps(answer))})\n")
+    return [sys.executable, str(script)], starts
+
+
+def test_learn_this_set_runs_once_for_two_clicks_or_two_tabs(models: Path, tmp_path: Path) -> None:
+    """Learning is running (the first click, or another tab, started it: `appui.jobs.start` is what the
+    button calls); a click here is told so and shows that run's result; the stand-in was started once."""
+    from appui import jobs
+    from appui.dataroot import data_root
+
+    command, starts = stand_in_calibrate(tmp_path, 2.0)
+    tab = open_page(layout())
+    tab.session_state["teach.learn_command"] = command
+    jobs.start(data_root(), "learn", "calibrate", command)
+    tab.button(key="teach.learn").click().run(timeout=60)
+    assert not tab.exception, tab.exception
+    assert starts.read_text() == "start\n", "one learning run"
+    assert any(i.value.startswith("Learning was already running when asked here (started at ") for i in tab.info)
+    assert "Learned: version club-1 is now in use (2 s)." in [s.value for s in tab.success]
+    assert not tab.button(key="teach.learn").disabled, "ended: the button is back"
+    tab.button(key="teach.learn").click().run(timeout=60)
+    assert starts.read_text() == "start\nstart\n", "a click after the end learns again"
+    assert not [i for i in tab.info if "already running" in i.value], "this run was started here"
+    assert "Learned: version club-1 is now in use (2 s)." in [s.value for s in tab.success]

@@ -410,3 +410,38 @@ def test_a_refused_edit_is_said_in_chinese_too(tmp_path: Path) -> None:
         "changed here; the labels are shown as they are now: pick the boxes again.")
     assert stale_message(error, seen, "zh").startswith("未保存: hand.jpg 的标注已在另一个标签页或程序中修改 (框 2 2m → E; 已标为已审核)")
     assert "its files were saved again" in stale_message(StaleLabels(photo, seen, None), seen, "en")
+
+
+def test_teach_the_model_runs_once_while_learning_runs(folder: Path, tmp_path: Path) -> None:
+    """Teaching started from another tab is running: a click here starts nothing, watches it and shows its
+    result; while a tile set is being learned (Teach my tiles), teaching waits, said so, its button held back."""
+    import json
+    import sys
+
+    from appui import jobs
+
+    starts = tmp_path / "starts.txt"
+    stand_in = tmp_path / "adapt.py"
+    answer = {"version": "v2", "promoted": True, "old": {"read_accuracy": 0.8}, "new": {"read_accuracy": 0.95}}
+    stand_in.write_text(f"import time\nopen({str(starts)!r}, 'a').write('start\\n')\n"
+                        "print('[adapt 1/5] reading the held-back photos', flush=True)\ntime.sleep(1.5)\n"
+                        f"print({json.dumps(json.dumps(answer))})\n")
+    command = [sys.executable, str(stand_in)]
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.session_state["label.models_root"] = str(tmp_path / "models")
+    at.session_state["label.adapt_command"] = command
+    at.run()
+    at.text_input(key="label.folder").input(str(folder)).run()
+    at.button(key="label.reviewed").click().run()
+    jobs.start(tmp_path, "learn", "adapt", command)  # the other tab's click (MCR_DATA is tmp_path)
+    at.button(key="label.teach").click().run()
+    assert not at.exception, at.exception
+    assert starts.read_text() == "start\n", "one teaching run"
+    assert any("New version v2 in use" in s.value for s in at.success), [s.value for s in at.success]
+    assert not at.button(key="label.teach").disabled
+
+    jobs.start(tmp_path, "learn", "calibrate", [sys.executable, "-c", "import time; time.sleep(3)"])
+    at.run()
+    assert any(i.value.startswith("A tile set is being learned on the Teach my tiles page") for i in at.info)
+    assert at.button(key="label.teach").disabled
+    assert starts.read_text() == "start\n"
