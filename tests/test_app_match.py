@@ -195,27 +195,40 @@ def test_a_table_link_opens_its_own_match():
     assert header(at) == "Deal 1 of 16 · E 东 round · dealer Eve" and at.query_params["match"] != [uid]
 
 
-def test_the_organiser_registers_draws_and_ranks():
+def test_the_organiser_runs_a_three_round_tournament_of_eight():
     at = open_page()
     at.button_group(key="match.view").set_value("organiser").run()
     at.text_input(key="match.t_name").input("Club cup")
     at.text_area(key="match.t_players").input("\n".join(f"P{i}" for i in range(8)))
     (register,) = [b for b in at.button if b.label == "Register"]
     ok(register.click().run())
-    ok(at.button(key="match.t_draw").click().run())
-    assert [s.value for s in at.subheader if s.value.startswith("Round")] == ["Round 1"]
-    assert len(at.get("imgs")) >= 1 or len(at.get("image")) >= 1
-    with LedgerStore() as store:
-        tables = store.list_matches(1)
-        assert len(tables) == 2
-        store.add_deal(tables[0].id, win(tables[0].match, 1, tables[0].match.players[0], total=8), seen=0)
-        store.close_match(tables[0].id, seen=1)
-    at.run()
+    expected: dict[str, list[float]] = {f"P{i}": [0.0, 0] for i in range(8)}
+    for round_no in (1, 2, 3):
+        ok(at.button(key="match.t_draw").click().run())
+        assert [s.value for s in at.subheader if s.value.startswith("Round")][0] == f"Round {round_no}"
+        with LedgerStore() as store:
+            tables = [s for s in store.list_matches(1) if s.round_no == round_no]
+            links = [c.value for c in at.code if "/match?match=" in c.value]
+            assert all(any(link.endswith(f"/match?match={s.uid}") for link in links) for s in tables)
+            for s in tables:  # each table: the first deal's dealer self-draws, then the time limit
+                ledger = store.add_deal(s.id, win(s.match, 1, s.match.dealer(1), total=8 + s.table_no), seen=0)
+                if s.table_no == 1 and round_no < 3:
+                    at.run()  # table 1 still playing: the next round waits, the provisional points are not counted
+                    playing = at.dataframe[0].value.to_dict("records")
+                    assert sum(p["Playing"] for p in playing) == 8  # both tables still playing
+                    at.button(key="match.t_draw").click().run()
+                    assert any(f"round {round_no} is still being played at table" in shown(e) for e in at.error)
+                closed = store.close_match(s.id, seen=1)
+                for standing in closed.standings():
+                    expected[standing.player][0] += standing.table_points
+                    expected[standing.player][1] += standing.points
+                assert ledger.totals == closed.totals
+        at.run()
+    assert len(at.get("image")) == 6  # a QR code per table and round
     players = at.dataframe[0].value.to_dict("records")
-    assert players[0]["Player"] == tables[0].match.players[0] and players[0]["Table points"] == 4
-    assert sum(p["Matches"] for p in players) == 4 and sum(p["Playing"] for p in players) == 4
-    at.button(key="match.t_draw").click().run()
-    assert any("round 1 is still being played at table 2" in shown(e) for e in at.error)
+    assert [(p["Player"], p["Table points"], p["Points"]) for p in players] == sorted(
+        ((n, tp, pts) for n, (tp, pts) in expected.items()), key=lambda x: (-x[1], -x[2], x[0]))
+    assert [p["Matches"] for p in players] == [3] * 8 and [p["Rank"] for p in players] == list(range(1, 9))
 
 
 def test_score_in_the_manual_scorer_then_add_with_one_click():

@@ -417,41 +417,53 @@ def test_a_tournament_draws_rounds_and_counts_finished_matches(store):
         other.close()
 
 
-def test_a_database_of_the_first_schema_is_migrated(tmp_path):
-    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
-    engine = sa.create_engine(url)
+def test_a_database_of_the_first_schema_is_migrated(database_url):
+    engine = sa.create_engine(database_url.replace("postgresql://", "postgresql+psycopg://"))
+    old = _first_schema()
+    old.create_all(engine)
+    stamp = "2026-01-01T00:00:00+00:00"
     with engine.begin() as conn:
-        for statement in FIRST_SCHEMA:
-            conn.exec_driver_sql(statement)
-    engine.dispose()
-    with LedgerStore(url) as store:
+        t = old.tables
+        conn.execute(sa.insert(t["schema_version"]).values(version=1))
+        conn.execute(sa.insert(t["matches"]).values(id=1, name="", table_label="", round_label="", seat_rule="official",
+                                                    false_win_penalty=10, created_at=stamp))
+        conn.execute(sa.insert(t["players"]), [{"match_id": 1, "place": i, "name": n} for i, n in enumerate(PLAYERS)])
+        conn.execute(sa.insert(t["deals"]).values(match_id=1, number=1, result="draw", recorded_at=stamp))
+        conn.execute(sa.insert(t["deals"]).values(match_id=1, number=2, result="false_win", offender=3, penalty=10, recorded_at=stamp))
+        if conn.dialect.name == "postgresql":  # rows inserted with their ids: move the sequence past them
+            conn.exec_driver_sql("SELECT setval('matches_id_seq', 1)")
+    with LedgerStore(database_url) as store:
         assert store.schema_version() == SCHEMA_REVISION
         ledger = store.ledger(1)
         assert [r.deal.result for r in ledger.rows] == [Result.DRAW, Result.VOID]
         assert ledger.rows[1].penalties == (false_win(ledger.match, 2, "Dan"),) and ledger.totals == (10, 10, 10, -30)
         assert ledger.revision == 2 and ledger.uid and not ledger.finished
         store.add_deal(1, draw(3), seen=2)
-    engine = sa.create_engine(url)
+        assert store.create_match(Match(PLAYERS)) == 2
     with engine.connect() as conn:  # the ledger before Alembic reads this and refuses the newer schema
-        assert conn.exec_driver_sql("SELECT version FROM schema_version").scalar() == 2
+        assert conn.execute(sa.select(old.tables["schema_version"].c.version)).scalar() == 2
     engine.dispose()
 
 
-FIRST_SCHEMA = [
-    "CREATE TABLE schema_version (version INTEGER NOT NULL)",
-    "INSERT INTO schema_version VALUES (1)",
-    "CREATE TABLE matches (id INTEGER PRIMARY KEY AUTOINCREMENT, name VARCHAR(200) NOT NULL, table_label VARCHAR(100) NOT NULL,"
-    " round_label VARCHAR(100) NOT NULL, seat_rule VARCHAR(20) NOT NULL, false_win_penalty INTEGER NOT NULL, created_at VARCHAR(40) NOT NULL)",
-    "CREATE TABLE players (match_id INTEGER NOT NULL REFERENCES matches(id) ON DELETE CASCADE, place INTEGER NOT NULL,"
-    " name VARCHAR(100) NOT NULL, PRIMARY KEY (match_id, place), CONSTRAINT uq_players_match_name UNIQUE (match_id, name))",
-    "CREATE TABLE deals (id INTEGER PRIMARY KEY AUTOINCREMENT, match_id INTEGER NOT NULL REFERENCES matches(id) ON DELETE CASCADE,"
-    " number INTEGER NOT NULL, result VARCHAR(20) NOT NULL, winner INTEGER, discarder INTEGER, offender INTEGER, total INTEGER,"
-    " penalty INTEGER, hand_json TEXT, recorded_at VARCHAR(40) NOT NULL, CONSTRAINT uq_deals_match_number UNIQUE (match_id, number))",
-    "INSERT INTO matches VALUES (1, '', '', '', 'official', 10, '2026-01-01T00:00:00+00:00')",
-    "INSERT INTO players VALUES (1, 0, 'Ann'), (1, 1, 'Bob'), (1, 2, 'Cat'), (1, 3, 'Dan')",
-    "INSERT INTO deals VALUES (1, 1, 1, 'draw', NULL, NULL, NULL, NULL, NULL, NULL, '2026-01-01T00:00:00+00:00'),"
-    " (2, 1, 2, 'false_win', NULL, NULL, 3, NULL, 10, NULL, '2026-01-01T00:00:00+00:00')",
-]
+def _first_schema() -> "sa.MetaData":
+    """The ledger's tables before Alembic (schema_version 1), as that program created them."""
+    old = sa.MetaData()
+    sa.Table("schema_version", old, sa.Column("version", sa.Integer, nullable=False))
+    sa.Table("matches", old, sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+             sa.Column("name", sa.String(200), nullable=False), sa.Column("table_label", sa.String(100), nullable=False),
+             sa.Column("round_label", sa.String(100), nullable=False), sa.Column("seat_rule", sa.String(20), nullable=False),
+             sa.Column("false_win_penalty", sa.Integer, nullable=False), sa.Column("created_at", sa.String(40), nullable=False))
+    sa.Table("players", old, sa.Column("match_id", sa.Integer, sa.ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True),
+             sa.Column("place", sa.Integer, primary_key=True), sa.Column("name", sa.String(100), nullable=False),
+             sa.UniqueConstraint("match_id", "name", name="uq_players_match_name"))
+    sa.Table("deals", old, sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+             sa.Column("match_id", sa.Integer, sa.ForeignKey("matches.id", ondelete="CASCADE"), nullable=False),
+             sa.Column("number", sa.Integer, nullable=False), sa.Column("result", sa.String(20), nullable=False),
+             sa.Column("winner", sa.Integer), sa.Column("discarder", sa.Integer), sa.Column("offender", sa.Integer),
+             sa.Column("total", sa.Integer), sa.Column("penalty", sa.Integer), sa.Column("hand_json", sa.Text),
+             sa.Column("recorded_at", sa.String(40), nullable=False),
+             sa.UniqueConstraint("match_id", "number", name="uq_deals_match_number"))
+    return old
 
 
 def test_newer_schema_is_refused(tmp_path):
