@@ -45,6 +45,7 @@ ORDER_KEY = PREFIX + "order"  # (folder, [image paths]) fixed when the folder is
 INDEX_KEY = PREFIX + "index"
 BOX_KEY = PREFIX + "box"  # the box list widget; what is picked lives in PICKED_KEY
 PICKED_KEY = PREFIX + "picked"  # box numbers picked (as on the photo), by the list or by clicks on the photo
+PICKED_AS_KEY = PREFIX + "picked_as"  # {box number: the box as it was when picked}: a changed box is unpicked
 SEEN_KEY = PREFIX + "seen"  # (photo path, its labels as the page last showed them): what an edit was made from
 CLASS_KEY = PREFIX + "class"
 ADD_KEYS = tuple(PREFIX + k for k in ("x1", "y1", "x2", "y2"))
@@ -78,6 +79,8 @@ _TEXT: dict[str, tuple[str, str]] = {
     "ch_unreviewed": ("no longer reviewed", "不再是已审核"),
     "ch_more": ("{n} more", "另有 {n} 处"),
     "ch_rewritten": ("its files were saved again", "文件被重新保存"),
+    "unpicked": ("Box {boxes} changed in another tab or program since it was picked: picked no more.",
+                 "框 {boxes} 在选中后已被另一个标签页或程序修改: 已取消选择。"),
     "teach_running": ("Teaching is already running (started at {since} from this or another tab): it runs once; "
                       "its progress and result are shown here.",
                       "已经在训练中 (于 {since} 由此页或另一个标签页开始): 只运行一次; 进度和结果显示在这里。"),
@@ -261,7 +264,7 @@ def _seen_revision(photo: Photo) -> str | None:
 def _refused(photo: Photo, error: StaleLabels) -> None:
     """A stale edit: say what changed; the picks go (the next run shows the labels as they are now)."""
     _say("error", stale_message(error, _seen(photo)))
-    st.session_state[PICKED_KEY] = []
+    _pick([])
 
 
 def _change(photo: Photo, change: Callable[[PhotoLabels], PhotoLabels], message: str | Callable[[], str]) -> None:
@@ -278,7 +281,7 @@ def _change(photo: Photo, change: Callable[[PhotoLabels], PhotoLabels], message:
         return
     _say("success", t("lbl_saved", what=message if isinstance(message, str) else message(),
                       file=photo.label_path.name))
-    st.session_state[PICKED_KEY] = []  # done with these boxes: the next click starts a new pick
+    _pick([])  # done with these boxes: the next click starts a new pick
 
 
 def _picked() -> list[int]:
@@ -286,10 +289,32 @@ def _picked() -> list[int]:
     return [v for v in value if isinstance(v, int)] if isinstance(value, list) else []
 
 
+def _pick(numbers: list[int]) -> None:
+    """What is picked now, each box as the page showed it (kept from when it was first picked)."""
+    seen = st.session_state.get(SEEN_KEY)
+    shown = dict(zip(seen[1].ids(), seen[1].boxes)) if isinstance(seen, tuple) else {}
+    before = st.session_state.get(PICKED_AS_KEY) or {}
+    st.session_state[PICKED_KEY] = numbers
+    st.session_state[PICKED_AS_KEY] = {n: before.get(n, shown.get(n)) for n in numbers}
+
+
+def _keep_picks_of(labels: PhotoLabels) -> None:
+    """Unpick (and say so) the boxes that are gone, or not as they were when picked: another tab or program
+    changed them, and a pick by number alone could then change a box the person never chose."""
+    boxes = dict(zip(labels.ids(), labels.boxes))
+    picked_as = st.session_state.get(PICKED_AS_KEY) or {}
+    picked = _picked()
+    kept = [n for n in picked if n in boxes and picked_as.get(n) in (None, boxes[n])]
+    if gone := [n for n in picked if n not in kept]:
+        st.info(tr("unpicked", boxes=", ".join(map(str, gone))))
+    if gone or not picked_as.keys() >= set(picked):
+        _pick(kept)
+
+
 def _on_pick_list() -> None:
     """The box list changed: it is what is picked now."""
     value = st.session_state.get(BOX_KEY)
-    st.session_state[PICKED_KEY] = [v for v in value if isinstance(v, int)] if isinstance(value, list) else []
+    _pick([v for v in value if isinstance(v, int)] if isinstance(value, list) else [])
 
 
 def _picked_or_say() -> list[int]:
@@ -386,7 +411,7 @@ def _on_undo(photo: Photo) -> None:
         _say("warning", str(error))
         return
     _say("success", t("lbl_undone", file=photo.label_path.name))
-    st.session_state[PICKED_KEY] = []
+    _pick([])
 
 
 def _on_canvas(photo: Photo, width: int, height: int) -> None:
@@ -403,7 +428,7 @@ def _on_canvas(photo: Photo, width: int, height: int) -> None:
     if action[0] == "pick":
         what = numbers[action[1]]
         picked = _picked()
-        st.session_state[PICKED_KEY] = [n for n in picked if n != what] if what in picked else picked + [what]
+        _pick([n for n in picked if n != what] if what in picked else picked + [what])
         return
     corners = action[1]
     picked = _picked()
@@ -419,7 +444,7 @@ def _on_canvas(photo: Photo, width: int, height: int) -> None:
     class_id = st.session_state.get(CLASS_KEY)
     if class_id is None:  # no face to draw with: the drag is a lasso, picking the boxes inside it
         inside = [numbers[i] for i in boxes_inside(labels, corners, width, height)]
-        st.session_state[PICKED_KEY] = sorted(set(_picked()) | set(inside))
+        _pick(sorted(set(_picked()) | set(inside)))
         _say("info", t("lbl_lassoed", n=len(inside)))
         return
     box = LabelBox.from_xyxy(class_id, corners, width, height)
@@ -446,7 +471,7 @@ def _show_photo(photo: Photo, drawn_bgr: np.ndarray, width: int, height: int) ->
 
 def _forget_picks() -> None:
     """A new photo starts with nothing picked: no box, no face (the last face must not carry over)."""
-    st.session_state[PICKED_KEY] = []
+    _pick([])
     st.session_state[CLASS_KEY] = None
     st.session_state[ROW_KEY] = ""
 
@@ -481,7 +506,6 @@ def _box_editor(photo: Photo, labels: PhotoLabels) -> None:
     index_of = {number: index for index, number in box_numbers(labels).items()}
     options = sorted(index_of)
     picked = [n for n in _picked() if n in index_of]
-    st.session_state[PICKED_KEY] = picked
     # Set from the picks on every run: the widget keeps no stale entry when a box's face (its label) changes.
     st.session_state[BOX_KEY] = picked
     st.multiselect(t("lbl_boxes"), options, key=BOX_KEY, placeholder=t("lbl_boxes_hint"), on_change=_on_pick_list,
@@ -740,6 +764,7 @@ def render() -> None:
         return
     labels, problems = reading
     st.session_state[SEEN_KEY] = (str(photo.image), labels)  # what this page's edits are made from
+    _keep_picks_of(labels)
     for problem in problems:
         st.warning(problem)
     from vision.images import ImageError, load_image

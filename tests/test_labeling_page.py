@@ -445,3 +445,25 @@ def test_teach_the_model_runs_once_while_learning_runs(folder: Path, tmp_path: P
     assert any(i.value.startswith("A tile set is being learned on the Teach my tiles page") for i in at.info)
     assert at.button(key="label.teach").disabled
     assert starts.read_text() == "start\n"
+
+
+def test_a_pick_whose_box_another_tab_replaced_is_dropped(folder: Path, tmp_path: Path) -> None:
+    """Tab B deletes box 3 and draws a new box, which takes the free number 3; tab A had picked the old box 3:
+    on A's next run the pick goes, said so, and "Set face" changes nothing."""
+    first = open_page(folder, tmp_path / "models")
+    second = open_page(folder, tmp_path / "models")
+    first.multiselect(key="label.box").set_value([3]).run()
+    second.multiselect(key="label.box").set_value([3]).run()
+    second.button(key="label.delete").click().run()
+    for key, value in zip(("label.x1", "label.y1", "label.x2", "label.y2"), (300, 150, 340, 210)):
+        second.number_input(key=key).set_value(value)
+    second.selectbox(key="label.add_class").set_value(CLASS_ID["C"])
+    second.button(key="label.add").click().run()
+    assert labels_of(folder, "unsure").ids() == (1, 2, 3) and labels_of(folder, "unsure").boxes[2].class_name == "C"
+
+    first.selectbox(key="label.class").set_value(CLASS_ID["E"]).run()  # any rerun shows the labels as they are
+    assert "Box 3 changed in another tab or program since it was picked: picked no more." in [i.value for i in first.info]
+    assert not first.multiselect(key="label.box").value
+    first.button(key="label.set").click().run()
+    assert "Pick a box first" in first.warning[0].value
+    assert [b.class_name for b in labels_of(folder, "unsure").boxes] == ["1m", "2m", "C"]
