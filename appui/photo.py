@@ -50,6 +50,8 @@ SAVE_DIR = PREFIX + "save_dir"
 TAP = PREFIX + "tap"  # streamlit-image-coordinates' answer: the last tap on the photo
 SHOWN_TOTAL = PREFIX + "shown_total"  # (total, context) as last shown: a fix says what it changed
 FIX_FROM = PREFIX + "fix_from"  # the shown total when the last fix was made
+FIXED = PREFIX + "fixed"  # fixes made from an editor; a new one scrolls the total into view once
+SCROLLED_FOR = PREFIX + "scrolled_for"  # the fix the total was last scrolled into view for
 CONTEXT_SEEN = PREFIX + "context_seen"  # the context as the page last showed it
 RECORDED = PREFIX + "recorded"  # match id -> {hand fingerprint: deal number} recorded from this page
 RECORD_MESSAGE = PREFIX + "record_message"  # (fingerprint, kind, text) of the last tap on "Record"
@@ -128,6 +130,7 @@ def _edit(change: Any, close: bool = False) -> bool:
     st.session_state[FIX_FROM] = st.session_state.get(SHOWN_TOTAL)
     if close:
         st.session_state.pop(SELECTED, None)
+        st.session_state[FIXED] = int(st.session_state.get(FIXED) or 0) + 1
     return True
 
 
@@ -333,7 +336,7 @@ class Asked:
     discarder: str | None = None
 
 
-def _table_questions(facts: HandFacts, flowers: int) -> Asked:
+def _table_questions(facts: HandFacts, flowers: int, cases_box: Any) -> Asked:
     """No match open: the winner's seat wind, the prevalent wind, how it was won and who discarded."""
     state = st.session_state
     seat = st.segmented_control(t("seat_wind"), WIND_NAMES, format_func=wind_label, key=PREFIX + "seat")
@@ -346,7 +349,8 @@ def _table_questions(facts: HandFacts, flowers: int) -> Asked:
         if state.get(PREFIX + "discarder") not in others:
             state[PREFIX + "discarder"] = None  # asked, not guessed
         discarder = st.segmented_control(t("discarder"), others, format_func=wind_label, key=PREFIX + "discarder")
-    flags = _special_cases(facts, won_by == "self_drawn")
+    with cases_box:  # drawn below the photo: rare, and the total comes first
+        flags = _special_cases(facts, won_by == "self_drawn")
     if seat is None or prevalent is None:
         st.info(t("ask_winds"))
         return Asked(None)
@@ -360,7 +364,7 @@ def _table_questions(facts: HandFacts, flowers: int) -> Asked:
     return Asked(context, discarder)
 
 
-def _match_questions(deal: OpenDeal, facts: HandFacts, flowers: int) -> Asked:
+def _match_questions(deal: OpenDeal, facts: HandFacts, flowers: int, cases_box: Any) -> Asked:
     """A match open: the deal's winds come from the ledger; asked are who won, how, and who discarded."""
     state = st.session_state
     round_name = wind_label(deal.prevalent) if lang() == "en" else wind_label(deal.prevalent).split()[-1]
@@ -381,7 +385,8 @@ def _match_questions(deal: OpenDeal, facts: HandFacts, flowers: int) -> Asked:
             t("discarder"), others, key=DISCARDER_PLAYER,
             format_func=lambda p: t("player_seat", player=p, wind=wind_label(deal.seat_of(p))),
         )
-    flags = _special_cases(facts, won_by == "self_drawn")
+    with cases_box:
+        flags = _special_cases(facts, won_by == "self_drawn")
     if winner is None:
         st.info(t("ask_winner"))
         return Asked(None)
@@ -592,8 +597,12 @@ def _checks(photo: PhotoRead, open_: list[tuple[int, Any, list[int]]], doubted: 
                 st.button(f"{n} · {tile_short(photo.reading.tiles[index].cls)}", key=f"{PREFIX}check.{index}",
                           on_click=_select, args=(index, "photo"), icon=":material/search:",
                           help=tile_words(photo.reading.tiles[index].cls))
+
+
+def _doubt_texts(open_: list[tuple[int, Any, list[int]]]) -> None:
+    """What the reader doubts, in player words, one short line each."""
     for _, issue, _ in open_:
-        st.warning(issue_text(issue), icon=":material/help:")
+        st.markdown(f":orange-background[:material/help: {issue_text(issue)}]")
 
 
 def _settled(settled: list[Any]) -> None:
@@ -702,6 +711,12 @@ def _context_key(context: WinContext) -> str:
                        [getattr(context, name) for name in FLAG_NAMES]])
 
 
+# after a fix the page scrolls back to the total, wherever the editor was (a fix's number makes each script new)
+SCROLL_TO_TOTAL_JS = """<script>/* fix FIX */
+setTimeout(() => document.querySelector('.st-key-photo_total')?.scrollIntoView({block: 'start'}), 250);
+</script>"""
+
+
 def _total(scored: Scored, doubted: list[int], hand_doubts: int) -> None:
     """The total, and beside it the 8-fan check, what it rests on, and the change the last fix made."""
     result, context = scored.result, scored.hand.context
@@ -722,6 +737,10 @@ def _total(scored: Scored, doubted: list[int], hand_doubts: int) -> None:
                 st.markdown(f":orange[:material/warning: {t('rests_on_tiles', n=len(doubted))}]")
             elif hand_doubts:
                 st.markdown(f":orange[:material/warning: {t('rests_on_hand')}]")
+    fixed = state.get(FIXED)
+    if fixed and state.get(SCROLLED_FOR) != fixed:  # a fix was just made, perhaps far below: show its total
+        state[SCROLLED_FOR] = fixed
+        st.html(SCROLL_TO_TOTAL_JS.replace("FIX", str(int(fixed))), unsafe_allow_javascript=True)
 
 
 # --- the win recorded in the match: one tap ---------------------------------------------------------
@@ -838,6 +857,9 @@ def _style() -> None:
 .st-key-photo_page [class*=st-key-photo_tile_] button, .st-key-photo_page [class*=st-key-photo_doubt_] button
   {{ padding: 0 2px; font-size: 0.8rem; }}
 .st-key-photo_page [class*=st-key-photo_doubt_] button {{ border: 2px solid #e62828; }}
+.st-key-photo_total {{ scroll-margin-top: 4rem; }}
+.st-key-photo_page h1 {{ font-size: 1.75rem; padding-top: 0; }}
+[data-testid=stMainBlockContainer]:has(.st-key-photo_page) {{ padding-top: 3.5rem; }}
 </style>""")
 
 
@@ -887,20 +909,26 @@ def _page() -> None:
 def _result(photo: PhotoRead, deal: OpenDeal | None) -> Scored | None:
     """What the first screen shows: the questions, the total, the tiles to check, the photo to tap."""
     facts, flowers = _facts(photo.reading), photo.reading.flower_count
-    asked = _match_questions(deal, facts, flowers) if deal is not None else _table_questions(facts, flowers)
+    questions, below = st.container(), st.container()
+    cases_box = st.container()
+    with questions:
+        asked = (_match_questions(deal, facts, flowers, cases_box) if deal is not None
+                 else _table_questions(facts, flowers, cases_box))
     _remember_context()
     open_, settled = _doubts(photo)  # once a run: settling a doubt tries every face in the hand
     doubted = doubted_tiles(open_)
-    scored = _score(photo, asked.context) if asked.context is not None else None
-    if scored is not None:
-        _total(scored, doubted, sum(1 for _, _, named in open_ if not named))
-        if deal is not None:
-            _record_panel(photo, deal, asked, scored)
-    _checks(photo, open_, doubted)
-    _tap_photo(photo, doubted)
-    selected = st.session_state.get(SELECTED)
-    if selected is not None and st.session_state.get(SELECTED_AT, "photo") == "photo":
-        _editor(photo, selected)
+    with below:
+        scored = _score(photo, asked.context) if asked.context is not None else None
+        if scored is not None:
+            _total(scored, doubted, sum(1 for _, _, named in open_ if not named))
+            if deal is not None:
+                _record_panel(photo, deal, asked, scored)
+        _checks(photo, open_, doubted)
+        _tap_photo(photo, doubted)
+        _doubt_texts(open_)
+        selected = st.session_state.get(SELECTED)
+        if selected is not None and st.session_state.get(SELECTED_AT, "photo") == "photo":
+            _editor(photo, selected)
     if scored is not None:
         show_fans(scored.result, scored.hand.context, asked.discarder_seat)
     _settled(settled)

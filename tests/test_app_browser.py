@@ -76,8 +76,11 @@ def upload_photo(chromium, url: str, photo: Path, height: int, ready: str):  # t
 
 
 def answer_won_by(page, answer: str) -> None:  # type: ignore[no-untyped-def]
-    """The photo page asks how the hand was won before it shows a total."""
-    page.get_by_test_id("stButtonGroup").get_by_text(answer, exact=True).click()
+    """The photo page asks the winds (East, East here) and how the hand was won before it shows a total."""
+    for key in ("photo-seat", "photo-prevalent"):
+        page.locator(f".st-key-{key}").get_by_text("E 东", exact=True).click()
+        wait_for_app(page, TIMEOUT_MS)
+    page.locator(".st-key-photo-won_by").get_by_text(answer, exact=True).click()
     wait_for_app(page, TIMEOUT_MS)
 
 
@@ -109,13 +112,13 @@ def test_manual_page_scores_a_typed_hand(browser):
 def test_photo_flow_upload_score_correct(browser, scene_files):
     with streamlit_server(truth_env(scene_files / "truth.json")) as url:
         chromium = launch(browser)
-        page = upload_photo(chromium, url, scene_files / "scene.jpg", 2300, ready="text=How was it won?")
+        page = upload_photo(chromium, url, scene_files / "scene.jpg", 2300, ready="text=to see the total")
         assert page.get_by_text("Tiles found: 17", exact=False).count() == 1
         answer_won_by(page, "Discard")
         assert total_on_page(page) == score(parse_hand(HAND)).total
 
         # the 7s was the winning tile (closed wait), not the 9s
-        page.get_by_role("button", name="7s", exact=False).first.click()
+        page.get_by_role("button", name="7 Bam", exact=True).first.click()
         wait_for_app(page, TIMEOUT_MS)
         page.get_by_role("button", name="Make it the winning tile").click()
         wait_for_app(page, TIMEOUT_MS)

@@ -37,12 +37,6 @@ PHONE = {"width": 390, "height": 844}
 TIMEOUT_MS = 60_000
 
 
-def scroll_to_top_of(page, text: str) -> None:  # type: ignore[no-untyped-def]
-    """Scroll the app so the element showing `text` is at the top of the phone's screen."""
-    page.get_by_text(text, exact=True).first.evaluate("e => e.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(400)
-
-
 # the text of buttons and labels wider than its box (cut or ellipsised); icons are not text
 CUT_TEXT_JS = """() => [...document.querySelectorAll(
         '[data-testid=stMain] button, [data-testid=stMain] button p, [data-testid=stMain] label, '
@@ -99,30 +93,28 @@ def test_phone_over_lan_https_code_photo_fix_and_live(tmp_path):
         enter_code(page, CODE)
         page.get_by_role("heading", name="Score a photo").wait_for(timeout=TIMEOUT_MS)
         page.locator("input[type=file]").set_input_files(str(tmp_path / "scene.jpg"))
-        page.get_by_text("How was it won?", exact=False).wait_for(timeout=TIMEOUT_MS)
+        page.get_by_text("to see the total", exact=False).wait_for(timeout=TIMEOUT_MS)
         wait_for_app(page, TIMEOUT_MS)
         assert page.get_by_test_id("stMetricValue").count() == 0  # the context comes before any total
-        scroll_to_top_of(page, "Win context")
         small_png(page.screenshot(), DOCS / "phone-context.png")
 
-        page.get_by_test_id("stButtonGroup").get_by_text("Self-drawn", exact=True).click()
+        for key, answer in (("photo-seat", "E 东"), ("photo-prevalent", "E 东"), ("photo-won_by", "Self-drawn")):
+            page.locator(f".st-key-{key}").get_by_text(answer, exact=True).click()
+            wait_for_app(page, TIMEOUT_MS)
         page.get_by_test_id("stMetricValue").wait_for(timeout=TIMEOUT_MS)
         wait_for_app(page, TIMEOUT_MS)
         assert total_on_page(page) == score(parse_hand(HAND + " self-drawn")).total
         assert page.evaluate(CUT_TEXT_JS) == []  # no button or label cut at 390 px
-        scroll_to_top_of(page, "Score")
-        small_png(page.screenshot(), DOCS / "phone-result.png")
+        # the result and the fix on a phone: tests/test_app_phone_browser.py (docs/phone-result.png, phone-fix.png)
 
         # the 7s won (closed wait), not the 9s: tap it, its editor opens right under the row
-        page.get_by_role("button", name="7s", exact=True).click()
+        page.get_by_role("button", name="7 Bam", exact=True).click()
         wait_for_app(page, TIMEOUT_MS)
         editor = page.locator(".st-key-photo_editor")
         editor.wait_for(timeout=TIMEOUT_MS)
-        tile_box = page.get_by_role("button", name="7s", exact=True).bounding_box()
+        tile_box = page.get_by_role("button", name="7 Bam", exact=True).bounding_box()
         editor_box = editor.bounding_box()
         assert 0 <= editor_box["y"] - tile_box["y"] < PHONE["height"], (tile_box, editor_box)  # right there
-        scroll_to_top_of(page, "The hand as read")
-        small_png(page.screenshot(), DOCS / "phone-fix.png")
         page.get_by_role("button", name="Make it the winning tile").click()
         wait_for_app(page, TIMEOUT_MS)
         corrected = "[123m] [EEE] (5555p) 89s11p +7s flowers=2 self-drawn"

@@ -53,6 +53,11 @@ def total_shown(at: AppTest) -> int:
     return int(metric.value)
 
 
+def doubt_lines(at: AppTest) -> list[str]:
+    """What the reader doubts, as the page says it under the photo."""
+    return [m.value for m in at.markdown if m.value.startswith(":orange-background[")]
+
+
 def tile_buttons(at: AppTest) -> dict[int, str]:
     """Tile index -> class of the tiles the strip has a button for (its label names it in words)."""
     tiles = at.session_state["photo.photo"].reading.tiles
@@ -178,7 +183,7 @@ class UnsureDetector(TruthDetector):
 def test_doubts_are_shown_next_to_the_tiles_they_name_until_fixed(scene):
     # an unsure 9s, the winning tile of 78s: a 6s would win too, so the tile is really in doubt
     at = upload(open_photo_page(UnsureDetector(scene, "9s")), scene.jpeg())
-    doubts = [w.value for w in at.warning]
+    doubts = doubt_lines(at)
     assert any("Not sure" in w and "9 bamboo" in w for w in doubts), doubts
     assert not any("(0.20)" in w or "at (" in w for w in doubts), doubts  # player words, not the reader's
     assert any(m.value == "**Check this tile, red on the photo**" for m in at.markdown), [m.value for m in at.markdown]
@@ -196,7 +201,7 @@ def test_doubts_are_shown_next_to_the_tiles_they_name_until_fixed(scene):
     assert fixes == ["photo.fix.6s"], fixes
     at.button(key="photo.fix.6s").click().run()  # one tap: fixed, the editor closed, the doubt gone
     assert not at.exception, at.exception
-    assert not any("bamboo" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert not any("bamboo" in w for w in doubt_lines(at)), doubt_lines(at)
     assert not [b for b in at.button if b.key and b.key.startswith("photo.check.")]
     assert not [b for b in at.button if b.key == "photo.apply"]
     fixed = score(parse_hand(HAND.replace("+9s", "+6s"))).total
@@ -208,7 +213,7 @@ def test_doubts_are_shown_next_to_the_tiles_they_name_until_fixed(scene):
 def test_a_doubt_the_hand_settles_is_folded_away(scene):
     # an unsure 8s in 78s +9s: no other face there makes the hand win, so its shape confirms the 8s
     at = upload(open_photo_page(UnsureDetector(scene, "8s")), scene.jpeg())
-    assert not any("8 bamboo" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert not any("8 bamboo" in w for w in doubt_lines(at)), doubt_lines(at)
     assert not [b for b in at.button if b.key and b.key.startswith("photo.issue.")]
     assert any("the hand confirms" in e.label for e in at.expander), [e.label for e in at.expander]
     assert any("8 bamboo" in c.value for c in at.caption)
@@ -220,7 +225,7 @@ def test_doubts_are_translated(scene):
     at.session_state["lang"] = "zh"
     at.run()
     upload(at, scene.jpeg())
-    assert any("不太确定" in w.value and "九条" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert any("不太确定" in w and "九条" in w for w in doubt_lines(at)), doubt_lines(at)
 
 
 class LeavesOutABox(TruthDetector):
