@@ -155,7 +155,7 @@ class ImportReport:
                            "(predictions alone are not imported: open each task in Label Studio and press "
                            "Submit or Update, then export again)")
         if self.unmatched:
-            reasons.append(f"{len(self.unmatched)} match no photo of the folder")
+            reasons.append(f"{len(self.unmatched)} match no photo of the folder by file name")
         if self.refused:
             reasons.append(f"{len(self.refused)} were matched wrongly or ambiguously (see the warnings)")
         if self.warnings and not reasons:
