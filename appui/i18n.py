@@ -320,8 +320,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "shoot": ("Take the photo (the phone's camera, full resolution)", "拍照 (手机相机, 全分辨率)"),
     "shoot_help": ("On a phone this opens its camera; on a computer it asks for a file.",
                    "在手机上打开相机; 在电脑上选择文件。"),
-    "camera_small": ("The in-page camera takes small pictures (about 640 × 480); the Camera choice gives the "
-                     "phone's full photo.", "网页相机拍的照片较小 (约 640 × 480); 选择相机可得到手机的全尺寸照片。"),
+    "camera_small": ("The in-page camera takes small pictures (358 × 269 on a phone); the Camera choice gives the "
+                     "phone's full photo.", "网页相机拍的照片很小 (手机上 358 × 269); 选择相机可得到手机的全尺寸照片。"),
     "photo_size": ("Photo {w} × {h} px", "照片 {w} × {h} 像素"),
     "not_winning_hint": ("These tiles do not make a winning hand.", "这些牌不能和牌。"),
     "look_at": ("Look at the {tile}: as {face} the hand would win.", "请检查 {tile}: 若是 {face} 就能和牌。"),

@@ -781,12 +781,18 @@ def _record_panel(photo: PhotoRead, deal: OpenDeal, asked: Asked, scored: Scored
     state = st.session_state
     assert asked.winner is not None
     print_ = _fingerprint(deal.match_id, photo, asked)
-    message = state.get(RECORD_MESSAGE)
-    if message and message[0] == print_:
-        (st.success if message[1] == "success" else st.error)(message[2])
     done = state.get(RECORDED, {}).get(deal.match_id, {}).get(print_)
+    message = state.get(RECORD_MESSAGE)
+    if message and message[0] != print_:
+        message = None  # about another hand, winner or match
+    if done is not None and done >= deal.number:  # undone since (the match is back at that deal): offer it again
+        state[RECORDED][deal.match_id].pop(print_)
+        done, message = None, None
+        state[RECORD_MESSAGE] = None
+    if message:
+        (st.success if message[1] == "success" else st.error)(message[2])
     if done is not None:
-        if not (message and message[0] == print_ and message[1] == "success"):
+        if not (message and message[1] == "success"):
             st.success(t("already_recorded", n=done, id=deal.match_id))
         return
     if not scored.hand.context.self_drawn and asked.discarder is None:

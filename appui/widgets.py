@@ -104,18 +104,6 @@ def context_form(
 FLAG_NAMES = ("last_tile", "last_of_wall", "kong_replacement", "robbing_kong")
 
 
-def fresh_context_state(prefix: str, remembered: dict[str, object]) -> None:
-    """A new hand's context in the form's widgets: "Won by" unanswered, no special case ticked,
-    the winds from `remembered` (call before the widgets are drawn)."""
-    state = st.session_state
-    state[f"{prefix}won_by"] = None
-    state[f"{prefix}discarder"] = None
-    for name in FLAG_NAMES:
-        state[f"{prefix}{name}"] = False
-    for name in ("seat", "prevalent"):
-        state[f"{prefix}{name}"] = remembered.get(name, CONTEXT_DEFAULTS[name])
-
-
 def set_context_state(prefix: str, context: WinContext) -> None:
     """Put a context into the form's widgets (call from a callback, before the widgets are drawn)."""
     state = st.session_state

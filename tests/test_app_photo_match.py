@@ -102,6 +102,11 @@ def test_the_deal_gives_the_winds_and_one_tap_records_the_win(scene):
     assert not [b for b in at.button if b.key == "photo.record"]  # the same hand twice records one deal
     at.run()
     assert not [b for b in at.button if b.key == "photo.record"] and len(deals(match_id)) == 6
+    with LedgerStore() as store:  # undone on the Match page: the same hand may be recorded again
+        store.undo_last(match_id, seen=store.ledger(match_id).revision, number=6)
+    at.run()
+    assert [b.label for b in at.button if b.key == "photo.record"] == [record.label]
+    assert not at.success  # no word of a deal that is not there any more
 
 
 def test_a_discard_win_asks_who_discarded_among_the_other_players(scene):
