@@ -492,7 +492,8 @@ def _on_add_to_match(source: str) -> None:
         return
     except LedgerError as exc:  # another phone recorded this deal first, the match is over, the database went away...
         _catch_up(exc, planned.match_id)
-        state[_page_message_key(source)] = (shown_with, "error", tr("not_added", msg=refusal_words(exc)), False)
+        told = refusal_words(exc) if isinstance(exc, (StaleWrite, MatchLocked)) else tr("not_added", msg=str(exc))
+        state[_page_message_key(source)] = (shown_with, "error", told, False)
         return
     _saw(planned.match_id, seen + 1)
     deal = planned.deal
@@ -517,15 +518,15 @@ def add_to_match_panel(source: str) -> None:
     if preview is not None:
         deal = preview.deal
         how = tr("how_discard", who=deal.discarder) if deal.discarder else tr("how_self_drawn")
-        st.caption(tr("will_add", id=preview.match_id, n=deal.number, winner=deal.winner,
-                      seat=wind_name(preview.seat), how=how, fan=deal.total))
+        st.caption(plain(tr("will_add", id=preview.match_id, n=deal.number, winner=deal.winner,
+                            seat=wind_name(preview.seat), how=how, fan=deal.total)))
     st.button(tr("add_to_match"), key=PAGE_PREFIXES[source] + "add_to_match", icon=":material/scoreboard:",
               on_click=_on_add_to_match, args=(source,))
     message = state.get(_page_message_key(source))
     if message is None or message[0] != (state.get(CURRENT), page_fingerprint(source)):
         return  # none yet, or about another hand or match than the one shown now
     _, kind, text, to_match_page = message
-    (st.success if kind == "success" else st.error)(text)
+    (st.success if kind == "success" else st.error)(plain(text))
     if to_match_page:
         st.page_link(MATCH_PAGE, label=tr("open_match_page"), icon=":material/scoreboard:")
 
@@ -819,7 +820,7 @@ def _record_panel(match_id: int, ledger: Ledger) -> None:
             try:
                 hand = parse_hand(text)
             except HandError as exc:
-                st.warning(str(exc))
+                st.warning(plain(str(exc)))
     else:
         hand = hand_from_pages(source)
         if hand is None:
@@ -829,7 +830,7 @@ def _record_panel(match_id: int, ledger: Ledger) -> None:
         try:
             deal = win(match, number, winner, discarder=discarder, hand=hand)
         except LedgerError as exc:
-            st.warning(str(exc))
+            st.warning(plain(str(exc)))
         else:
             seat = wind_name(match.seat_of(winner, number))
             st.caption(plain(tr("scores", hand=format_hand(Hand.from_json(deal.hand)), fan=deal.total, winner=winner, seat=seat)))
@@ -838,7 +839,7 @@ def _record_panel(match_id: int, ledger: Ledger) -> None:
     _penalty_forms(match_id, ledger, number, replace)
     if recorded:
         last = ledger.rows[-1].deal
-        _confirmable("undo", match_id, last.number, tr("undo_named", n=last.number, what=deal_words(last)),
+        _confirmable("undo", match_id, last.number, plain(tr("undo_named", n=last.number, what=deal_words(last))),
                      tr("undo_ask", n=last.number, what=deal_words(last)), tr("undo_yes", n=last.number))
     _confirmable("close", match_id, recorded, tr("close"), tr("close_ask", n=recorded), tr("close_yes"))
 
@@ -860,7 +861,7 @@ def _penalty_forms(match_id: int, ledger: Ledger, number: int, replace: bool) ->
         st.checkbox(tr("pen_to_others"), key=PREFIX + "pen_to_others")
         st.button(tr("pen_record"), key=PREFIX + "penalty", width="stretch", on_click=_on_penalty, args=(match_id, number))
         for entry in ledger.penalties:
-            st.button(tr("pen_undo", what=penalty_words(entry)), key=f"{PREFIX}take_back_{entry.id}",
+            st.button(plain(tr("pen_undo", what=penalty_words(entry))), key=f"{PREFIX}take_back_{entry.id}",
                       on_click=_on_take_back, args=(match_id, entry.id))
 
 
@@ -1000,7 +1001,7 @@ def render() -> None:
         if match_id not in ledgers:
             raise MatchNotFound(match_id)
     except LedgerError as exc:
-        st.error(str(exc))
+        st.error(plain(str(exc)))
         return
     ledger = ledgers[match_id]
     _changed_elsewhere(match_id, ledger)

@@ -579,6 +579,9 @@ class LedgerStore:
         registered = check_entrants(entrant_names)
         check_whole(seed, "the seed", 0, 2**31 - 1)
         with self.engine.begin() as conn:
+            same = conn.scalar(sa.select(tournaments.c.id).where(tournaments.c.name == title)) if title else None
+            if same is not None:  # a second click of Register, or the same event twice
+                raise LedgerError(f"a tournament named {title!r} is already registered (#{same}): choose it, or give another name")
             tournament_id = conn.execute(sa.insert(tournaments).values(
                 uid=str(uuid.uuid4()), name=title, seed=seed, created_at=_now()).returning(tournaments.c.id)).scalar_one()
             conn.execute(sa.insert(entrants), [{"tournament_id": tournament_id, "number": i + 1, "name": n}

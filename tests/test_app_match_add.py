@@ -11,10 +11,10 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from appui.demo_scene import TruthDetector, demo_scene  # noqa: E402
 from appui.models import DETECTOR_OVERRIDE_KEY  # noqa: E402
-from ledger.match import Match  # noqa: E402
+from ledger.match import Match, draw  # noqa: E402
 from ledger.store import LedgerStore  # noqa: E402
 from scoring import parse_hand, score  # noqa: E402
-from tests.test_app_match import APP, EAST_PUNG, TIMEOUT, data_folder, ok  # noqa: E402, F401  (data_folder: autouse)
+from tests.test_app_match import APP, EAST_PUNG, TIMEOUT, data_folder, ok, shown  # noqa: E402, F401  (data_folder: autouse)
 
 PHOTO_HAND = "[EEE] [123p] 456p 789p 1s +1s self-drawn seat=S prevalent=W flowers=1"
 
@@ -53,17 +53,17 @@ def recorded(match_id: int = 1) -> list:
 
 def test_add_from_the_manual_page_records_the_next_deal_with_the_seats_picked_there():
     at = manual_hand(start_match(app()), EAST_PUNG, discarder_seat="W")  # seat E: Ann wins on Cat's (W) discard
-    assert any(c.value == "Match #1, deal 1: Ann (E 东) wins on Cat's discard · 22 fan" for c in at.caption), \
-        [c.value for c in at.caption]
+    assert any(shown(c) == "Match #1, deal 1: Ann (E 东) wins on Cat's discard · 22 fan" for c in at.caption), \
+        [shown(c) for c in at.caption]
     ok(at.button(key="manual.add_to_match").click().run())
-    (added,) = [s.value for s in at.success if s.value.startswith("Added")]
+    (added,) = [shown(s) for s in at.success if shown(s).startswith("Added")]
     assert added == "Added to match #1 as deal 1: Ann 22 fan · Ann +46 · Bob -8 · Cat -30 · Dan -8"
     (deal,) = recorded()
     assert (deal.number, deal.winner, deal.discarder, deal.total) == (1, "Ann", "Cat", 22)
     # deal 2: Bob deals, so the seat picked (S) is now Cat's and the discarding seat (E) Bob's
     manual_hand(at, EAST_PUNG, discarder_seat="E", seat="S")
     ok(at.button(key="manual.add_to_match").click().run())
-    (added,) = [s.value for s in at.success if s.value.startswith("Added")]
+    (added,) = [shown(s) for s in at.success if shown(s).startswith("Added")]
     assert added == "Added to match #1 as deal 2: Cat 20 fan · Ann -8 · Bob -28 · Cat +44 · Dan -8"
     deals = recorded()
     assert [(d.number, d.winner, d.discarder, d.total) for d in deals] == [(1, "Ann", "Cat", 22), (2, "Cat", "Bob", 20)]
@@ -89,7 +89,7 @@ def test_add_from_the_photo_page():
     assert expected != score(parse_hand(PHOTO_HAND)).total
     (deal,) = recorded()
     assert (deal.number, deal.winner, deal.discarder, deal.total) == (1, "Bob", None, expected)
-    (added,) = [s.value for s in at.success if s.value.startswith("Recorded")]
+    (added,) = [shown(s) for s in at.success if shown(s).startswith("Recorded")]
     assert added == (f"Recorded as deal 1 of match #1: Bob {expected} fan · "
                      f"Ann -{8 + expected} · Bob +{3 * (8 + expected)} · Cat -{8 + expected} · Dan -{8 + expected}")
 
@@ -98,10 +98,10 @@ def test_no_match_open_is_refused_with_the_way_to_the_match_page():
     with LedgerStore() as store:  # another table's match in the same database: never guessed
         store.create_match(Match(("Eve", "Fay", "Gus", "Hal"), table="2"))
     at = manual_hand(app(), EAST_PUNG, discarder_seat="W")
-    assert not [c for c in at.caption if c.value.startswith("Match #")]  # nothing offered
+    assert not [c for c in at.caption if shown(c).startswith("Match #")]  # nothing offered
     at.button(key="manual.add_to_match").click().run()
     assert not at.exception, at.exception
-    assert [e.value for e in at.error] == [
+    assert [shown(e) for e in at.error] == [
         "No match is open: start or choose one on the Match page, then add the hand."]
     (link,) = at.get("page_link")
     assert (link.proto.page, link.proto.label) == ("match", "Open the Match page")
@@ -113,7 +113,7 @@ def test_a_double_click_adds_one_deal():
     ok(at.button(key="manual.add_to_match").click().run())
     at.button(key="manual.add_to_match").click().run()
     assert not at.exception, at.exception
-    assert [e.value for e in at.error] == ["Already in match #1 as deal 1: a second click adds nothing."]
+    assert [shown(e) for e in at.error] == ["Already in match #1 as deal 1: a second click adds nothing."]
     assert [d.number for d in recorded()] == [1]
     # undone on the Match page: the same hand can be added again
     at.switch_page("appui/pages/match.py").run()
@@ -124,12 +124,25 @@ def test_a_double_click_adds_one_deal():
     assert [(d.number, d.winner) for d in recorded()] == [(1, "Ann")]
 
 
+def test_a_deal_another_phone_recorded_first_is_refused_naming_it():
+    at = manual_hand(start_match(app()), EAST_PUNG, discarder_seat="W")
+    with LedgerStore() as store:  # another phone records deal 1 while this one scores the hand
+        store.add_deal(1, draw(1), seen=0)
+    at.button(key="manual.add_to_match").click().run()
+    assert not at.exception, at.exception
+    (refused,) = [shown(e) for e in at.error]
+    assert refused.startswith("Not recorded: deal 1 was recorded by another phone at ") and ": a draw." in refused
+    assert [d.number for d in recorded()] == [1]
+    ok(at.button(key="manual.add_to_match").click().run())  # told: the hand now goes in as deal 2
+    assert [(d.number, d.winner) for d in recorded()] == [(1, None), (2, "Bob")]
+
+
 def test_a_hand_under_eight_fan_is_refused():
     at = manual_hand(start_match(app()), "123m 456m 789p 234s 5s +5s", discarder_seat="S")
     at.button(key="manual.add_to_match").click().run()
     assert not at.exception, at.exception
-    assert any(e.value.startswith("Not added: 5 fan (5 without the flowers) is under the 8-fan minimum")
-               for e in at.error), [e.value for e in at.error]
+    assert any(shown(e).startswith("Not added: 5 fan (5 without the flowers) is under the 8-fan minimum")
+               for e in at.error), [shown(e) for e in at.error]
     assert recorded() == []
 
 
@@ -140,4 +153,4 @@ def test_add_to_match_in_chinese():
     (button,) = [b for b in at.button if b.key == "manual.add_to_match"]
     assert button.label == "记入对局"
     button.click().run()
-    assert [e.value for e in at.error] == ["没有打开的对局：请先在“对局记分”页开始或选择一局，再记入这手牌。"]
+    assert [shown(e) for e in at.error] == ["没有打开的对局：请先在“对局记分”页开始或选择一局，再记入这手牌。"]

@@ -397,6 +397,8 @@ def test_a_tournament_draws_rounds_and_counts_finished_matches(store):
     with pytest.raises(LedgerError, match="P1 appear twice"):
         store.create_tournament("cup", names[:7] + ["P1"], 1)
     tid = store.create_tournament("cup", names, seed=5)
+    with pytest.raises(LedgerError, match="a tournament named 'cup' is already registered .#1."):
+        store.create_tournament("cup", names, seed=5)
     assert store.start_round(tid) == 1
     tables = store.list_matches(tid)
     assert [(s.round_no, s.table_no) for s in tables] == [(1, 1), (1, 2)]
