@@ -5,7 +5,7 @@ self-signed certificate made on first run (kept under the data root, reused whil
 names this computer's addresses), listens on every interface, and prints the URL, a QR code of
 it and the access code every browser session must enter (`appui.access`).
 
-    python -m appui.lan serve [--port 8501] [STREAMLIT ARGS...]   # what scripts/app.sh --lan runs
+    python -m appui.lan serve [--port 8501] [STREAMLIT ARGS...]   # what scripts/app.sh --lan runs (--server.port too)
     python -m appui.lan addresses                                 # the LAN addresses the certificate names
 """
 
@@ -231,7 +231,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m appui.lan", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="make or reuse the certificate, print URL, QR and code, start Streamlit")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument("--port", "--server.port", dest="port", type=int, default=DEFAULT_PORT,
+                       help="the one port of the server, the printed URL and the QR codes")
     serve.add_argument("--dry-run", action="store_true", help="print what would be started, start nothing")
     sub.add_parser("addresses", help="print this computer's LAN addresses")
     args, rest = parser.parse_known_args(argv)
