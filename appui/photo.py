@@ -907,13 +907,14 @@ def _page() -> None:
             st.warning(t("no_tiles_hint"))
         return
     with result_box:
-        scored = _result(photo, deal)
+        scored, doubted = _result(photo, deal)
     with details_box:
-        _details(photo, scored)
+        _details(photo, scored, doubted)
 
 
-def _result(photo: PhotoRead, deal: OpenDeal | None) -> Scored | None:
-    """What the first screen shows: the questions, the total, the tiles to check, the photo to tap."""
+def _result(photo: PhotoRead, deal: OpenDeal | None) -> tuple[Scored | None, list[int]]:
+    """What the first screen shows: the questions, the total, the tiles to check, the photo to tap.
+    Returns the hand scored (None until the questions are answered) and the doubted tiles."""
     facts, flowers = _facts(photo.reading), photo.reading.flower_count
     questions, below = st.container(), st.container()
     cases_box = st.container()
@@ -938,13 +939,12 @@ def _result(photo: PhotoRead, deal: OpenDeal | None) -> Scored | None:
     if scored is not None:
         show_fans(scored.result, scored.hand.context, asked.discarder_seat)
     _settled(settled)
-    return scored
+    return scored, doubted
 
 
-def _details(photo: PhotoRead, scored: Scored | None) -> None:
+def _details(photo: PhotoRead, scored: Scored | None, doubted: list[int]) -> None:
     """Below the next photo's input: the hand tile by tile, adding a missed tile, saving for training."""
-    open_, _ = _doubts(photo)
-    _strip(photo, set(doubted_tiles(open_)), None if scored is None else scored.result.total)
+    _strip(photo, set(doubted), None if scored is None else scored.result.total)
     _more_panel(photo)
     height, width = photo.image_bgr.shape[:2]
     st.caption(photo.version)

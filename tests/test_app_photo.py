@@ -90,6 +90,7 @@ def test_mark_another_winning_tile_and_remove_and_add(scene):
     seven = next(i for i, cls in tiles.items() if cls == "7s")
     at.button(key=f"photo.tile.{seven}").click().run()
     before = total_shown(at)
+    assert f"Total now: {before} fan" in [c.value for c in at.caption]  # the strip's editor, far below the total
     at.button(key="photo.mark_win").click().run()
     after = score(parse_hand("[123m] [EEE] (5555p) 89s11p +7s self-drawn seat=S prevalent=W flowers=2")).total
     (metric,) = [m for m in at.metric if m.label == "Total"]
