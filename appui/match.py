@@ -219,6 +219,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "t_url": ("App address for the tables' links", "各桌链接所用的应用地址"),
     "t_standings": ("Standings: table points, then score (finished matches only)", "排名：先标准分，后比赛分（仅计已结束的对局）"),
     "t_playing": ("Playing", "进行中"),
+    "t_provisional": ("provisional", "暂定"),
     # "Add to match" on the photo and manual pages
     "add_to_match": ("Add to match", "记入对局"),
     "will_add": ("Match #{id}, deal {n}: {winner} ({seat}) wins {how} · {fan} fan",
@@ -869,7 +870,10 @@ def _sheet(ledger: Ledger, match_id: int) -> None:
     if not ledger.rows:
         return
     st.subheader(tr("deals"))
-    st.dataframe(deal_table(ledger), hide_index=True, width="stretch")
+    # on a phone the sheet scrolls sideways under the deal number and its result, which stay in view
+    pinned = {tr(name): st.column_config.Column(pinned=True, width="small" if name == "deal_no" else "medium")
+              for name in ("deal_no", "result")}
+    st.dataframe(deal_table(ledger), hide_index=True, width="stretch", column_config=pinned)
     st.subheader(tr("chart"))
     st.line_chart(chart_data(ledger), x_label=tr("deal_no"), y_label=tr("points"))
     st.subheader(tr("final") if ledger.finished else tr("standings"))
@@ -889,7 +893,7 @@ def tournament_tables(ledgers: dict[int, Ledger], entrants: tuple[str, ...] = ()
     provisional) and the players by table points then score (finished matches only)."""
     view = tournament(ledgers, entrants)
     matches = [{tr("round"): m.round_label, tr("table"): m.table, "#": m.match_id, tr("deal_no"): m.deals,
-                tr("t_done"): "✓" if m.finished else tr("provisional").split(":")[0],
+                tr("t_done"): "✓" if m.finished else tr("t_provisional"),
                 tr("table_points"): " · ".join(f"{s.player} {s.table_points:g}" for s in m.standings)}
                for m in view.matches]
     players = [{tr("rank"): i, tr("player"): p.player, tr("matches_played"): p.matches, tr("table_points"): p.table_points,
@@ -935,8 +939,6 @@ def app_address() -> str:
 
 def organiser() -> None:
     """Register a tournament, draw its rounds, each table's link and QR code, the standings."""
-    from .lan import qr_png
-
     rows = store().tournaments()
     ids = [t.id for t in rows]
     with st.expander(tr("t_new"), expanded=not ids):
@@ -957,6 +959,18 @@ def organiser() -> None:
     info = store().tournament(tournament_id)
     st.button(tr("t_draw", n=info.rounds + 1), key=PREFIX + "t_draw", type="primary", on_click=_on_draw_round, args=(tournament_id,))
     base = st.text_input(tr("t_url"), value=app_address(), key=PREFIX + "t_url")
+    _live_tournament(tournament_id, base)
+
+
+ORGANISER_REFRESH_S = 15  # the organiser's standings and tables read the database again this often
+
+
+@st.fragment(run_every=ORGANISER_REFRESH_S)
+def _live_tournament(tournament_id: int, base: str) -> None:
+    """Standings and each round's tables with their links and QR codes, kept live while the page is open."""
+    from .lan import qr_png
+
+    info = store().tournament(tournament_id)
     ledgers = store().ledgers(tournament_id)
     matches, players = tournament_tables(ledgers, info.players)
     st.subheader(tr("t_standings"))
