@@ -644,7 +644,12 @@ def _on_start() -> None:
             name=state.get(PREFIX + "match_name", ""), table=state.get(PREFIX + "table", ""),
             round_label=state.get(PREFIX + "round", ""),
         ).validate()
-        state[MATCH_ID] = store().create_match(match)
+        started = state.get(PREFIX + "started")
+        if started and started[0] == match and not store().ledger(started[1]).rows:
+            state[MATCH_ID] = started[1]  # a second click of Start: the match it started, still empty
+        else:
+            state[MATCH_ID] = store().create_match(match)
+            state[PREFIX + "started"] = (match, state[MATCH_ID])
         _flash(None)
     except LedgerError as exc:
         _flash(str(exc))

@@ -257,6 +257,14 @@ def test_score_in_the_manual_scorer_then_add_with_one_click():
     assert totals(at) == {"Ann": -28, "Bob": -8, "Cat": 44, "Dan": -8}
 
 
+def test_a_second_click_of_start_opens_the_same_match():
+    at = start_match(open_page())
+    (start,) = [b for b in at.button if b.label == "Start the match"]
+    ok(start.click().run())
+    with LedgerStore() as store:
+        assert [s.id for s in store.list_matches()] == [1]
+
+
 def test_bad_names_are_refused_with_the_reason():
     at = start_match_expecting_error(open_page(), ("Ann", "Ann", "Cat", "Dan"))
     assert any("different names" in shown(e) for e in at.error)
