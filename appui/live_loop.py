@@ -39,13 +39,16 @@ class LiveSettings:
     """The live page's own thresholds (the frame size and reader thread are in `AppSettings`)."""
 
     # each frame is compared with the view being read through a grey thumbnail this many cells wide
-    thumb_width: int = 32
-    # a thumbnail cell changed when its grey level moved by more than this (0-255): camera noise stays under it
-    cell_change: float = 14.0
+    # (10 pixels a cell at 640: one tile swapped for another changes a few cells)
+    thumb_width: int = 64
+    # a thumbnail cell changed when its grey level moved by more than this (0-255): camera noise,
+    # averaged over a cell, stays well under it
+    cell_change: float = 8.0
     # the view changed when more than this share of the cells changed: its boxes and reading are dropped at once
-    view_change_share: float = 0.2
+    # (a row of 13 standing tiles covers about a tenth of a 640x480 view; one tile swapped, under 1 %)
+    view_change_share: float = 0.03
     # the view is still when at most this share changed: a settled reading is kept and nothing is read
-    still_share: float = 0.004
+    still_share: float = 0.0
     # the last this many readings of a view are voted on ...
     vote_window: int = 3
     # ... and a reading is shown once this many of them agree on the tiles (the same multiset); each is
@@ -81,7 +84,7 @@ class LiveSnapshot:
     agreeing: int = 0  # of those, how many agree with the steady reading (or the likeliest one)
     steady_at: float | None = None  # when the reading was agreed
     seen_at: float | None = None  # when the view was last seen to show it (a reading or a still frame)
-    view_changed_at: float = 0.0
+    view_changed_at: float = 0.0  # the first frame that changed away from the last steady reading
     still: bool = False
     held: bool = False
 
@@ -108,9 +111,8 @@ class _Reading:
 def thumbnail(frame_bgr: np.ndarray, width: int) -> np.ndarray:
     """The frame as a small grey picture (area-averaged: noise cancels, a moved tile does not)."""
     h, w = frame_bgr.shape[:2]
-    height = max(1, round(width * h / w))
-    grey = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY) if frame_bgr.ndim == 3 else frame_bgr
-    return cv2.resize(grey, (width, height), interpolation=cv2.INTER_AREA).astype(np.int16)
+    small = cv2.resize(frame_bgr, (width, max(1, round(width * h / w))), interpolation=cv2.INTER_AREA)
+    return (cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small).astype(np.int16)
 
 
 def changed_share(a: np.ndarray, b: np.ndarray, cell_change: float) -> float:
@@ -189,7 +191,8 @@ class LiveLoop:
         share = 1.0 if self._reference is None else changed_share(thumb, self._reference, self.live.cell_change)
         if share > self.live.view_change_share:
             self._view += 1
-            self._view_changed_at = time.time()
+            if self._steady is not None:  # a burst of changes (a hand moving in) counts from its first frame
+                self._view_changed_at = time.time()
             self._reference = thumb
             self._latest = _Reading()
             self._votes.clear()

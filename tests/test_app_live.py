@@ -11,8 +11,6 @@ from streamlit.testing.v1 import AppTest
 import vision.read  # noqa: F401 - the pages import it lazily and show a message if they cannot: fail here instead
 from appui.demo_scene import TruthDetector, demo_scene
 from appui.live_loop import LiveLoop, LiveSettings, analyse, reading_key
-
-THREE_OF_FIVE = LiveSettings(vote_window=5, vote_agree=3)
 from appui.settings import AppSettings
 from scoring import WinContext, parse_hand, score
 from scoring.tiles import Tile
@@ -21,6 +19,7 @@ from tileset.classes import CLASS_NAMES
 from tileset.groups import GROUPS
 
 SCATTER_GROUPS = GROUPS + tuple(f"meld{k}" for k in range(4, 10))
+THREE_OF_FIVE = LiveSettings(vote_window=5, vote_agree=3)
 
 HAND = "[123m] [EEE] (5555p) 78s11p +9s flowers=2"
 
@@ -399,3 +398,36 @@ def test_hold_keeps_the_reading_on_the_panel_until_released(scene, other_scene):
     loop.hold(False)
     followed = loop.snapshot()
     assert not followed.held and len(followed.tiles) == len(other_scene.tiles)
+
+
+def test_a_row_of_tiles_taken_away_is_a_changed_view_one_tile_swapped_is_not():
+    """A standing row fills a tenth of the view: taking it away drops its boxes on that frame; one tile
+    swapped is read again with the boxes kept meanwhile."""
+    from live_scenes import empty_scene, row_scene
+
+    row, swapped, empty = row_scene("row", "1234m456p789sEEE"), row_scene("swap", "1234m456p789sEES"), empty_scene()
+
+    class Known:
+        def detect(self, image_bgr):
+            scene = row if np.array_equal(image_bgr, row.image_bgr) else swapped if np.array_equal(image_bgr, swapped.image_bgr) else empty
+            return TruthDetector(boxes=_boxes(scene), size_wh=(640, 480)).detect(image_bgr)
+
+    loop = LiveLoop(Known(), AppSettings(live_detect_every=1))
+    for _ in range(3):
+        loop.process(row.image_bgr)
+    view = loop.snapshot().view
+    assert loop.snapshot().still
+    loop.process(swapped.image_bgr)
+    assert loop.snapshot().view == view and not loop.snapshot().still  # read again, same view
+    out = LiveLoop(Known(), AppSettings(live_detect_every=3))
+    for _ in range(4):
+        out.process(row.image_bgr)
+    assert box_pixels(out.process(empty.image_bgr), empty.image_bgr) == 0
+    assert out.snapshot().view == 2
+
+
+def _boxes(scene):
+    from tileset.classes import CLASS_ID
+    from vision.detections import Detections
+
+    return Detections.from_lists([b for _, b in scene.tiles], [0.95] * len(scene.tiles), [CLASS_ID[c] for c, _ in scene.tiles])

@@ -1,0 +1,162 @@
+"""Scenes for the live page's browser test: standing rows, a finished hand, scattered tiles, an empty
+table; a Y4M video showing them in turn for Chromium's fake camera; and a detector that knows which
+scene a frame shows, so the live loop runs end to end without a model.
+
+The app loads the detector with `MCR_DETECTOR=live_scenes:scene_detector` (this folder on
+PYTHONPATH) and `MCR_LIVE_SCENES=<folder written by write_scenes>`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from appui.demo_scene import demo_scene, glyph_art
+from appui.live_loop import thumbnail
+from scoring.notation import parse_hand, parse_tiles
+from tileset.classes import CLASS_ID
+from vision.detections import Detections
+
+SCENES_ENV = "MCR_LIVE_SCENES"
+WIDTH, HEIGHT = 640, 480
+TABLE_BGR = (60, 105, 35)  # green felt: no overlay colour is near it
+TILE_W, TILE_H = 40, 56
+MATCH_THUMB = 32
+
+
+@dataclass(frozen=True)
+class Scene:
+    name: str
+    image_bgr: np.ndarray
+    tiles: tuple[tuple[str, tuple[float, float, float, float]], ...]  # (class, xyxy)
+
+
+def _table() -> np.ndarray:
+    image = np.zeros((HEIGHT, WIDTH, 3), np.uint8)
+    image[:] = TABLE_BGR
+    return image
+
+
+def _paste(image: np.ndarray, name: str, x: int, y: int) -> tuple[float, float, float, float]:
+    face = cv2.resize(glyph_art().faces[name][0], (TILE_W, TILE_H), interpolation=cv2.INTER_AREA)
+    alpha = face[..., 3:4].astype(np.float32) / 255
+    region = image[y:y + TILE_H, x:x + TILE_W]
+    region[:] = (alpha * face[..., :3] + (1 - alpha) * region).astype(np.uint8)
+    return (float(x), float(y), float(x + TILE_W), float(y + TILE_H))
+
+
+def row_scene(name: str, text: str) -> Scene:
+    """The tiles of `text` standing side by side in one row, as a player sees their own hand."""
+    names = [str(t) for t in parse_tiles(text)]
+    image = _table()
+    gap = 2
+    x0 = (WIDTH - len(names) * (TILE_W + gap)) // 2
+    y = HEIGHT // 2 - TILE_H // 2
+    tiles = tuple((n, _paste(image, n, x0 + i * (TILE_W + gap), y)) for i, n in enumerate(names))
+    return Scene(name, image, tiles)
+
+
+def scattered_scene(name: str, text: str, seed: int = 3) -> Scene:
+    """The tiles of `text` lying apart all over the table (discards, tiles pushed aside)."""
+    rng = random.Random(seed)
+    image = _table()
+    placed: list[tuple[int, int]] = []
+    tiles = []
+    for n in (str(t) for t in parse_tiles(text)):
+        for _ in range(500):
+            x, y = rng.randrange(10, WIDTH - TILE_W - 10), rng.randrange(50, HEIGHT - TILE_H - 10)
+            if all(abs(x - px) > TILE_W + 25 or abs(y - py) > TILE_H + 25 for px, py in placed):
+                break
+        placed.append((x, y))
+        tiles.append((n, _paste(image, n, x, y)))
+    return Scene(name, image, tuple(tiles))
+
+
+def groups_scene(name: str, groups: list[str], standing: str, group_gap: int = 40) -> Scene:
+    """Small groups of tiles in a row well apart (the reader makes a meld group of each: meld0, meld1,
+    ... past the four a hand can have) above a short standing row."""
+    image = _table()
+    tiles = []
+    x = 8
+    for group in groups:
+        for n in (str(t) for t in parse_tiles(group)):
+            tiles.append((n, _paste(image, n, x, 120)))
+            x += TILE_W + 1
+        x += group_gap
+    x = 60
+    for n in (str(t) for t in parse_tiles(standing)):
+        tiles.append((n, _paste(image, n, x, 330)))
+        x += TILE_W + 1
+    return Scene(name, image, tuple(tiles))
+
+
+def finished_scene(name: str, hand_text: str) -> Scene:
+    """A finished hand laid out as the photo page expects (melds, standing row, winning tile apart)."""
+    scene = demo_scene(parse_hand(hand_text), seed=1, width=WIDTH, height=HEIGHT)
+    return Scene(name, scene.image_bgr, tuple((t.cls, tuple(float(v) for v in t.xyxy)) for t in scene.tiles))
+
+
+def empty_scene(name: str = "empty") -> Scene:
+    return Scene(name, _table(), ())
+
+
+def write_scenes(folder: Path, scenes: list[Scene]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    index = []
+    for scene in scenes:
+        cv2.imwrite(str(folder / f"{scene.name}.png"), scene.image_bgr)
+        index.append({"name": scene.name, "tiles": [{"cls": c, "xyxy": list(b)} for c, b in scene.tiles]})
+    (folder / "scenes.json").write_text(json.dumps(index))
+
+
+class SceneDetector:
+    """The known boxes of whichever scene the frame looks most like (grey thumbnails compared)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.scenes = []
+        for entry in json.loads((folder / "scenes.json").read_text()):
+            image = cv2.imread(str(folder / f"{entry['name']}.png"))
+            tiles = entry["tiles"]
+            boxes = Detections.from_lists([t["xyxy"] for t in tiles], [0.95] * len(tiles),
+                                          [CLASS_ID[t["cls"]] for t in tiles])
+            self.scenes.append((entry["name"], thumbnail(image, MATCH_THUMB), boxes))
+
+    def which(self, image_bgr: np.ndarray) -> str:
+        return self._nearest(image_bgr)[0]
+
+    def _nearest(self, image_bgr: np.ndarray) -> tuple[str, np.ndarray, Detections]:
+        thumb = thumbnail(image_bgr, MATCH_THUMB)
+        return min(self.scenes, key=lambda s: float(np.abs(s[1] - thumb).mean()) if s[1].shape == thumb.shape else 1e9)
+
+    def detect(self, image_bgr: np.ndarray) -> Detections:
+        _, _, boxes = self._nearest(image_bgr)
+        return boxes.scaled(image_bgr.shape[1] / WIDTH, image_bgr.shape[0] / HEIGHT)
+
+
+def scene_detector() -> SceneDetector:
+    """Detector factory for `MCR_DETECTOR=live_scenes:scene_detector`."""
+    folder = os.environ.get(SCENES_ENV)
+    if not folder:
+        raise ValueError(f"set {SCENES_ENV} to a folder written by live_scenes.write_scenes")
+    return SceneDetector(Path(folder))
+
+
+def write_video(path: Path, plan: list[tuple[Scene, float]], fps: int = 15) -> float:
+    """A Y4M video (4:2:0) showing each scene of `plan` for its seconds; Chromium's fake camera loops it.
+    Returns the loop's length in seconds."""
+    with open(path, "wb") as f:
+        f.write(f"YUV4MPEG2 W{WIDTH} H{HEIGHT} F{fps}:1 Ip A1:1 C420jpeg\n".encode())
+        frames = 0
+        for scene, seconds in plan:
+            i420 = cv2.cvtColor(scene.image_bgr, cv2.COLOR_BGR2YUV_I420).tobytes()
+            for _ in range(round(seconds * fps)):
+                f.write(b"FRAME\n")
+                f.write(i420)
+                frames += 1
+    return frames / fps
