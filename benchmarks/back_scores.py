@@ -1,5 +1,5 @@
 """The finder's score for the back class of the boxes it takes for faces, against the truth of rendered scenes
-(stop 44): how far a back boxed as a face stands from the faces, for `DetectorSettings.back_chance_of_faces`.
+(stop 44): how far a back boxed as a face stands from the faces, for `BacksAsFacesSettings.back_chance`.
 
     .venv/bin/python benchmarks/back_scores.py ROUND/SET [ROUND/SET ...]
 

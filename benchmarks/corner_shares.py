@@ -24,11 +24,11 @@ from scoring.tiles import TILE_NAMES, Tile
 from tileset.classes import CLASS_NAMES
 from training.evaluate_read import scenes_from_dir
 from vision.boxes import box_iou
-from vision.detector import TileDetector
 from vision.images import decode_image
 from vision.ranks import other_rank_share
 from vision.read import load_detector
 from vision.registry import active_dir
+from vision.rules import BOXES, apply_rules, corner_numerals
 from vision.settings import DetectorSettings, with_overrides
 
 BOUNDS = (1e-12, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
@@ -36,37 +36,32 @@ BOUNDS = (1e-12, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
 
 def faces_read(scenes: Path, models: Path) -> list[tuple[float, bool, bool]]:
     """(another rank's chance, changed rightly, changed wrongly) of each face the corner reads."""
-    detector = load_detector(active_dir(models), with_overrides(DetectorSettings(), ["ranks.corner_min_share=0"]))
-    assert detector.classifier is not None
-    rank_columns = detector.classifier.rank_columns
-    calls: list[tuple] = []
-    read_corner = TileDetector._read_corner_numerals
-
-    def recorded(self, upright, boxes_xyxy, corner, among, probs, ids, confidence, seconds):
-        before = ids.copy()
-        read_corner(self, upright, boxes_xyxy, corner, among, probs, ids, confidence, seconds)
-        calls.append((boxes_xyxy.copy(), among.copy(), before, ids.copy(), probs.copy()))
-
-    TileDetector._read_corner_numerals = recorded
+    detector = load_detector(active_dir(models), with_overrides(
+        DetectorSettings(), ["ranks.corner_min_share=0", "rules_off=corner_numerals"]))  # applied here, by hand
+    own = detector.settings.ranks
+    rank_columns = detector.face_classifier.rank_columns
     rows = []
-    try:
-        for scene in scenes_from_dir(scenes):
-            calls.clear()
-            detector.detect(decode_image(str(scene.image), detector.settings).bgr)
-            labeled = np.array([box for _, box in scene.truth_tiles], np.float32).reshape(-1, 4)
-            for xyxy, among, before, after, probs in calls:
-                overlap = box_iou(xyxy, labeled)
-                for i in np.flatnonzero(among):
-                    name = CLASS_NAMES[before[i]]
-                    if name not in TILE_NAMES or not Tile.parse(name).is_suited:
-                        continue
-                    tile = Tile.parse(name)
-                    share = other_rank_share(probs[i, rank_columns[tile.suit]], tile.rank)
-                    label = scene.truth_tiles[int(overlap[i].argmax())][0] if overlap[i].max() >= 0.5 else "-"
-                    changed = before[i] != after[i]
-                    rows.append((share, changed and label == CLASS_NAMES[after[i]], changed and label == name))
-    finally:
-        TileDetector._read_corner_numerals = read_corner
+    for scene in scenes_from_dir(scenes):
+        sighting = apply_rules(BOXES, detector.sight(decode_image(str(scene.image), detector.settings).bgr), detector)
+        xyxy = sighting.found.xyxy[detector.is_face(sighting.found.classes)]
+        if not len(xyxy):
+            continue
+        faces = detector.classify_faces(sighting.image_bgr, xyxy)
+        after = corner_numerals(faces, own, detector)
+        if faces.probs is None:
+            continue
+        among = np.ones(len(xyxy), bool) if faces.numerals_read is None else ~faces.numerals_read
+        labeled = np.array([box for _, box in scene.truth_tiles], np.float32).reshape(-1, 4)
+        overlap = box_iou(xyxy, labeled)
+        for i in np.flatnonzero(among):
+            name = CLASS_NAMES[faces.ids[i]]
+            if name not in TILE_NAMES or not Tile.parse(name).is_suited:
+                continue
+            tile = Tile.parse(name)
+            share = other_rank_share(faces.probs[i, rank_columns[tile.suit]], tile.rank)
+            label = scene.truth_tiles[int(overlap[i].argmax())][0] if overlap[i].max() >= 0.5 else "-"
+            changed = faces.ids[i] != after.ids[i]
+            rows.append((share, changed and label == CLASS_NAMES[after.ids[i]], changed and label == name))
     return rows
 
 

@@ -1,6 +1,6 @@
 """What naming flowers one of each renames, against the truth of rendered scenes (stop 45): every box the assignment
-would rename with no floor (`one_flower_min_chance=0`), split at `--floor` by the chance its reading gives the new
-flower, and whether it was read right before and after. Chooses `DetectorSettings.one_flower_min_chance`.
+would rename with no floor (`one_flower_of_each.min_chance=0`), split at `--floor` by the chance its reading gives the new
+flower, and whether it was read right before and after. Chooses `OneFlowerSettings.min_chance`.
 
     .venv/bin/python benchmarks/flower_renames.py ROUND/SET [ROUND/SET ...] [--floor 1e-5]
 
@@ -26,31 +26,20 @@ from training.evaluate_read import scenes_from_dir  # noqa: E402
 from vision.boxes import box_iou  # noqa: E402
 from vision.detector import TileDetector  # noqa: E402
 from vision.registry import active_dir  # noqa: E402
+from vision.rules import BOXES, RULE_NAMES, apply_rules, one_flower_of_each  # noqa: E402
+from vision.settings import OneFlowerSettings  # noqa: E402
 
 
 def renames(detector: TileDetector, image: np.ndarray) -> list[tuple[np.ndarray, str, str, float]]:
     """Each box of `image` the assignment renames: its box, its reading before and after, the new reading's chance."""
-    found: list[tuple[np.ndarray, str, str, float]] = []
-    boxes: list[np.ndarray] = []
-    classify, assign = detector.classify_faces, detector._one_flower_of_each
-
-    def classify_keeping_boxes(image_bgr: np.ndarray, boxes_xyxy: np.ndarray):  # type: ignore[no-untyped-def]
-        boxes.append(boxes_xyxy)
-        return classify(image_bgr, boxes_xyxy)
-
-    def assign_keeping_renames(probs: np.ndarray, best: np.ndarray, ids: np.ndarray, confidence: np.ndarray) -> None:
-        before = ids.copy()
-        assign(probs, best, ids, confidence)
-        for k in np.flatnonzero(ids != before):
-            found.append((boxes[-1][k], CLASS_NAMES[before[k]], CLASS_NAMES[ids[k]], float(confidence[k])))
-
-    detector.classify_faces = classify_keeping_boxes  # type: ignore[method-assign]
-    detector._one_flower_of_each = assign_keeping_renames  # type: ignore[method-assign]
-    try:
-        detector.detect(image)
-    finally:
-        del detector.classify_faces, detector._one_flower_of_each
-    return found
+    sighting = apply_rules(BOXES, detector.sight(image), detector)
+    boxes = sighting.found.xyxy[detector.is_face(sighting.found.classes)]
+    if not len(boxes):
+        return []
+    before = detector.classify_faces(sighting.image_bgr, boxes)  # the rules of the faces up to this one
+    after = one_flower_of_each(before, OneFlowerSettings(min_chance=0.0), detector)
+    return [(boxes[k], CLASS_NAMES[before.ids[k]], CLASS_NAMES[after.ids[k]], float(after.confidence[k]))
+            for k in np.flatnonzero(after.ids != before.ids)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     tally = {band: [0, 0, 0] for band in ("under", "over")}  # renamed, wrong after, right before
     for folder in args.sets:
         loaded = TileDetector.load(active_dir(folder / "models"))
-        detector = loaded.with_settings(replace(loaded.settings, one_flower_of_each=True, one_flower_min_chance=0.0))
+        later = RULE_NAMES[RULE_NAMES.index("one_flower_of_each"):]  # applied by hand, then none after it
+        detector = loaded.with_settings(replace(loaded.settings, rules_off=frozenset(later)))
         for scene in scenes_from_dir(folder / "scn"):
             image = cv2.imread(str(scene.image))
             if image is None:

@@ -1,10 +1,10 @@
 """The faces the repair search turns into a flower or season through their second reading (model card, stop 41:
-why `DetectorSettings.set_faces_flower_seconds` is off), each with what its box shows by the labels.
+why rule `no_flower_seconds` is on), each with what its box shows by the labels.
 
     .venv/bin/python benchmarks/flower_seconds.py SETDIR [SETDIR ...] [--set FIELD=VALUE ...]
 
 SETDIR: a set folder of `benchmarks/calibration_round.sh` (scn/, models/). Prints one line per such change and the
-count of right and wrong ones; with `--set set_faces_flower_seconds=true`, the behaviour before stop 41.
+count of right and wrong ones; with `--set rules_off=no_flower_seconds`, the behaviour before stop 41.
 """
 
 import sys as _sys

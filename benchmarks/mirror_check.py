@@ -1,5 +1,5 @@
 """How the finder's boxes fare under the mirror check (stop 37): each box of one run of the finder at 0.1 and up,
-the best confidence the finder gives it in the mirror image (a box overlapping by `mirror_match_iou`), and
+the best confidence the finder gives it in the mirror image (a box overlapping by `MirrorSettings.match_iou`), and
 whether it lies on a labeled tile (IoU >= 0.5) or on none (IoU < 0.3); then, per folder, the tiles found, the
 false boxes, the photos with more than one and the box precision under each rule: keep a box at the threshold
 (0.25) or up only when its confidence reaches SURE or the mirror's reaches CONFIRM. One run of the finder on the
@@ -39,7 +39,7 @@ def boxes_with_mirror(detector: TileDetector, folder: Path, split: str) -> list[
             continue
         h, w = image.shape[:2]
         xyxy, conf, _ = detector.find_tiles(image, s.conf_threshold)
-        mirror_conf = detector._mirror_confidence(image, xyxy, 0.05)
+        mirror_conf = detector.confidence_in_mirror(image, xyxy, 0.05)
         photos.append(dict(conf=conf, mirror=mirror_conf, iou=box_iou(xyxy, read_truth(path, w, h).xyxy)))
     return photos
 

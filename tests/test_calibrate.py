@@ -29,7 +29,7 @@ TILE_W, TILE_H, STEP_X, STEP_Y, LEFT, TOP = 40, 56, 46, 80, 90, 60
 QUICK = replace(CalibrateSettings(), views=8, check_views=2, min_scale=0.8, sideways_share=0.0, max_turn_deg=5.0,
                 base_crops_images=0, base_check_images=0)
 NO_READERS = with_overrides(DetectorSettings(), ["flowers.enabled=false", "ranks.enabled=false"])
-RESCUE_OFF = replace(NO_READERS, flower_rescue_boxes=0)  # the flower rescue, on by default since stop 44
+RESCUE_OFF = with_overrides(NO_READERS, ["rules_off=flower_rescue"])  # the flower rescue, on by default
 
 
 def hue_colour(hue: int) -> tuple[int, int, int]:
@@ -158,8 +158,8 @@ def test_a_box_on_the_club_s_cloth_is_left_out_of_a_photo_of_the_set_once_the_se
     from training.fewshot import PROTOTYPES_FILE, FewShotHead
     from vision.detector import TileDetector
 
-    # the fake finder answers the same boxes for the mirror image, and they are all under mirror_sure_conf
-    UNSURE_FIXED = with_overrides(NO_READERS, ["mirror_sure_conf=0"])  # noqa: N806
+    # the fake finder answers the same boxes for the mirror image, and they are all under the mirror check's sure_conf
+    UNSURE_FIXED = with_overrides(NO_READERS, ["mirror.sure_conf=0"])  # noqa: N806
     cloth = checked_cloth()
     photo = write_photo(tmp_path / "layout.png", layout_boxes(), cloth)
     hand_tiles = layout_boxes()[:3]
@@ -180,7 +180,7 @@ def test_a_box_on_the_club_s_cloth_is_left_out_of_a_photo_of_the_set_once_the_se
         dets, _ = TileDetector.load(version, UNSURE_FIXED).detect_file(hand)
         kept[clusters] = dets
         if clusters:
-            for setting in ("table_strays=false", "table_max_finder_conf=0.5"):  # off; or the finder sure enough
+            for setting in ("rules_off=table_strays", "table_strays.max_finder_conf=0.5"):  # off; or the finder sure enough
                 as_before, _ = TileDetector.load(version, with_overrides(UNSURE_FIXED, [setting])).detect_file(hand)
                 assert len(as_before) == 9, setting
             other_set = TileDetector.load(version, UNSURE_FIXED)
@@ -676,7 +676,7 @@ def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_uns
         likeness[1:1 + like_the_set] = 0.3
         return reading._replace(likeness=likeness)
 
-    settings = replace(NO_READERS, stray_max_finder_conf=max_finder_conf)
+    settings = with_overrides(NO_READERS, [f"unlike_strays.max_finder_conf={max_finder_conf}"])
     dets = layout_detected_with_reading(tmp_path, models, monkeypatch, settings, unlike_first)
     assert len(dets) == len(layout_boxes()) - dropped
     assert len(dets.unlike_set) == dropped, "a box left out is still told to the reader"
@@ -705,7 +705,7 @@ def test_a_box_that_passes_no_face_threshold_is_doubtful_only_when_the_finder_wa
         likeness[0], likeness[1:1 + like_the_set] = -0.05, 0.3
         return reading._replace(likeness=likeness)
 
-    settings = replace(NO_READERS, lone_doubt_finder_conf=doubt_under)
+    settings = with_overrides(NO_READERS, [f"lone_doubt.finder_conf={doubt_under}"])
     dets = layout_detected_with_reading(tmp_path, models, monkeypatch, settings, a_little_unlike_the_first)
     assert len(dets) == len(layout_boxes()) and len(dets.unlike_set) == 0
     assert int(np.asarray(dets.doubtful).sum()) == doubtful
@@ -723,13 +723,13 @@ def test_in_a_photo_read_open_but_not_judged_the_sets_boxes_are_doubtful_only_wh
 ) -> None:
     """No box passes a face's threshold (likeness -0.05: not a photo of the set), but every one is nearer the set's
     faces than any other set's crop (set margin 0.2): the photo is read with the open reading, and only with
-    `lone_doubt_in_open_photos` are its boxes (finder 0.9, counted unsure here) marked doubtful."""
+    `LoneDoubtSettings.in_open_photos` are its boxes (finder 0.9, counted unsure here) marked doubtful."""
     def read_open(reading: ClassifierReading) -> ClassifierReading:
         n = len(reading.probs)
         return reading._replace(likeness=np.full(n, -0.05, np.float32), set_margin=np.full(n, 0.2, np.float32),
                                 set_probs=reading.probs)
 
-    settings = replace(NO_READERS, lone_doubt_finder_conf=0.95, lone_doubt_in_open_photos=in_open_photos)
+    settings = with_overrides(NO_READERS, ["lone_doubt.finder_conf=0.95", f"lone_doubt.in_open_photos={in_open_photos}"])
     dets = layout_detected_with_reading(tmp_path, models, monkeypatch, settings, read_open)
     assert len(dets) == len(layout_boxes())
     assert int(np.asarray(dets.doubtful).sum()) == (len(dets) if in_open_photos else 0)
@@ -798,8 +798,8 @@ def test_a_photo_whose_boxes_are_mostly_nearer_the_set_than_other_sets_is_read_w
 ) -> None:
     """The head keeps other sets' crops: `nearer_the_set` of the 42 boxes are nearer the set (SET_MARGIN_OUTPUT
     above 0). Over half: the photo reads by SET_PROBS_OUTPUT (here every crop 5p), though no box passes a face's
-    threshold (likeness -0.05); with `open_gate_in_set_photos` off, as before. No box is left out: that is the
-    thresholds' call (`_of_the_set`), and the finder is sure of every box here."""
+    threshold (likeness -0.05); with rule `open_gate` off, as before. No box is left out: that is the
+    thresholds' call (`vision.rules.of_the_set`), and the finder is sure of every box here."""
     from vision.detector import TileDetector
 
     photo = write_photo(tmp_path / "layout.png", layout_boxes())
@@ -807,7 +807,7 @@ def test_a_photo_whose_boxes_are_mostly_nearer_the_set_than_other_sets_is_read_w
     folder.mkdir()
     (folder / "detector.onnx").write_bytes((models / "detector.onnx").read_bytes())
     with_random_head(models / "classifier.onnx", folder / "classifier.onnx")
-    detector = TileDetector.load(folder, replace(NO_READERS, open_gate_in_set_photos=by_margin))
+    detector = TileDetector.load(folder, with_overrides(NO_READERS, [] if by_margin else ["rules_off=open_gate"]))
     assert detector.classifier is not None
     plain_read = detector.classifier.read
     five_p = detector.classifier.names.index("5p")
@@ -918,14 +918,14 @@ def test_a_back_box_on_a_flower_of_the_calibrated_set_tells_that_flower_and_a_pl
 
     assert runner_ups_of_backs(version) == [-1, CLASS_ID["f3"]]
     assert runner_ups_of_backs(models) == [-1, -1]
-    assert runner_ups_of_backs(version, replace(NO_READERS, back_flower_confidence=1.01)) == [-1, -1]
+    assert runner_ups_of_backs(version, with_overrides(NO_READERS, ["flowers_as_backs.confidence=1.01"])) == [-1, -1]
 
 
 @pytest.mark.parametrize("back_score, settings, read_as_back", [
     (0.05, NO_READERS, True),
     (0.0, NO_READERS, False),
-    (0.05, replace(NO_READERS, back_chance_of_faces=0.1), False),
-    (0.05, replace(NO_READERS, back_chance_of_faces=0.0), False),
+    (0.05, with_overrides(NO_READERS, ["backs_as_faces.back_chance=0.1"]), False),
+    (0.05, with_overrides(NO_READERS, ["backs_as_faces.back_chance=0"]), False),
 ])
 def test_a_back_the_finder_took_for_a_face_is_a_back_in_a_photo_of_the_calibrated_set(
     tmp_path: Path, models: Path, monkeypatch, back_score: float, settings: DetectorSettings, read_as_back: bool
@@ -933,7 +933,7 @@ def test_a_back_the_finder_took_for_a_face_is_a_back_in_a_photo_of_the_calibrate
     """A later photo of the set: six faces and the set's f3 found as faces, and a plain coloured tile (a back)
     found as a face too (0.95), the finder giving the back class `back_score`, as is f3. The calibrated head
     finds the plain tile like none of the set's faces (here made so: the tiny classifier's head finds every crop
-    like some face): it is read as a back when the finder's back score reaches `back_chance_of_faces`; f3, like
+    like some face): it is read as a back when the finder's back score reaches `BacksAsFacesSettings.back_chance`; f3, like
     its face, stays f3. Before calibration (no head) it is read as a face."""
     from vision.detector import TileDetector
 
@@ -969,7 +969,7 @@ def test_a_flower_the_finder_was_unsure_of_is_kept_in_a_photo_of_the_calibrated_
 ) -> None:
     """A later photo of the set: six faces found at 0.9; the set's f3 found at 0.1 only, under the finder's
     threshold, like a bare patch of table and a box on f4 1.6 times a tile's size. With the calibrated
-    head (and the rescue on, as by default: `flower_rescue_boxes`), f3 is kept (read as f3, its low confidence
+    head (and the rescue on, as by default: rule `flower_rescue`), f3 is kept (read as f3, its low confidence
     kept to be reported) and the other two are not; before calibration, with the rescue off, or with the rescue
     looking only at boxes surer than 0.1, none."""
     from vision.detector import TileDetector
@@ -996,13 +996,13 @@ def test_a_flower_the_finder_was_unsure_of_is_kept_in_a_photo_of_the_calibrated_
     assert tuple(dets.xyxy[6].round()) == f3 and float(dets.confidence[6]) <= 0.1
     assert read(models) == 6
     assert read(version, RESCUE_OFF) == 6
-    assert read(version, replace(NO_READERS, flower_rescue_conf=0.12)) == 6
-    assert read(version, replace(NO_READERS, flower_rescue_size=2.0)) == 8, "the big box on f4 reads as f4"
+    assert read(version, with_overrides(NO_READERS, ["flower_rescue.finder_conf=0.12"])) == 6
+    assert read(version, with_overrides(NO_READERS, ["flower_rescue.size=2.0"])) == 8, "the big box on f4 reads as f4"
 
 
 def test_a_flower_the_photo_shows_already_is_not_rescued_again(tmp_path: Path, models: Path) -> None:
     """A set has one of each flower: with f3 found surely in the photo, a second box the finder was unsure of
-    that reads as f3 is not kept, while an unsure f4 is; with `flower_rescue_new_only` off, both are."""
+    that reads as f3 is not kept, while an unsure f4 is; with `FlowerRescueSettings.new_only` off, both are."""
     from vision.detector import TileDetector
 
     version = calibrated_version(tmp_path, models)
@@ -1020,7 +1020,7 @@ def test_a_flower_the_photo_shows_already_is_not_rescued_again(tmp_path: Path, m
 
     shown = sorted(name for name, _ in faces)
     assert names(NO_READERS) == sorted([*shown, "f3", "f4"])
-    assert names(replace(NO_READERS, flower_rescue_new_only=False)) == sorted([*shown, "f3", "f3", "f4"])
+    assert names(with_overrides(NO_READERS, ["flower_rescue.new_only=false"])) == sorted([*shown, "f3", "f3", "f4"])
 
 
 @pytest.mark.parametrize("one_of_each, expected", [(True, ["f1", "f2", "s1", "s1"]), (False, ["f2", "f2", "s1", "s1"])])
@@ -1029,15 +1029,15 @@ def test_flowers_read_twice_are_named_anew_one_of_each(
 ) -> None:
     """A set has one tile of each flower: the classifier reads f1 as f2 (0.55 against 0.4) beside a sure f2, and
     s1 is boxed twice, both boxes giving every other flower under 1e-6. With
-    `one_flower_of_each` the flowers are named by the likeliest assignment of distinct flowers: f1 (with the lower
+    rule `one_flower_of_each` the flowers are named by the likeliest assignment of distinct flowers: f1 (with the lower
     confidence of that reading) and f2, while the s1 boxes keep their reading, no other flower being one of them
-    (`one_flower_min_chance`; the reader merges the two boxes); without it f2 twice."""
+    (`OneFlowerSettings.min_chance`; the reader merges the two boxes); without it f2 twice."""
     from vision.detector import TileDetector
 
     photo = cv2.imread(str(write_photo(tmp_path / "layout.png", layout_boxes())))
     named = dict(layout_boxes())
     boxes = np.float32([named["f1"], named["f2"], named["s1"], np.add(named["s1"], (3, 0, 3, 0))])
-    detector = TileDetector.load(models, replace(NO_READERS, one_flower_of_each=one_of_each))
+    detector = TileDetector.load(models, with_overrides(NO_READERS, [] if one_of_each else ["rules_off=one_flower_of_each"]))
     assert detector.classifier is not None
     names = list(detector.classifier.names)
 

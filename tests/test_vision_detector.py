@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -20,6 +19,8 @@ from vision.detector import TileDetector
 from vision.images import decode_image
 from vision.models import ModelLoadError
 from vision.ranks import touching_ranks
+from vision.rules import confirmed_in_mirror
+from vision.settings import DetectorSettings, with_overrides
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -111,8 +112,8 @@ def test_found_boxes_keep_their_class_scores_when_chosen_and_joined():
 
 def test_a_stretched_photo_read_in_a_copy_keeps_each_boxs_class_scores():
     """The copy read in takes its boxes from the copy whose finder found the most: their scores (the back rule's,
-    `DetectorSettings.back_chance_of_faces`) come with them, scaled boxes and all."""
-    from vision.settings import DetectorSettings
+    rule `backs_as_faces`) come with them, scaled boxes and all."""
+    from vision.settings import UnstretchSettings
     from vision.unstretch import unstretched
 
     fake = _SeesOnlyTileShapedBoxes(0.2)
@@ -122,7 +123,7 @@ def test_a_stretched_photo_read_in_a_copy_keeps_each_boxs_class_scores():
         back = np.linspace(0.0, 0.5, len(found), dtype=np.float32)
         return Found(found.xyxy, found.conf, found.classes, np.stack([found.conf, back], axis=1))
 
-    copy = unstretched(np.zeros((400, 240, 3), np.uint8), find, lambda classes: classes == 0, DetectorSettings())
+    copy = unstretched(np.zeros((400, 240, 3), np.uint8), find, lambda classes: classes == 0, UnstretchSettings())
     assert copy.image_bgr.shape[:2] != (400, 240) and len(copy.found) == 12
     assert copy.found.score_of(1).tolist() == pytest.approx(np.linspace(0.0, 0.5, 12).tolist())
 
@@ -206,7 +207,7 @@ def test_a_box_the_finder_is_unsure_of_is_kept_only_when_the_mirror_image_shows_
     assert sorted(dets.class_names) == (["1p", "C", "back"] if kept else ["C", "back"])
     # not lost: an unsure box under the threshold (for the flowers of a calibrated set), in the finder's order
     found = detector.find_boxes(photo)
-    confirmed, unsure = detector._confirmed_in_mirror(photo, found)
+    confirmed, unsure = confirmed_in_mirror(photo, found, detector.settings.mirror, detector)
     assert len(confirmed) == (3 if kept else 2) and len(unsure) == (0 if kept else 1)
     if not kept:
         np.testing.assert_allclose(unsure.xyxy[0], BLUE_TILE, atol=1.0)
@@ -224,10 +225,26 @@ def test_no_second_run_when_the_finder_is_sure_of_every_box_or_the_check_is_off(
     monkeypatch.setattr(detector.finder, "run", finder)
     assert len(detector.detect(photo)) == 2 and finder.runs == ["photo"]
     unsure = fakes.raw_head([_in_network_pixels(b) for b in (RED_TILE, BLUE_TILE)], [[0.9, 0.0], [0.3, 0.0]])
-    off = detector.with_settings(replace(detector.settings, mirror_sure_conf=0.25))
+    off = detector.with_settings(with_overrides(detector.settings, ["mirror.sure_conf=0.25"]))
     finder = _FinderSeeingTheMirrorDifferently(photo, unsure, fakes.raw_head([(1, 1, 1, 1)], [[0.0, 0.0]]))
     monkeypatch.setattr(off.finder, "run", finder)
     assert len(off.detect(photo)) == 2 and finder.runs == ["photo"]
+
+
+def test_the_mirror_rule_switched_off_by_name_keeps_the_box_the_mirror_image_does_not_show(tmp_path, monkeypatch):
+    photo = _scene()
+    original = fakes.raw_head([_in_network_pixels(b) for b in (RED_TILE, BLUE_TILE)], [[0.9, 0.0], [0.5, 0.0]])
+    nothing_mirrored = fakes.raw_head([(1, 1, 1, 1)], [[0.0, 0.0]])
+    counts = {}
+    for rules_off in ("", "mirror"):
+        detector = TileDetector.load(_make_models(tmp_path / "models"),
+                                     with_overrides(DetectorSettings(), [f"rules_off={rules_off}"]))
+        finder = _FinderSeeingTheMirrorDifferently(photo, original, nothing_mirrored)
+        monkeypatch.setattr(detector.finder, "run", finder)
+        counts[rules_off] = (len(detector.detect(photo)), len(finder.runs))
+    assert counts == {"": (1, 2), "mirror": (2, 1)}
+    with pytest.raises(ValueError, match="no rule named glare"):
+        TileDetector.load(tmp_path / "models", with_overrides(DetectorSettings(), ["rules_off=glare"]))
 
 
 def test_a_frame_of_seven_standing_tiles_none_of_them_sure_is_read(tmp_path, monkeypatch):
@@ -243,7 +260,7 @@ def test_a_frame_of_seven_standing_tiles_none_of_them_sure_is_read(tmp_path, mon
     mirrored = fakes.raw_head([_mirrored_head_box(b) for b in row], [[0.6, 0.0]] * 7)
     monkeypatch.setattr(detector.finder, "run", _FinderSeeingTheMirrorDifferently(photo, original, mirrored))
     dets = detector.detect(photo)
-    assert len(dets) == 7 and max(dets.confidence) < detector.settings.mirror_sure_conf
+    assert len(dets) == 7 and max(dets.confidence) < detector.settings.mirror.sure_conf
     order = np.argsort(dets.xyxy[:, 0])
     assert [dets.class_names[i] for i in order] == ["C", "1p", "C", "1p", "C", "1p", "C"]
 
@@ -410,11 +427,11 @@ def test_a_stretched_photo_of_unsure_boxes_is_resized_back_before_the_mirror_che
     monkeypatch.setattr(detector, "find_boxes", fake)
     checked: list[tuple[int, int]] = []
 
-    def confirm_all(image_bgr, found):
+    def confirm_all(image_bgr, xyxy, floor):
         checked.append(image_bgr.shape[:2][::-1])
-        return found, found[:0]
+        return np.ones(len(xyxy), np.float32)
 
-    monkeypatch.setattr(detector, "_confirmed_in_mirror", confirm_all)
+    monkeypatch.setattr(detector, "confidence_in_mirror", confirm_all)
     assert len(detector.detect(np.zeros((400, 240, 3), np.uint8))) == 12
     assert len(fake.calls) >= 2 and checked == [fake.calls[-1]]
 

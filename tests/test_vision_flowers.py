@@ -694,7 +694,7 @@ def test_a_face_of_a_calibrated_set_takes_no_flower_as_its_second_reading_when_a
     fakes.fake_classifier(models / "classifier.onnx", names, weights)  # 9s, then s2, then 6s
     if calibrated:
         _calibrated(models, None)
-    settings = with_overrides(DetectorSettings(), [f"set_faces_flower_seconds={flower_seconds}",
+    settings = with_overrides(DetectorSettings(), [f"rules_off={'no_flower_seconds' if flower_seconds else ''}",
                                                    "flowers.enabled=false", "ranks.enabled=false"])
     dets = TileDetector.load(models, settings).detect(_suited_scene(_suited_tile("")))
     assert dets.class_names == ["9s"] and dets.runner_up.tolist() == [CLASS_ID[runner_up]]

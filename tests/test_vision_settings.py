@@ -44,3 +44,29 @@ def test_no_overrides_is_the_same_settings():
 def test_a_bad_assignment_names_what_is_wrong(assignment, message):
     with pytest.raises(ValueError, match=message):
         with_overrides(DetectorSettings(), [assignment])
+
+
+def test_rules_are_switched_off_by_name_with_commas():
+    settings = with_overrides(DetectorSettings(), ["rules_off=mirror, captions", "mirror.sure_conf=0.5"])
+    assert settings.rules_off == frozenset({"mirror", "captions"}) and settings.mirror.sure_conf == 0.5
+    assert with_overrides(settings, ["rules_off="]).rules_off == frozenset()
+
+
+def test_every_rule_is_registered_once_in_order_with_a_settings_section_of_its_own():
+    from dataclasses import fields
+
+    from vision.rules import BOXES, FACES, KINDS, RULE_NAMES, RULES
+
+    sections = {f.name for f in fields(DetectorSettings)}
+    assert len(set(RULE_NAMES)) == len(RULE_NAMES) == len(RULES)
+    assert all(entry.settings_field is None or entry.settings_field in sections for entry in RULES)
+    stages = [entry.stage for entry in RULES]  # each stage's rules together, in the pipeline's order
+    assert stages == sorted(stages, key=[BOXES, FACES, KINDS].index)
+
+
+def test_a_rule_not_in_the_table_is_refused_by_name():
+    from vision.rules import check_rule_names
+
+    check_rule_names(frozenset({"mirror", "flower_rescue"}))
+    with pytest.raises(ValueError, match="no rule named mirrors .*the rules: unstretch, mirror"):
+        check_rule_names(frozenset({"mirrors"}))

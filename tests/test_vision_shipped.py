@@ -11,7 +11,6 @@ they can live in the repository:
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -21,7 +20,7 @@ import pytest
 from tileset.classes import CLASS_NAMES
 from training.evaluate import Evaluation, LabeledTiles, dataset_images, match_tiles, read_truth
 from vision.detector import TileDetector
-from vision.settings import MODELS_DIR
+from vision.settings import MODELS_DIR, with_overrides
 
 SCENES = Path(__file__).resolve().parent / "data" / "vision_scenes"
 SHIPPED = (MODELS_DIR / "detector.onnx").is_file() and (MODELS_DIR / "classifier.onnx").is_file()
@@ -56,9 +55,9 @@ def test_shipped_models_read_generated_scenes_mostly_right(detector):
 def test_a_photo_stretched_on_export_is_read_back_in_its_own_pixels(detector):
     """The layout cut out tightly and stretched 3.5x upwards, as the labeling tool exported some
     real photos to 640x640: the tiles come out far thinner than any tile is. Read again
-    resized back (`DetectorSettings.stretched_aspect`), most are found and whole photos read right; read as they
+    resized back (`UnstretchSettings.stretched_aspect`), most are found and whole photos read right; read as they
     are, a tile or more of most photos is missed or misread."""
-    as_is = TileDetector.load(MODELS_DIR, replace(detector.settings, unstretch_passes=0))
+    as_is = TileDetector.load(MODELS_DIR, with_overrides(detector.settings, ["rules_off=unstretch"]))
     evaluations = {"unstretched": Evaluation(), "as_is": Evaluation()}
     for image in dataset_images(SCENES, "val"):
         bgr = cv2.imread(str(image))
@@ -70,7 +69,7 @@ def test_a_photo_stretched_on_export_is_read_back_in_its_own_pixels(detector):
         stretched = LabeledTiles((truth.xyxy - np.array([x0, y0, x0, y0], np.float32)) * np.array([1, 3.5, 1, 3.5], np.float32),
                                  truth.class_id)
         aspect = np.median((stretched.xyxy[:, 2] - stretched.xyxy[:, 0]) / (stretched.xyxy[:, 3] - stretched.xyxy[:, 1]))
-        assert aspect < detector.settings.stretched_aspect  # no tile is that thin
+        assert aspect < detector.settings.unstretch.stretched_aspect  # no tile is that thin
         evaluations["unstretched"].add(match_tiles(stretched, detector.detect(photo)))
         evaluations["as_is"].add(match_tiles(stretched, as_is.detect(photo)))
     unstretched, plain = (evaluations[k].summary() for k in ("unstretched", "as_is"))

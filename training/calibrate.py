@@ -172,7 +172,7 @@ def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, rng: ra
                   every_tile: "np.ndarray | None" = None) -> tuple[np.ndarray, np.ndarray]:
     """Classifier crops of one copy, one per box, cut as the runtime cuts them: from the finder's box
     where it found the tile, else from the moved box with a little jitter; and the crops of the face
-    boxes the finder was unsure of (below `stray_max_finder_conf`) that lie on no tile of `every_tile`
+    boxes the finder was unsure of (below `UnlikeStraysSettings.max_finder_conf`) that lie on no tile of `every_tile`
     (default `boxes`; at most a fifth of such a box on one): what it takes for tiles on this table."""
     from vision.boxes import box_iou, share_on
     from vision.crops import cut_tiles
@@ -184,7 +184,7 @@ def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, rng: ra
     size = detector.model_info.classifier_imgsz
     tiles = boxes if every_tile is None else every_tile
     on_tile = share_on(found, tiles).max(axis=1) if len(found) and len(tiles) else np.zeros(len(found))
-    strays = found[(on_tile <= 0.2) & (conf < detector.settings.stray_max_finder_conf)]
+    strays = found[(on_tile <= 0.2) & (conf < detector.settings.unlike_strays.max_finder_conf)]
     stray_crops = (cut_tiles(picture, strays, size, detector.settings) if len(strays)
                    else np.zeros((0, size, size, 3), np.uint8))
     use = boxes.copy()
@@ -788,7 +788,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                    f"right; every one of {choice.base_crops} base crops read as before")
         # the base crops, kept as other sets' crops (half precision, as the graph keeps them): a photo whose boxes
         # are mostly nearer the set's faces than any of them is read with every gate open
-        # (`DetectorSettings.open_gate_in_set_photos`)
+        # (rule `open_gate`, `vision.rules`)
         others = None if base is None or not settings.keep_other_crops else base[1].astype(np.float16).astype(np.float32)
         head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds, others=others,
                            numeral_corner=numeral_corner)

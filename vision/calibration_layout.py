@@ -237,7 +237,8 @@ def unsure_boxes(detector: Any, picture: np.ndarray, found: Detections, settings
             or settings.calibration_unsure_conf >= detector.settings.conf_threshold):
         return Detections.empty()
     s = detector.settings
-    low = detector.with_settings(replace(s, conf_threshold=settings.calibration_unsure_conf, mirror_sure_conf=0.0,
+    low = detector.with_settings(replace(s, conf_threshold=settings.calibration_unsure_conf,
+                                         mirror=replace(s.mirror, sure_conf=0.0),
                                          flowers=replace(s.flowers, enabled=False),
                                          ranks=replace(s.ranks, enabled=False)))
     more = low.detect(picture)

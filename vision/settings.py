@@ -18,19 +18,12 @@ BASE_PHOTOS_DIR = REPO_ROOT.parent / "shared" / "datasets" / "real" / "chinese-v
 
 @dataclass(frozen=True)
 class FlowerSettings:
-    """Reading which flower or season a tile is from its caption (`vision.flowers`)."""
+    """Rule `captions`: which flower or season a tile is, read from its caption (`vision.flowers`)."""
 
-    enabled: bool = True
-    # a face the classifier gives at least this chance (summed over the eight) of being a flower is read
-    # again from its caption (how it was chosen: models/MODEL_CARD.md, stop 13)
-    min_flower_share: float = 0.01
-    # ... unless the classifier reads it at least this surely (a face read this surely is not read again)
-    max_confidence: float = 0.99
-    # ... a classifier with a few-shot head (`training.calibrate`) is sure from one photo's prototypes, which tell
-    # its flowers apart less well than captions (MODEL_CARD, stop 23); yet which flower it is scores nothing, and
-    # reading its sure faces again read the same hands of 2 800 in rounds 17-21, for about 71 ms more a photo at the
-    # median (`benchmarks/detect.py`, round 25; stop 40)
-    sure_fewshot_skips: bool = True
+    enabled: bool = True  # off: the classifier alone names flowers (as `rules_off=captions`)
+    min_flower_share: float = 0.01  # a face given at least this chance (summed over the eight) of being a flower is read
+    max_confidence: float = 0.99  # ... unless the classifier reads it at least this surely
+    sure_fewshot_skips: bool = True  # ... which holds for a few-shot head's reading too (else it is read however sure)
     band_share: float = 0.3  # of the upright tile's height: the bands across its top and bottom that are read
     middle_share: float = 0.5  # ... and the band across its middle (a framed 梅 alone)
     min_name_score: float = 0.8  # recognizer score for a name (梅, PLUM) to decide
@@ -38,15 +31,15 @@ class FlowerSettings:
     # the top and bottom bands are read first; the bands turned over and the middle only for tiles where
     # those did not name, surely, the class the tile is read as (`flowers.confirms`)
     upright_first: bool = True
-    # ... and only for faces the classifier gives at least this chance of being a flower (models/MODEL_CARD.md, stop 16)
-    second_round_share: float = 0.3
+    second_round_share: float = 0.3  # ... and only for faces given at least this chance of being a flower
 
 
 @dataclass(frozen=True)
 class RankSettings:
-    """Reading a suited tile's rank from the numeral printed in a top corner or its middle (`vision.ranks`)."""
+    """Rules `index_numerals` and `corner_numerals`: a suited tile's rank read from the numeral printed in a top
+    corner or its middle (`vision.ranks`)."""
 
-    enabled: bool = True
+    enabled: bool = True  # off: the classifier alone names ranks (as `rules_off=index_numerals,corner_numerals`)
     max_confidence: float = 0.95  # a suited face the classifier reads less surely than this is read again
     # of the upright tile's height: the bands across its top where index numerals sit; the deeper one
     # reaches a numeral set low by a box that takes in the tile's top edge (a camera tilted towards it)
@@ -61,150 +54,164 @@ class RankSettings:
     # the first depth's bands and the middle are read first; the deeper bands only where those did not read,
     # surely, the rank the tile is read as (`ranks.confirms`)
     shallow_first: bool = True
-    # in a photo read as a calibrated set whose calibration photo showed where it prints its ranks
-    # (`vision.ranks.printed_corner`), the suited tiles the index numerals above leave unread are read in that
-    # corner, however sure the few-shot head is of them; those it is unsure of keep the index numerals (read in
-    # the corner alone, round 12 lost 2 hands)
+    # a photo read by a few-shot head whose calibration photo showed the corner its set prints ranks in: the
+    # suited faces the index numerals leave unread are read in that corner (as `rules_off=corner_numerals` off)
     calibrated_corner: bool = True
-    # ... only where the head gives another rank of the suit read at least this chance (0: every one): the head
-    # is 0.99+ sure of most faces, yet a rank it misreads keeps some chance for the right one, however small. Over
-    # the looked-at kde-traditional rounds 10-25, 1e-12 reads 27 % of those faces, and keeps 25 of the corner's
-    # 26 right changes and none of its 4 wrong ones (stop 41)
+    # ... those where the head gives another rank of the suit read at least this chance (0: every one)
     corner_min_share: float = 1e-12
-    # ... where a digit read there names another rank than the tile was read as, it must be read surely in this
-    # many of the corner's bands (the deeper one is read only then): a small 7 or 4 read once as a 1 (stop 40)
+    # ... a digit there naming another rank than the tile was read as must be read surely in this many bands
     corner_reads: int = 2
-    # the recognizer's padded width for the corner's bands (0: `ocr_line_width`): round 18's kde-traditional scenes
-    # read the same at 128 as at 320, 126 against 176 ms a photo (stop 40)
-    corner_line_width: int = 128
+    corner_line_width: int = 128  # the recognizer's padded width for the corner's bands (0: `ocr_line_width`)
+
+
+@dataclass(frozen=True)
+class MirrorSettings:
+    """The mirror check (`vision.rules`, rule `mirror`): a box the finder is unsure of is kept only when
+    the finder, run again on the mirror image of the photo, finds it there too."""
+
+    sure_conf: float = 0.7  # boxes found at least this surely are not checked (at or under `conf_threshold`: none is)
+    confirm_conf: float = 0.3  # the least confidence of the box found again in the mirror image
+    match_iou: float = 0.5  # how much that box must overlap the box checked
+
+
+@dataclass(frozen=True)
+class UnstretchSettings:
+    """A photo stretched on export, resized back before its faces are read (`vision.unstretch`)."""
+
+    stretched_aspect: float = 0.4  # a median face box (width / height) outside [this, 1 / this] marks a stretched photo
+    natural_tile_aspect: float = 0.75  # the width / height such a photo is resized towards
+    within: float = 1.25  # ... until its median face box is within this factor of it
+    passes: int = 3  # the most times the photo is resized and read again
+    min_tiles: int = 1  # face boxes needed to judge the stretch
+    max_stretch: float = 16.0  # the most one axis is stretched against the other
+
+
+@dataclass(frozen=True)
+class OpenGateSettings:
+    """Rule `open_gate`: a photo whose face boxes are mostly nearer the calibrated set's faces than any other
+    set's crop the few-shot head keeps is read with every crop's gate open."""
+
+    margin: float = 0.0  # how much nearer the set a box must be to count
+
+
+@dataclass(frozen=True)
+class SetClassifierSettings:
+    """Rule `set_classifier`: a photo of the set is read by the version's fine-tuned set classifier."""
+
+    share: float = 1.0  # its share of the faces' probabilities; the calibrated classifier's the rest
+
+
+@dataclass(frozen=True)
+class OneFlowerSettings:
+    """Rule `one_flower_of_each`: boxes read as flowers that name one flower twice are named anew together."""
+
+    min_chance: float = 1e-5  # a box is renamed only to a flower its reading gives at least this chance
+
+
+@dataclass(frozen=True)
+class BacksAsFacesSettings:
+    """Rule `backs_as_faces`: in a photo of the set, a face box the finder also gave the back class that
+    looks like none of the set's faces is a back."""
+
+    back_chance: float = 0.01  # the least share of the finder's score for the back class (a face gets under 0.001)
+    likeness: float = 0.0  # under this likeness to the set's nearest face (0: that face's threshold)
+
+
+@dataclass(frozen=True)
+class TableStraysSettings:
+    """Rule `table_strays`: in a photo of the set, a face box that looks like the calibration photo's table is
+    left out. Off, table-likeness counts nowhere (not in judging the photo either)."""
+
+    max_finder_conf: float = 0.9  # a box the finder found at least this surely is kept
+
+
+@dataclass(frozen=True)
+class UnlikeStraysSettings:
+    """Rule `unlike_strays`: in a photo of the set, a face box that looks like none of the set's faces is left out."""
+
+    likeness: float = -0.1  # under this likeness to the set's nearest face
+    max_finder_conf: float = 0.7  # a box the finder found at least this surely is kept
+
+
+@dataclass(frozen=True)
+class LoneDoubtSettings:
+    """Rule `lone_doubt`: in a photo of the set, a face box the finder was unsure of that passes no face's
+    threshold is doubtful: counted in a row, where the hand's sets check it, but not alone as a flower."""
+
+    finder_conf: float = 0.5  # boxes the finder found under this surely
+    likeness: float = 0.0  # ... with a likeness to the set's nearest face under this
+    in_open_photos: bool = True  # also in a photo read with the gate open but not judged the set's
+
+
+@dataclass(frozen=True)
+class FlowersAsBacksSettings:
+    """Rule `flowers_as_backs`: in a photo of the set, a back box whose face reads surely as one of the set's
+    flowers has that flower as its second reading (the layout counts it where it lies apart from the rows)."""
+
+    confidence: float = 0.95  # the least chance the classifier gives the flower
+
+
+@dataclass(frozen=True)
+class FlowerRescueSettings:
+    """Rule `flower_rescue`: in a photo of the set, boxes the finder found under its threshold that read surely
+    as one of the set's flowers are kept: a flower lies apart from the rows, where a tile missed breaks no set."""
+
+    finder_conf: float = 0.05  # the finder's boxes down to this are read
+    boxes: int = 8  # the surest this many of them on no box found
+    size: float = 1.4  # ... of a tile's size: long and short sides within this factor of the boxes found
+    confidence: float = 0.9  # the least chance the classifier gives the flower
+    likeness: float = 0.05  # how far the crop must pass that face's threshold
+    new_only: bool = True  # never a flower the photo shows already (a set has one of each)
 
 
 @dataclass(frozen=True)
 class DetectorSettings:
     """Image -> Detections (onnxruntime).
 
-    Two models: a tile finder (classes face-up tile / back) at a low input size,
-    then a face classifier on crops cut from the full-resolution photo.
+    Two models: a tile finder (classes face-up tile / back) at a low input size, then a face classifier on crops
+    cut from the full-resolution photo; then the reader's rules (`vision.rules`, in order), each with its own
+    section below, each switched off by naming it in `rules_off`.
     """
 
     detector_file: str = "detector.onnx"  # in the models folder
     classifier_file: str = "classifier.onnx"
-    # a calibrated version's fine-tuned classifier, which reads the faces of a photo of its set (below); only
-    # beside a classifier with a few-shot head, which tells a photo of the set from another (`training.calibrate`)
-    set_classifier_file: str = "set_classifier.onnx"
-    set_classifier_share: float = 1.0  # its share of a set photo's face probabilities, the classifier's the rest
-    # a calibrated version keeps the classifier it was made from: a photo that is not of the calibrated set
-    # (below) is read by it, as before calibration; the head's thresholds, set on a few base photos, let
-    # another set's faces through elsewhere (gnome-smooth's version read chinese-v4's white dragon as f1)
-    base_classifier_file: str = "classifier_base.onnx"
-    base_reads_other_sets: bool = True
-    # in a photo read with the few-shot head (a photo of the set), whether a face read as a suited tile or an
-    # honour may have a flower or season as its second reading, what the repair search may turn it into. The head
-    # knows the set's own flowers: over 27 looked-at set-rounds (rounds 14-21, 25) the repair turned such a face
-    # into a flower 5 times, never rightly, and without it 2 more hands read (stop 41)
-    set_faces_flower_seconds: bool = False
+    set_classifier_file: str = "set_classifier.onnx"  # a calibrated version's fine-tuned classifier of its set
+    base_classifier_file: str = "classifier_base.onnx"  # the classifier a calibrated version was made from
+    base_reads_other_sets: bool = True  # a photo not of the calibrated set is read by that classifier
     conf_threshold: float = 0.25  # tile-finder boxes below this are dropped
-    # ... and a box found with less confidence than `mirror_sure_conf` is kept only when the finder, run again
-    # on the mirror image of the photo, finds it there too (at least `mirror_confirm_conf`, boxes overlapping
-    # by `mirror_match_iou`); else it is one of the unsure boxes under the threshold. A second run of the
-    # finder, only in photos with such boxes. `mirror_sure_conf` at or under `conf_threshold`: off
-    mirror_sure_conf: float = 0.7
-    mirror_confirm_conf: float = 0.3
-    mirror_match_iou: float = 0.5
-    # With a classifier calibrated to a set (a few-shot head), a face box the finder found with less
-    # confidence than `stray_max_finder_conf` is dropped when its likeness to the set's nearest face
-    # (cosine minus that face's threshold) is below `stray_likeness`: it looks like none of the set's tiles.
-    # Only in a photo of that set: at least `stray_photo_share` of its face boxes pass a face's threshold
-    # (another set's photo passes few: it keeps every box and reads as with the classifier alone). A photo
-    # of the set is also the one whose faces the set classifier reads, where the version has one
-    stray_likeness: float = -0.1
-    stray_max_finder_conf: float = 0.7
-    stray_photo_share: float = 0.5
-    # A head that keeps crops of other sets (the base photos') reads a photo with every crop's gate open
-    # (`open_gate_in_set_photos`) when at least `stray_photo_share` of its face boxes are nearer the set's faces
-    # than any of those crops by more than `set_photo_margin`: the faces' thresholds, the highest cosine of any
-    # other set's crop, shut the gate on most of a set's blurred or small tiles. Only the faces' reading changes
-    open_gate_in_set_photos: bool = True
-    set_photo_margin: float = 0.0
-    # ... and one found with less confidence than `table_max_finder_conf` that looks more like the
-    # calibration photo's table than like any face of the set (the head's table prototypes,
-    # `training.fewshot`; such boxes do not count in the photo's share): a box the finder is that sure of stays
-    table_strays: bool = True
-    table_max_finder_conf: float = 0.9
-    # ... and a back box whose face that classifier reads as a flower or season at least this surely, and
-    # like the set's (its threshold passed), may be that flower where it lies apart from the rows
-    # (`LayoutSettings.stray_backs_as_flowers`): a colourful flower boxed by the finder as a back
-    back_flower_confidence: float = 0.95
-    # ... and in a photo of the set, the finder's boxes down to `flower_rescue_conf` on no box found and of
-    # a tile's size (within `flower_rescue_size` either way), the surest `flower_rescue_boxes`, that it reads
-    # as a flower or season at least `flower_rescue_confidence` surely, `flower_rescue_likeness` past that
-    # face's threshold, are kept as that flower: a flower missed lies apart and breaks no set
-    # (`TileDetector._flowers_the_finder_was_unsure_of`; 0 boxes: off). In looked-at rounds the flowers it
-    # found passed by 0.03-0.18, and a poker chip by 0.028: read as a season, it broke a hand. Off at stop 42:
-    # its boxes at 0.01-0.02 the head read as flowers cost hands. Back at stop 44 from 0.05: stop 43's finder
-    # still misses a flower now and then at 0.10-0.12 (looked-at rounds 29-32: 2 362 -> 2 365 of 2 400 hands at
-    # 0.03, 0.05 and 0.08; model card, stop 44)
-    flower_rescue_conf: float = 0.05
-    flower_rescue_boxes: int = 8
-    flower_rescue_size: float = 1.4
-    flower_rescue_confidence: float = 0.9
-    flower_rescue_likeness: float = 0.05
-    flower_rescue_new_only: bool = True  # never a flower the photo shows already (a set has one of each)
-    # ... and in a photo of the set, a face box kept that the finder scored under `lone_doubt_finder_conf`
-    # and that passes no face's threshold (likeness under `lone_doubt_likeness`) is doubtful: counted in a
-    # row, where the hand's sets check it, but lying apart it is not counted as a flower (a die, a chip, a
-    # tile cut by the photo's edge; `Layout.set_aside`). 0: off. Also in a photo read with the open reading
-    # (`open_gate_in_set_photos`) that fails `stray_photo_share` (model card, stop 36)
-    lone_doubt_finder_conf: float = 0.5
-    lone_doubt_likeness: float = 0.0
-    lone_doubt_in_open_photos: bool = True  # also in a photo read with the open reading but not judged the set's
-    # ... and a face box the finder gave the back class at least `back_chance_of_faces` of its score (a face
-    # gets under 0.001 nearly always) that passes none of the set's face thresholds (likeness under
-    # `back_face_likeness`) is a back: the finder takes a set's coloured backs for faces in dim light, and the
-    # head, which never saw them, reads them as faces (looked-at rounds 29-33: 2 954 -> 2 959 of 3 000 hands
-    # at 0.01, 2 957 at 0.02; at 0.005 three flowers and a 3m became backs; model card, stop 44). 0: off
-    back_chance_of_faces: float = 0.01
-    back_face_likeness: float = 0.0
-    # a set has one tile of each flower and season: boxes read as flowers that name one twice are named anew
-    # together, by the likeliest assignment of distinct flowers (`TileDetector._one_flower_of_each`), each to a
-    # flower its reading gives at least `one_flower_min_chance`: a second box on one tile renamed f1 at 1e-25 read as
-    # an extra flower (round 29). `benchmarks/flower_renames.py`, rounds 29-35 (looked at): under 1e-5, 19 renames, 9
-    # right after, 4 right before; over it, 96, 77 right after, 3 right before (model card, stop 45)
-    one_flower_of_each: bool = True
-    one_flower_min_chance: float = 1e-5
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300
+    # with a few-shot head: a photo is of the calibrated set when at least this share of its face boxes (those
+    # not like the table) pass a face's threshold; the rules for the set's photos act only there
+    set_photo_share: float = 0.5
+    rules_off: frozenset[str] = frozenset()  # names of the reader's rules not applied (`vision.rules.RULES`)
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
     crop_pad_value: int = 114  # grey that fills the crop to the classifier's square input
     sideways_ratio: float = 1.15  # width / height above which a crop is turned upright
-    # height / width above which an upright crop is widened back to this: real tiles are ~1.4, and a
-    # tile 5x taller than wide comes from a photo stretched on export: kept so, it is a 6-pixel sliver
-    max_crop_aspect: float = 2.0
-    # A photo stretched on export (a labeling tool's 640x640, a squeezed screenshot) shows tiles far
-    # thinner or wider than any tile is: when the median face box (width / height, at least
-    # `unstretch_min_tiles` of them) lies outside [stretched_aspect, 1 / stretched_aspect], the photo
-    # is resized towards `natural_tile_aspect` and read again, up to `unstretch_passes` times
-    # (`vision.unstretch`).
-    stretched_aspect: float = 0.4
-    natural_tile_aspect: float = 0.75
-    # ... and once judged stretched, resized again until the median face is within this factor of
-    # `natural_tile_aspect` (faces left wider than tall would be turned on their side and misread)
-    unstretched_within: float = 1.25
-    unstretch_passes: int = 3
-    unstretch_min_tiles: int = 1
-    max_unstretch: float = 16.0  # the most one axis is stretched against the other
+    max_crop_aspect: float = 2.0  # height / width above which an upright crop is widened back to this
     decode_long_side: int = 1600  # big JPEGs are decoded reduced (DCT scaling) down to at least this
     max_pixels: int = 120_000_000  # larger images are refused (decompression bombs, panoramas)
     # a larger JPEG is decoded at 1/2, 1/4 or 1/8 of its size; a larger image of another format is refused
     max_full_decode_pixels: int = 50_000_000
     max_file_bytes: int = 80_000_000
-    # px (at the recognizer's 48 px height) every line of the second readings is padded to: rapidocr's own
-    # 320; narrower is faster, but the recognizer reads a line differently with less padding (`vision.ocr`)
+    # px (at the recognizer's 48 px height) every line of the second readings is padded to; narrower is faster,
+    # but the recognizer reads a line differently with less padding (`vision.ocr`)
     ocr_line_width: int = 320
     intra_op_threads: int = 2  # onnxruntime threads of each model (the recognizer of the second readings too)
     intra_op_spinning: bool = False  # whether idle onnxruntime threads busy-wait for the next run
-    flowers: FlowerSettings = field(default_factory=FlowerSettings)  # captions of flowers and seasons
-    ranks: RankSettings = field(default_factory=RankSettings)  # index numerals of suited tiles
+    mirror: MirrorSettings = field(default_factory=MirrorSettings)
+    unstretch: UnstretchSettings = field(default_factory=UnstretchSettings)
+    open_gate: OpenGateSettings = field(default_factory=OpenGateSettings)
+    set_classifier: SetClassifierSettings = field(default_factory=SetClassifierSettings)
+    one_flower_of_each: OneFlowerSettings = field(default_factory=OneFlowerSettings)
+    flowers: FlowerSettings = field(default_factory=FlowerSettings)  # rule `captions`
+    ranks: RankSettings = field(default_factory=RankSettings)  # rules `index_numerals` and `corner_numerals`
+    backs_as_faces: BacksAsFacesSettings = field(default_factory=BacksAsFacesSettings)
+    table_strays: TableStraysSettings = field(default_factory=TableStraysSettings)
+    unlike_strays: UnlikeStraysSettings = field(default_factory=UnlikeStraysSettings)
+    lone_doubt: LoneDoubtSettings = field(default_factory=LoneDoubtSettings)
+    flowers_as_backs: FlowersAsBacksSettings = field(default_factory=FlowersAsBacksSettings)
+    flower_rescue: FlowerRescueSettings = field(default_factory=FlowerRescueSettings)
 
 
 @dataclass(frozen=True)
@@ -434,6 +441,8 @@ def _parsed(text: str, current: object, assignment: str) -> object:
         if text.lower() not in ("true", "false", "1", "0"):
             raise ValueError(f"{assignment!r}: expected true or false")
         return text.lower() in ("true", "1")
+    if isinstance(current, frozenset):
+        return frozenset(name.strip() for name in text.split(",") if name.strip())
     if isinstance(current, tuple) and current and all(isinstance(v, float) for v in current):
         try:
             values = tuple(float(v) for v in text.split(","))

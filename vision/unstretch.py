@@ -1,8 +1,8 @@
 """A photo stretched on its way here (a labeling tool's 640x640, a squeezed screenshot), resized back.
 
 Its tiles come out far thinner (or wider) than any tile is
-(`DetectorSettings.stretched_aspect`): the photo is resized, keeping its pixel count,
-until its tiles have about their natural shape (`unstretched_within`), and its faces
+(`UnstretchSettings.stretched_aspect`): the photo is resized, keeping its pixel count,
+until its tiles have about their natural shape (`within`), and its faces
 are read in that copy. The tiles themselves are taken from the copy whose finder found
 the most of them (a long thin copy shrinks in the finder's square input).
 """
@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.boxes import Found, median_face_aspect
-from vision.settings import DetectorSettings
+from vision.settings import UnstretchSettings
 
 
 @dataclass(frozen=True)
@@ -33,10 +33,10 @@ class Unstretched:
 
 
 def unstretched(image_bgr: np.ndarray, find: Callable[[np.ndarray], Found], is_face: Callable[[np.ndarray], np.ndarray],
-                settings: DetectorSettings) -> Unstretched:
-    """The copy of `image_bgr` to read and its finder boxes: the photo itself, found once, unless
-    its faces come out stretched (`find` runs again on each resized copy, at most
-    `unstretch_passes` more times)."""
+                settings: UnstretchSettings, first: "Found | None" = None) -> Unstretched:
+    """The copy of `image_bgr` to read and its finder boxes: the photo itself, found once (`first`, when
+    given, is that run), unless its faces come out stretched (`find` runs again on each resized copy, at
+    most `passes` more times)."""
     s = settings
 
     def tile_shaped(aspect: float | None) -> bool:
@@ -44,20 +44,20 @@ def unstretched(image_bgr: np.ndarray, find: Callable[[np.ndarray], Found], is_f
 
     def natural(aspect: float | None) -> bool:
         ratio = s.natural_tile_aspect / aspect if aspect else math.inf
-        return 1 / s.unstretched_within <= ratio <= s.unstretched_within
+        return 1 / s.within <= ratio <= s.within
 
     def face_aspect(found: Found) -> float | None:
-        return median_face_aspect(found.xyxy, is_face(found.classes), s.unstretch_min_tiles)
+        return median_face_aspect(found.xyxy, is_face(found.classes), s.min_tiles)
 
     h, w = image_bgr.shape[:2]
-    found = find(image_bgr)
+    found = find(image_bgr) if first is None else first
     aspect = face_aspect(found)
     copies = [(image_bgr, found, aspect)]  # each copy read: the image, its finder boxes, the median face aspect
     stretch = 1.0  # how much the photo's x axis is widened against its y axis
-    for _ in range(s.unstretch_passes):
+    for _ in range(s.passes):
         if aspect is None or (tile_shaped(aspect) if len(copies) == 1 else natural(aspect)):
             break
-        stretch = float(np.clip(stretch * s.natural_tile_aspect / aspect, 1 / s.max_unstretch, s.max_unstretch))
+        stretch = float(np.clip(stretch * s.natural_tile_aspect / aspect, 1 / s.max_stretch, s.max_stretch))
         k = math.sqrt(stretch)  # keep the pixel count: widen one axis, narrow the other
         new_w, new_h = max(1, round(w * k)), max(1, round(h / k))
         resized = cv2.resize(image_bgr, (new_w, new_h), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
