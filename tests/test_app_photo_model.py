@@ -40,7 +40,8 @@ def test_real_model_reads_a_rendered_scene_on_the_photo_page(scene):
     caption = next(c.value for c in at.caption if c.value.startswith("Tiles found"))
     found = int(caption.split(": ")[1].split(" ")[0])
     assert found >= 0.8 * len(scene.tiles), (found, len(scene.tiles))
-    at.segmented_control(key="photo.won_by").set_value("discard").run()  # asked before any total
+    for key, value in (("photo.seat", "E"), ("photo.prevalent", "E"), ("photo.won_by", "discard")):
+        at.segmented_control(key=key).set_value(value).run()  # asked before any total
     totals = [int(m.value) for m in at.metric if m.label == "Total"]
     cannot = [w.value for w in at.warning if "Cannot score" in w.value]
     not_winning = [e.value for e in at.error if "do not make a winning hand" in e.value]
