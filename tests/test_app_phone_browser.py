@@ -199,6 +199,8 @@ def test_phone_with_a_match_open_takes_the_deal_winds_and_records_the_win(browse
         assert page.locator(".st-key-photo-seat, .st-key-photo-prevalent").count() == 0  # the ledger knows them
         tap(page, "photo.winner", f"Cat · {seats['Cat']} 北")
         tap(page, "photo.won_by", "Self-drawn")
+        small = page.evaluate(SMALL_TARGETS_JS, DEFAULT_APP_SETTINGS.touch_target_px)
+        assert small == [], small
 
         page.get_by_role("button", name="1 · 6 Dot").tap()  # the doubted tile's button: its editor
         page.locator(".st-key-photo_fixes").get_by_role("button", name="9 Dot", exact=True).tap()
