@@ -151,6 +151,7 @@ def test_phone_result_first_a_tap_on_the_photo_fixes_the_doubted_tile(browser, p
         small = page.evaluate(SMALL_TARGETS_JS, DEFAULT_APP_SETTINGS.touch_target_px)
         assert small == [], small
         assert page.get_by_text(f"Photo {PHONE_PHOTO[0]} × {PHONE_PHOTO[1]} px").count() == 1  # full resolution
+        assert page.locator(".st-key-photo_shoot input[type=file][capture=environment]").count() == 1  # the next photo too
         small_png(page.screenshot(), DOCS / "phone-result.png", max_width=PHONE["width"])
 
         tap_tile_on_photo(page, where)  # one tap on the tile in the photo: its editor, the faces that win
