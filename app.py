@@ -12,7 +12,7 @@ import streamlit as st
 
 from appui.access import gate, lan_mode
 from appui.i18n import LANG_KEY, t
-from appui.navigation import page_specs
+from appui.navigation import open_start_page_by_its_name, page_specs
 
 st.set_page_config(page_title="MCR scorer 国标麻将算番", page_icon="🀄", layout="wide")
 
@@ -27,6 +27,7 @@ pages = [
     st.Page(spec.script, title=t(spec.title_key), icon=spec.icon, url_path=spec.url_path, default=i == 0)
     for i, spec in enumerate(page_specs())
 ]
+open_start_page_by_its_name()
 if not gate():  # LAN mode: no page before the access code; the URL's page opens once it is entered
     st.navigation(pages, position="hidden")
     st.stop()

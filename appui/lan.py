@@ -30,6 +30,7 @@ CERT_DAYS = 825  # the longest a browser accepts for a server certificate
 RENEW_BEFORE_DAYS = 30
 DEFAULT_PORT = 8501
 LOOPBACK_NAMES = ("127.0.0.1", "localhost")
+SERVER_SCRIPT = "app_lan.py"  # app.py behind the access check of uploads, metrics and reloads (appui.access)
 
 
 def lan_addresses() -> tuple[str, ...]:
@@ -241,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     lan = plan(args.port, rest)
     print(announce(lan), flush=True)
-    command = [sys.executable, "-m", "streamlit", "run", str(Path(__file__).resolve().parent.parent / "app.py"),
+    command = [sys.executable, "-m", "streamlit", "run", str(Path(__file__).resolve().parent.parent / SERVER_SCRIPT),
                *lan.streamlit_args]
     if args.dry_run:
         print(" ".join(command))

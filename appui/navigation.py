@@ -33,3 +33,16 @@ def page_specs() -> list[PageSpec]:
     if labeling_available():
         pages.append(PageSpec("appui/pages/labeling.py", "page_label", ":material/label:", "label"))
     return pages
+
+
+def open_start_page_by_its_name() -> None:
+    """Streamlit serves the start page at the root only, so its own address (/photo) showed "Page not
+    found" over it: asked for by that name, this run opens the start page at the root instead."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return
+    pages = ctx.pages_manager
+    if not pages.intended_page_script_hash and pages.intended_page_name == page_specs()[0].url_path:
+        pages.set_script_intent("", "")

@@ -42,6 +42,8 @@ class AppSettings:
     tap_reach_px: float = 22.0
     # photo page: a phone's content width, CSS pixels: lines on the tappable photo are drawn for it
     phone_width_px: int = 360
+    # photo page: the tappable photo is at most this wide on a large screen, CSS pixels
+    tap_view_max_css_px: int = 720
     # photo page: the tappable photo's longest side as sent to the browser, pixels
     tap_view_max_side: int = 1200
     # photo page: how many faces that make the hand win the tile editor offers as one-tap fixes
@@ -57,6 +59,10 @@ class AppSettings:
     # ... the first wait, doubled after every further wrong try, up to access_max_delay_s
     access_first_delay_s: float = 2.0
     access_max_delay_s: float = 120.0
+    # ... wrong tries are counted per client (its IP address); this many clients are remembered
+    access_clients_kept: int = 4096
+    # a browser that entered the code keeps it this long: a reload or a new tab asks again only after it
+    access_remember_hours: float = 12.0
 
 
 DEFAULT_APP_SETTINGS = AppSettings()

@@ -30,6 +30,8 @@ def test_default_config_is_loopback_only_without_statistics(repo_config):
     assert repo_config.get_option("server.maxUploadSize") == 50
     assert repo_config.get_option("server.enableXsrfProtection") is True
     assert repo_config.get_option("server.allowedHosts") == ["localhost", "127.0.0.1"]
+    assert repo_config.get_where_defined("server.enableAgentApi").endswith(".streamlit/config.toml")
+    assert repo_config.get_option("server.enableAgentApi") is False  # no HTTP API that drives the app
 
 
 def test_starting_never_asks_the_internet_for_an_address(repo_config, monkeypatch):
