@@ -57,7 +57,7 @@ RECORDED = PREFIX + "recorded"  # match id -> {hand fingerprint: deal number} re
 RECORD_MESSAGE = PREFIX + "record_message"  # (fingerprint, kind, text) of the last tap on "Record"
 WINNER, DISCARDER_PLAYER = PREFIX + "winner", PREFIX + "discarder_player"  # with a match open
 SOURCES = ("upload", "files", "camera")  # the phone's camera (full resolution), a photo file, the in-page camera
-IMAGE_TYPES = ["jpg", "jpeg", "png", "webp", "bmp"]
+IMAGE_TYPES = ["jpg", "jpeg", "png", "webp", "bmp", "heic", "heif"]  # HEIC: an iPhone's photos (pillow-heif)
 MATCH_CURRENT = "match.current"  # appui.match.CURRENT: the match this session has open (read, not imported)
 SETTINGS = DEFAULT_APP_SETTINGS
 

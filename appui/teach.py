@@ -141,7 +141,7 @@ def _photo_inputs() -> list[bytes]:
             st.caption(tr("kept", n=len(kept)))
             right.button(tr("start_over"), key=PREFIX + "start_over", on_click=kept.clear)
     else:
-        files = st.file_uploader(tr("upload"), type=["jpg", "jpeg", "png", "webp", "bmp"], key=PREFIX + "upload",
+        files = st.file_uploader(tr("upload"), type=["jpg", "jpeg", "png", "webp", "bmp", "heic", "heif"], key=PREFIX + "upload",
                                  accept_multiple_files=True)
         photos = [f.getvalue() for f in files or []]
     photos = list(dict.fromkeys(photos))  # the same photo twice is one photo

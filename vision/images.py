@@ -6,11 +6,15 @@ the original photo is kept (`DecodedImage.original_wh`) so boxes found in the
 reduced pixels map back to full-size ones. 16-bit images are scaled to 8 bits
 (not clipped to white).
 
-Runtime dependencies only: OpenCV, Pillow, numpy.
+HEIC/HEIF (an iPhone's photos) are read through Pillow with pillow-heif's opener, registered on
+first use; without pillow-heif such a photo is "a format that cannot be read".
+
+Runtime dependencies only: OpenCV, Pillow (with pillow-heif), numpy.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import warnings
@@ -30,6 +34,17 @@ _SWAPS_AXES = {5, 6, 7, 8}  # EXIF orientations that turn the picture by 90 degr
 _CV2_REDUCED = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
 _CV2_FORMATS = {"PNG", "BMP", "TIFF", "WEBP", "PPM"}  # formats OpenCV decodes itself (reduced, 16-bit)
 _WIDE_MODES = {"I;16", "I;16B", "I;16L", "I;16N", "I", "F"}  # Pillow modes with more than 8 bits a channel
+
+
+@functools.cache
+def register_heif() -> bool:
+    """Let Pillow open HEIC/HEIF photos (pillow-heif); False when pillow-heif is not installed."""
+    try:
+        from pillow_heif import register_heif_opener
+    except ImportError:
+        return False
+    register_heif_opener()
+    return True
 
 
 class ImageError(ValueError):
@@ -66,6 +81,7 @@ def _open(source: "str | Path | bytes", settings: DetectorSettings) -> tuple[Ima
         data = path.read_bytes()
     if not data:
         raise ImageError("empty file")
+    register_heif()
     try:
         with warnings.catch_warnings():  # our own limit below says it more plainly
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
