@@ -864,6 +864,7 @@ def _style() -> None:
   {{ padding: 0 2px; font-size: 0.8rem; }}
 .st-key-photo_page [class*=st-key-photo_doubt_] button {{ border: 2px solid #e62828; }}
 .st-key-photo_total {{ scroll-margin-top: 4rem; }}
+.st-key-photo_tap {{ max-width: {SETTINGS.tap_view_max_css_px}px; }}
 .st-key-photo_page h1 {{ font-size: 1.75rem; padding-top: 0; }}
 [data-testid=stMainBlockContainer]:has(.st-key-photo_page) {{ padding-top: 3.5rem; }}
 </style>""")
