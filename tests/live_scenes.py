@@ -13,6 +13,7 @@ import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -22,6 +23,9 @@ from appui.live_loop import thumbnail
 from scoring.notation import parse_hand, parse_tiles
 from tileset.classes import CLASS_ID
 from vision.detections import Detections
+
+if TYPE_CHECKING:
+    from datasets.art import ArtSet
 
 SCENES_ENV = "MCR_LIVE_SCENES"
 WIDTH, HEIGHT = 640, 480
@@ -43,22 +47,29 @@ def _table() -> np.ndarray:
     return image
 
 
-def _paste(image: np.ndarray, name: str, x: int, y: int) -> tuple[float, float, float, float]:
-    face = cv2.resize(glyph_art().faces[name][0], (TILE_W, TILE_H), interpolation=cv2.INTER_AREA)
+def _paste(image: np.ndarray, name: str, x: int, y: int, art: ArtSet | None = None,
+           size: tuple[int, int] = (TILE_W, TILE_H)) -> tuple[float, float, float, float]:
+    """A tile face at (x, y): the glyph set's, or `art`'s (a glyph-only set on an ivory panel)."""
+    w, h = size
+    art = art or glyph_art()
+    face = cv2.resize(art.faces[name][0], (w, h), interpolation=cv2.INTER_AREA)
+    region = image[y:y + h, x:x + w]
+    if not art.panel:
+        region[:] = (232, 242, 246)
+        cv2.rectangle(region, (0, 0), (w - 1, h - 1), (150, 160, 165), 1)
     alpha = face[..., 3:4].astype(np.float32) / 255
-    region = image[y:y + TILE_H, x:x + TILE_W]
     region[:] = (alpha * face[..., :3] + (1 - alpha) * region).astype(np.uint8)
-    return (float(x), float(y), float(x + TILE_W), float(y + TILE_H))
+    return (float(x), float(y), float(x + w), float(y + h))
 
 
-def row_scene(name: str, text: str) -> Scene:
+def row_scene(name: str, text: str, art: ArtSet | None = None, size: tuple[int, int] = (TILE_W, TILE_H)) -> Scene:
     """The tiles of `text` standing side by side in one row, as a player sees their own hand."""
     names = [str(t) for t in parse_tiles(text)]
     image = _table()
     gap = 2
-    x0 = (WIDTH - len(names) * (TILE_W + gap)) // 2
-    y = HEIGHT // 2 - TILE_H // 2
-    tiles = tuple((n, _paste(image, n, x0 + i * (TILE_W + gap), y)) for i, n in enumerate(names))
+    x0 = (WIDTH - len(names) * (size[0] + gap)) // 2
+    y = HEIGHT // 2 - size[1] // 2
+    tiles = tuple((n, _paste(image, n, x0 + i * (size[0] + gap), y, art, size)) for i, n in enumerate(names))
     return Scene(name, image, tiles)
 
 
