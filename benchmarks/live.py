@@ -15,6 +15,14 @@ frames of generated table scenes, both ways the loop can read the table:
 
 Aim: >= 15 frames/s on the 2-core machine with the shipped models.
 
+`--views` instead times what the player waits for: a camera at `--camera-fps` shows standing rows
+(13 tiles, an empty table, 9 tiles; `tests/live_scenes.py`, in the shared gl-mahjongtile artwork
+when present), each for `--view-seconds`, through the background reader with its votes.
+Reported: per change of view, the time until the panel's reading is steady (reading lag) and that
+plus half the panel's refresh period (the panel lag a player sees on average; transport left out),
+ms per reading, readings/s while a view settles, and analysed frames/s once it is still (a still
+view's reading is kept for every frame).
+
 The scenes are rendered by `datasets.render` from the artwork in `--art` (default: the shared art
 folder when present, else the procedural glyph faces of `appui.demo_scene`).  `--truth` replaces the
 model by the scenes' known boxes: the loop's own cost (layout, drawing) without the network.
@@ -131,6 +139,81 @@ def run_background(loop: LiveLoop, scenes: list[DemoScene], frames: int, camera_
     }
 
 
+def view_scenes(art_dir: Path | None) -> list:  # live_scenes.Scene (tests/ goes on the path here)
+    """The standing rows the --views mode shows in turn."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from live_scenes import empty_scene, row_scene
+
+    art = None
+    if art_dir is not None:
+        from datasets.art import load_art
+
+        art = next((a for a in load_art(art_dir, only=["gl-mahjongtile"]) if a.name == "gl-mahjongtile"), None)
+    size = (44, 62)
+    rows = [row_scene("13 standing", "1234m456p789sEEE", art, size), empty_scene(),
+            row_scene("9 standing", "123m456p7sEW", art, size), row_scene("13 other", "2345p77s345678m", art, size)]
+    return rows
+
+
+def run_views(loop: LiveLoop, scenes: list, seconds: float, camera_fps: float, cycles: int) -> dict:
+    """Each scene for `seconds` at `camera_fps`, `cycles` times round: how soon each new view reads steady."""
+    period = 1.0 / camera_fps
+    frames_each = max(2, round(seconds * camera_fps))
+    lags: list[float] = []
+    unsettled = 0
+    still_rates: list[float] = []
+    settle_rates: list[float] = []
+    worst_frame_ms = 0.0
+    for _ in range(cycles):
+        for scene in scenes:
+            image = scene.image_bgr
+            switched, switched_wall = time.perf_counter(), time.time()
+            readings_before = loop.snapshot().detections_run
+            settled_at = None
+            for n in range(frames_each):
+                pause = switched + n * period - time.perf_counter()
+                if pause > 0:
+                    time.sleep(pause)
+                t0 = time.perf_counter()
+                loop.process(image)  # type: ignore[arg-type]
+                worst_frame_ms = max(worst_frame_ms, (time.perf_counter() - t0) * 1000)
+                snap = loop.snapshot()
+                if settled_at is None and snap.steady_at is not None and snap.steady_at >= switched_wall:
+                    settled_at = snap.steady_at - switched_wall
+                    made = snap.detections_run - readings_before
+                    settle_rates.append(made / max(time.perf_counter() - switched, 1e-3))
+            if settled_at is None:
+                unsettled += 1
+            else:
+                lags.append(settled_at)
+                still_rates.append(loop.snapshot().analysed_per_s)
+    loop.close()
+    panel_half = loop.live.panel_every_s / 2
+    return {
+        "camera_fps": camera_fps,
+        "views": len(lags) + unsettled,
+        "views_never_steady": unsettled,
+        "reading_lag_s_median": round(statistics.median(lags), 3) if lags else None,
+        "reading_lag_s_max": round(max(lags), 3) if lags else None,
+        "panel_lag_s_median_estimate": round(statistics.median(lags) + panel_half, 3) if lags else None,
+        "readings_per_s_while_settling_median": round(statistics.median(settle_rates), 1) if settle_rates else None,
+        "analysed_frames_per_s_once_still_median": round(statistics.median(still_rates), 1) if still_rates else None,
+        "ms_frame_max": round(worst_frame_ms, 1),
+    }
+
+
+def time_readings(detector: object, scenes: list, repeats: int = 5) -> float:
+    """Median ms of one reading (detector and layout reader) of these scenes."""
+    loop = LiveLoop(detector)  # type: ignore[arg-type]
+    times = []
+    for _ in range(repeats):
+        for scene in scenes:
+            t0 = time.perf_counter()
+            loop._read(scene.image_bgr)
+            times.append((time.perf_counter() - t0) * 1000)
+    return round(statistics.median(times), 1)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--frames", type=int, default=150, help="frames to process (default 150)")
@@ -144,10 +227,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--truth", action="store_true", help="use the scenes' known boxes instead of the model")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true", help="print one JSON object only")
+    parser.add_argument("--views", action="store_true",
+                        help="time the player's wait: standing rows changing at --camera-fps (see above)")
+    parser.add_argument("--view-seconds", type=float, default=3.0, help="seconds each view is shown (default 3)")
+    parser.add_argument("--cycles", type=int, default=3, help="times round the views (default 3)")
     args = parser.parse_args(argv)
     if args.frames < 2 or args.detect_every < 1 or args.camera_fps <= 0:
         parser.error("--frames must be >= 2, --detect-every >= 1 and --camera-fps > 0")
 
+    if args.views:
+        return main_views(args)
     scenes = make_scenes(args.art, args.seed)
     truth = SceneSwitchingTruth(scenes) if args.truth else None
     if truth is not None:
@@ -185,6 +274,46 @@ def main(argv: list[str] | None = None) -> int:
     for mode in (inline, background):
         if mode["error"]:
             print(f"  error: {mode['error']}")
+    return 0
+
+
+def main_views(args: argparse.Namespace) -> int:
+    scenes = view_scenes(args.art)
+    if args.truth:
+        import tempfile
+
+        from live_scenes import SceneDetector, write_scenes  # on the path since view_scenes
+
+        folder = Path(tempfile.mkdtemp(prefix="mcr-live-views-"))
+        write_scenes(folder, scenes)
+        detector: object = SceneDetector(folder)
+        name = "the scenes' known boxes (the loop's own cost, no model)"
+    else:
+        from vision.detector import TileDetector
+        from vision.models import ModelLoadError
+
+        try:
+            detector = TileDetector.load(args.models)
+        except (ModelLoadError, OSError, ValueError) as exc:
+            print(f"no usable model in {args.models}: {exc}", file=sys.stderr)
+            return 2
+        info = getattr(detector, "model_info", None)
+        name = json.dumps(info.to_json()) if info is not None else str(args.models)
+    LiveLoop(detector)._read(scenes[0].image_bgr)  # type: ignore[arg-type]  # warm-up
+    ms_reading = time_readings(detector, scenes)
+    views = run_views(LiveLoop(detector, background=True), scenes, args.view_seconds, args.camera_fps,  # type: ignore[arg-type]
+                      args.cycles)
+    result = {"detector": name, "frame": f"{WIDTH}x{HEIGHT}", "cpus": os.cpu_count(),
+              "load_average_1min": round(os.getloadavg()[0], 1), "ms_per_reading_median": ms_reading,
+              "art": str(args.art) if args.art else "demo glyphs", **views}
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"live views on {WIDTH}x{HEIGHT} frames, camera at {args.camera_fps:g} fps, {result['cpus']} cpus "
+          f"(load {result['load_average_1min']}), detector: {name}")
+    for key, value in result.items():
+        if key not in ("detector", "frame", "cpus"):
+            print(f"  {key}: {value}")
     return 0
 
 
