@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -480,8 +481,112 @@ def pick(table: Mapping[str, tuple[str, str]], key: str, language: str | None = 
 
 
 def t(key: str, language: str | None = None, **values: Any) -> str:
-    """The label `key` in the current (or given) language, with `{name}` fields filled."""
+    """The label `key` in the current (or given) language, with `{name}` fields filled; the fields that
+    carry a program's own sentence (`msg`, `reason`: an unreadable image, a hand that is not valid)
+    are translated too where `message_text` knows the sentence."""
+    language = language or lang()
+    if language != "en":
+        values = {k: message_text(v, language) if k in _PROGRAM_TEXT and isinstance(v, str) else v
+                  for k, v in values.items()}
     return pick(_LABELS, key, language, **values)
+
+
+# ---- the program's own sentences (vision.images.ImageError, scoring's HandError, the reader's issues)
+# in Chinese: each English sentence as a pattern, its Chinese with the same fields.  A field named
+# `tile` is a tile name (said in words), one named `detail` a sentence of its own (translated again).
+
+_PROGRAM_TEXT = frozenset({"msg", "reason"})
+_N = r"(?P<n>\d+)"
+_TILE = r"(?P<tile>[1-9][mps]|[ESWNCFP]|[fs][1-4])"
+_MESSAGES: tuple[tuple[str, str], ...] = (
+    # vision.images: photos that cannot be read
+    (r"empty file", "空文件"),
+    (r"no such file: (?P<path>.+)", "没有这个文件: {path}"),
+    (r"not a file: (?P<path>.+)", "不是文件: {path}"),
+    (r"file too large: (?P<size>\d+) bytes \(limit (?P<limit>\d+)\)", "文件太大: {size} 字节 (上限 {limit})"),
+    (r"not an image, or a format that cannot be read", "不是图片, 或是无法读取的格式"),
+    (r"image too large: (?P<w>\d+)x(?P<h>\d+) = (?P<mp>\d+) megapixels \(limit (?P<limit>\d+)\)",
+     "图片太大: {w}x{h} = {mp} 百万像素 (上限 {limit})"),
+    (r"image too large to read: (?P<w>\d+)x(?P<h>\d+) = (?P<mp>\d+) megapixels as (?P<format>\S+) \(limit (?P<limit>\d+) "
+     r"megapixels; a JPEG is read reduced at any size\)",
+     "图片太大, 无法读取: {w}x{h} = {mp} 百万像素的 {format} (上限 {limit} 百万像素; JPEG 任何大小都会缩小读取)"),
+    (r"image too large: (?P<detail>.+)", "图片太大: {detail}"),
+    (r"image has no pixels \((?P<size>[^)]*)\)", "图片没有像素 ({size})"),
+    (r"unreadable image data: (?P<detail>.+)", "图片数据无法读取: {detail}"),
+    (r"unreadable image: (?P<detail>.+)", "图片无法读取: {detail}"),
+    # ... and Pillow's own words after them
+    (r"image file is truncated.*", "图片文件不完整 (被截断)"),
+    (r"Truncated File Read", "文件被截断"),
+    (r"broken PNG file.*", "PNG 文件已损坏"),
+    (r"(?:unknown|unsupported) (?:JPEG|BMP|PNG) .*|(?:not a|bad) (?:JPEG|BMP|PNG) .*", "图片格式有误"),
+    (r"broken data stream when reading image file", "读取图片文件时数据流损坏"),
+    (r"cannot identify image file.*", "无法识别的图片文件"),
+    (r"Image size \((?P<pixels>\d+) pixels\) exceeds limit of (?P<limit>\d+) pixels, could be decompression bomb DOS attack\.",
+     "图片尺寸 ({pixels} 像素) 超过上限 {limit} 像素"),
+    # scoring.hand / scoring.waits / the manual page's draft: hands that are not valid
+    (_TILE + r" appears " + _N + r" times; a set has only 4 of each tile", "{tile} 出现 {n} 次, 但一副牌每种只有 4 张"),
+    (_TILE + r" is seen " + _N + r" times; a set has only (?P<limit>\d+) of it", "{tile} 出现 {n} 次, 但一副牌只有 {limit} 张"),
+    (r"there are only 4 of " + _TILE + r" in a set; this hand would hold " + _N, "一副牌只有 4 张 {tile}, 这手牌会有 {n} 张"),
+    (r"a hand has at most 4 melds, this one has " + _N, "一手牌最多 4 组副露, 这手有 {n} 组"),
+    (r"a hand has at most 4 melds", "一手牌最多 4 组副露"),
+    (r"with (?P<melds>\d+) meld\(s\) the standing hand must hold (?P<expected>\d+) tiles plus the winning tile, but it holds "
+     + _N, "有 {melds} 组副露时手牌应为 {expected} 张加和牌张, 但现在是 {n} 张"),
+    (r"with (?P<melds>\d+) meld\(s\) a ready hand holds (?P<expected>\d+) standing tiles, not " + _N,
+     "有 {melds} 组副露时听牌的手牌应为 {expected} 张, 不是 {n} 张"),
+    (r"the standing hand is full: with (?P<melds>\d+) meld\(s\) it holds (?P<expected>\d+) tiles plus the winning tile",
+     "手牌已满: 有 {melds} 组副露时手牌为 {expected} 张加和牌张"),
+    (r"no room for another meld: take out " + _N + r" standing tile\(s\) first", "没有位置再加一组副露: 请先去掉 {n} 张手牌"),
+    (r"pick the winning tile", "请选择和牌张"),
+    (r"a chow cannot start at " + _TILE + r": pick the lowest of three consecutive suited tiles",
+     "顺子不能从 {tile} 开始: 请选同一花色三张连续牌中最小的一张"),
+    (r"no chow starts at " + _TILE + r": a chow is three consecutive tiles of one suit",
+     "没有从 {tile} 开始的顺子: 顺子是同一花色的三张连续牌"),
+    (r"(?P<meld>.+) is not a chow: a chow is three consecutive tiles of one suit", "{meld} 不是顺子: 顺子是同一花色的三张连续牌"),
+    (r"(?P<meld>.+) is not a pung: a pung is 3 identical tiles", "{meld} 不是刻子: 刻子是三张相同的牌"),
+    (r"(?P<meld>.+) is not a kong: a kong is 4 identical tiles", "{meld} 不是杠: 杠是四张相同的牌"),
+    (r"only a kong can be concealed among the melds, not the (?P<kind>chow|pung) (?P<meld>.+)",
+     "副露中只有杠可以是暗杠, {meld} 不行"),
+    (r"flowers must be 0 to 8, not (?P<flowers>.+)", "花牌数应为 0 到 8, 不是 {flowers}"),
+    (r"(?P<label>seat|prevalent) wind must be one of E S W N, not (?P<value>.+)", "风位应为 E S W N 之一, 不是 {value}"),
+    (r"meld " + _N + r": (?P<detail>.+)", "第 {n} 组副露: {detail}"),
+    # scoring.notation: a hand typed on the manual page
+    (r"digits (?P<digits>'\d+') need a suit letter \(m, p or s\) in (?P<text>.+)", "数字 {digits} 后面要有花色字母 (m、p 或 s): {text}"),
+    (r"suit letter (?P<suit>'[mps]') without digits before it in (?P<text>.+)", "花色字母 {suit} 前面没有数字: {text}"),
+    (r"unknown tile character (?P<char>'.+') in (?P<text>.+): use digits with m/p/s, or E S W N C F P",
+     "未知的牌字符 {char}: {text}; 请用数字加 m/p/s, 或 E S W N C F P"),
+    (r"the hand notation must be text", "牌型记法必须是文字"),
+    (r"only one winning tile \(\+\) is allowed", "只能有一张和牌张 (+)"),
+    (r"'\+' must be followed by exactly one winning tile, got (?P<token>.+)", "'+' 后面必须正好是一张和牌张, 现在是 {token}"),
+    (r"unexpected (?P<token>.+) after the winning tile: flags are words such as self-drawn, seat=S",
+     "和牌张后面多了 {token}: 标记应为 self-drawn、seat=S 这样的词"),
+    (r"a meld bracket is not closed", "副露的括号没有闭合"),
+    (r"no winning tile: write it last, after '\+', e\.g\. '\+9s'", "没有和牌张: 写在最后, 放在 '+' 之后, 例如 '+9s'"),
+    (r"unknown setting (?P<token>.+): use seat=, prevalent= or flowers=", "未知的设置 {token}: 请用 seat=、prevalent= 或 flowers="),
+    (r"flowers must be a number 0 to 8, not (?P<flowers>.+)", "花牌数应为 0 到 8 的数字, 不是 {flowers}"),
+    # appui.correction: a fix that names no tile
+    (r"there is no tile #" + _N, "没有第 {n} 张牌"),
+    (r"unknown tile (?P<name>.+)", "未知的牌 {name}"),
+)
+_MESSAGE_PATTERNS = tuple((re.compile(pattern), zh) for pattern, zh in _MESSAGES)
+
+
+def message_text(message: str, language: str | None = None) -> str:
+    """A program's own English sentence (an image error, a hand error) in `language`; a sentence
+    not in the table stays as it is."""
+    if (language or lang()) == "en":
+        return message
+    text = message.strip()
+    for pattern, zh in _MESSAGE_PATTERNS:
+        found = pattern.fullmatch(text)
+        if found is None:
+            continue
+        fields = found.groupdict()
+        if fields.get("tile"):
+            fields["tile"] = tile_words(fields["tile"], "zh")
+        if fields.get("detail"):
+            fields["detail"] = message_text(fields["detail"], "zh")
+        return zh.format(**fields)
+    return message
 
 
 def translator(prefix: str = "", table: Mapping[str, tuple[str, str]] = _LABELS) -> Callable[[str], str]:

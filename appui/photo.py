@@ -515,7 +515,8 @@ def _issue_values(params: dict[str, Any], language: str | None) -> dict[str, Any
             out[name] = tile_words(str(params[name]), language)
     if "names" in params:
         out["names"] = ", ".join(tile_words(str(n), language) for n in params["names"])
-    if "seen" in params and params["seen"] and isinstance(params["seen"][0], (tuple, list)):
+    seen_tiles = params.get("seen")  # left_out: the tiles (name, x, y, conf); too_many_copies: a count
+    if isinstance(seen_tiles, (tuple, list)) and seen_tiles and isinstance(seen_tiles[0], (tuple, list)):
         out["names"] = ", ".join(tile_words(str(seen[0]), language) for seen in params["seen"])
     if "at" in params:
         out["count"] = len(params["at"])
