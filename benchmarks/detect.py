@@ -160,51 +160,78 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[max(0, min(len(ordered) - 1, round(share * len(ordered)) - 1))]
 
 
-def run_detector(name: str, detect: Callable[[Path], "tuple[Detections, tuple[int, int]]"], images: list[Path],
-                 labeled: bool, profile: bool = False) -> dict[str, Any]:
-    """Times, read accuracy and (`profile`) the stage profile of `detect` on every image."""
-    times, evaluation = [], Evaluation()
-    detect_stages, read_stages = [], []
-    detect(images[0])  # warm-up: first-run allocations are not what a user waits for per photo
-    for image in images:
+Detect = Callable[[Path], "tuple[Detections, tuple[int, int]]"]
+
+
+class Timed:
+    """One detector's times, reading and (`profile`) stage profile over the images it was given."""
+
+    def __init__(self, name: str, detect: Detect, labeled: bool, profile: bool = False) -> None:
+        self.name, self.detect, self.labeled, self.profile = name, detect, labeled, profile
+        self.times: list[float] = []
+        self.evaluation = Evaluation()
+        self.detect_stages: list[StageTimes] = []
+        self.read_stages: list[StageTimes] = []
+
+    def read(self, image: Path) -> None:
         with recording() as stages:
             started = time.perf_counter()
-            dets, (width, height) = detect(image)
-            times.append(time.perf_counter() - started)
-        if profile:
-            stages.add(OTHER, times[-1] - stages.total())
-            detect_stages.append(stages)
+            dets, (width, height) = self.detect(image)
+            self.times.append(time.perf_counter() - started)
+        if self.profile:
+            stages.add(OTHER, self.times[-1] - stages.total())
+            self.detect_stages.append(stages)
             with recording() as after:  # what `vision read` does next; not in the time compared with the peer
                 read_detections(dets)
-            read_stages.append(after)
-        if labeled:
+            self.read_stages.append(after)
+        if self.labeled:
             truth, dets = restrict_to_classes(read_truth(image, width, height), dets, RIICHI_CLASSES)
-            evaluation.add(match_tiles(truth, dets))
-    result: dict[str, Any] = {
-        "detector": name,
-        "images": len(images),
-        "median_ms": round(1000 * statistics.median(times), 1),
-        "p90_ms": round(1000 * _percentile(times, 0.9), 1),
-        "max_ms": round(1000 * max(times), 1),
-        "mean_ms": round(1000 * statistics.fmean(times), 1),
-        "fastest_ms": round(1000 * min(times), 1),  # closest to an unloaded machine when the CPU is shared
-        "images_per_s": round(len(times) / sum(times), 2),
-    }
-    if labeled:
-        summary = evaluation.summary()
-        result.update({f"{k}_34": summary[k] for k in ("read_accuracy", "recall", "precision")})
-        result["labeled_tiles_34"] = summary["labeled_tiles"]
-    if profile:
-        result["stages"] = stage_profile(detect_stages, times)
-        result["stages_after_detection"] = stage_profile(read_stages)
-    return result
+            self.evaluation.add(match_tiles(truth, dets))
+
+    def result(self) -> dict[str, Any]:
+        times = self.times
+        result: dict[str, Any] = {
+            "detector": self.name,
+            "images": len(times),
+            "median_ms": round(1000 * statistics.median(times), 1),
+            "p90_ms": round(1000 * _percentile(times, 0.9), 1),
+            "max_ms": round(1000 * max(times), 1),
+            "mean_ms": round(1000 * statistics.fmean(times), 1),
+            "fastest_ms": round(1000 * min(times), 1),  # closest to an unloaded machine when the CPU is shared
+            "images_per_s": round(len(times) / sum(times), 2),
+        }
+        if self.labeled:
+            summary = self.evaluation.summary()
+            result.update({f"{k}_34": summary[k] for k in ("read_accuracy", "recall", "precision")})
+            result["labeled_tiles_34"] = summary["labeled_tiles"]
+        if self.profile:
+            result["stages"] = stage_profile(self.detect_stages, times)
+            result["stages_after_detection"] = stage_profile(self.read_stages)
+        return result
+
+
+def run_detectors(timed: "list[Timed]", images: list[Path]) -> list[dict[str, Any]]:
+    """Every detector on every image, taking turns image by image (the first one first on even images): on a
+    shared machine the load changes within seconds, and each image's times meet the same load."""
+    for t in timed:
+        t.detect(images[0])  # warm-up: first-run allocations are not what a user waits for per photo
+    for i, image in enumerate(images):
+        for t in timed if i % 2 == 0 else timed[::-1]:
+            t.read(image)
+    results = [t.result() for t in timed]
+    if len(timed) == 2:
+        ratios = [a / b for a, b in zip(timed[0].times, timed[1].times)]
+        results[0]["median_ratio_per_image"] = round(statistics.median(ratios), 2)
+    return results
 
 
 def stage_profile(per_photo: "list[StageTimes]", photo_seconds: "list[float] | None" = None) -> list[dict[str, Any]]:
-    """Per stage (`vision.timing.STAGES` order, then `OTHER`): milliseconds a photo (median, p90, max and
-    mean over all photos, 0 where it did not run), the photos it ran in, its runs a photo, and its
-    share of the mean photo time."""
-    names = [n for n in (*STAGES, OTHER) if any(n in t.seconds for t in per_photo)]
+    """Per stage (`vision.timing.STAGES` order, then any other the pipeline named, then `OTHER`): milliseconds
+    a photo (median, p90, max and mean over all photos, 0 where it did not run), the photos it ran in, its
+    runs a photo, and its share of the mean photo time."""
+    named = list(dict.fromkeys(n for t in per_photo for n in t.seconds))
+    names = [n for n in STAGES if n in named] + [n for n in named if n not in STAGES and n != OTHER]
+    names += [OTHER] if OTHER in named else []
     mean_photo = statistics.fmean(photo_seconds) if photo_seconds else None
     rows = []
     for name in names:
@@ -234,20 +261,36 @@ def peer_command(images: list[Path]) -> list[str]:
     return [sys.executable, "-c", PEER_COMMAND, *map(str, images)]
 
 
-def wall_time(command: list[str], runs: int = 1) -> "float | None":
-    """Seconds the whole command takes (the fastest of `runs`), start-up included; None when it fails."""
-    best = None
-    for _ in range(runs):
-        started = time.perf_counter()
-        done = subprocess.run(command, cwd=REPO, capture_output=True, check=False,
-                              env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(PEER_DIR)])})
-        seconds = time.perf_counter() - started
-        if done.returncode != 0:
-            print(f"warning: {' '.join(command[:4])} ... failed: {done.stderr.decode(errors='replace')[-300:]}",
-                  file=sys.stderr)
-            return None
-        best = seconds if best is None else min(best, seconds)
-    return None if best is None else round(best, 2)
+def wall_time(command: list[str]) -> "float | None":
+    """Seconds the whole command takes, start-up included; None when it fails."""
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=REPO, capture_output=True, check=False,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(PEER_DIR)])})
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        print(f"warning: {' '.join(command[:4])} ... failed: {done.stderr.decode(errors='replace')[-300:]}",
+              file=sys.stderr)
+        return None
+    return seconds
+
+
+def whole_commands(commands: "list[tuple[list[str], list[str]]]", all_runs: int = 2,
+                   one_runs: int = 3) -> "list[tuple[float | None, float | None]]":
+    """For each (command on all images, command on one image): the fastest of `all_runs` and of `one_runs`
+    runs, the commands taking turns run by run (the load meets them alike)."""
+    def fastest(which: int, runs: int) -> "list[float | None]":
+        best: "list[float | None]" = [None] * len(commands)
+        failed = [False] * len(commands)
+        for _ in range(runs):
+            for k, pair in enumerate(commands):
+                if failed[k]:
+                    continue
+                seconds = wall_time(pair[which])
+                failed[k] = seconds is None
+                best[k] = None if seconds is None else min(seconds, best[k] or seconds)
+        return [None if b is None else round(b, 2) for b in best]
+
+    return list(zip(fastest(0, all_runs), fastest(1, one_runs)))
 
 
 def main(argv: "list[str] | None" = None) -> int:
@@ -284,10 +327,8 @@ def main(argv: "list[str] | None" = None) -> int:
             parser.error(str(error))
         ours = TileDetector.load(active_dir(args.models or MODELS_DIR), settings)  # the folder's version in use
         ours.text_reader()  # loaded once a session (~0.5 s): not in the first photo that reads a caption or digit
-        results = [run_detector("vision detect (this project)", ours.detect_file, images, labeled, profile=True)]
-        if not args.no_cli:
-            results[0]["cli_wall_s_all_images"] = wall_time(our_command(images, args.models))
-            results[0]["cli_wall_s_one_image"] = wall_time(our_command(images[:1], args.models), runs=3)
+        timed = [Timed("vision detect (this project)", ours.detect_file, labeled, profile=True)]
+        commands = [(our_command(images, args.models), our_command(images[:1], args.models))]
         peer_note = "skipped (--no-peer)"
         if not args.no_peer:
             peer, peer_note = load_peer()
@@ -299,10 +340,12 @@ def main(argv: "list[str] | None" = None) -> int:
                         size = im.size
                     return peer(path), size
 
-                results.append(run_detector(peer_note, peer_detect, images, labeled))
-                if not args.no_cli:
-                    results[1]["cli_wall_s_all_images"] = wall_time(peer_command(images))
-                    results[1]["cli_wall_s_one_image"] = wall_time(peer_command(images[:1]), runs=3)
+                timed.append(Timed(peer_note, peer_detect, labeled))
+                commands.append((peer_command(images), peer_command(images[:1])))
+        results = run_detectors(timed, images)
+        if not args.no_cli:
+            for result, seconds in zip(results, whole_commands(commands)):
+                result["cli_wall_s_all_images"], result["cli_wall_s_one_image"] = seconds
     report = {"folder": str(args.folder), "resize": args.resize, "images": len(images), "labeled": labeled,
               "peer": peer_note, "results": results, "load_average": load_before}
     if args.json:
@@ -318,7 +361,8 @@ def main(argv: "list[str] | None" = None) -> int:
         print(f"{r['detector'][:31]:<32}" + "".join(f"{str(r.get(k)):>{max(9, len(k) + 1)}}" for k in keys))
     if len(results) == 2:
         ours, peer = results
-        print("ours / peer: " + ", ".join(f"{k} {ours[k] / peer[k]:.2f}" for k in ("median_ms", "p90_ms", "max_ms")))
+        print("ours / peer: " + ", ".join(f"{k} {ours[k] / peer[k]:.2f}" for k in ("median_ms", "p90_ms", "max_ms"))
+              + f", median of the per-image ratios {ours['median_ratio_per_image']}")
     for r in results:
         if r.get("cli_wall_s_all_images") is not None:
             print(f"{r['detector'][:31]}: whole command on all images {r['cli_wall_s_all_images']} s, "
@@ -332,11 +376,13 @@ def main(argv: "list[str] | None" = None) -> int:
 
 
 def print_profile(title: str, rows: list[dict[str, Any]]) -> None:
+    """The profile's rows as a table; stages under 0.1 ms on every photo are counted, not shown."""
     keys = ["median_ms", "p90_ms", "max_ms", "mean_ms", "share", "photos", "runs_per_photo"]
-    print(f"\n{title}")
-    print(f"{'stage':<20}" + "".join(f"{k:>{len(k) + 2}}" for k in keys))
-    for row in rows:
-        print(f"{row['stage']:<20}" + "".join(f"{str(row[k]):>{len(k) + 2}}" for k in keys))
+    shown = [row for row in rows if row["max_ms"] >= 0.1]
+    print(f"\n{title}" + (f"; {len(rows) - len(shown)} stages under 0.1 ms left out" if len(shown) < len(rows) else ""))
+    print(f"{'stage':<22}" + "".join(f"{k:>{len(k) + 2}}" for k in keys))
+    for row in shown:
+        print(f"{row['stage'][:21]:<22}" + "".join(f"{str(row[k]):>{len(k) + 2}}" for k in keys))
 
 
 if __name__ == "__main__":
