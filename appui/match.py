@@ -46,8 +46,8 @@ from ledger.match import (
     win,
 )
 from ledger.rules import DEALS_PER_MATCH, LIMITS, SeatRule, prevalent_wind
-from ledger.store import LedgerStore, MatchNotFound, default_url
-from ledger.tournament import table_link, tournament
+from ledger.store import LedgerStore, MatchNotFound, RoundUnfinished, TournamentNameTaken, default_url
+from ledger.tournament import RegistrationError, table_link, tournament
 from scoring.hand import Hand, HandError, WinContext
 from scoring.notation import format_hand, parse_hand
 
@@ -220,6 +220,15 @@ _LABELS: dict[str, tuple[str, str]] = {
     "t_standings": ("Standings: table points, then score (finished matches only)", "排名：先标准分，后比赛分（仅计已结束的对局）"),
     "t_playing": ("Playing", "进行中"),
     "t_provisional": ("provisional", "暂定"),
+    "t_unfinished": ("Round {n} is still being played at table(s) {tables}: finish or end those matches first.",
+                     "第 {n} 轮仍在进行（第 {tables} 桌）：请先打完或结束这些对局。"),
+    "t_taken": ("A tournament named {name} is already registered (#{id}): choose it, or give another name.",
+                "名为 {name} 的赛事已登记（#{id}）：请选择它，或另起名称。"),
+    "t_reg_empty": ("Every player needs a name.", "每位选手都需要名字。"),
+    "t_reg_twice": ("Each player is registered once: {names} appear twice.", "每位选手只登记一次：{names} 重复。"),
+    "t_reg_tables": ("Tables are of four: register a multiple of 4 players ({count} registered).",
+                     "每桌四人：登记人数须为 4 的倍数（已登记 {count} 人）。"),
+    "t_reg_too_many": ("At most {most} players in one tournament ({count} registered).", "一个赛事最多 {most} 人（已登记 {count} 人）。"),
     # "Add to match" on the photo and manual pages
     "add_to_match": ("Add to match", "记入对局"),
     "will_add": ("Match #{id}, deal {n}: {winner} ({seat}) wins {how} · {fan} fan",
@@ -310,6 +319,12 @@ def refusal_words(exc: LedgerError, language: str | None = None) -> str:
         return stale_words(exc, language)
     if isinstance(exc, MatchLocked):
         return locked_words(exc.closure, language)
+    if isinstance(exc, RoundUnfinished):
+        return tr("t_unfinished", language, n=exc.round_no, tables=", ".join(map(str, exc.tables)))
+    if isinstance(exc, TournamentNameTaken):
+        return tr("t_taken", language, name=exc.name, id=exc.tournament_id)
+    if isinstance(exc, RegistrationError):
+        return tr(f"t_reg_{exc.problem}", language, names=", ".join(exc.names), count=exc.count, most=LIMITS.max_players)
     return str(exc)
 
 
@@ -925,7 +940,7 @@ def _on_new_tournament() -> None:
         state[TOURNAMENT] = store().create_tournament(state.get(PREFIX + "t_name", ""), names, int(state.get(PREFIX + "t_seed", 1)))
         _flash(None)
     except LedgerError as exc:
-        _flash(str(exc))
+        _flash(refusal_words(exc))
 
 
 def _on_draw_round(tournament_id: int) -> None:
@@ -933,7 +948,7 @@ def _on_draw_round(tournament_id: int) -> None:
         store().start_round(tournament_id)
         _flash(None)
     except LedgerError as exc:
-        _flash(str(exc))
+        _flash(refusal_words(exc))
 
 
 def app_address() -> str:

@@ -201,6 +201,21 @@ class TournamentInfo:
     rounds: int  # rounds drawn so far
 
 
+class RoundUnfinished(LedgerError):
+    """The next round waits: matches of round `round_no` are still being played at `tables`."""
+
+    def __init__(self, round_no: int, tables: tuple[int, ...]):
+        super().__init__(f"round {round_no} is still being played at table{'s' if len(tables) > 1 else ''} "
+                         f"{', '.join(map(str, tables))}: finish or close those matches first")
+        self.round_no, self.tables = round_no, tables
+
+
+class TournamentNameTaken(LedgerError):
+    def __init__(self, name: str, tournament_id: int):
+        super().__init__(f"a tournament named {name!r} is already registered (#{tournament_id}): choose it, or give another name")
+        self.name, self.tournament_id = name, tournament_id
+
+
 class TournamentNotFound(LedgerError):
     def __init__(self, tournament_id: object):
         super().__init__(f"no tournament {tournament_id!r} in this database")
@@ -581,7 +596,7 @@ class LedgerStore:
         with self.engine.begin() as conn:
             same = conn.scalar(sa.select(tournaments.c.id).where(tournaments.c.name == title)) if title else None
             if same is not None:  # a second click of Register, or the same event twice
-                raise LedgerError(f"a tournament named {title!r} is already registered (#{same}): choose it, or give another name")
+                raise TournamentNameTaken(title, int(same))
             tournament_id = conn.execute(sa.insert(tournaments).values(
                 uid=str(uuid.uuid4()), name=title, seed=seed, created_at=_now()).returning(tournaments.c.id)).scalar_one()
             conn.execute(sa.insert(entrants), [{"tournament_id": tournament_id, "number": i + 1, "name": n}
@@ -620,11 +635,9 @@ class LedgerStore:
                     raise LedgerError(f"at most {LIMITS.max_rounds} rounds")
                 rows = conn.execute(sa.select(matches).where(matches.c.tournament_id == tournament_id)
                                     .order_by(matches.c.round_no, matches.c.table_no)).all()
-                open_tables = [r.table_no for r in rows if r.round_no == info.rounds and r.closed_reason is None]
+                open_tables = tuple(r.table_no for r in rows if r.round_no == info.rounds and r.closed_reason is None)
                 if open_tables:
-                    raise LedgerError(
-                        f"round {info.rounds} is still being played at table{'s' if len(open_tables) > 1 else ''} "
-                        f"{', '.join(map(str, open_tables))}: finish or close those matches first")
+                    raise RoundUnfinished(info.rounds, open_tables)
                 previous: dict[int, list[tuple[str, ...]]] = {}
                 for r in rows:
                     previous.setdefault(r.round_no, []).append(self._match(conn, r.id, r).players)
@@ -656,5 +669,6 @@ def _change(match: Match, row: Any) -> Change:
     return Change(row.revision, ChangeKind(row.kind), row.at, row.number, deal, penalty, reason)
 
 
-__all__ = ["LedgerStore", "TournamentInfo", "TournamentNotFound", "MatchNotFound", "MatchSummary", "Imported", "default_url", "SCHEMA_REVISION",
-           "DealTaken", "StaleWrite", "MatchLocked", "LIMITS"]
+__all__ = ["LedgerStore", "TournamentInfo", "TournamentNotFound", "RoundUnfinished", "TournamentNameTaken",
+           "MatchNotFound", "MatchSummary", "Imported", "default_url", "SCHEMA_REVISION", "DealTaken", "StaleWrite",
+           "MatchLocked", "LIMITS"]

@@ -27,18 +27,29 @@ class DrawSettings:
 DRAW = DrawSettings()
 
 
+class RegistrationError(LedgerError):
+    """The players cannot be registered: `problem` is "empty", "twice", "tables" or "too_many" (the app says it
+    in the player's language from `problem` and `names` / `count`)."""
+
+    def __init__(self, problem: str, message: str, *, names: tuple[str, ...] = (), count: int = 0):
+        super().__init__(message)
+        self.problem, self.names, self.count = problem, names, count
+
+
 def check_entrants(names: Sequence[str]) -> tuple[str, ...]:
     """The registered players, checked: names within the limits, all different, a multiple of four."""
     cleaned = tuple(check_name(n, "a player's name") for n in names)
     if any(not n for n in cleaned):
-        raise LedgerError("every player needs a name")
-    doubled = sorted(n for n, c in Counter(cleaned).items() if c > 1)
+        raise RegistrationError("empty", "every player needs a name")
+    doubled = tuple(sorted(n for n, c in Counter(cleaned).items() if c > 1))
     if doubled:
-        raise LedgerError(f"each player is registered once: {', '.join(doubled)} appear twice")
+        raise RegistrationError("twice", f"each player is registered once: {', '.join(doubled)} appear twice", names=doubled)
     if not cleaned or len(cleaned) % 4:
-        raise LedgerError(f"tables are of four: register a multiple of 4 players ({len(cleaned)} registered)")
+        raise RegistrationError("tables", f"tables are of four: register a multiple of 4 players ({len(cleaned)} registered)",
+                                count=len(cleaned))
     if len(cleaned) > LIMITS.max_players:
-        raise LedgerError(f"at most {LIMITS.max_players} players in one tournament ({len(cleaned)} registered)")
+        raise RegistrationError("too_many", f"at most {LIMITS.max_players} players in one tournament ({len(cleaned)} registered)",
+                                count=len(cleaned))
     return cleaned
 
 

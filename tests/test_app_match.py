@@ -221,7 +221,7 @@ def test_the_organiser_runs_a_three_round_tournament_of_eight():
                     playing = at.dataframe[0].value.to_dict("records")
                     assert sum(p["Playing"] for p in playing) == 8  # both tables still playing
                     at.button(key="match.t_draw").click().run()
-                    assert any(f"round {round_no} is still being played at table" in shown(e) for e in at.error)
+                    assert any(f"Round {round_no} is still being played at table(s) 1, 2" in shown(e) for e in at.error)
                 closed = store.close_match(s.id, seen=1)
                 for standing in closed.standings():
                     expected[standing.player][0] += standing.table_points
@@ -314,6 +314,18 @@ def test_a_run_reads_the_ledgers_once(monkeypatch):
     ok(at.run())
     assert reads == ["ledgers"]
     assert header(at) == "Deal 2 of 16 · E 东 round · dealer Bob"
+
+
+def test_the_organiser_is_told_in_chinese():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["lang"] = "zh"
+    at.run()
+    at.switch_page("appui/pages/match.py").run()
+    at.button_group(key="match.view").set_value("organiser").run()
+    at.text_area(key="match.t_players").input("甲\n乙\n丙")
+    (register,) = [b for b in at.button if b.label == "登记"]
+    register.click().run()
+    assert [shown(e) for e in at.error] == ["每桌四人：登记人数须为 4 的倍数（已登记 3 人）。"]
 
 
 def test_a_stale_write_is_told_in_chinese():
