@@ -301,11 +301,11 @@ class AccessMiddleware:
             return
         path = str(scope.get("path", ""))
         if _CLOSED.search(path):
-            await _plain(send, 404, "Not found")
+            await _plain(send, 404, "Not found. / 没有这个页面。")
             return
         upload = _UPLOAD.search(path)
         if upload and scope.get("method") != "OPTIONS" and not self.grants.session_granted(upload.group(1)):
-            await _plain(send, 403, "Enter the access code first")
+            await _plain(send, 403, "Enter the access code first. / 请先输入访问码。")
             return
         if _cookie(scope, BROWSER_COOKIE) is not None:
             await self.app(scope, receive, send)
