@@ -189,7 +189,7 @@ def test_a_box_the_reader_set_aside_is_unplaced_and_counts_once_moved_to_the_flo
     flowers = [i for i, t in enumerate(tiles) if t.group == "flowers"]
     doubtful = np.isin(np.arange(len(tiles)), flowers[:1])
     dets = Detections.from_lists([t.xyxy for t in tiles], [0.95] * len(tiles), [CLASS_ID[t.cls] for t in tiles])
-    dets = Detections(dets.xyxy, dets.confidence, dets.class_id, dets.runner_up, dets.unlike_set, doubtful)
+    dets = Detections(dets.xyxy, dets.confidence, dets.class_id, dets.runner_up, dets.left_out, doubtful)
     result = read_detections(dets, hand.context)
     assert result.hand is not None and result.hand.context.flowers == 1
     (aside,) = [i for i in result.issues if i.code == IssueCode.SET_ASIDE_DOUBTFUL]

@@ -236,7 +236,7 @@ class LeavesOutABox(TruthDetector):
         from vision.detections import Detections
 
         dets = super().detect(image_bgr)
-        return Detections(dets.xyxy, dets.confidence, dets.class_id, unlike_set=[[100.0, 40.0, 140.0, 96.0]])
+        return Detections(dets.xyxy, dets.confidence, dets.class_id, left_out=[[100.0, 40.0, 140.0, 96.0]])
 
 
 @pytest.mark.parametrize("lang, said", [("en", "Left out 1 box(es) that look like none of your set's tiles, or like your table, at (120, 68)"),

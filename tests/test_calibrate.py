@@ -194,8 +194,8 @@ def test_a_box_on_the_club_s_cloth_is_left_out_of_a_photo_of_the_set_once_the_se
             other_set.classifier.read = unlike_every_face  # type: ignore[method-assign]
             assert len(other_set.detect_file(hand)[0]) == 9
     with_table, without = kept[8], kept[0]
-    assert len(without) == 9 and len(without.unlike_set) == 0
-    assert len(with_table) == 3 and len(with_table.unlike_set) == 6
+    assert len(without) == 9 and len(without.left_out) == 0
+    assert len(with_table) == 3 and len(with_table.left_out) == 6
     tile_centres = {((x0 + x1) / 2, (y0 + y1) / 2) for _, (x0, y0, x1, y1) in hand_tiles}
     assert {tuple(c) for c in with_table.centers.round()} == tile_centres
 
@@ -679,7 +679,7 @@ def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_uns
     settings = with_overrides(NO_READERS, [f"unlike_strays.max_finder_conf={max_finder_conf}"])
     dets = layout_detected_with_reading(tmp_path, models, monkeypatch, settings, unlike_first)
     assert len(dets) == len(layout_boxes()) - dropped
-    assert len(dets.unlike_set) == dropped, "a box left out is still told to the reader"
+    assert len(dets.left_out) == dropped, "a box left out is still told to the reader"
     if dropped:
         from vision.issues import IssueCode
         from vision.read import read_detections
@@ -707,7 +707,7 @@ def test_a_box_that_passes_no_face_threshold_is_doubtful_only_when_the_finder_wa
 
     settings = with_overrides(NO_READERS, [f"lone_doubt.finder_conf={doubt_under}"])
     dets = layout_detected_with_reading(tmp_path, models, monkeypatch, settings, a_little_unlike_the_first)
-    assert len(dets) == len(layout_boxes()) and len(dets.unlike_set) == 0
+    assert len(dets) == len(layout_boxes()) and len(dets.left_out) == 0
     assert int(np.asarray(dets.doubtful).sum()) == doubtful
     if doubtful:
         first = layout_boxes()[0][1]

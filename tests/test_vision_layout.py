@@ -701,7 +701,7 @@ def test_a_lone_box_nearer_the_camera_than_the_hand_lies_apart_and_the_hand_is_s
 def _doubting(dets: Detections, doubtful: list[int]) -> Detections:
     marks = np.zeros(len(dets), bool)
     marks[doubtful] = True
-    return Detections(dets.xyxy, dets.confidence, dets.class_id, dets.runner_up, dets.unlike_set, marks)
+    return Detections(dets.xyxy, dets.confidence, dets.class_id, dets.runner_up, dets.left_out, marks)
 
 
 @pytest.mark.parametrize("read_as_faces", [False, True])

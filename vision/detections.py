@@ -3,11 +3,11 @@
 Boxes are `xyxy` in pixels of the original image (after EXIF orientation);
 `class_id` indexes `tileset.classes.CLASS_NAMES`; `runner_up` is each tile's
 second most likely class (-1 when there is none: a one-model detector, a back, except one whose face a
-calibrated classifier reads as its set's flower: then that flower, `TileDetector._flowers_boxed_as_backs`).
-`unlike_set` are boxes of the photo the detector left out as looking like none of
-a calibrated set's faces (`TileDetector._strays`): not tiles, but a reader says so.
+calibrated classifier reads as its set's flower: then that flower, rule `flowers_as_backs` of `vision.rules`).
+`left_out` are the boxes of the photo a rule left out as no tile (`table_strays`, `unlike_strays`): not among
+the detections, but the photo's reading names them to the player; each filtering keeps them as they are.
 `doubtful` marks kept boxes the finder was unsure of that pass none of a calibrated set's face thresholds
-(`TileDetector._doubtful`): in a row the hand's sets check them, but alone they are not counted.
+(rule `lone_doubt`): in a row the hand's sets check them, but alone they are not counted.
 Filtering returns a new object. `Detector` is what produces them from a photo.
 """
 
@@ -27,13 +27,13 @@ class Detections:
     confidence: np.ndarray  # (N,) float32
     class_id: np.ndarray  # (N,) int64, canonical class ids
     runner_up: "np.ndarray | None" = None  # (N,) int64, second most likely class ids, -1 for none
-    unlike_set: "np.ndarray | None" = None  # (M, 4) float32 pixels: boxes left out, the photo's, kept by filtering
+    left_out: "np.ndarray | None" = None  # (M, 4) float32 pixels: the photo's boxes a rule left out as no tile
     doubtful: "np.ndarray | None" = None  # (N,) bool, False where None
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
-        object.__setattr__(self, "unlike_set", np.asarray(
-            () if self.unlike_set is None else self.unlike_set, np.float32).reshape(-1, 4))
+        object.__setattr__(self, "left_out", np.asarray(
+            () if self.left_out is None else self.left_out, np.float32).reshape(-1, 4))
         object.__setattr__(self, "doubtful", np.zeros(n, bool) if self.doubtful is None
                            else np.asarray(self.doubtful, bool).reshape(-1))
         runner_up = self.runner_up
@@ -75,7 +75,7 @@ class Detections:
         if isinstance(index, (int, np.integer)):
             index = [index]
         return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], self._runner_ups[index],
-                          self.unlike_set, self._doubts[index])
+                          self.left_out, self._doubts[index])
 
     @property
     def class_names(self) -> list[str]:
@@ -93,13 +93,13 @@ class Detections:
         """The same detections with x coordinates times `sx` and y times `sy` (another image size)."""
         scale = np.array([sx, sy, sx, sy], np.float32)
         return Detections(self.xyxy * scale, self.confidence, self.class_id, self.runner_up,
-                          cast(np.ndarray, self.unlike_set) * scale, self.doubtful)
+                          cast(np.ndarray, self.left_out) * scale, self.doubtful)
 
     def with_class(self, index: int, class_id: int) -> "Detections":
         """The same detections with tile `index` read as `class_id` (its runner-up becomes the old reading)."""
         classes, runner_up = self.class_id.copy(), self._runner_ups.copy()
         runner_up[index], classes[index] = classes[index], class_id
-        return Detections(self.xyxy, self.confidence, classes, runner_up, self.unlike_set, self.doubtful)
+        return Detections(self.xyxy, self.confidence, classes, runner_up, self.left_out, self.doubtful)
 
     def to_json(self) -> list[dict[str, Any]]:
         """The `tiles` list of the `vision detect` contract."""

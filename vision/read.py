@@ -93,8 +93,8 @@ def read_detections(
     """Deduplicate, lay out, build the hand and score it.  `context.flowers` is replaced by the flowers read."""
     with stage(DUPLICATES):
         merged, issues = merge_duplicates(dets, settings)
-    if len(unlike := cast(np.ndarray, dets.unlike_set)):
-        centres = (unlike[:, :2] + unlike[:, 2:]) / 2
+    if len(left_out := cast(np.ndarray, dets.left_out)):
+        centres = (left_out[:, :2] + left_out[:, 2:]) / 2
         issues.append(issue(IssueCode.UNLIKE_SET, at=tuple((round(float(x)), round(float(y))) for x, y in centres)))
     with stage(LAYOUT):
         reading = read_hand(merged, context, settings, is_winning)

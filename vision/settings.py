@@ -280,7 +280,7 @@ class LayoutSettings:
     # counted as flowers once the hand is complete, at most this many (a set has 8), and reported.
     max_apart_tiles: int = 8
     # a back lying apart from the rows is no part of a hand: one whose face the calibrated classifier reads
-    # as a flower (`DetectorSettings.back_flower_confidence`) is counted as that flower, and reported
+    # as a flower (rule `flowers_as_backs`) is counted as that flower, and reported
     stray_backs_as_flowers: bool = True
     set_inner_gap: float = 0.45  # tile widths: a gap this wide inside a set (cut by the set rules) is reported
     # A calibration photo (`vision.calibration_layout`) is read with every box, then, while that does not
@@ -361,7 +361,7 @@ class CalibrateSettings:
     table_clusters: int = 8
     table_margin: float = 0.02
     # the base crops are kept in the head too: a photo nearer the set's faces than them is read with every gate
-    # open (`DetectorSettings.open_gate_in_set_photos`)
+    # open (rule `open_gate`)
     keep_other_crops: bool = True
     # ... and read in a whitened space (`training.fewshot.Whitening`): the crops' scatter around their face plus this
     # share of its mean eigenvalue, kept to `open_rank` directions (0: the plain prototypes, as stop 34). Offline on
