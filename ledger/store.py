@@ -469,7 +469,8 @@ class LedgerStore:
         return self.ledger(match_id)
 
     def undo_last(self, match_id: int, *, seen: int, number: int) -> Deal:
-        """Delete the last recorded deal, which the page named as deal `number`; returns it."""
+        """Delete the last recorded deal, which the page named as deal `number`; returns it. Its penalties, and
+        those given in the deal after it, stay with it as the deal being played."""
         with self._write(match_id, seen) as (conn, _row, match):
             recorded = self._deals(conn, match_id, match)
             if not recorded:
@@ -478,7 +479,9 @@ class LedgerStore:
             if last.number != number:
                 raise LedgerError(f"deal {number} is not the last deal (deal {last.number} is): nothing was undone")
             conn.execute(sa.delete(deals).where(deals.c.match_id == match_id, deals.c.number == last.number))
-            conn.execute(sa.delete(penalties).where(penalties.c.match_id == match_id, penalties.c.deal > last.number))
+            # penalties given while the next deal was being played belong to the deal being played again
+            conn.execute(sa.update(penalties).where(penalties.c.match_id == match_id, penalties.c.deal > last.number)
+                         .values(deal=last.number))
             self._log(conn, match_id, seen, ChangeKind.UNDONE, last.number, deal=deal_to_json(last))
             return last
 

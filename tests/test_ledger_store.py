@@ -217,8 +217,9 @@ def test_penalties_can_be_taken_back_and_go_with_their_deal(store):
         store.add_penalty(match_id, penalty(m, 3, "Cat", 5), seen=2)
     assert store.remove_penalty(match_id, entry.id, seen=2).totals == (0, 0, 0, 0)
     store.add_penalty(match_id, penalty(m, 1, "Dan", 7), seen=3)
-    assert store.undo_last(match_id, seen=4, number=1).result is Result.DRAW
-    assert store.ledger(match_id).pending == (penalty(m, 1, "Dan", 7),)  # deal 1 is being played again
+    store.add_penalty(match_id, penalty(m, 2, "Ann", 3), seen=4)  # in deal 2, being played
+    assert store.undo_last(match_id, seen=5, number=1).result is Result.DRAW
+    assert store.ledger(match_id).pending == (penalty(m, 1, "Dan", 7), penalty(m, 1, "Ann", 3))  # deal 1 is being played again
 
 
 def test_edit_and_undo_recompute_the_rest(store):
