@@ -362,7 +362,7 @@ def main(argv: "list[str] | None" = None) -> int:
 
         # the version in use of DIR (its ACTIVE pointer), as every --models DIR command reads it
         detector = TileDetector.load(active_dir(args.models), settings)
-    except (DatasetError, ModelLoadError, ClassTableMismatch) as error:
+    except (DatasetError, ModelLoadError, ClassTableMismatch, ValueError) as error:  # ValueError: rules_off names no rule
         print(f"error: {error}", file=sys.stderr)
         return 2
     try:

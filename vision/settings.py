@@ -55,7 +55,7 @@ class RankSettings:
     # surely, the rank the tile is read as (`ranks.confirms`)
     shallow_first: bool = True
     # a photo read by a few-shot head whose calibration photo showed the corner its set prints ranks in: the
-    # suited faces the index numerals leave unread are read in that corner (as `rules_off=corner_numerals` off)
+    # suited faces the index numerals leave unread are read in that corner (off: as `rules_off=corner_numerals`)
     calibrated_corner: bool = True
     # ... those where the head gives another rank of the suit read at least this chance (0: every one)
     corner_min_share: float = 1e-12
