@@ -64,6 +64,7 @@ CURRENT = PREFIX + "current"  # the match this session's Match page shows (not a
 ADDED = PREFIX + "added"  # the last win "Add to match" recorded: a second click of the same hand adds nothing
 SEEN = PREFIX + "seen"  # {match id: the revision this session last showed}: every write names it
 ASK = PREFIX + "ask"  # an undo / close / reopen waiting for its confirmation: (what, match id, deal number, question, yes)
+UNDONE = PREFIX + "undone"  # (match id, the deal this session undid, the revision after): it may be redone
 MATCH_PARAM = "match"  # ?match=UID: a table's link opens its own match
 TOURNAMENT = PREFIX + "tournament"
 # the other pages' session keys (appui.manual / appui.photo; read, not imported: the photo page loads the models)
@@ -170,6 +171,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "undo_ask": ("Undo deal {n} ({what})? It is deleted; its penalties stay with the deal being played.",
                  "撤销第 {n} 盘（{what}）？该盘将被删除；其罚分留在正在进行的一盘。"),
     "undo_yes": ("Yes, undo deal {n}", "确定撤销第 {n} 盘"),
+    "redo": ("Redo deal {n}: {what}", "恢复第 {n} 盘：{what}"),
     "keep": ("No, keep it", "不，保留"),
     "close": ("End the session now (time limit)", "现在结束本局（到达规定时间）"),
     "close_ask": ("End the match after {n} deals? Its table points then count in the standings; nothing more can be recorded until it is reopened.",
@@ -635,11 +637,18 @@ def _on_cancel() -> None:
 def _on_confirm(what: str, match_id: int, number: int) -> None:
     st.session_state.pop(ASK, None)
     if what == "undo":
-        _write(match_id, lambda seen: store().undo_last(match_id, seen=seen, number=number))
+        undone: list[Deal] = []
+        if _write(match_id, lambda seen: undone.append(store().undo_last(match_id, seen=seen, number=number))):
+            st.session_state[UNDONE] = (match_id, undone[0], seen_revision(match_id, 0))
     elif what == "close":
         _write(match_id, lambda seen: store().close_match(match_id, seen=seen, reason=EndReason.TIME_LIMIT))
     elif what == "reopen":
         _write(match_id, lambda seen: store().reopen_match(match_id, seen=seen))
+
+
+def _on_redo(match_id: int, deal: Deal) -> None:
+    if _record(match_id, deal, replace=False):
+        st.session_state.pop(UNDONE, None)
 
 
 def _on_remove(match_id: int, number: int) -> None:
@@ -858,6 +867,10 @@ def _record_panel(match_id: int, ledger: Ledger) -> None:
     st.button(tr("add_win"), key=PREFIX + "add_win", type="primary", disabled=deal is None,
               width="stretch", on_click=_on_add_win, args=(match_id, deal, replace))
     _penalty_forms(match_id, ledger, number, replace)
+    undone = st.session_state.get(UNDONE)
+    if undone and undone[0] == match_id and undone[2] == ledger.revision and undone[1].number == ledger.next_deal:
+        st.button(plain(tr("redo", n=undone[1].number, what=deal_words(undone[1]))), key=PREFIX + "redo",
+                  on_click=_on_redo, args=(match_id, undone[1]))
     if recorded:
         last = ledger.rows[-1].deal
         _confirmable("undo", match_id, last.number, plain(tr("undo_named", n=last.number, what=deal_words(last))),

@@ -114,6 +114,11 @@ def test_a_match_scored_deal_by_deal_with_totals_chart_and_standings():
     ok(again.button(key="match.undo").click().run())
     ok(again.button(key="match.undo_yes").click().run())
     assert header(again) == "Deal 4 of 16 · E 东 round · dealer Dan"
+    assert shown_label(again.button(key="match.redo")) == "Redo deal 4: declared void"  # undone by mistake?
+    ok(again.button(key="match.redo").click().run())
+    assert header(again) == "Deal 5 of 16 · S 南 round · dealer Bob" and not [b for b in again.button if b.key == "match.redo"]
+    ok(again.button(key="match.undo").click().run())
+    ok(again.button(key="match.undo_yes").click().run())
     assert totals(again) == {"Ann": 27, "Bob": 89, "Cat": -49, "Dan": -67}  # the penalty is pending in deal 4
     (entry,) = [b for b in again.button if shown_label(b).startswith("Take back: Dan")]
     ok(entry.click().run())
