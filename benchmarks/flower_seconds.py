@@ -1,10 +1,11 @@
-"""The faces the repair search turns into a flower or season through their second reading (model card, stop 41:
-why rule `no_flower_seconds` is on), each with what its box shows by the labels.
+"""The faces the repair search turns into a flower or season through their second reading (why a face read
+by a few-shot head has no flower as its second reading: `vision.rules.named`), each with what its box shows by the
+labels.
 
     .venv/bin/python benchmarks/flower_seconds.py SETDIR [SETDIR ...] [--set FIELD=VALUE ...]
 
 SETDIR: a set folder of `benchmarks/calibration_round.sh` (scn/, models/). Prints one line per such change and the
-count of right and wrong ones; with `--set rules_off=no_flower_seconds`, the behaviour before stop 41.
+count of right and wrong ones.
 """
 
 import sys as _sys

@@ -28,8 +28,7 @@ TILE_W, TILE_H, STEP_X, STEP_Y, LEFT, TOP = 40, 56, 46, 80, 90, 60
 # few, mild copies: the tiny classifier's features (a crop's colours at 8 x 8) are the point, not its robustness
 QUICK = replace(CalibrateSettings(), views=8, check_views=2, min_scale=0.8, sideways_share=0.0, max_turn_deg=5.0,
                 base_crops_images=0, base_check_images=0)
-NO_READERS = with_overrides(DetectorSettings(), ["flowers.enabled=false", "ranks.enabled=false"])
-RESCUE_OFF = with_overrides(NO_READERS, ["rules_off=flower_rescue"])  # the flower rescue, on by default
+NO_READERS = with_overrides(DetectorSettings(), ["ranks.enabled=false"])  # no numerals read at calibration
 
 
 def hue_colour(hue: int) -> tuple[int, int, int]:
@@ -56,14 +55,6 @@ CLOTH_W, CLOTH_H, CLOTH_STEP_X, CLOTH_STEP_Y = 40, 56, 80, 112  # a checked clot
 def cloth_squares(top: int = 0) -> list[tuple[int, int, int, int]]:
     return [(x, y, x + CLOTH_W, y + CLOTH_H) for y in range(top, SIZE - CLOTH_H, CLOTH_STEP_Y)
             for x in range(20, SIZE - CLOTH_W, CLOTH_STEP_X)]
-
-
-def checked_cloth() -> np.ndarray:
-    """The club's table: white squares of a tile's size on dark red, as a finder meets them on gingham."""
-    image = np.full((SIZE, SIZE, 3), (40, 40, 150), np.uint8)
-    for x0, y0, x1, y1 in cloth_squares():
-        cv2.rectangle(image, (x0, y0), (x1, y1), (232, 232, 232), -1)
-    return image
 
 
 def write_photo(path: Path, tiles, table: "np.ndarray | None" = None) -> Path:
@@ -144,60 +135,6 @@ def test_learns_the_set_promotes_it_and_goes_back(tmp_path: Path, models: Path) 
     assert (version / "photos").is_dir()
     registry.back()
     assert registry.active_name() == "shipped"
-
-
-def test_a_box_on_the_club_s_cloth_is_left_out_of_a_photo_of_the_set_once_the_set_was_learned_on_that_cloth(
-    tmp_path: Path, models: Path
-) -> None:
-    """The calibration photo lies on a checked cloth; a later photo on that cloth shows three tiles of the
-    set and six cloth squares the finder boxed as tiles (all at 0.5). The squares look like the cloth's
-    patches more than any face: left out, though most of the photo's boxes are not the set's tiles (they
-    do not count in that share; the rule for boxes unlike the set alone would keep them). The tiles stay.
-    Without table prototypes (`table_clusters=0`) every box stays; and in a photo of another set (no box
-    passes a face's threshold) too."""
-    from training.fewshot import PROTOTYPES_FILE, FewShotHead
-    from vision.detector import TileDetector
-
-    # the fake finder answers the same boxes for the mirror image, and they are all under the mirror check's sure_conf
-    UNSURE_FIXED = with_overrides(NO_READERS, ["mirror.sure_conf=0"])  # noqa: N806
-    cloth = checked_cloth()
-    photo = write_photo(tmp_path / "layout.png", layout_boxes(), cloth)
-    hand_tiles = layout_boxes()[:3]
-    squares = [box for box in cloth_squares() if box[1] > 480][:6]
-    hand = write_photo(tmp_path / "hand.png", hand_tiles, cloth)
-    kept = {}
-    for clusters in (8, 0):
-        root = tmp_path / f"models{clusters}"
-        root.mkdir()
-        layout_finder(root / "detector.onnx")
-        tiny_classifier(root / "classifier.onnx")
-        result = run(photo, root, settings=replace(QUICK, table_clusters=clusters, table_patches=40))
-        assert result.promoted
-        version = Registry(root).path_of(result.version)
-        head = FewShotHead.load(version / PROTOTYPES_FILE)
-        assert (head.table is not None) == (clusters > 0)
-        layout_finder(version / "detector.onnx", hand_tiles + [("1m", box) for box in squares], tile_confidence=0.5)
-        dets, _ = TileDetector.load(version, UNSURE_FIXED).detect_file(hand)
-        kept[clusters] = dets
-        if clusters:
-            for setting in ("rules_off=table_strays", "table_strays.max_finder_conf=0.5"):  # off; or the finder sure enough
-                as_before, _ = TileDetector.load(version, with_overrides(UNSURE_FIXED, [setting])).detect_file(hand)
-                assert len(as_before) == 9, setting
-            other_set = TileDetector.load(version, UNSURE_FIXED)
-            assert other_set.classifier is not None
-            read = other_set.classifier.read
-
-            def unlike_every_face(crops: np.ndarray) -> ClassifierReading:
-                reading = read(crops)
-                return reading._replace(likeness=np.minimum(reading.likeness, -0.05))
-
-            other_set.classifier.read = unlike_every_face  # type: ignore[method-assign]
-            assert len(other_set.detect_file(hand)[0]) == 9
-    with_table, without = kept[8], kept[0]
-    assert len(without) == 9 and len(without.left_out) == 0
-    assert len(with_table) == 3 and len(with_table.left_out) == 6
-    tile_centres = {((x0 + x1) / 2, (y0 + y1) / 2) for _, (x0, y0, x1, y1) in hand_tiles}
-    assert {tuple(c) for c in with_table.centers.round()} == tile_centres
 
 
 @pytest.mark.parametrize("open_gate_hurts", [False, True])
@@ -282,7 +219,7 @@ def test_a_photo_of_another_set_is_read_by_the_classifier_the_version_was_calibr
         assert names(calibrated) == truth != as_before
         calibrated.classifier.read = unlike_every_face(calibrated.classifier.read)  # type: ignore[method-assign]
         assert names(calibrated) == as_before, folder
-    head_everywhere = TileDetector.load(version, with_overrides(NO_READERS, ["base_reads_other_sets=false"]))
+    head_everywhere = TileDetector.load(version, with_overrides(NO_READERS, ["rules_off=base_reading"]))
     assert head_everywhere.classifier is not None
     head_everywhere.classifier.read = unlike_every_face(head_everywhere.classifier.read)  # type: ignore[method-assign]
     assert names(head_everywhere) == truth
@@ -693,48 +630,6 @@ def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_uns
         assert "left out 1 box(es)" in said.message() and "add any that is a tile" in said.message()
 
 
-@pytest.mark.parametrize("doubt_under, like_the_set, doubtful", [(0.95, 41, 1), (0.5, 41, 0), (0.95, 10, 0)])
-def test_a_box_that_passes_no_face_threshold_is_doubtful_only_when_the_finder_was_unsure_in_a_photo_of_the_set(
-    tmp_path: Path, models: Path, monkeypatch, doubt_under: float, like_the_set: int, doubtful: int
-) -> None:
-    """As above, but the first box is only a little unlike the set (likeness -0.05, kept by the stray rule): it is
-    kept and marked doubtful (the layout will not count it alone as a flower) when the finder's 0.9 counts as
-    unsure and the photo is of the set."""
-    def a_little_unlike_the_first(reading: ClassifierReading) -> ClassifierReading:
-        likeness = np.full(len(reading.probs), -0.5, np.float32)
-        likeness[0], likeness[1:1 + like_the_set] = -0.05, 0.3
-        return reading._replace(likeness=likeness)
-
-    settings = with_overrides(NO_READERS, [f"lone_doubt.finder_conf={doubt_under}"])
-    dets = layout_detected_with_reading(tmp_path, models, monkeypatch, settings, a_little_unlike_the_first)
-    assert len(dets) == len(layout_boxes()) and len(dets.left_out) == 0
-    assert int(np.asarray(dets.doubtful).sum()) == doubtful
-    if doubtful:
-        first = layout_boxes()[0][1]
-        (marked,) = dets.centers[np.asarray(dets.doubtful)]
-        assert np.allclose(marked, ((first[0] + first[2]) / 2, (first[1] + first[3]) / 2), atol=3)
-        kept = dets[np.flatnonzero(np.asarray(dets.doubtful))]
-        assert bool(np.asarray(kept.doubtful).all()), "indexing keeps the mark"
-
-
-@pytest.mark.parametrize("in_open_photos", [False, True])
-def test_in_a_photo_read_open_but_not_judged_the_sets_boxes_are_doubtful_only_when_the_setting_says_so(
-    tmp_path: Path, models: Path, monkeypatch, in_open_photos: bool
-) -> None:
-    """No box passes a face's threshold (likeness -0.05: not a photo of the set), but every one is nearer the set's
-    faces than any other set's crop (set margin 0.2): the photo is read with the open reading, and only with
-    `LoneDoubtSettings.in_open_photos` are its boxes (finder 0.9, counted unsure here) marked doubtful."""
-    def read_open(reading: ClassifierReading) -> ClassifierReading:
-        n = len(reading.probs)
-        return reading._replace(likeness=np.full(n, -0.05, np.float32), set_margin=np.full(n, 0.2, np.float32),
-                                set_probs=reading.probs)
-
-    settings = with_overrides(NO_READERS, ["lone_doubt.finder_conf=0.95", f"lone_doubt.in_open_photos={in_open_photos}"])
-    dets = layout_detected_with_reading(tmp_path, models, monkeypatch, settings, read_open)
-    assert len(dets) == len(layout_boxes())
-    assert int(np.asarray(dets.doubtful).sum()) == (len(dets) if in_open_photos else 0)
-
-
 def with_random_head(classifier: Path, target: Path) -> Path:
     """`classifier` with a few-shot head of random prototypes baked in: it says how much a crop looks like a set."""
     from training.calibrate import Embedder
@@ -791,41 +686,6 @@ def test_a_photo_of_the_set_is_read_by_the_set_classifier_and_another_photo_as_b
         TileDetector.load(folders["set only"], NO_READERS)
 
 
-
-@pytest.mark.parametrize("nearer_the_set, by_margin, read_open", [(30, True, True), (15, True, False), (30, False, False)])
-def test_a_photo_whose_boxes_are_mostly_nearer_the_set_than_other_sets_is_read_with_every_gate_open(
-    tmp_path: Path, models: Path, monkeypatch, nearer_the_set: int, by_margin: bool, read_open: bool
-) -> None:
-    """The head keeps other sets' crops: `nearer_the_set` of the 42 boxes are nearer the set (SET_MARGIN_OUTPUT
-    above 0). Over half: the photo reads by SET_PROBS_OUTPUT (here every crop 5p), though no box passes a face's
-    threshold (likeness -0.05); with rule `open_gate` off, as before. No box is left out: that is the
-    thresholds' call (`vision.rules.of_the_set`), and the finder is sure of every box here."""
-    from vision.detector import TileDetector
-
-    photo = write_photo(tmp_path / "layout.png", layout_boxes())
-    folder = tmp_path / "version"
-    folder.mkdir()
-    (folder / "detector.onnx").write_bytes((models / "detector.onnx").read_bytes())
-    with_random_head(models / "classifier.onnx", folder / "classifier.onnx")
-    detector = TileDetector.load(folder, with_overrides(NO_READERS, [] if by_margin else ["rules_off=open_gate"]))
-    assert detector.classifier is not None
-    plain_read = detector.classifier.read
-    five_p = detector.classifier.names.index("5p")
-
-    def nearer(crops: np.ndarray) -> ClassifierReading:
-        margin = np.full(len(crops), -0.02, np.float32)
-        margin[:nearer_the_set] = 0.03
-        set_probs = np.full((len(crops), len(FACE_NAMES)), 0.001, np.float32)
-        set_probs[:, five_p] = 1 - 0.001 * (len(FACE_NAMES) - 1)
-        return plain_read(crops)._replace(likeness=np.full(len(crops), -0.05, np.float32), set_margin=margin,
-                                          set_probs=set_probs)
-
-    monkeypatch.setattr(detector.classifier, "read", nearer)
-    dets, _ = detector.detect_file(photo)
-    assert len(dets) == 42, "a box unlike the set by its thresholds is kept where the finder is sure"
-    assert all(name == "5p" for name in dets.class_names) == read_open
-
-
 def test_a_crop_passing_one_faces_threshold_gets_every_faces_cosine_and_a_crop_passing_none_reads_as_before() -> None:
     """The gate is the crop's: a crop of the set nearer f2's prototypes than f3's but over f3's threshold
     only is still read as f2 (a gate per face added f3's cosine alone); a crop over no threshold reads as
@@ -869,158 +729,6 @@ def test_the_photos_that_set_the_thresholds_are_none_of_the_photos_the_promotion
     assert from_val == val[5:12] and not set(from_val) & set(val[:5])
     (base / "data.yaml").write_text("path: .\nval: images/val\n", encoding="utf-8")
     assert _threshold_photos(base, val, settings) == val[5:12]  # no train split: the val photos after the check
-
-
-def calibrated_version(tmp_path: Path, models: Path) -> Path:
-    """The folder of a version calibrated (and promoted) from a photo of the whole layout."""
-    result = run(write_photo(tmp_path / "layout.png", layout_boxes()), models)
-    assert result.promoted
-    return Registry(models).path_of(result.version)
-
-
-PLAIN_BACK = (40, 500, 40 + TILE_W, 500 + TILE_H)  # a back: one colour, no face
-
-
-def photo_with_f3_and_a_plain_back(tmp_path: Path, finder_folders: tuple[Path, ...],
-                                   flower_and_back_scores: list[float]) -> tuple[str, tuple[int, int, int, int]]:
-    """hand.png: six faces of the set, its f3 and a plain dark tile (`PLAIN_BACK`); each folder's finder finds
-    the faces surely as faces and f3 and the plain tile with `flower_and_back_scores` (tile, back). Returns f3."""
-    faces = layout_boxes()[:6]
-    flower = next((name, box) for name, box in layout_boxes() if name == "f3")
-    image = cv2.imread(str(write_photo(tmp_path / "hand.png", [*faces, flower])))
-    cv2.rectangle(image, PLAIN_BACK[:2], PLAIN_BACK[2:], (60, 110, 40), -1)
-    cv2.imwrite(str(tmp_path / "hand.png"), image)
-    boxes = centred([box for _, box in [*faces, flower, ("back", PLAIN_BACK)]])
-    scores = [[0.9, 0.0]] * len(faces) + [flower_and_back_scores] * 2
-    for folder in finder_folders:
-        fake_finder(folder / "detector.onnx", raw_head(boxes, scores, anchors=64), imgsz=SIZE)
-    return flower
-
-
-def test_a_back_box_on_a_flower_of_the_calibrated_set_tells_that_flower_and_a_plain_back_nothing(
-    tmp_path: Path, models: Path
-) -> None:
-    """A later photo of the set: a few faces, the set's f3 and a plain dark tile, both boxed by the finder
-    as backs. With the calibrated head, the f3 box's runner-up is f3 (the layout may count it where it
-    lies apart from the rows) and the plain one's none; before calibration (no head) neither has one,
-    nor with the confidence asked above 1."""
-    from vision.detector import TileDetector
-
-    version = calibrated_version(tmp_path, models)
-    photo_with_f3_and_a_plain_back(tmp_path, (version, models), [0.0, 0.9])
-
-    def runner_ups_of_backs(folder: Path, settings: DetectorSettings = NO_READERS) -> list[int]:
-        dets, _ = TileDetector.load(folder, settings).detect_file(tmp_path / "hand.png")
-        backs = np.flatnonzero(dets.class_id == CLASS_ID["back"])
-        assert len(backs) == 2
-        order = np.argsort(dets.xyxy[backs, 0])  # the plain back lies left of the flower
-        return [int(r) for r in dets.runner_up[backs][order]]
-
-    assert runner_ups_of_backs(version) == [-1, CLASS_ID["f3"]]
-    assert runner_ups_of_backs(models) == [-1, -1]
-    assert runner_ups_of_backs(version, with_overrides(NO_READERS, ["flowers_as_backs.confidence=1.01"])) == [-1, -1]
-
-
-@pytest.mark.parametrize("back_score, settings, read_as_back", [
-    (0.05, NO_READERS, True),
-    (0.0, NO_READERS, False),
-    (0.05, with_overrides(NO_READERS, ["backs_as_faces.back_chance=0.1"]), False),
-    (0.05, with_overrides(NO_READERS, ["backs_as_faces.back_chance=0"]), False),
-])
-def test_a_back_the_finder_took_for_a_face_is_a_back_in_a_photo_of_the_calibrated_set(
-    tmp_path: Path, models: Path, monkeypatch, back_score: float, settings: DetectorSettings, read_as_back: bool
-) -> None:
-    """A later photo of the set: six faces and the set's f3 found as faces, and a plain coloured tile (a back)
-    found as a face too (0.95), the finder giving the back class `back_score`, as is f3. The calibrated head
-    finds the plain tile like none of the set's faces (here made so: the tiny classifier's head finds every crop
-    like some face): it is read as a back when the finder's back score reaches `BacksAsFacesSettings.back_chance`; f3, like
-    its face, stays f3. Before calibration (no head) it is read as a face."""
-    from vision.detector import TileDetector
-
-    version = calibrated_version(tmp_path, models)
-    # found at 0.95: too sure to be left out as like the table
-    flower = photo_with_f3_and_a_plain_back(tmp_path, (version, models), [0.95, back_score])
-
-    def read(folder: Path) -> tuple[str, str]:
-        detector = TileDetector.load(folder, settings)
-        assert detector.classifier is not None
-        classifier_read = detector.classifier.read
-
-        def plain_unlike_the_set(crops: np.ndarray) -> ClassifierReading:
-            reading = classifier_read(crops)
-            size = crops.shape[1]  # (N, size, size, 3) BGR
-            centre = crops[:, size // 3: 2 * size // 3, size // 3: 2 * size // 3].reshape(len(crops), -1, 3)
-            plain_crops = centre.astype(np.float32).std(axis=1).max(axis=1) < 2.0  # one colour: no face painted
-            made_unlike = plain_crops & np.isfinite(reading.likeness)  # without a head: +inf, as it reads
-            return reading._replace(likeness=np.where(made_unlike, -0.5, reading.likeness).astype(np.float32))
-
-        monkeypatch.setattr(detector.classifier, "read", plain_unlike_the_set)
-        dets, _ = detector.detect_file(tmp_path / "hand.png")
-        at = {(round(float(x0)), round(float(y0))): name for (x0, y0, _, _), name in zip(dets.xyxy, dets.class_names)}
-        return at[PLAIN_BACK[:2]], at[flower[1][:2]]
-
-    plain_read, flower_read = read(version)
-    assert (plain_read == "back") == read_as_back and flower_read == "f3"
-    assert read(models)[0] != "back"
-
-
-def test_a_flower_the_finder_was_unsure_of_is_kept_in_a_photo_of_the_calibrated_set(
-    tmp_path: Path, models: Path
-) -> None:
-    """A later photo of the set: six faces found at 0.9; the set's f3 found at 0.1 only, under the finder's
-    threshold, like a bare patch of table and a box on f4 1.6 times a tile's size. With the calibrated
-    head (and the rescue on, as by default: rule `flower_rescue`), f3 is kept (read as f3, its low confidence
-    kept to be reported) and the other two are not; before calibration, with the rescue off, or with the rescue
-    looking only at boxes surer than 0.1, none."""
-    from vision.detector import TileDetector
-
-    version = calibrated_version(tmp_path, models)
-    faces = layout_boxes()[:6]
-    named = dict(layout_boxes())
-    f3, f4 = named["f3"], named["f4"]
-    f3 = (300, 470, 300 + TILE_W, 470 + TILE_H)  # apart from the others
-    write_photo(tmp_path / "hand.png", [*faces, ("f3", f3), ("f4", f4)])
-    bare = (400, 540, 400 + TILE_W, 540 + TILE_H)
-    x0, y0, x1, y1 = f4
-    big_on_f4 = (x0 - 12, y0 - 17, x1 + 12, y1 + 17)  # 1.6 times a tile's width and height
-    boxes = centred([box for _, box in faces] + [f3, bare, big_on_f4])
-    scores = [[0.9, 0.0]] * len(faces) + [[0.1, 0.0]] * 3
-    for folder in (version, models):
-        fake_finder(folder / "detector.onnx", raw_head(boxes, scores, anchors=64), imgsz=SIZE)
-
-    def read(folder: Path, settings: DetectorSettings = NO_READERS) -> int:
-        return len(TileDetector.load(folder, settings).detect_file(tmp_path / "hand.png")[0])
-
-    dets, _ = TileDetector.load(version, NO_READERS).detect_file(tmp_path / "hand.png")
-    assert dets.class_names == [name for name, _ in faces] + ["f3"]
-    assert tuple(dets.xyxy[6].round()) == f3 and float(dets.confidence[6]) <= 0.1
-    assert read(models) == 6
-    assert read(version, RESCUE_OFF) == 6
-    assert read(version, with_overrides(NO_READERS, ["flower_rescue.finder_conf=0.12"])) == 6
-    assert read(version, with_overrides(NO_READERS, ["flower_rescue.size=2.0"])) == 8, "the big box on f4 reads as f4"
-
-
-def test_a_flower_the_photo_shows_already_is_not_rescued_again(tmp_path: Path, models: Path) -> None:
-    """A set has one of each flower: with f3 found surely in the photo, a second box the finder was unsure of
-    that reads as f3 is not kept, while an unsure f4 is; with `FlowerRescueSettings.new_only` off, both are."""
-    from vision.detector import TileDetector
-
-    version = calibrated_version(tmp_path, models)
-    faces = layout_boxes()[:6]
-    named = dict(layout_boxes())
-    found_f3, f4 = named["f3"], named["f4"]
-    unsure_f3 = (300, 470, 300 + TILE_W, 470 + TILE_H)
-    write_photo(tmp_path / "hand.png", [*faces, ("f3", found_f3), ("f3", unsure_f3), ("f4", f4)])
-    boxes = centred([box for _, box in faces] + [found_f3, unsure_f3, f4])
-    scores = [[0.9, 0.0]] * (len(faces) + 1) + [[0.1, 0.0]] * 2
-    fake_finder(version / "detector.onnx", raw_head(boxes, scores, anchors=64), imgsz=SIZE)
-
-    def names(settings: DetectorSettings) -> list[str]:
-        return sorted(TileDetector.load(version, settings).detect_file(tmp_path / "hand.png")[0].class_names)
-
-    shown = sorted(name for name, _ in faces)
-    assert names(NO_READERS) == sorted([*shown, "f3", "f4"])
-    assert names(with_overrides(NO_READERS, ["flower_rescue.new_only=false"])) == sorted([*shown, "f3", "f3", "f4"])
 
 
 @pytest.mark.parametrize("one_of_each, expected", [(True, ["f1", "f2", "s1", "s1"]), (False, ["f2", "f2", "s1", "s1"])])

@@ -230,8 +230,8 @@ def test_a_calibration_photo_is_read_again_with_the_unsure_boxes_only_when_it_do
             self.settings, self.calls = settings, []
 
         def with_settings(self, settings):
-            # the unsure boxes are named by the classifier alone: no captions or numerals read for hundreds
-            assert not settings.flowers.enabled and not settings.ranks.enabled
+            # every unsure box is kept: none is checked in the mirror image
+            assert settings.mirror.sure_conf == 0.0
             twin = Finder(settings)
             twin.calls = self.calls
             return twin

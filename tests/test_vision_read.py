@@ -197,8 +197,8 @@ def test_evaluate_read_loads_the_detector_with_the_set_settings(tmp_path, monkey
         raise RuntimeError("no models here")
 
     monkeypatch.setattr(read, "load_detector", load_detector)
-    assert evaluate_read.main([str(tmp_path), "--set", "ranks.enabled=false", "--set", "ranks.min_share=0.5"]) == 2
-    assert seen[0].ranks.enabled is False and seen[0].ranks.min_share == 0.5
+    assert evaluate_read.main([str(tmp_path), "--set", "rules_off=mirror", "--set", "mirror.sure_conf=0.5"]) == 2
+    assert seen[0].rules_off == frozenset({"mirror"}) and seen[0].mirror.sure_conf == 0.5
     with pytest.raises(SystemExit) as stopped:
         evaluate_read.main([str(tmp_path), "--set", "ranks"])
     assert stopped.value.code == 2 and "write FIELD=VALUE" in capsys.readouterr().err

@@ -9,11 +9,11 @@ from vision.settings import DetectorSettings, with_overrides
 
 def test_overrides_reach_nested_and_top_level_settings_with_their_types():
     base = DetectorSettings()
-    changed = with_overrides(base, ["ranks.enabled=false", "ranks.min_share=0.01", "conf_threshold=0.3",
-                                    "max_detections=12", "flowers.enabled=True"])
-    assert changed.ranks.enabled is False and changed.ranks.min_share == 0.01
+    changed = with_overrides(base, ["ranks.enabled=false", "ranks.min_digit_score=0.8", "conf_threshold=0.3",
+                                    "max_detections=12", "mirror.match_iou=0.5"])
+    assert changed.ranks.enabled is False and changed.ranks.min_digit_score == 0.8
     assert changed.conf_threshold == 0.3 and changed.max_detections == 12 and isinstance(changed.max_detections, int)
-    assert changed.flowers == base.flowers and changed.ranks.max_confidence == base.ranks.max_confidence
+    assert changed.mirror == base.mirror and changed.ranks.band_shares == base.ranks.band_shares
     assert base.ranks.enabled is True  # the defaults are left alone
 
 
@@ -34,7 +34,7 @@ def test_no_overrides_is_the_same_settings():
         ("ranks=1", "is a section"),
         ("conf_threshold.x=1", "is a value, not a section"),
         ("ranks.enabled=maybe", "expected true or false"),
-        ("ranks.min_share=a lot", "expected a float"),
+        ("ranks.min_digit_score=a lot", "expected a float"),
         ("max_detections=1.5", "expected a int"),
         ("ranks.band_shares=0.3,deep", "expected numbers separated by commas"),
         ("ranks.enabled", "write FIELD=VALUE"),
@@ -47,8 +47,8 @@ def test_a_bad_assignment_names_what_is_wrong(assignment, message):
 
 
 def test_rules_are_switched_off_by_name_with_commas():
-    settings = with_overrides(DetectorSettings(), ["rules_off=mirror, captions", "mirror.sure_conf=0.5"])
-    assert settings.rules_off == frozenset({"mirror", "captions"}) and settings.mirror.sure_conf == 0.5
+    settings = with_overrides(DetectorSettings(), ["rules_off=mirror, base_reading", "mirror.sure_conf=0.5"])
+    assert settings.rules_off == frozenset({"mirror", "base_reading"}) and settings.mirror.sure_conf == 0.5
     assert with_overrides(settings, ["rules_off="]).rules_off == frozenset()
 
 
@@ -67,6 +67,6 @@ def test_every_rule_is_registered_once_in_order_with_a_settings_section_of_its_o
 def test_a_rule_not_in_the_table_is_refused_by_name():
     from vision.rules import check_rule_names
 
-    check_rule_names(frozenset({"mirror", "flower_rescue"}))
+    check_rule_names(frozenset({"mirror", "unlike_strays"}))
     with pytest.raises(ValueError, match="no rule named mirrors .*the rules: unstretch, mirror"):
         check_rule_names(frozenset({"mirrors"}))

@@ -379,7 +379,7 @@ def base_crops(embedder: Embedder, models_dir: Path, images: Sequence[Path], set
     boxes included), recorded from the classifier's input while the version in use reads them."""
     from vision.detector import TileDetector
 
-    detector = TileDetector.load(models_dir, with_overrides(settings, ["flowers.enabled=false", "ranks.enabled=false"]))
+    detector = TileDetector.load(models_dir, with_overrides(settings, ["ranks.enabled=false"]))
     assert detector.classifier is not None
     recorder = _Recorder(detector.classifier.session)
     detector.classifier.session = recorder

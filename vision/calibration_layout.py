@@ -229,8 +229,7 @@ def _evenly_spaced(reading: LayoutReading, added: np.ndarray, spread: float) -> 
 def unsure_boxes(detector: Any, picture: np.ndarray, found: Detections, settings: LayoutSettings) -> Detections:
     """The finder's boxes of `picture` down to `calibration_unsure_conf` (below the detector's threshold)
     that overlap none of `found` by a third: tiles of a set the finder scores low on a busy table, and
-    more boxes on the table. Named by the classifier alone: on a busy cloth there are hundreds, and the
-    second readings (captions, numerals) of every unsure one took 10-23 s a photo."""
+    more boxes on the table, none of them checked in the mirror image."""
     from vision.boxes import box_iou
 
     if (settings.calibration_unsure <= 0 or not hasattr(detector, "with_settings")  # one that cannot lower it
@@ -238,9 +237,7 @@ def unsure_boxes(detector: Any, picture: np.ndarray, found: Detections, settings
         return Detections.empty()
     s = detector.settings
     low = detector.with_settings(replace(s, conf_threshold=settings.calibration_unsure_conf,
-                                         mirror=replace(s.mirror, sure_conf=0.0),
-                                         flowers=replace(s.flowers, enabled=False),
-                                         ranks=replace(s.ranks, enabled=False)))
+                                         mirror=replace(s.mirror, sure_conf=0.0)))
     more = low.detect(picture)
     if len(found) and len(more):
         more = more[box_iou(more.xyxy, found.xyxy).max(axis=1) < 1 / 3]

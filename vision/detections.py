@@ -3,11 +3,11 @@
 Boxes are `xyxy` in pixels of the original image (after EXIF orientation);
 `class_id` indexes `tileset.classes.CLASS_NAMES`; `runner_up` is each tile's
 second most likely class (-1 when there is none: a one-model detector, a back, except one whose face a
-calibrated classifier reads as its set's flower: then that flower, rule `flowers_as_backs` of `vision.rules`).
-`left_out` are the boxes of the photo a rule left out as no tile (`table_strays`, `unlike_strays`): not among
+calibrated classifier reads as its set's flower: then that flower).
+`left_out` are the boxes of the photo a rule left out as no tile (`vision.rules`, `unlike_strays`): not among
 the detections, but the photo's reading names them to the player; each filtering keeps them as they are.
-`doubtful` marks kept boxes the finder was unsure of that pass none of a calibrated set's face thresholds
-(rule `lone_doubt`): in a row the hand's sets check them, but alone they are not counted.
+`doubtful` marks boxes to count in a row only, where the hand's sets check them, never alone as a flower
+(no rule of the reader sets it now; a reader of another photo may).
 Filtering returns a new object. `Detector` is what produces them from a photo.
 """
 

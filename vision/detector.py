@@ -4,14 +4,13 @@
     input size) -> the rules of the boxes (`vision.rules`: unstretching, the mirror check) -> cut a crop of
     each face from the full-resolution photo (`vision.crops`) and classify the crops
     (`vision.models.FaceClassifier`, one batch); whether the photo is of the calibrated set is decided here,
-    once -> the rules of the faces (which reading is taken; flowers named by their captions and suited tiles
-    by their numerals, all bands of a photo read by the recognizer, `vision.ocr`, at once) -> the rules of
-    the boxes' kinds (boxes left out, turned into backs, doubted or added) -> Detections.
+    once -> the rules of the faces (which classifier's reading is taken; flowers named one of each) -> the
+    rules of the boxes' kinds (boxes left out) -> Detections.
 
 A single 43-class YOLO detector named like `tileset.classes.CLASS_NAMES` is accepted as
 well, with no classifier (and none of the rules after the boxes').
 
-Runtime dependencies only: onnxruntime, OpenCV, Pillow, numpy (rapidocr for the second readings).
+Runtime dependencies only: onnxruntime, OpenCV, Pillow, numpy.
 """
 
 from __future__ import annotations
@@ -21,13 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from tileset.classes import BACK, BACK_ID
+from tileset.classes import BACK_ID
 from vision.boxes import Found, Letterbox, box_iou, decode_yolo_output, decode_yolo_scores, letterbox
 from vision.crops import cut_tiles
 from vision.detections import Detections
 from vision.images import DecodedImage, decode_image
 from vision.models import (
-    TILE_FINDER_NAMES,
     ClassifierReading,
     FaceClassifier,
     ModelInfo,
@@ -43,13 +41,10 @@ from vision.rules import (
     FaceReading,
     Reading,
     Sighting,
-    UprightCrops,
     apply_rules,
     check_rule_names,
     named,
     of_the_set,
-    rescue_floor,
-    table_like,
 )
 from vision.settings import DetectorSettings
 
@@ -114,14 +109,8 @@ class TileDetector:
         return dets if sighting.image_bgr is image_bgr else dets.scaled(*sighting.to_photo)
 
     def sight(self, image_bgr: np.ndarray) -> Sighting:
-        """One run of the finder on the photo: its boxes past the threshold and, where rule `flower_rescue`
-        can act, those under it down to that rule's floor (the same run)."""
-        floor = rescue_floor(self.settings, self.classifier)
-        if floor is None:
-            return Sighting(image_bgr, self.find_boxes(image_bgr))
-        found = self.find_boxes(image_bgr, floor)
-        sure = found.conf >= self.settings.conf_threshold  # the boxes the settings' threshold gives, as NMS keeps the surer
-        return Sighting(image_bgr, found[sure], found[~sure])
+        """One run of the finder on the photo: its boxes past the threshold."""
+        return Sighting(image_bgr, self.find_boxes(image_bgr))
 
     def read(self, sighting: Sighting) -> Reading:
         """Every box of `sighting` named: its faces by the classifier (`classify_faces`), the others backs."""
@@ -137,23 +126,20 @@ class TileDetector:
         confidence = found.conf.copy()
         confidence[is_face] = confidence[is_face] * faces.confidence
         return Reading(sighting, is_face, faces, found.xyxy, confidence, class_id, runner_up,
-                       np.zeros(len(found), bool), np.zeros(len(found), bool))
+                       np.zeros(len(found), bool))
 
     def classify_faces(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> FaceReading:
         """The faces of face-up tile boxes as the classifier reads them and the rules of the faces leave them:
         each one's class and probability, second reading, likeness to the calibrated set (+inf when the
-        classifier was not calibrated with a few-shot head), whether it looks like the table the set was
-        calibrated on, and whether the photo is of that set: decided here, once, from the likeness of the
-        boxes not like the table (`vision.rules.of_the_set`)."""
+        classifier was not calibrated with a few-shot head), and whether the photo is of that set: decided
+        here, once, from the boxes' likeness (`vision.rules.of_the_set`)."""
         classifier = self.face_classifier
         crops, out = self.read_crops(image_bgr, boxes_xyxy)
         if out is None:
             return _no_faces()
-        table = table_like(out.table_likeness, self.settings)
         unread = np.zeros(len(crops), np.int64)  # `named` reads them
-        faces = FaceReading(unread, unread.astype(np.float32), unread, out.likeness, table,
-                            of_the_set(out.likeness[~table], self.settings), outputs=out, crops=crops,
-                            upright=UprightCrops(image_bgr, boxes_xyxy, self.settings))
+        faces = FaceReading(unread, unread.astype(np.float32), unread, out.likeness,
+                            of_the_set(out.likeness, self.settings), outputs=out, crops=crops)
         faces = named(faces, out.probs, classifier, head_used=classifier.has_fewshot_head)
         return apply_rules(FACES, faces, self)
 
@@ -189,12 +175,6 @@ class TileDetector:
         xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, h)
         return Found(xyxy, conf, classes, scores)
 
-    def back_chances(self, found: Found) -> np.ndarray:
-        """The finder's score for the back class of each box; 0 for a finder without one (a 43-class detector)."""
-        if self.finder.names_faces:
-            return np.zeros(len(found), np.float32)
-        return found.score_of(TILE_FINDER_NAMES.index(BACK))
-
     def confidence_in_mirror(self, image_bgr: np.ndarray, xyxy: np.ndarray, floor: float) -> np.ndarray:
         """For each box of `image_bgr`, the finder's highest confidence (down to `floor`; 0 under it) for a box
         that overlaps it by `MirrorSettings.match_iou` in the mirror image of the same canvas."""
@@ -223,13 +203,13 @@ class TileDetector:
         return crops, (self.face_classifier.read(crops) if len(crops) else None)
 
     def text_reader(self) -> "TextLineReader | None":
-        """The text-line recognizer of the second readings, loaded on first use; None without rapidocr."""
+        """A text-line recognizer (`vision.ocr`) for the calibration's reading of where a set prints its ranks
+        (`training.numerals`), loaded on first use; None without rapidocr. No rule of the reader reads text."""
         if self._reader is None and not self._no_reader:
             try:
-                self._reader = TextLineReader(self.settings.intra_op_threads, self.settings.ocr_line_width,
-                                              spinning=self.settings.intra_op_spinning)
+                self._reader = TextLineReader(self.settings.intra_op_threads, spinning=self.settings.intra_op_spinning)
             except TextReaderUnavailable as error:
-                warnings.warn(f"flowers and ranks are read by the classifier alone: {error}", stacklevel=2)
+                warnings.warn(f"no numerals are read: {error}", stacklevel=2)
                 self._no_reader = True
         return self._reader
 
@@ -248,4 +228,4 @@ class TileDetector:
 def _no_faces() -> FaceReading:
     """The reading of a photo with no face box."""
     none = np.zeros(0, np.float32)
-    return FaceReading(np.zeros(0, np.int64), none, np.zeros(0, np.int64), none, np.zeros(0, bool), False)
+    return FaceReading(np.zeros(0, np.int64), none, np.zeros(0, np.int64), none, False)

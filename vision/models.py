@@ -286,6 +286,6 @@ def load_models(models_dir: "str | Path", settings: DetectorSettings) -> "tuple[
     base_path = folder / settings.base_classifier_file
     in_graph = BASE_OUTPUT in [o.name for o in session.get_outputs()]  # no second classifier to load
     base_reader = (FaceClassifier(open_session(base_path, settings), str(base_path))
-                   if settings.base_reads_other_sets and not in_graph and base_path.is_file()
+                   if not in_graph and base_path.is_file()
                    and FEWSHOT_METADATA in read_metadata(session) else None)
     return finder, FaceClassifier(session, str(classifier_path), set_reader, base_reader)

@@ -1,13 +1,13 @@
 """Text lines -> (text, score) with rapidocr's PP-OCR line recognizer, many lines in one run.
 
-The second readings (`vision.flowers`, `vision.ranks`) cut bands from tile crops and
-hand them all here at once: one onnxruntime run per small batch of lines of similar shape,
+The calibration's reading of where a set prints its ranks (`vision.ranks`, `training.numerals`) cuts bands
+from tile crops and hands them all here at once: one onnxruntime run per small batch of lines of similar shape,
 each line scaled to the recognizer's height (48 px) and padded as rapidocr pads it
 (to 320 px), so every line reads exactly as `RapidOCR(img, use_det=False)` reads
 it one at a time, with less overhead per line.
 
-rapidocr is imported on first use; without it `TextReaderUnavailable` says so and the
-detector reads every tile by the classifier alone.
+rapidocr is imported on first use; without it `TextReaderUnavailable` says so and no
+corner is read.
 """
 
 from __future__ import annotations
@@ -136,11 +136,3 @@ def surest_if_agreed(found: "set[tuple[Any, float, str]]") -> "tuple[Any, float,
     if len({what for what, _, _ in found}) != 1:
         return None
     return max(found, key=lambda item: item[1])
-
-
-def middle_band(tile_bgr: np.ndarray, share: float) -> np.ndarray:
-    """The band across the middle of a tile crop, `share` of its height."""
-    height = tile_bgr.shape[0]
-    middle = max(1, round(height * share))
-    start = (height - middle) // 2
-    return tile_bgr[start : start + middle]

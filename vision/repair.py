@@ -146,7 +146,7 @@ def _read_hand_counting_backs(
 
 
 def _flowers_boxed_as_backs(dets: Detections, settings: LayoutSettings) -> list[int]:
-    """Backs lying apart from the rows whose runner-up is a flower (rule `flowers_as_backs` of `vision.rules`)."""
+    """Backs lying apart from the rows whose runner-up is a flower (a back whose runner-up is a flower)."""
     runner_up = dets.runner_up
     assert runner_up is not None
     flower_ids = {CLASS_ID[name] for name in FLOWER_NAMES}

@@ -17,51 +17,14 @@ BASE_PHOTOS_DIR = REPO_ROOT.parent / "shared" / "datasets" / "real" / "chinese-v
 
 
 @dataclass(frozen=True)
-class FlowerSettings:
-    """Rule `captions`: which flower or season a tile is, read from its caption (`vision.flowers`)."""
-
-    enabled: bool = True  # off: the classifier alone names flowers (as `rules_off=captions`)
-    min_flower_share: float = 0.01  # a face given at least this chance (summed over the eight) of being a flower is read
-    max_confidence: float = 0.99  # ... unless the classifier reads it at least this surely
-    sure_fewshot_skips: bool = True  # ... which holds for a few-shot head's reading too (else it is read however sure)
-    band_share: float = 0.3  # of the upright tile's height: the bands across its top and bottom that are read
-    middle_share: float = 0.5  # ... and the band across its middle (a framed 梅 alone)
-    min_name_score: float = 0.8  # recognizer score for a name (梅, PLUM) to decide
-    min_number_score: float = 0.95  # ... and for a lone 1-4 to pick one inside the classifier's group
-    # the top and bottom bands are read first; the bands turned over and the middle only for tiles where
-    # those did not name, surely, the class the tile is read as (`flowers.confirms`)
-    upright_first: bool = True
-    second_round_share: float = 0.3  # ... and only for faces given at least this chance of being a flower
-
-
-@dataclass(frozen=True)
 class RankSettings:
-    """Rules `index_numerals` and `corner_numerals`: a suited tile's rank read from the numeral printed in a top
-    corner or its middle (`vision.ranks`)."""
+    """Where a set prints its suited ranks, read on its calibration photo (`training.numerals`, `vision.ranks`)."""
 
-    enabled: bool = True  # off: the classifier alone names ranks (as `rules_off=index_numerals,corner_numerals`)
-    max_confidence: float = 0.95  # a suited face the classifier reads less surely than this is read again
+    enabled: bool = True  # off: no corner is read
     # of the upright tile's height: the bands across its top where index numerals sit; the deeper one
     # reaches a numeral set low by a box that takes in the tile's top edge (a camera tilted towards it)
     band_shares: tuple[float, ...] = (0.3, 0.35)
-    middle_share: float = 0.3  # ... and the band across its middle (a numeral between two rows of sticks)
     min_digit_score: float = 0.9  # recognizer score for a lone digit to count
-    min_share: float = 0.02  # the classifier's chance of the rank the digit names, below which the digit is ignored
-    leave_out_neighbours: bool = True  # a neighbour's numeral, once the photo shows the corner its set prints in
-    any_suit: bool = True  # the digit's rank in the suit the classifier gives that rank most (else: the suit it read)
-    # only tiles where some other rank has at least `min_share`: elsewhere a digit could only confirm the reading
-    only_where_it_can_change: bool = True
-    # the first depth's bands and the middle are read first; the deeper bands only where those did not read,
-    # surely, the rank the tile is read as (`ranks.confirms`)
-    shallow_first: bool = True
-    # a photo read by a few-shot head whose calibration photo showed the corner its set prints ranks in: the
-    # suited faces the index numerals leave unread are read in that corner (off: as `rules_off=corner_numerals`)
-    calibrated_corner: bool = True
-    # ... those where the head gives another rank of the suit read at least this chance (0: every one)
-    corner_min_share: float = 1e-12
-    # ... a digit there naming another rank than the tile was read as must be read surely in this many bands
-    corner_reads: int = 2
-    corner_line_width: int = 128  # the recognizer's padded width for the corner's bands (0: `ocr_line_width`)
 
 
 @dataclass(frozen=True)
@@ -87,14 +50,6 @@ class UnstretchSettings:
 
 
 @dataclass(frozen=True)
-class OpenGateSettings:
-    """Rule `open_gate`: a photo whose face boxes are mostly nearer the calibrated set's faces than any other
-    set's crop the few-shot head keeps is read with every crop's gate open."""
-
-    margin: float = 0.0  # how much nearer the set a box must be to count
-
-
-@dataclass(frozen=True)
 class SetClassifierSettings:
     """Rule `set_classifier`: a photo of the set is read by the version's fine-tuned set classifier."""
 
@@ -109,59 +64,11 @@ class OneFlowerSettings:
 
 
 @dataclass(frozen=True)
-class BacksAsFacesSettings:
-    """Rule `backs_as_faces`: in a photo of the set, a face box the finder also gave the back class that
-    looks like none of the set's faces is a back."""
-
-    back_chance: float = 0.01  # the least share of the finder's score for the back class (a face gets under 0.001)
-    likeness: float = 0.0  # under this likeness to the set's nearest face (0: that face's threshold)
-
-
-@dataclass(frozen=True)
-class TableStraysSettings:
-    """Rule `table_strays`: in a photo of the set, a face box that looks like the calibration photo's table is
-    left out. Off, table-likeness counts nowhere (not in judging the photo either)."""
-
-    max_finder_conf: float = 0.9  # a box the finder found at least this surely is kept
-
-
-@dataclass(frozen=True)
 class UnlikeStraysSettings:
     """Rule `unlike_strays`: in a photo of the set, a face box that looks like none of the set's faces is left out."""
 
     likeness: float = -0.1  # under this likeness to the set's nearest face
     max_finder_conf: float = 0.7  # a box the finder found at least this surely is kept
-
-
-@dataclass(frozen=True)
-class LoneDoubtSettings:
-    """Rule `lone_doubt`: in a photo of the set, a face box the finder was unsure of that passes no face's
-    threshold is doubtful: counted in a row, where the hand's sets check it, but not alone as a flower."""
-
-    finder_conf: float = 0.5  # boxes the finder found under this surely
-    likeness: float = 0.0  # ... with a likeness to the set's nearest face under this
-    in_open_photos: bool = True  # also in a photo read with the gate open but not judged the set's
-
-
-@dataclass(frozen=True)
-class FlowersAsBacksSettings:
-    """Rule `flowers_as_backs`: in a photo of the set, a back box whose face reads surely as one of the set's
-    flowers has that flower as its second reading (the layout counts it where it lies apart from the rows)."""
-
-    confidence: float = 0.95  # the least chance the classifier gives the flower
-
-
-@dataclass(frozen=True)
-class FlowerRescueSettings:
-    """Rule `flower_rescue`: in a photo of the set, boxes the finder found under its threshold that read surely
-    as one of the set's flowers are kept: a flower lies apart from the rows, where a tile missed breaks no set."""
-
-    finder_conf: float = 0.05  # the finder's boxes down to this are read
-    boxes: int = 8  # the surest this many of them on no box found
-    size: float = 1.4  # ... of a tile's size: long and short sides within this factor of the boxes found
-    confidence: float = 0.9  # the least chance the classifier gives the flower
-    likeness: float = 0.05  # how far the crop must pass that face's threshold
-    new_only: bool = True  # never a flower the photo shows already (a set has one of each)
 
 
 @dataclass(frozen=True)
@@ -177,12 +84,11 @@ class DetectorSettings:
     classifier_file: str = "classifier.onnx"
     set_classifier_file: str = "set_classifier.onnx"  # a calibrated version's fine-tuned classifier of its set
     base_classifier_file: str = "classifier_base.onnx"  # the classifier a calibrated version was made from
-    base_reads_other_sets: bool = True  # a photo not of the calibrated set is read by that classifier
     conf_threshold: float = 0.25  # tile-finder boxes below this are dropped
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300
-    # with a few-shot head: a photo is of the calibrated set when at least this share of its face boxes (those
-    # not like the table) pass a face's threshold; the rules for the set's photos act only there
+    # with a few-shot head: a photo is of the calibrated set when at least this share of its face boxes pass a
+    # face's threshold; the rules for the set's photos act only there
     set_photo_share: float = 0.5
     rules_off: frozenset[str] = frozenset()  # names of the reader's rules not applied (`vision.rules.RULES`)
     crop_margin: float = 0.06  # each side of a tile box grows by this share before cutting
@@ -194,24 +100,14 @@ class DetectorSettings:
     # a larger JPEG is decoded at 1/2, 1/4 or 1/8 of its size; a larger image of another format is refused
     max_full_decode_pixels: int = 50_000_000
     max_file_bytes: int = 80_000_000
-    # px (at the recognizer's 48 px height) every line of the second readings is padded to; narrower is faster,
-    # but the recognizer reads a line differently with less padding (`vision.ocr`)
-    ocr_line_width: int = 320
-    intra_op_threads: int = 2  # onnxruntime threads of each model (the recognizer of the second readings too)
+    intra_op_threads: int = 2  # onnxruntime threads of each model
     intra_op_spinning: bool = False  # whether idle onnxruntime threads busy-wait for the next run
     mirror: MirrorSettings = field(default_factory=MirrorSettings)
     unstretch: UnstretchSettings = field(default_factory=UnstretchSettings)
-    open_gate: OpenGateSettings = field(default_factory=OpenGateSettings)
     set_classifier: SetClassifierSettings = field(default_factory=SetClassifierSettings)
     one_flower_of_each: OneFlowerSettings = field(default_factory=OneFlowerSettings)
-    flowers: FlowerSettings = field(default_factory=FlowerSettings)  # rule `captions`
-    ranks: RankSettings = field(default_factory=RankSettings)  # rules `index_numerals` and `corner_numerals`
-    backs_as_faces: BacksAsFacesSettings = field(default_factory=BacksAsFacesSettings)
-    table_strays: TableStraysSettings = field(default_factory=TableStraysSettings)
     unlike_strays: UnlikeStraysSettings = field(default_factory=UnlikeStraysSettings)
-    lone_doubt: LoneDoubtSettings = field(default_factory=LoneDoubtSettings)
-    flowers_as_backs: FlowersAsBacksSettings = field(default_factory=FlowersAsBacksSettings)
-    flower_rescue: FlowerRescueSettings = field(default_factory=FlowerRescueSettings)
+    ranks: RankSettings = field(default_factory=RankSettings)  # read at calibration, by no rule of the reader
 
 
 @dataclass(frozen=True)
@@ -280,7 +176,7 @@ class LayoutSettings:
     # counted as flowers once the hand is complete, at most this many (a set has 8), and reported.
     max_apart_tiles: int = 8
     # a back lying apart from the rows is no part of a hand: one whose face the calibrated classifier reads
-    # as a flower (rule `flowers_as_backs`) is counted as that flower, and reported
+    # as a flower (its runner-up) is counted as that flower, and reported
     stray_backs_as_flowers: bool = True
     set_inner_gap: float = 0.45  # tile widths: a gap this wide inside a set (cut by the set rules) is reported
     # A calibration photo (`vision.calibration_layout`) is read with every box, then, while that does not
@@ -361,7 +257,7 @@ class CalibrateSettings:
     table_clusters: int = 8
     table_margin: float = 0.02
     # the base crops are kept in the head too: a photo nearer the set's faces than them is read with every gate
-    # open (rule `open_gate`)
+    # open (SET_PROBS_OUTPUT; no rule of the reader reads it)
     keep_other_crops: bool = True
     # ... and read in a whitened space (`training.fewshot.Whitening`): the crops' scatter around their face plus this
     # share of its mean eigenvalue, kept to `open_rank` directions (0: the plain prototypes, as stop 34). Offline on
