@@ -149,8 +149,6 @@ class Reading:
 
         The reader puts tiles lying apart from the hand's rows in the flowers group even when the
         classifier named them as other faces (an artwork it does not know); they count as placed.
-        A box it set aside as doubtful (`Layout.set_aside`: a die read as a flower) stays unplaced and
-        counts once the player moves it to the flowers.
         """
         return sum((is_flower(t.cls) and t.group != UNPLACED) or (t.group == FLOWERS and t.cls != BACK)
                    for t in self.tiles)

@@ -393,11 +393,6 @@ _LABELS: dict[str, tuple[str, str]] = {
     "issue_stray_as_flowers": ("Tiles lying apart were counted as flowers: {names}. Change any that is not a flower, "
                                "and remove a die or a coin read as a tile.",
                                "分开放的牌按花牌计: {names}。如有不是花牌的请修正；骰子或筹码被认成牌的请删除。"),
-    "issue_set_aside_doubtful": ("Not counted as flowers: {names}, lying apart, look like none of your set's tiles "
-                                 "(a die, a coin, a tile cut by the photo's edge?). If one is a flower, move it to "
-                                 "the flowers.",
-                                 "未按花牌计: 分开放的 {names} 不像你这套牌中的任何一张 (骰子、筹码、被照片边缘截断的牌?)。"
-                                 "如其中有花牌, 请移到花牌组。"),
     "issue_no_win_tile": ("Which tile won? Tap it and choose \"Make it the winning tile\".",
                           "哪张是和牌张? 点击它并选择 \"设为和牌张\"。"),
     "issue_meld_not_set": ("A meld is not a chow, pung or kong: check its tiles.", "有一组副露不是顺子、刻子或杠: 请检查。"),

@@ -175,26 +175,3 @@ def test_saved_photos_open_in_the_labeling_workflow(tmp_path):
     assert labels.confidences()[0] == 1.0 and labels.confidences()[1] == pytest.approx(0.9)
 
 
-def test_a_box_the_reader_set_aside_is_unplaced_and_counts_once_moved_to_the_flowers():
-    """The reader does not count a doubtful box lying apart (`Layout.set_aside`); its sentence tells the player to
-    move it to the flowers if it is one, and the page's correction then counts it."""
-    import random
-
-    from datasets.scene import plan_scene
-    from vision.detections import Detections
-    from vision.read import read_detections
-
-    hand = parse_hand("[123m] [EEE] 456p789s1s +1s flowers=2")
-    tiles = plan_scene(hand, random.Random(3), 1280, 960)
-    flowers = [i for i, t in enumerate(tiles) if t.group == "flowers"]
-    doubtful = np.isin(np.arange(len(tiles)), flowers[:1])
-    dets = Detections.from_lists([t.xyxy for t in tiles], [0.95] * len(tiles), [CLASS_ID[t.cls] for t in tiles])
-    dets = Detections(dets.xyxy, dets.confidence, dets.class_id, dets.runner_up, dets.left_out, doubtful)
-    result = read_detections(dets, hand.context)
-    assert result.hand is not None and result.hand.context.flowers == 1
-    (aside,) = [i for i in result.issues if i.code == IssueCode.SET_ASIDE_DOUBTFUL]
-    reading = Reading.from_tiles(result.tiles)
-    (index,) = reading.tiles_named_in(aside)
-    assert reading.tiles[index].group == "unplaced" and reading.flower_count == 1
-    moved = reading.with_group(index, "flowers")
-    assert moved.flower_count == 2 and moved.to_hand(hand.context).context.flowers == 2

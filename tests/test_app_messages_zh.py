@@ -48,7 +48,6 @@ ISSUE_EXAMPLES: dict[IssueCode, dict] = {
     IssueCode.GROUP_NOT_SET: {"shown": SHOWN},
     IssueCode.STRAY_UNUSED: {"names": ("1m", "2m")},
     IssueCode.STRAY_AS_FLOWERS: {"names": ("f1",)},
-    IssueCode.SET_ASIDE_DOUBTFUL: {"names": ("f2",)},
     IssueCode.NO_WIN_TILE: {},
     IssueCode.MELD_NOT_SET: {},
     IssueCode.STANDING_NOT_FACES: {"names": ("back",)},

@@ -669,11 +669,9 @@ def _with_a_box_below_the_hand(tiles: list[PlacedTile], dets: Detections, face: 
                       np.r_[dets.confidence, [0.8]], np.r_[dets.class_id, [CLASS_ID[face]]])
 
 
-@pytest.mark.parametrize("doubtful", [False, True])
-def test_a_lone_box_nearer_the_camera_than_the_hand_lies_apart_and_the_hand_is_still_read(doubtful: bool) -> None:
+def test_a_lone_box_nearer_the_camera_than_the_hand_lies_apart_and_the_hand_is_still_read() -> None:
     """A standing row holds at least two tiles, so a lone box below the hand is no standing row: it lies apart
-    like a flower (counted as one, and said so, unless the detector doubts it) and the rows above read as the
-    hand they are."""
+    like a flower (counted as one, and said so) and the rows above read as the hand they are."""
     tried = 0
     for seed in range(30):
         rng = random.Random(seed)
@@ -682,68 +680,14 @@ def test_a_lone_box_nearer_the_camera_than_the_hand_lies_apart_and_the_hand_is_s
             continue  # no room for one more flower: a case of its own
         tiles = plan_scene(hand, rng, *SIZE, rotation_deg=0.0)
         dets = _with_a_box_below_the_hand(tiles, detections_of(tiles), "5p")
-        if doubtful:
-            dets = _doubting(dets, [len(tiles)])
         got, issues, groups = read_typed(dets, hand.context)
         assert got is not None, (seed, messages(issues))
-        if doubtful:
-            assert hand_key(got) == hand_key(hand), (seed, messages(issues))
-            assert [i.tiles for i in issues if i.code == IssueCode.SET_ASIDE_DOUBTFUL] == [(len(tiles),)]
-        else:
-            assert got.context.flowers == hand.context.flowers + 1
-            assert replace(got.context, flowers=hand.context.flowers) == hand.context
-            assert [i.tiles for i in issues if i.code == IssueCode.STRAY_AS_FLOWERS] == [(len(tiles),)]
+        assert got.context.flowers == hand.context.flowers + 1
+        assert replace(got.context, flowers=hand.context.flowers) == hand.context
+        assert [i.tiles for i in issues if i.code == IssueCode.STRAY_AS_FLOWERS] == [(len(tiles),)]
         assert [groups.get(i) for i in range(len(tiles))] == [t.group for t in tiles]
         tried += 1
     assert tried >= 20
-
-
-def _doubting(dets: Detections, doubtful: list[int]) -> Detections:
-    marks = np.zeros(len(dets), bool)
-    marks[doubtful] = True
-    return Detections(dets.xyxy, dets.confidence, dets.class_id, dets.runner_up, dets.left_out, marks)
-
-
-@pytest.mark.parametrize("read_as_faces", [False, True])
-def test_doubtful_boxes_apart_are_set_aside_not_counted_as_flowers(read_as_faces: bool) -> None:
-    """A box the detector marks doubtful (the finder unsure, like none of the calibrated set's faces: a die, a
-    chip) lying apart from the rows is not counted as a flower, whether read as a flower or as another face,
-    and the player is told; the other flowers still count."""
-    for seed in range(10):
-        rng = random.Random(seed)
-        hand = parse_hand("[123m] [EEE] 456p789s1s +1s flowers=3")
-        tiles = plan_scene(hand, rng, *SIZE)
-        if read_as_faces:
-            tiles = _flowers_read_as(tiles, hand, rng)
-        flowers = [i for i, t in enumerate(tiles) if t.group == "flowers"]
-        got, issues, groups = read_typed(_doubting(detections_of(tiles), flowers[:1]), hand.context)
-        assert got is not None and got.context.flowers == 2, (seed, issues)
-        assert flowers[0] not in groups and all(groups[i] == "flowers" for i in flowers[1:])
-        aside = [i for i in issues if i.code == IssueCode.SET_ASIDE_DOUBTFUL]
-        assert len(aside) == 1 and aside[0].tiles == (flowers[0],), issues
-        assert "not counted as flowers" in aside[0].message()
-
-
-def test_a_photo_of_flowers_alone_names_the_doubtful_one_too() -> None:
-    dets = Detections.from_lists([[10, 10, 50, 66], [60, 10, 100, 66]], [0.9, 0.3],
-                                 [CLASS_ID["f1"], CLASS_ID["s2"]])
-    layout = read_layout(_doubting(dets, [1]), S)
-    assert [t.name for t in layout.flowers] == ["f1"] and [t.name for t in layout.set_aside] == ["s2"]
-    assert [i.code for i in layout.issues if i.code in (IssueCode.ONLY_FLOWERS, IssueCode.SET_ASIDE_DOUBTFUL)] == [
-        IssueCode.ONLY_FLOWERS, IssueCode.SET_ASIDE_DOUBTFUL]
-
-
-def test_doubtful_boxes_in_the_rows_are_read_as_any_other_tile() -> None:
-    """In a row the hand's sets check a doubtful box: the hand is read as without the marks."""
-    for seed in range(10):
-        rng = random.Random(seed)
-        hand = parse_hand("[123m] [EEE] 456p789s1s +1s flowers=2")
-        tiles = plan_scene(hand, rng, *SIZE)
-        in_rows = [i for i, t in enumerate(tiles) if t.group != "flowers"]
-        got, issues, groups = read_typed(_doubting(detections_of(tiles), in_rows), hand.context)
-        assert got is not None and hand_key(got) == hand_key(hand), (seed, messages(issues))
-        assert [groups.get(i) for i in range(len(tiles))] == [t.group for t in tiles]
-        assert not any(i.code == IssueCode.SET_ASIDE_DOUBTFUL for i in issues)
 
 
 def test_tiles_apart_are_not_counted_when_the_hand_is_not_complete_or_they_are_backs() -> None:

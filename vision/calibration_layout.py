@@ -143,8 +143,7 @@ def read_layout(dets: Detections, bonus: "tuple[str, ...] | None" = None,
 def _joined(a: Detections, b: Detections) -> Detections:
     return Detections(np.concatenate([a.xyxy, b.xyxy]), np.concatenate([a.confidence, b.confidence]),
                       np.concatenate([a.class_id, b.class_id]),
-                      np.concatenate([np.asarray(a.runner_up), np.asarray(b.runner_up)]), a.left_out,
-                      np.concatenate([np.asarray(a.doubtful), np.asarray(b.doubtful)]))
+                      np.concatenate([np.asarray(a.runner_up), np.asarray(b.runner_up)]), a.left_out)
 
 
 def _fitted(dets: Detections, unsure: Detections, bonus: "tuple[str, ...] | None", settings: LayoutSettings,

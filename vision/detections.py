@@ -6,8 +6,6 @@ second most likely class (-1 when there is none: a one-model detector, a back, e
 calibrated classifier reads as its set's flower: then that flower).
 `left_out` are the boxes of the photo a rule left out as no tile (`vision.rules`, `unlike_strays`): not among
 the detections, but the photo's reading names them to the player; each filtering keeps them as they are.
-`doubtful` marks boxes to count in a row only, where the hand's sets check them, never alone as a flower
-(no rule of the reader sets it now; a reader of another photo may).
 Filtering returns a new object. `Detector` is what produces them from a photo.
 """
 
@@ -28,21 +26,18 @@ class Detections:
     class_id: np.ndarray  # (N,) int64, canonical class ids
     runner_up: "np.ndarray | None" = None  # (N,) int64, second most likely class ids, -1 for none
     left_out: "np.ndarray | None" = None  # (M, 4) float32 pixels: the photo's boxes a rule left out as no tile
-    doubtful: "np.ndarray | None" = None  # (N,) bool, False where None
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
         object.__setattr__(self, "left_out", np.asarray(
             () if self.left_out is None else self.left_out, np.float32).reshape(-1, 4))
-        object.__setattr__(self, "doubtful", np.zeros(n, bool) if self.doubtful is None
-                           else np.asarray(self.doubtful, bool).reshape(-1))
         runner_up = self.runner_up
         if runner_up is None:
             runner_up = np.full(n, -1, np.int64)
             object.__setattr__(self, "runner_up", runner_up)
         if (self.xyxy.shape != (n, 4) or self.confidence.shape != (n,) or self.class_id.shape != (n,)
-                or runner_up.shape != (n,) or self._doubts.shape != (n,)):
-            raise ValueError("Detections arrays must be (N,4), (N,), (N,), (N,), (N,)")
+                or runner_up.shape != (n,)):
+            raise ValueError("Detections arrays must be (N,4), (N,), (N,), (N,)")
 
     @staticmethod
     def empty() -> "Detections":
@@ -62,11 +57,6 @@ class Detections:
         """`runner_up`, which `__post_init__` always sets (None is only the constructor's default)."""
         return cast(np.ndarray, self.runner_up)
 
-    @property
-    def _doubts(self) -> np.ndarray:
-        """`doubtful`, which `__post_init__` always sets."""
-        return cast(np.ndarray, self.doubtful)
-
     def __len__(self) -> int:
         return len(self.xyxy)
 
@@ -75,7 +65,7 @@ class Detections:
         if isinstance(index, (int, np.integer)):
             index = [index]
         return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], self._runner_ups[index],
-                          self.left_out, self._doubts[index])
+                          self.left_out)
 
     @property
     def class_names(self) -> list[str]:
@@ -93,13 +83,13 @@ class Detections:
         """The same detections with x coordinates times `sx` and y times `sy` (another image size)."""
         scale = np.array([sx, sy, sx, sy], np.float32)
         return Detections(self.xyxy * scale, self.confidence, self.class_id, self.runner_up,
-                          cast(np.ndarray, self.left_out) * scale, self.doubtful)
+                          cast(np.ndarray, self.left_out) * scale)
 
     def with_class(self, index: int, class_id: int) -> "Detections":
         """The same detections with tile `index` read as `class_id` (its runner-up becomes the old reading)."""
         classes, runner_up = self.class_id.copy(), self._runner_ups.copy()
         runner_up[index], classes[index] = classes[index], class_id
-        return Detections(self.xyxy, self.confidence, classes, runner_up, self.left_out, self.doubtful)
+        return Detections(self.xyxy, self.confidence, classes, runner_up, self.left_out)
 
     def to_json(self) -> list[dict[str, Any]]:
         """The `tiles` list of the `vision detect` contract."""

@@ -41,7 +41,6 @@ class IssueCode(StrEnum):
     GROUP_NOT_SET = "group_not_set"  # shown
     STRAY_UNUSED = "stray_unused"  # names
     STRAY_AS_FLOWERS = "stray_as_flowers"  # names
-    SET_ASIDE_DOUBTFUL = "set_aside_doubtful"  # names
     NO_WIN_TILE = "no_win_tile"
     MELD_NOT_SET = "meld_not_set"
     STANDING_NOT_FACES = "standing_not_faces"  # names
@@ -125,10 +124,6 @@ _MESSAGES: dict[IssueCode, Callable[[_Params], str]] = {
         f"{len(p['names'])} tile(s) lying apart from the standing and meld rows, read as {_names(p['names'])}, "
         "were counted as flowers and seasons: a finished hand shows nothing else; correct any that is not a flower, "
         "and remove a die or a coin boxed as a tile"
-    ),
-    IssueCode.SET_ASIDE_DOUBTFUL: lambda p: (
-        f"{len(p['names'])} box(es) lying apart from the rows, read as {_names(p['names'])}, look like none of your "
-        "set's tiles and the finder was unsure of them: not counted as flowers; if one is a flower, count it"
     ),
     IssueCode.NO_WIN_TILE: lambda p: "no hand: the winning tile is not known",
     IssueCode.MELD_NOT_SET: lambda p: "no hand: a group in the meld row is not a set",

@@ -174,8 +174,6 @@ class Layout:
     stray: tuple[TileObs, ...]  # tiles in no row the spec knows
     angle_deg: float  # row direction in the image
     issues: tuple[ReaderIssue, ...]
-    # faces apart from the rows that the detector marked doubtful (`Detections.doubtful`): not counted as flowers
-    set_aside: tuple[TileObs, ...] = ()
 
     def groups(self) -> dict[int, str]:
         """Group name per detection index (stray tiles are absent)."""
@@ -335,16 +333,13 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
     is_flower = np.array([n in FLOWER_NAMES for n in names])
     flower_idx = np.flatnonzero(is_flower)
     rest = np.flatnonzero(~is_flower)
-    doubtful = np.asarray(dets.doubtful)
-    flowers_seen = tuple(
+    flowers = tuple(
         TileObs(int(i), names[i], float(dets.confidence[i]), float(c[0]), float(c[1]), 0.0, 0.0, 0.0, 0.0)
         for i, c in zip(flower_idx, dets.centers[flower_idx])
     )
-    flowers = tuple(t for t in flowers_seen if not doubtful[t.index])
-    set_aside = tuple(t for t in flowers_seen if doubtful[t.index])
     if len(rest) == 0:
-        issues += [issue(IssueCode.ONLY_FLOWERS, flower_idx), *_set_aside_issues(set_aside)]
-        return Layout((), None, (), flowers, (), 0.0, tuple(issues), set_aside)
+        issues.append(issue(IssueCode.ONLY_FLOWERS, flower_idx))
+        return Layout((), None, (), flowers, (), 0.0, tuple(issues))
 
     found = find_rows(rest, [names[i] for i in rest], dets.confidence[rest], dets.xyxy[rest], settings)
     angle_deg = float(np.degrees(found.angle))
@@ -362,15 +357,12 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
         sets, rest_tiles = divmod(14 - len(rows[-1].tiles), 3)
         melds, beside, more = _read_melds(rows[-2], model, settings, sets if rest_tiles == 0 else None)
         issues += more
-    apart = tuple(t for r in rows[:-2] for t in r.tiles) + beside + nearer
-    stray = tuple(t for t in apart if not (doubtful[t.index] and t.name != BACK))
-    set_aside += tuple(t for t in apart if doubtful[t.index] and t.name != BACK)
-    issues += _set_aside_issues(set_aside)
+    stray = tuple(t for r in rows[:-2] for t in r.tiles) + beside + nearer
     if len(melds) > 4:
         issues.append(issue(IssueCode.TOO_MANY_GROUPS, (t.index for m in melds for t in m.tiles), groups=len(melds)))
     all_tiles = list(standing) + ([win] if win else []) + [t for m in melds for t in m.tiles] + list(flowers) + list(stray)
     issues += _copies_issues(all_tiles, settings)
-    return Layout(standing, win, tuple(melds), flowers, stray, angle_deg, tuple(issues), set_aside)
+    return Layout(standing, win, tuple(melds), flowers, stray, angle_deg, tuple(issues))
 
 
 def _below_the_hand(rows: tuple[Row, ...]) -> tuple[tuple[Row, ...], tuple[TileObs, ...]]:
@@ -385,12 +377,6 @@ def _below_the_hand(rows: tuple[Row, ...]) -> tuple[tuple[Row, ...], tuple[TileO
         nearer += rows[-1].tiles
         rows = rows[:-1]
     return rows, nearer
-
-
-def _set_aside_issues(set_aside: tuple[TileObs, ...]) -> list[ReaderIssue]:
-    if not set_aside:
-        return []
-    return [issue(IssueCode.SET_ASIDE_DOUBTFUL, (t.index for t in set_aside), names=tuple(t.name for t in set_aside))]
 
 
 # --- 4. the hand ---------------------------------------------------------------------

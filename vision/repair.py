@@ -436,6 +436,5 @@ def _reindexed(layout: Layout, keep: np.ndarray) -> Layout:
         melds=tuple(MeldRead(tiles(m.tiles), m.meld) for m in layout.melds),
         flowers=tiles(layout.flowers),
         stray=tiles(layout.stray),
-        set_aside=tiles(layout.set_aside),
         issues=tuple(i.with_tiles(int(keep[t]) for t in i.tiles) for i in layout.issues),
     )
