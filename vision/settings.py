@@ -81,12 +81,12 @@ class DetectorSettings:
     """
 
     detector_file: str = "detector.onnx"  # in the models folder
-    classifier_file: str = "classifier.onnx"
+    classifier_file: str = "classifier.onnx"  # names the faces of the boxes the finder found
     set_classifier_file: str = "set_classifier.onnx"  # a calibrated version's fine-tuned classifier of its set
     base_classifier_file: str = "classifier_base.onnx"  # the classifier a calibrated version was made from
     conf_threshold: float = 0.25  # tile-finder boxes below this are dropped
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
-    max_detections: int = 300
+    max_detections: int = 300  # the finder's boxes kept at most, surest first
     # with a few-shot head: a photo is of the calibrated set when at least this share of its face boxes pass a
     # face's threshold; the rules for the set's photos act only there
     set_photo_share: float = 0.5
@@ -99,7 +99,7 @@ class DetectorSettings:
     max_pixels: int = 120_000_000  # larger images are refused (decompression bombs, panoramas)
     # a larger JPEG is decoded at 1/2, 1/4 or 1/8 of its size; a larger image of another format is refused
     max_full_decode_pixels: int = 50_000_000
-    max_file_bytes: int = 80_000_000
+    max_file_bytes: int = 80_000_000  # larger files are refused
     intra_op_threads: int = 2  # onnxruntime threads of each model
     intra_op_spinning: bool = False  # whether idle onnxruntime threads busy-wait for the next run
     mirror: MirrorSettings = field(default_factory=MirrorSettings)
