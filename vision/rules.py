@@ -157,10 +157,6 @@ def check_rule_names(names: "frozenset[str] | set[str]") -> None:
         raise ValueError(f"no rule named {', '.join(unknown)} (the rules: {', '.join(RULE_NAMES)})")
 
 
-def is_on(name: str, settings: DetectorSettings) -> bool:
-    return name not in settings.rules_off
-
-
 def apply_rules(stage: str, reading: Any, tools: ReaderTools) -> Any:
     """`reading` through every rule of `stage` that is on, in the table's order."""
     settings = tools.settings
