@@ -228,7 +228,7 @@ def test_a_photo_of_another_set_is_read_by_the_classifier_the_version_was_calibr
 def test_table_patches_keep_away_from_the_tiles_and_are_tile_sized() -> None:
     import random
 
-    from training.calibrate import table_patches
+    from training.augment import table_patches
 
     class Cutter:  # what table_patches needs of a detector; records the boxes cut
         model_info = type("Info", (), {"classifier_imgsz": 32})()
@@ -368,8 +368,8 @@ def test_the_page_learns_from_every_photo_and_sends_each_ones_tiles_when_one_was
 
 
 def test_the_blend_chosen_reads_the_check_crops_better_and_every_base_crop_as_before() -> None:
-    from training.calibrate import choose_blend
     from training.fewshot import FewShotHead
+    from training.head import choose_blend
 
     rng = np.random.default_rng(0)
     members, dims, faces = 2, 16, 43
@@ -404,8 +404,8 @@ def test_the_baked_head_says_how_much_each_crop_looks_like_the_set(tmp_path: Pat
     the head computes it in numpy; the first output stays the blended probabilities."""
     import onnxruntime as ort
 
-    from training.calibrate import Embedder
     from training.fewshot import FewShotHead, bake
+    from training.head import Embedder
     from vision.models import FaceClassifier
 
     base = tiny_classifier(tmp_path / "base.onnx")
@@ -457,8 +457,8 @@ def test_a_head_keeping_other_sets_crops_says_which_set_each_crop_is_nearer_and_
     computes them in numpy; the first output stays the gated blend; the crops survive saving."""
     import onnxruntime as ort
 
-    from training.calibrate import Embedder
     from training.fewshot import FewShotHead, bake
+    from training.head import Embedder
     from vision.models import FaceClassifier
 
     base = tiny_classifier(tmp_path / "base.onnx")
@@ -523,8 +523,8 @@ def test_a_head_with_a_whitened_open_reading_bakes_it_into_set_probs_and_saves_i
     gated output and the set margin stay the plain head's; the reading survives saving."""
     import onnxruntime as ort
 
-    from training.calibrate import Embedder
     from training.fewshot import FewShotHead, OpenReading, bake, prototypes_from, whitening_from
+    from training.head import Embedder
     from vision.models import FaceClassifier
 
     base = tiny_classifier(tmp_path / "base.onnx")
@@ -574,7 +574,7 @@ def test_where_the_set_prints_its_ranks_is_saved_with_the_head_and_baked_into_th
 
 
 def test_the_table_threshold_lies_above_every_tile_crop_and_never_below_its_margin() -> None:
-    from training.calibrate import table_threshold
+    from training.head import table_threshold
 
     class Margins:
         def table_margins(self, features: np.ndarray) -> np.ndarray:
@@ -632,8 +632,8 @@ def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_uns
 
 def with_random_head(classifier: Path, target: Path) -> Path:
     """`classifier` with a few-shot head of random prototypes baked in: it says how much a crop looks like a set."""
-    from training.calibrate import Embedder
     from training.fewshot import FewShotHead, bake
+    from training.head import Embedder
 
     rng = np.random.default_rng(5)
     _, feats = Embedder(classifier, 1)(rng.integers(0, 255, (2, 32, 32, 3), dtype=np.uint8))
@@ -712,7 +712,7 @@ def test_the_photos_that_set_the_thresholds_are_none_of_the_photos_the_promotion
     """The head's thresholds come from base train photos (spread over the split), or, without a train split,
     from the val photos after the checked ones: a check on the photos that set them would pass by
     construction."""
-    from training.calibrate import _threshold_photos
+    from training.promotion import threshold_photos
 
     base = tmp_path / "base"
     for split, count in (("train", 50), ("val", 12)):
@@ -722,13 +722,13 @@ def test_the_photos_that_set_the_thresholds_are_none_of_the_photos_the_promotion
     (base / "data.yaml").write_text("path: .\ntrain: images/train\nval: images/val\n", encoding="utf-8")
     val = sorted((base / "images" / "val").glob("*.jpg"))
     settings = replace(CalibrateSettings(), base_check_images=5, base_crops_images=10)
-    chosen = _threshold_photos(base, val, settings)
+    chosen = threshold_photos(base, val, settings)
     assert len(chosen) == 10 and all(p.parent.name == "train" for p in chosen)
     assert chosen[0].name == "train000.jpg" and chosen[1].name == "train005.jpg"  # spread over the split
-    from_val = _threshold_photos(base, val, replace(settings, threshold_split="val"))
+    from_val = threshold_photos(base, val, replace(settings, threshold_split="val"))
     assert from_val == val[5:12] and not set(from_val) & set(val[:5])
     (base / "data.yaml").write_text("path: .\nval: images/val\n", encoding="utf-8")
-    assert _threshold_photos(base, val, settings) == val[5:12]  # no train split: the val photos after the check
+    assert threshold_photos(base, val, settings) == val[5:12]  # no train split: the val photos after the check
 
 
 @pytest.mark.parametrize("one_of_each, expected", [(True, ["f1", "f2", "s1", "s1"]), (False, ["f2", "f2", "s1", "s1"])])

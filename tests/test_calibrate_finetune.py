@@ -40,7 +40,7 @@ def tile_picture(width: int, height: int, index: int, rng: np.random.Generator) 
 def pretrained_classifier(root: Path, work: Path) -> Path:
     """classifier.pt: yolo11n-cls at 32 px trained briefly on set A's faces; its ONNX export as
     member 0 of a two-member ensemble classifier.onnx (the shipped layout: the .pt is member 0)."""
-    from training.calibrate import write_crop_folder
+    from training.classifier_tune import write_crop_folder
     from training.export import export_checkpoint, merge_classifiers
     from training.train import _ultralytics_environment
 
@@ -98,7 +98,8 @@ def models_copy(shipped: Path, target: Path) -> Path:
 
 
 def test_a_member_of_an_ensemble_reads_as_it_did_inside_it(shipped: Path, tmp_path: Path) -> None:
-    from training.calibrate import Embedder, ensemble_members, member_graph
+    from training.head import Embedder
+    from training.onnx_graph import ensemble_members, member_graph
 
     member = member_graph(shipped / "classifier.onnx", 1, tmp_path / "member1.onnx")
     alone = sorted_names(tiny_classifier(tmp_path / "tiny.onnx"))
@@ -122,7 +123,8 @@ def test_a_busy_cpu_ends_the_fine_tune_at_its_time_box_even_inside_the_first_epo
 
 @pytest.mark.slow
 def test_finetune_learns_the_set_into_a_version_whose_card_names_the_method(shipped: Path, tmp_path: Path) -> None:
-    from training.calibrate import Embedder, calibrate
+    from training.calibrate import calibrate
+    from training.head import Embedder
 
     models = models_copy(shipped, tmp_path / "models")
     photo = calibration_photo(tmp_path / "layout.png")
@@ -230,7 +232,7 @@ def versions(models: Path) -> list[str]:
 
 @pytest.mark.slow
 def test_auto_keeps_the_fine_tune_when_it_would_be_promoted(shipped: Path, tmp_path: Path, monkeypatch) -> None:
-    import training.calibrate
+    import training.promotion
     from training.calibrate import calibrate
     from vision.calibration_layout import reread
 
@@ -240,7 +242,7 @@ def test_auto_keeps_the_fine_tune_when_it_would_be_promoted(shipped: Path, tmp_p
 
     figures = FixedFigures(0.95, 0.95)
     monkeypatch.setattr("training.evaluate.evaluate", figures)
-    monkeypatch.setattr(training.calibrate, "reread", read_right)
+    monkeypatch.setattr(training.promotion, "reread", read_right)
     models = models_copy(shipped, tmp_path / "models")
     result = calibrate([calibration_photo(tmp_path / "layout.png")], models_root=models,
                        base_val=other_set(tmp_path / "base"), settings=replace(QUICK, finetune_epochs=1, base_check_images=1),
@@ -307,13 +309,13 @@ def test_auto_without_the_classifier_weights_makes_the_few_shot_head(shipped: Pa
 
 def test_by_default_the_few_shot_head_is_learned_and_the_classifier_is_not_fine_tuned(
         shipped: Path, tmp_path: Path, capsys, monkeypatch) -> None:
-    import training.calibrate
+    import training.classifier_tune
     from vision.__main__ import main
 
     def no_fine_tune(*args, **kwargs):
         raise AssertionError("the classifier was fine-tuned")
 
-    monkeypatch.setattr(training.calibrate, "finetune_classifier", no_fine_tune)
+    monkeypatch.setattr(training.classifier_tune, "finetune_classifier", no_fine_tune)
     models = models_copy(shipped, tmp_path / "models")
     assert (models / "classifier.pt").is_file()  # the fine-tune could run: it is not asked for
     code = main(["calibrate", str(calibration_photo(tmp_path / "layout.png")), "--models", str(models),
@@ -331,7 +333,8 @@ def test_by_default_the_few_shot_head_is_learned_and_the_classifier_is_not_fine_
 def test_a_frozen_fine_tune_leaves_the_first_layers_and_their_statistics_as_they_were(shipped: Path, tmp_path: Path) -> None:
     import torch
 
-    from training.calibrate import Embedder, finetune_classifier
+    from training.classifier_tune import finetune_classifier
+    from training.head import Embedder
 
     rng = np.random.default_rng(3)
     crops = np.stack([cv2.resize(tile_picture(40, 56, k + SHIFT, rng), (32, 32)) for k in range(len(FACE_NAMES))

@@ -146,3 +146,88 @@ def test_no_test_skips_when_the_projects_own_modules_fail_to_import() -> None:
                     and node.args[0].value.split(".")[0] in own):
                 skipping.append(f"{path.name}:{node.lineno} importorskip({node.args[0].value!r})")
     assert not skipping, skipping
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Project module -> the project modules it imports (also inside functions); entry points are no node."""
+    graph: dict[str, set[str]] = {}
+    for path in SOURCES:
+        if is_entry_point(path):
+            continue
+        name = module_name(path)
+        graph[name] = {m for m in imports_of(path) if m != name and m.partition(".")[0] in PACKAGES
+                       and (p := module_path(m)) is not None and not is_entry_point(p)}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle per group of modules that import each other, directly or through others, as a path
+    a -> b -> ... -> a (Tarjan's strongly connected components, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[set[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in graph:
+                    continue
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    break
+                if nxt in stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = set()
+                    while True:
+                        member = stack.pop()
+                        group.add(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        groups.append(group)
+    cycles = []
+    for group in groups:  # a shortest way back to the group's first module, inside the group
+        start = min(group)
+        came_from: dict[str, str] = {}
+        frontier = [start]
+        while start not in came_from:
+            reached = []
+            for node in frontier:
+                for nxt in sorted(graph[node] & group):
+                    if nxt not in came_from:
+                        came_from[nxt] = node
+                        reached.append(nxt)
+            frontier = reached
+        path = [start]
+        while (back := came_from[path[-1]]) != start:
+            path.append(back)
+        cycles.append([start, *reversed(path[1:]), start])
+    return cycles
+
+
+def test_the_cycle_finder_finds_a_cycle_through_several_modules_and_none_in_a_tree() -> None:
+    assert import_cycles({"a": {"b"}, "b": {"c", "d"}, "c": {"a"}, "d": set(), "e": {"a"}}) == [["a", "b", "c", "a"]]
+    assert import_cycles({"a": {"b", "c"}, "b": {"c"}, "c": set(), "d": {"a", "numpy"}}) == []
+    assert import_cycles({"x": {"y"}, "y": {"x"}}) == [["x", "y", "x"]]
+
+
+def test_no_import_cycles_among_the_project_s_modules() -> None:
+    """Two modules that import each other, even one of them inside a function, are one module split in two:
+    the shared part belongs in a third that both import."""
+    graph = import_graph()
+    assert "training.finder_tune" in graph and "vision.detector" in graph["vision.read"]
+    cycles = import_cycles(graph)
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(cycle) for cycle in cycles)

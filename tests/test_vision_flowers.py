@@ -106,10 +106,10 @@ def _suited_tile(numeral: str, at_middle: bool = False) -> np.ndarray:
 
 
 def test_the_calibration_photo_tells_where_the_set_prints_its_ranks(reader):
-    """`training.calibrate.printed_numerals` on a layout of a set drawn with its rank in the top right corner, and of
+    """`training.numerals.printed_numerals` on a layout of a set drawn with its rank in the top right corner, and of
     the same set without numerals (ranks known by their places)."""
     from scoring.tiles import Tile
-    from training.calibrate import printed_numerals
+    from training.numerals import printed_numerals
     from vision.calibration_layout import LaidTile, LayoutReading
     from vision.settings import DetectorSettings
 

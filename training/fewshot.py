@@ -21,7 +21,7 @@ largest. A face with no prototype (a set without flowers) has cosine 0 and is ne
 The calibration photo also shows the club's table: tile-sized patches of it, away from the tiles, give
 a few *table prototypes*. A crop whose cosine with the nearest of them passes its cosine with the
 nearest face by more than `table_threshold` (set above every crop of this set's held-out copies and
-every labeled tile of the base photos: `training.calibrate.table_threshold`) looks like the table: the
+every labeled tile of the base photos: `training.head.table_threshold`) looks like the table: the
 graph's third output, TABLE_OUTPUT, is above 0, and in a photo of the set the runtime leaves such a box
 out when the finder was unsure of it (`vision.detector`). A checked cloth's squares are tile-sized white
 faces to the finder; the club's own cloth, seen once, is told from its tiles.

@@ -2,9 +2,9 @@
 
 When the finder found some tiles of a calibration photo only among its unsure boxes
 (`vision.calibration_layout.unsure_boxes`), the version it makes would miss them in every photo:
-calibration cannot name tiles the finder does not box. Then `training.calibrate` fine-tunes the finder's
-`.pt` on augmented copies of the photo (every tile labeled, the club's table all around them), mixed
-with labeled base photos (other sets, other tables) and bare tables of the training families (hard
+calibration cannot name tiles the finder does not box. Then calibration fine-tunes the finder's
+`.pt` (`finder_for_version`) on augmented copies of the photo (every tile labeled, the club's table all
+around them), mixed with labeled base photos (other sets, other tables) and bare tables of the training families (hard
 negatives), backbone frozen and BatchNorm statistics kept (on a CPU with a batch of 8 they drift and
 cost precision everywhere, model card, "Tables the finder has not met"), time-boxed. The new finder is
 kept only when it finds more of held-out copies' tiles with no more false boxes there and no lower
@@ -13,6 +13,7 @@ precision on the base val photos (`finder_is_better`).
 
 from __future__ import annotations
 
+import importlib.util
 import random
 import shutil
 import time
@@ -24,7 +25,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from tileset.classes import BACK_ID
+from tileset.classes import BACK, BACK_ID
+from training.augment import augmented_copy
+from training.calibration_photos import Pictures
+from training.promotion import BasePhotos, base_train_photos
 from vision.settings import CalibrateSettings
 
 FINDER_TILE, FINDER_BACK = 0, 1  # the finder's classes (`vision.models.TILE_FINDER_NAMES`)
@@ -79,8 +83,6 @@ def copies_of(photos: Sequence[LaidPhoto], count: int, rng: random.Random,
               settings: CalibrateSettings) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """`count` augmented copies of each photo (as the classifier's crops are cut from: `augmented_copy`),
     with where their face-up tiles and backs went."""
-    from training.calibrate import augmented_copy
-
     out = []
     for photo in photos:
         every = np.concatenate([photo.faces, photo.backs]).reshape(-1, 4)
@@ -275,3 +277,41 @@ def tune_finder_for(work: Path, weights: Path, detector: Any, photos: Sequence[L
     log(f"  the fine-tuned finder is {'kept' if kept else 'not kept'}: {reason} ({time.monotonic() - started:.0f} s)")
     return FinderOutcome(kept, reason, tune.onnx if kept else None,
                          work / "finder" / "weights" / "last.pt" if kept else None, card)
+
+
+def finder_for_version(work: Path, parent_dir: Path, detector: Any, pictures: Pictures, missed: int, base: BasePhotos,
+                       base_old: "dict[str, Any] | None", settings: CalibrateSettings, seed: int, issues: list[str],
+                       step: Callable[[float, str], None], version_dir: Path) -> dict[str, Any]:
+    """The finder fine-tuned on the calibration photos and written into `version_dir` when kept
+    (`tune_finder_for`); what was done, for the card. Without the .pt or ultralytics: not fine-tuned, and
+    an issue when the finder `missed` tiles of the photos."""
+    weights = parent_dir / (Path(detector.settings.detector_file).stem + ".pt")
+    why_not = None
+    if not weights.is_file():
+        why_not = f"{parent_dir.name} has no {weights.name} to fine-tune"
+    elif importlib.util.find_spec("ultralytics") is None:
+        why_not = "ultralytics (the train extra) is not installed"
+    if why_not is not None:
+        if missed:  # a finder that missed tiles of the photo will miss them at play: the player is told
+            issues.append(f"the finder missed {missed} tile(s), but {why_not}")
+        return {"missed": missed, "kept": False, "reason": f"the finder was not fine-tuned: {why_not}"}
+    base_train = base_train_photos(base, settings.finder_base_images, issues, "the finder's fine-tune")
+    laid = [LaidPhoto(picture,
+                      np.array([t.xyxy for t in r.tiles if t.expected != BACK], np.float32).reshape(-1, 4),
+                      np.array([t.xyxy for t in r.tiles if t.expected == BACK], np.float32).reshape(-1, 4))
+            for picture, r in pictures]
+    why = (f"the finder boxed {missed} tile(s) of the photo(s) only below its threshold" if missed
+           else "the finder learns the set's tiles at play")
+    step(0.72, f"[calibrate 4/5] {why}: fine-tuning {weights.name} on {settings.finder_copies} copies and "
+               f"{settings.finder_scenes} scenes at play of each photo + {len(base_train)} base photos + "
+               f"{settings.finder_negatives} bare tables (time box {settings.finder_seconds:.0f} s)")
+    try:
+        outcome = tune_finder_for(work, weights, detector, laid, missed, base_train, base.checked, base_old, settings,
+                                  seed, lambda line: step(0.76, line))
+    except FinderTuneError as error:
+        issues.append(f"the finder's fine-tune failed: {error}")
+        return {"missed": missed, "kept": False, "reason": str(error)}
+    if outcome.kept and outcome.onnx is not None and outcome.checkpoint is not None:
+        shutil.copy2(outcome.onnx, version_dir / detector.settings.detector_file)
+        shutil.copy2(outcome.checkpoint, version_dir / weights.name)
+    return outcome.card
