@@ -31,7 +31,7 @@ class ReadTile:
     source: int | None = None  # index in the reader's result; None for a tile the user added
 
     @staticmethod
-    def from_json(data: Mapping[str, Any], source: int | None = None) -> "ReadTile":
+    def from_json(data: Mapping[str, Any], source: int | None = None) -> ReadTile:
         group = str(data.get("group") or UNPLACED)
         x1, y1, x2, y2 = (float(v) for v in data["xyxy"])
         return ReadTile(
@@ -52,7 +52,7 @@ class Reading:
     tiles: tuple[ReadTile, ...]
 
     @staticmethod
-    def from_tiles(tiles: Iterable[Mapping[str, Any]]) -> "Reading":
+    def from_tiles(tiles: Iterable[Mapping[str, Any]]) -> Reading:
         """The reader's tiles (`ReadResult.tiles`), each remembering its index there."""
         return Reading(tuple(ReadTile.from_json(t, source=i) for i, t in enumerate(tiles)))
 
@@ -64,16 +64,16 @@ class Reading:
         if not 0 <= index < len(self.tiles):
             raise CorrectionError(f"there is no tile #{index + 1}")
 
-    def _put(self, index: int, tile: ReadTile) -> "Reading":
-        return Reading(self.tiles[:index] + (tile,) + self.tiles[index + 1 :])
+    def _put(self, index: int, tile: ReadTile) -> Reading:
+        return Reading((*self.tiles[:index], tile, *self.tiles[index + 1:]))
 
-    def with_face(self, index: int, cls: str) -> "Reading":
+    def with_face(self, index: int, cls: str) -> Reading:
         self._check(index)
         if cls not in CLASS_ID:
             raise CorrectionError(f"unknown tile {cls!r}")
         return self._put(index, replace(self.tiles[index], cls=cls, edited=True))
 
-    def with_group(self, index: int, group: str) -> "Reading":
+    def with_group(self, index: int, group: str) -> Reading:
         self._check(index)
         if group not in GROUPS:
             raise CorrectionError(f"unknown group {group!r}")
@@ -81,7 +81,7 @@ class Reading:
             return self.with_win(index)
         return self._put(index, replace(self.tiles[index], group=group, edited=True))
 
-    def with_win(self, index: int) -> "Reading":
+    def with_win(self, index: int) -> Reading:
         """Make tile `index` the winning tile; a previous winning tile goes back to the standing hand."""
         self._check(index)
         tiles = [
@@ -91,11 +91,11 @@ class Reading:
         tiles[index] = replace(tiles[index], group=WIN, edited=True)
         return Reading(tuple(tiles))
 
-    def without(self, index: int) -> "Reading":
+    def without(self, index: int) -> Reading:
         self._check(index)
         return Reading(self.tiles[:index] + self.tiles[index + 1 :])
 
-    def with_added(self, cls: str, group: str) -> "Reading":
+    def with_added(self, cls: str, group: str) -> Reading:
         """Add a tile the detector missed; its box is guessed just right of its group's last tile."""
         if cls not in CLASS_ID:
             raise CorrectionError(f"unknown tile {cls!r}")
@@ -106,7 +106,7 @@ class Reading:
         else:
             reading = self
         box = reading._guess_box(group)
-        return Reading(reading.tiles + (ReadTile(cls, box, 1.0, group, edited=True),))
+        return Reading((*reading.tiles, ReadTile(cls, box, 1.0, group, edited=True)))
 
     def _guess_box(self, group: str) -> tuple[float, float, float, float]:
         same = [t.xyxy for t in self.tiles if t.group == group] or [t.xyxy for t in self.tiles if t.group == HAND]
@@ -185,7 +185,7 @@ class Reading:
         """(YOLO line, confidence) per tile inside the image; a tile the user touched counts as sure (1.0)."""
         out = []
         for t in self.tiles:
-            x1, y1, x2, y2 = (max(0.0, min(v, lim)) for v, lim in zip(t.xyxy, (width, height, width, height)))
+            x1, y1, x2, y2 = (max(0.0, min(v, lim)) for v, lim in zip(t.xyxy, (width, height, width, height), strict=False))
             if x2 <= x1 or y2 <= y1:
                 continue
             cx, cy = (x1 + x2) / 2 / width, (y1 + y2) / 2 / height

@@ -90,7 +90,7 @@ class TruthDetector:
         self.boxes, self.size_wh = boxes, size_wh
 
     @staticmethod
-    def from_truth_file(path: str | Path) -> "TruthDetector":
+    def from_truth_file(path: str | Path) -> TruthDetector:
         """From a truth JSON as `datasets.synth` writes it (width, height, tiles with cls, xyxy and, if given, conf)."""
         data = json.loads(Path(path).read_text())
         tiles = data["tiles"]

@@ -45,22 +45,22 @@ class Draft:
             tiles.append(self.win_tile)
         return Counter(tiles)
 
-    def add(self, tile: Tile, target: Target) -> "Draft":
+    def add(self, tile: Tile, target: Target) -> Draft:
         if target is Target.STANDING:
             if len(self.standing) >= self.standing_needed:
                 raise HandError(
                     f"the standing hand is full: with {len(self.melds)} meld(s) it holds "
                     f"{self.standing_needed} tiles plus the winning tile"
                 )
-            return self._checked(replace(self, standing=self.standing + (tile,)), tile)
+            return self._checked(replace(self, standing=(*self.standing, tile)), tile)
         if target is Target.WIN:
             return self._checked(replace(self, win_tile=tile), tile)
         return self._add_meld(_meld_for(tile, target))
 
-    def _add_meld(self, meld: Meld) -> "Draft":
+    def _add_meld(self, meld: Meld) -> Draft:
         if len(self.melds) >= MAX_MELDS:
             raise HandError("a hand has at most 4 melds")
-        new = replace(self, melds=self.melds + (meld,))
+        new = replace(self, melds=(*self.melds, meld))
         if len(new.standing) > new.standing_needed:
             raise HandError(
                 f"no room for another meld: take out {len(new.standing) - new.standing_needed} "
@@ -68,20 +68,20 @@ class Draft:
             )
         return new._checked(new, *meld.tiles)
 
-    def _checked(self, new: "Draft", *added: Tile) -> "Draft":
+    def _checked(self, new: Draft, *added: Tile) -> Draft:
         counts = new.tile_counts()
         for tile in added:
             if counts[tile] > 4:
                 raise HandError(f"there are only 4 of {tile} in a set; this hand would hold {counts[tile]}")
         return new
 
-    def without_standing(self, index: int) -> "Draft":
+    def without_standing(self, index: int) -> Draft:
         return replace(self, standing=self.standing[:index] + self.standing[index + 1 :])
 
-    def without_meld(self, index: int) -> "Draft":
+    def without_meld(self, index: int) -> Draft:
         return replace(self, melds=self.melds[:index] + self.melds[index + 1 :])
 
-    def without_win(self) -> "Draft":
+    def without_win(self) -> Draft:
         return replace(self, win_tile=None)
 
     def missing(self) -> str | None:
@@ -99,7 +99,7 @@ class Draft:
         return Hand(self.melds, self.standing, self.win_tile, context).validate()
 
     @staticmethod
-    def from_hand(hand: Hand) -> "Draft":
+    def from_hand(hand: Hand) -> Draft:
         return Draft(hand.melds, hand.concealed, hand.win_tile)
 
 

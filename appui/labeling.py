@@ -217,7 +217,7 @@ def draw_boxes(image_bgr: np.ndarray, labels: PhotoLabels, selected: list[int] |
     height, width = canvas.shape[:2]
     thickness = max(1, round(max(width, height) / 600))
     numbers = box_numbers(labels)
-    for index, (box, conf) in enumerate(zip(labels.boxes, labels.confidences())):
+    for index, (box, conf) in enumerate(zip(labels.boxes, labels.confidences(), strict=False)):
         x1, y1, x2, y2 = (round(v) for v in box.xyxy(width, height))
         colour = (SELECTED_COLOUR if numbers[index] in picked else CHECKED_COLOUR if labels.meta.reviewed or conf >= 1.0
                   else UNSURE_COLOUR if conf < LOW_CONFIDENCE else UNCHECKED_COLOUR)
@@ -292,7 +292,7 @@ def _picked() -> list[int]:
 def _pick(numbers: list[int]) -> None:
     """What is picked now, each box as the page showed it (kept from when it was first picked)."""
     seen = st.session_state.get(SEEN_KEY)
-    shown = dict(zip(seen[1].ids(), seen[1].boxes)) if isinstance(seen, tuple) else {}
+    shown = dict(zip(seen[1].ids(), seen[1].boxes, strict=False)) if isinstance(seen, tuple) else {}
     before = st.session_state.get(PICKED_AS_KEY) or {}
     st.session_state[PICKED_KEY] = numbers
     st.session_state[PICKED_AS_KEY] = {n: before.get(n, shown.get(n)) for n in numbers}
@@ -301,7 +301,7 @@ def _pick(numbers: list[int]) -> None:
 def _keep_picks_of(labels: PhotoLabels) -> None:
     """Unpick (and say so) the boxes that are gone, or not as they were when picked: another tab or program
     changed them, and a pick by number alone could then change a box the person never chose."""
-    boxes = dict(zip(labels.ids(), labels.boxes))
+    boxes = dict(zip(labels.ids(), labels.boxes, strict=False))
     picked_as = st.session_state.get(PICKED_AS_KEY) or {}
     picked = _picked()
     kept = [n for n in picked if n in boxes and picked_as.get(n) in (None, boxes[n])]
@@ -378,7 +378,7 @@ def _on_set_row(photo: Photo) -> None:
 
     def change(labels: PhotoLabels) -> PhotoLabels:
         left_to_right = sorted(labels.indices_of(picked), key=lambda i: labels.boxes[i].cx)
-        for index, class_id in zip(left_to_right, faces):
+        for index, class_id in zip(left_to_right, faces, strict=False):
             labels = labels.with_classes((index,), class_id)
         return labels
 
@@ -428,7 +428,7 @@ def _on_canvas(photo: Photo, width: int, height: int) -> None:
     if action[0] == "pick":
         what = numbers[action[1]]
         picked = _picked()
-        _pick([n for n in picked if n != what] if what in picked else picked + [what])
+        _pick([n for n in picked if n != what] if what in picked else [*picked, what])
         return
     corners = action[1]
     picked = _picked()
@@ -541,15 +541,14 @@ def _box_editor(photo: Photo, labels: PhotoLabels) -> None:
 
 
 def _box_adder(photo: Photo, width: int, height: int) -> None:
-    with st.expander(t("lbl_add_title")):
-        with st.form(PREFIX + "add_form", border=False):  # typing a corner does not rerun the page
-            columns = st.columns(4)
-            for column, key, label, limit in zip(columns, ADD_KEYS, ("x1", "y1", "x2", "y2"), (width, height) * 2):
-                with column:
-                    st.number_input(label, min_value=0, max_value=int(limit), step=1, key=key)
-            st.selectbox(t("lbl_face"), list(range(len(CLASS_NAMES))), key=ADD_CLASS_KEY, index=None,
-                         format_func=class_label, placeholder=t("lbl_face_hint"))
-            st.form_submit_button(t("lbl_add"), on_click=_on_add, args=(photo, width, height), key=PREFIX + "add")
+    with st.expander(t("lbl_add_title")), st.form(PREFIX + "add_form", border=False):  # typing a corner does not rerun the page
+        columns = st.columns(4)
+        for column, key, label, limit in zip(columns, ADD_KEYS, ("x1", "y1", "x2", "y2"), (width, height) * 2, strict=False):
+            with column:
+                st.number_input(label, min_value=0, max_value=int(limit), step=1, key=key)
+        st.selectbox(t("lbl_face"), list(range(len(CLASS_NAMES))), key=ADD_CLASS_KEY, index=None,
+                     format_func=class_label, placeholder=t("lbl_face_hint"))
+        st.form_submit_button(t("lbl_add"), on_click=_on_add, args=(photo, width, height), key=PREFIX + "add")
 
 
 def add_photos(folder: Path, files: list[tuple[str, bytes]]) -> list[str]:
@@ -621,7 +620,7 @@ def _prelabel(folder: Path) -> None:
                 bar.progress(int(match[1]) / int(match[2]), text=line)
 
         report = prelabel_folder(folder, detector, model, progress=progress)
-    except Exception as error:  # noqa: BLE001 -- models missing or unreadable, folder gone: say so, the page goes on
+    except Exception as error:
         bar.empty()
         st.error(t("lbl_prelabel_failed", msg=f"{type(error).__name__}: {error}"))
         return

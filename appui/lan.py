@@ -12,6 +12,7 @@ it and the access code every browser session must enter (`appui.access`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import functools
 import ipaddress
@@ -48,10 +49,8 @@ def lan_addresses() -> tuple[str, ...]:
         for addresses in psutil.net_if_addrs().values():
             found.extend(a.address for a in addresses if a.family == socket.AF_INET)
     except ImportError:
-        try:
+        with contextlib.suppress(OSError):
             found.extend(str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET))
-        except OSError:
-            pass
     return tuple(dict.fromkeys(a for a in found if _is_lan(a)))
 
 

@@ -81,7 +81,7 @@ def _palette() -> None:
     rows = [ALL_TILES[0:9], ALL_TILES[9:18], ALL_TILES[18:27], ALL_TILES[27:34]]
     for row in rows:
         cols = st.columns(9, gap="small")
-        for col, tile in zip(cols, row):
+        for col, tile in zip(cols, row, strict=False):
             col.button(tile_button_label(tile.name), key=f"{PREFIX}pal.{tile.name}", on_click=_on_palette,
                        args=(tile.name,), width="stretch")
 

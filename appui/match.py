@@ -469,9 +469,9 @@ def page_win(source: str) -> PageWin:
         raise Refused(tr("no_hand_there"))
     guard = f"{match_id}:{_fingerprint(source, hand)}"
     added = state.get(ADDED)
-    if added and added["guard"] == guard and added["number"] <= len(ledger.rows):
-        if ledger.rows[added["number"] - 1].deal.hand == added["hand"]:  # still there (not undone)
-            raise Refused(tr("already_added", id=match_id, n=added["number"]))
+    if (added and added["guard"] == guard and added["number"] <= len(ledger.rows)
+            and ledger.rows[added["number"] - 1].deal.hand == added["hand"]):  # still there (not undone)
+        raise Refused(tr("already_added", id=match_id, n=added["number"]))
     number = ledger.next_deal
     if number is None:
         raise Refused(tr("match_over", id=match_id), to_match_page=True)
@@ -974,12 +974,11 @@ def organiser() -> None:
     """Register a tournament, draw its rounds, each table's link and QR code, the standings."""
     rows = store().tournaments()
     ids = [t.id for t in rows]
-    with st.expander(tr("t_new"), expanded=not ids):
-        with st.form(PREFIX + "t_form"):
-            st.text_input(tr("t_name"), key=PREFIX + "t_name", max_chars=LIMITS.match_name_chars)
-            st.text_area(tr("t_players"), key=PREFIX + "t_players")
-            st.number_input(tr("t_seed"), min_value=0, max_value=2**31 - 1, value=1, step=1, key=PREFIX + "t_seed")
-            st.form_submit_button(tr("t_create"), on_click=_on_new_tournament)
+    with st.expander(tr("t_new"), expanded=not ids), st.form(PREFIX + "t_form"):
+        st.text_input(tr("t_name"), key=PREFIX + "t_name", max_chars=LIMITS.match_name_chars)
+        st.text_area(tr("t_players"), key=PREFIX + "t_players")
+        st.number_input(tr("t_seed"), min_value=0, max_value=2**31 - 1, value=1, step=1, key=PREFIX + "t_seed")
+        st.form_submit_button(tr("t_create"), on_click=_on_new_tournament)
     if message := st.session_state.pop(MESSAGE, None):
         st.error(plain(message))
     if not ids:
@@ -1059,6 +1058,20 @@ def render() -> None:
     _tournament(ledgers)
 
 
-__all__ = ["render", "deal_table", "chart_data", "standings_table", "carry_to_page", "hand_from_pages",
-           "add_to_match_panel", "page_win", "Refused", "PageWin", "plain", "change_words", "refusal_words",
-           "tournament_tables", "organiser"]
+__all__ = [
+    "PageWin",
+    "Refused",
+    "add_to_match_panel",
+    "carry_to_page",
+    "change_words",
+    "chart_data",
+    "deal_table",
+    "hand_from_pages",
+    "organiser",
+    "page_win",
+    "plain",
+    "refusal_words",
+    "render",
+    "standings_table",
+    "tournament_tables",
+]

@@ -56,7 +56,7 @@ def model_label(detector: Any) -> str:
     return " + ".join(names) + (f" ({versions})" if versions else "")
 
 
-def read_with(models_root: "str | None" = None) -> str:
+def read_with(models_root: str | None = None) -> str:
     """A caption naming the model version in use (the one `get_detector` loads): "Read with: shipped models",
     or the version's name and how it was made, e.g. "(calibrated from 1 photo, 2026-12-01)"."""
     from vision import settings as vision_settings

@@ -37,8 +37,8 @@ def draw_boxes(
     side = max(out.shape[:2])
     thickness = max(1, round(side / 500))
     scale = max(0.35, side / 1600)
-    for i, (box, label, group) in enumerate(zip(boxes, labels, groups)):
-        x1, y1, x2, y2 = (int(round(v)) for v in box)
+    for i, (box, label, group) in enumerate(zip(boxes, labels, groups, strict=False)):
+        x1, y1, x2, y2 = (round(v) for v in box)
         colour = group_colour(group)
         width = thickness * 3 if i == highlight else thickness
         cv2.rectangle(out, (x1, y1), (x2, y2), colour, width)
@@ -95,7 +95,7 @@ def draw_checks(
     numbers = {index: n + 1 for n, index in enumerate(doubted)}
     order = sorted(range(len(boxes)), key=lambda i: (i in numbers, i == selected))  # marked ones drawn last
     for i in order:
-        x1, y1, x2, y2 = (int(round(v)) for v in (boxes[i][0] - x0, boxes[i][1] - y0, boxes[i][2] - x0, boxes[i][3] - y0))
+        x1, y1, x2, y2 = (round(v) for v in (boxes[i][0] - x0, boxes[i][1] - y0, boxes[i][2] - x0, boxes[i][3] - y0))
         if i == selected:
             cv2.rectangle(out, (x1 - thick, y1 - thick), (x2 + thick, y2 + thick), (0, 0, 0), thick)
             cv2.rectangle(out, (x1, y1), (x2, y2), SELECTED_COLOUR, thick)

@@ -32,7 +32,7 @@ class OpenDeal:
     revision: int  # the ledger's revision this deal was read at: the win is written only if it is still that
 
     @staticmethod
-    def of(match_id: int, ledger: Ledger) -> "OpenDeal | None":
+    def of(match_id: int, ledger: Ledger) -> OpenDeal | None:
         """The deal to play next, None once the match is over."""
         number = ledger.next_deal
         if number is None:

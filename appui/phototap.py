@@ -24,7 +24,7 @@ class View:
     height: int
 
     @staticmethod
-    def around(boxes: Sequence[Box], image_wh: tuple[int, int], margin: float) -> "View":
+    def around(boxes: Sequence[Box], image_wh: tuple[int, int], margin: float) -> View:
         """The boxes' bounding rectangle grown by `margin` of its larger side, inside the image;
         the whole image when there are no boxes."""
         w, h = image_wh

@@ -115,7 +115,7 @@ def _models_root() -> Path:
     return Path(vision_settings.MODELS_DIR)
 
 
-def bonus_of(choice: str) -> "tuple[str, ...] | None":
+def bonus_of(choice: str) -> tuple[str, ...] | None:
     from tileset.calibration import parse_bonus
 
     return None if choice == "all" else parse_bonus(choice)
@@ -180,7 +180,7 @@ def annotated(image_bgr: np.ndarray, reading: Any) -> np.ndarray:
     out = image_bgr.copy()
     scale = max(1.0, max(out.shape[:2]) / 1000)
     for tile in reading.tiles:
-        x0, y0, x1, y1 = (int(round(v)) for v in tile.xyxy)
+        x0, y0, x1, y1 = (round(v) for v in tile.xyxy)
         colour = (40, 170, 40) if tile.read_as == tile.expected else (30, 30, 220)
         cv2.rectangle(out, (x0, y0), (x1, y1), colour, max(1, int(2 * scale)))
         cv2.putText(out, f"{tile.row}.{tile.place} {tile.expected}", (x0, max(12, y0 - 4)),
@@ -188,7 +188,7 @@ def annotated(image_bgr: np.ndarray, reading: Any) -> np.ndarray:
     return out
 
 
-def learn_command(photos: "Sequence[tuple[TeachRead, Any]]", models_root: Path) -> list[str]:
+def learn_command(photos: Sequence[tuple[TeachRead, Any]], models_root: Path) -> list[str]:
     """`python -m vision calibrate` for these photos, each with the reading the page shows: learning runs in
     its own process (it edits ONNX graphs, which the app itself never needs); when the person confirmed a
     one-of-each reading of any photo, every photo's tiles go with it as the page shows them."""
@@ -210,7 +210,7 @@ def _since(state: jobs.JobState) -> str:
     return time.strftime("%H:%M:%S", time.localtime(state.started))
 
 
-def _learn(photos: "Sequence[tuple[TeachRead, Any]]") -> None:
+def _learn(photos: Sequence[tuple[TeachRead, Any]]) -> None:
     """Start learning, once: a second click, or a second tab, while it runs is told so and watches that run."""
     argv = st.session_state.get(LEARN_COMMAND_KEY) or learn_command(photos, _models_root())
     try:
@@ -320,7 +320,7 @@ def _photos(photos: list[bytes], bonus: str, detector: Any) -> None:
     keys = [hashlib.sha1(image_bytes + bonus.encode()).hexdigest() for image_bytes in photos]
     reads: dict[str, TeachRead] = st.session_state.get(READ) or {}
     reads = {key: reads.get(key) or read_teach_photo(image_bytes, bonus, detector)
-             for key, image_bytes in zip(keys, photos)}
+             for key, image_bytes in zip(keys, photos, strict=False)}
     st.session_state[READ] = reads
     if st.session_state.get(PHOTOS) != keys:  # other photos: the last result was not learned from these
         st.session_state[PHOTOS] = keys
@@ -353,7 +353,7 @@ def _photos(photos: list[bytes], bonus: str, detector: Any) -> None:
         _learn(usable)
 
 
-def _photo(number: int, key: str, detector: Any) -> "tuple[Any, bool]":
+def _photo(number: int, key: str, detector: Any) -> tuple[Any, bool]:
     """One photo's reading shown; it (or its one-of-each reading) when it shows the layout, else None; and
     whether it is confirmed (a one-of-each reading must be)."""
     read: TeachRead = st.session_state[READ][key]

@@ -32,7 +32,7 @@ def render_photo(artwork: str, seed: int, out: Path) -> Path:
     return next((out / "images").glob("*.jpg"))
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="benchmarks/calibrate.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("photo", nargs="?", type=Path, help="a calibration photo (default: render one)")
     parser.add_argument("--artwork", default="kde-traditional", help="artwork of the rendered photo")

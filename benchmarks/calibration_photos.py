@@ -24,15 +24,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from tileset.classes import CLASS_NAMES  # noqa: E402
-from training.evaluate import read_truth  # noqa: E402
-from vision.boxes import box_iou  # noqa: E402
-from vision.calibration_layout import LayoutReading, read_layout, read_layout_photo  # noqa: E402
-from vision.detector import TileDetector  # noqa: E402
-from vision.images import decode_image  # noqa: E402
-from vision.settings import LayoutSettings, with_overrides  # noqa: E402
+from tileset.classes import CLASS_NAMES
+from training.evaluate import read_truth
+from vision.boxes import box_iou
+from vision.calibration_layout import LayoutReading, read_layout, read_layout_photo
+from vision.detector import TileDetector
+from vision.images import decode_image
+from vision.settings import LayoutSettings, with_overrides
 
 
 def named_right(reading: LayoutReading, photo: Path, width: int, height: int) -> tuple[int, int]:
@@ -47,7 +47,7 @@ def named_right(reading: LayoutReading, photo: Path, width: int, height: int) ->
     return right, len(reading.tiles)
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("folders", nargs="+", type=Path)
     p.add_argument("--models", type=Path, default=REPO / "models")

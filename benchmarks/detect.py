@@ -36,8 +36,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import cv2
 import numpy as np
@@ -45,9 +46,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tileset.classes import CLASS_ID  # noqa: E402
-from tileset.labelfiles import IMAGE_SUFFIXES  # noqa: E402
-from training.evaluate import (  # noqa: E402
+from tileset.classes import CLASS_ID
+from tileset.labelfiles import IMAGE_SUFFIXES
+from training.evaluate import (
     Evaluation,
     dataset_images,
     label_path_for,
@@ -55,9 +56,9 @@ from training.evaluate import (  # noqa: E402
     read_truth,
     restrict_to_classes,
 )
-from vision.detections import Detections  # noqa: E402
-from vision.read import read_detections  # noqa: E402
-from vision.timing import STAGES, StageTimes, recording  # noqa: E402
+from vision.detections import Detections
+from vision.read import read_detections
+from vision.timing import STAGES, StageTimes, recording
 
 OTHER = "other"  # the pipeline's own work between the stages (box decoding, NMS, the rules)
 
@@ -67,7 +68,7 @@ PEER_NAMES = {"chun": "C", "haku": "P", "hatsu": "F", "nan": "S", "pe": "N", "sh
 RIICHI_CLASSES = set(range(34))
 
 
-def load_peer() -> "tuple[Callable[[Path], Detections] | None, str]":
+def load_peer() -> tuple[Callable[[Path], Detections] | None, str]:
     """The peer's detector as path -> Detections (canonical ids), or None and why not."""
     if str(PEER_DIR) not in sys.path:
         sys.path.insert(0, str(PEER_DIR))
@@ -102,7 +103,7 @@ def load_peer() -> "tuple[Callable[[Path], Detections] | None, str]":
     return detect, f"{PEER_PACKAGE} ({Path(peer.__file__).parent})"
 
 
-def collect_images(folder: Path, split: str, limit: "int | None") -> list[Path]:
+def collect_images(folder: Path, split: str, limit: int | None) -> list[Path]:
     try:
         images = dataset_images(folder, split)
     except ValueError:
@@ -210,7 +211,7 @@ class Timed:
         return result
 
 
-def run_detectors(timed: "list[Timed]", images: list[Path]) -> list[dict[str, Any]]:
+def run_detectors(timed: list[Timed], images: list[Path]) -> list[dict[str, Any]]:
     """Every detector on every image, taking turns image by image (the first one first on even images): on a
     shared machine the load changes within seconds, and each image's times meet the same load."""
     for t in timed:
@@ -220,12 +221,12 @@ def run_detectors(timed: "list[Timed]", images: list[Path]) -> list[dict[str, An
             t.read(image)
     results = [t.result() for t in timed]
     if len(timed) == 2:
-        ratios = [a / b for a, b in zip(timed[0].times, timed[1].times)]
+        ratios = [a / b for a, b in zip(timed[0].times, timed[1].times, strict=False)]
         results[0]["median_ratio_per_image"] = round(statistics.median(ratios), 2)
     return results
 
 
-def stage_profile(per_photo: "list[StageTimes]", photo_seconds: "list[float] | None" = None) -> list[dict[str, Any]]:
+def stage_profile(per_photo: list[StageTimes], photo_seconds: list[float] | None = None) -> list[dict[str, Any]]:
     """Per stage (`vision.timing.STAGES` order, then any other the pipeline named, then `OTHER`): milliseconds
     a photo (median, p90, max and mean over all photos, 0 where it did not run), the photos it ran in, its
     runs a photo, and its share of the mean photo time."""
@@ -253,7 +254,7 @@ def stage_profile(per_photo: "list[StageTimes]", photo_seconds: "list[float] | N
 PEER_COMMAND = "import sys\nfrom mahjong_detector import detect_tiles\nfor p in sys.argv[1:]:\n    print(detect_tiles(p))"
 
 
-def our_command(images: list[Path], models: "Path | None") -> list[str]:
+def our_command(images: list[Path], models: Path | None) -> list[str]:
     return [sys.executable, "-m", "vision", "detect", *(["--model", str(models)] if models else []), *map(str, images)]
 
 
@@ -261,7 +262,7 @@ def peer_command(images: list[Path]) -> list[str]:
     return [sys.executable, "-c", PEER_COMMAND, *map(str, images)]
 
 
-def wall_time(command: list[str]) -> "float | None":
+def wall_time(command: list[str]) -> float | None:
     """Seconds the whole command takes, start-up included; None when it fails."""
     started = time.perf_counter()
     done = subprocess.run(command, cwd=REPO, capture_output=True, check=False,
@@ -274,12 +275,12 @@ def wall_time(command: list[str]) -> "float | None":
     return seconds
 
 
-def whole_commands(commands: "list[tuple[list[str], list[str]]]", all_runs: int = 2,
-                   one_runs: int = 3) -> "list[tuple[float | None, float | None]]":
+def whole_commands(commands: list[tuple[list[str], list[str]]], all_runs: int = 2,
+                   one_runs: int = 3) -> list[tuple[float | None, float | None]]:
     """For each (command on all images, command on one image): the fastest of `all_runs` and of `one_runs`
     runs, the commands taking turns run by run (the load meets them alike)."""
-    def fastest(which: int, runs: int) -> "list[float | None]":
-        best: "list[float | None]" = [None] * len(commands)
+    def fastest(which: int, runs: int) -> list[float | None]:
+        best: list[float | None] = [None] * len(commands)
         failed = [False] * len(commands)
         for _ in range(runs):
             for k, pair in enumerate(commands):
@@ -290,10 +291,10 @@ def whole_commands(commands: "list[tuple[list[str], list[str]]]", all_runs: int 
                 best[k] = None if seconds is None else min(seconds, best[k] or seconds)
         return [None if b is None else round(b, 2) for b in best]
 
-    return list(zip(fastest(0, all_runs), fastest(1, one_runs)))
+    return list(zip(fastest(0, all_runs), fastest(1, one_runs), strict=False))
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", type=Path, help="images, a YOLO dataset folder or a data YAML")
     parser.add_argument("--split", default="val", help="split of a YOLO dataset (default val)")
@@ -333,7 +334,7 @@ def main(argv: "list[str] | None" = None) -> int:
         if not args.no_peer:
             peer, peer_note = load_peer()
             if peer is not None:
-                def peer_detect(path: Path) -> "tuple[Detections, tuple[int, int]]":
+                def peer_detect(path: Path) -> tuple[Detections, tuple[int, int]]:
                     from PIL import Image
 
                     with Image.open(path) as im:
@@ -344,7 +345,7 @@ def main(argv: "list[str] | None" = None) -> int:
                 commands.append((peer_command(images), peer_command(images[:1])))
         results = run_detectors(timed, images)
         if not args.no_cli:
-            for result, seconds in zip(results, whole_commands(commands)):
+            for result, seconds in zip(results, whole_commands(commands), strict=False):
                 result["cli_wall_s_all_images"], result["cli_wall_s_one_image"] = seconds
     report = {"folder": str(args.folder), "resize": args.resize, "images": len(images), "labeled": labeled,
               "peer": peer_note, "results": results, "load_average": load_before}
@@ -358,7 +359,7 @@ def main(argv: "list[str] | None" = None) -> int:
                                                      if labeled else [])
     print(f"{'detector':<32}" + "".join(f"{k:>{max(9, len(k) + 1)}}" for k in keys))
     for r in results:
-        print(f"{r['detector'][:31]:<32}" + "".join(f"{str(r.get(k)):>{max(9, len(k) + 1)}}" for k in keys))
+        print(f"{r['detector'][:31]:<32}" + "".join(f"{r.get(k)!s:>{max(9, len(k) + 1)}}" for k in keys))
     if len(results) == 2:
         ours, peer = results
         print("ours / peer: " + ", ".join(f"{k} {ours[k] / peer[k]:.2f}" for k in ("median_ms", "p90_ms", "max_ms"))
@@ -382,7 +383,7 @@ def print_profile(title: str, rows: list[dict[str, Any]]) -> None:
     print(f"\n{title}" + (f"; {len(rows) - len(shown)} stages under 0.1 ms left out" if len(shown) < len(rows) else ""))
     print(f"{'stage':<22}" + "".join(f"{k:>{len(k) + 2}}" for k in keys))
     for row in shown:
-        print(f"{row['stage'][:21]:<22}" + "".join(f"{str(row[k]):>{len(k) + 2}}" for k in keys))
+        print(f"{row['stage'][:21]:<22}" + "".join(f"{row[k]!s:>{len(k) + 2}}" for k in keys))
 
 
 if __name__ == "__main__":

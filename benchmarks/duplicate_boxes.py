@@ -16,15 +16,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
+import cv2
+import numpy as np
 
-from tileset.classes import CLASS_NAMES  # noqa: E402
-from vision.boxes import box_iou  # noqa: E402
-from vision.detector import TileDetector  # noqa: E402
-from vision.layout import _overlap  # noqa: E402
-from vision.registry import active_dir  # noqa: E402
-from vision.settings import MODELS_DIR  # noqa: E402
+from tileset.classes import CLASS_NAMES
+from vision.boxes import box_iou
+from vision.detector import TileDetector
+from vision.layout import _overlap
+from vision.registry import active_dir
+from vision.settings import MODELS_DIR
 
 
 def labeled_boxes(photo: Path, width: int, height: int) -> np.ndarray:
@@ -42,7 +42,7 @@ def main(scenes: Path, models: Path) -> None:
         for i in range(len(dets)):
             for k in range(i + 1, len(dets)):
                 iou, contained = _overlap(dets.xyxy[i], dets.xyxy[k])
-                if iou <= 0.25 and contained <= 0.5 or not len(truth):
+                if (iou <= 0.25 and contained <= 0.5) or not len(truth):
                     continue
                 on = box_iou(dets.xyxy[[i, k]], truth)
                 one = on[0].argmax() == on[1].argmax()

@@ -21,13 +21,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tileset.classes import CLASS_NAMES  # noqa: E402
-from training.evaluate_read import scenes_from_dir  # noqa: E402
-from vision.boxes import box_iou  # noqa: E402
-from vision.detector import TileDetector  # noqa: E402
-from vision.registry import active_dir  # noqa: E402
-from vision.rules import BOXES, RULE_NAMES, apply_rules, one_flower_of_each  # noqa: E402
-from vision.settings import OneFlowerSettings  # noqa: E402
+from tileset.classes import CLASS_NAMES
+from training.evaluate_read import scenes_from_dir
+from vision.boxes import box_iou
+from vision.detector import TileDetector
+from vision.registry import active_dir
+from vision.rules import BOXES, RULE_NAMES, apply_rules, one_flower_of_each
+from vision.settings import OneFlowerSettings
 
 
 def renames(detector: TileDetector, image: np.ndarray) -> list[tuple[np.ndarray, str, str, float]]:

@@ -56,7 +56,7 @@ def prelabeled(folder: Path) -> Path:
         cv2.rectangle(image, (x1, y1), (x2, y2), (235, 235, 235), -1)
     cv2.imwrite(str(folder / "images" / "hand.jpg"), image)
     (photo,) = list_photos(folder)
-    boxes = [LabelBox.from_xyxy(CLASS_ID[f], c, W, H) for f, c in zip(READ_FACES, ROW)]
+    boxes = [LabelBox.from_xyxy(CLASS_ID[f], c, W, H) for f, c in zip(READ_FACES, ROW, strict=False)]
     boxes += [LabelBox.from_xyxy(CLASS_ID["9p"], c, W, H) for c in FALSE]
     photo.save(PhotoLabels(tuple(boxes), LabelMeta("prelabel", False, "shipped", tuple(CONFIDENCES + FALSE_CONF))))
     return folder
@@ -131,7 +131,7 @@ def fix_before(person: Person) -> None:
     for _ in FALSE:  # the false boxes follow the 7 tiles; each delete renumbers the rest
         person.choose("Box", "7:")
         person.click("Delete box")
-    for label, value in zip(("x1", "y1", "x2", "y2"), ROW[7]):
+    for label, value in zip(("x1", "y1", "x2", "y2"), ROW[7], strict=False):
         person.type_number(label, value, "Add a box (pixel corners)")
     if not person.page.get_by_role("button", name="Add box").is_visible():
         person.page.get_by_text("Add a box (pixel corners)").click()
@@ -199,11 +199,11 @@ def main() -> None:
         f"import sys\nsys.path.insert(0, {str(REPO)!r})\nfrom appui.labeling import render\nrender()\n")
     results = [run("before", work / "oldpage" / "page.py", prelabeled(work / "before" / "club"), fix_before),
                run("now", work / "nowpage.py", prelabeled(work / "now" / "club"), fix_now)]
-    expected = sorted((f, *c) for f, c in zip(TRUE_FACES, ROW))
+    expected = sorted((f, *c) for f, c in zip(TRUE_FACES, ROW, strict=False))
     for result in results:
         result["boxes_as_expected"] = all(
-            got[0] == want[0] and max(abs(a - b) for a, b in zip(got[1:], want[1:])) <= 3
-            for got, want in zip(result.pop("boxes"), expected))
+            got[0] == want[0] and max(abs(a - b) for a, b in zip(got[1:], want[1:], strict=False)) <= 3
+            for got, want in zip(result.pop("boxes"), expected, strict=False))
     print(json.dumps({"photo": f"{W}x{H}", "row": len(ROW), "wrong_faces": 2, "false_boxes": len(FALSE),
                       "missed": 1, "runs": results}, indent=1))
 

@@ -42,10 +42,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from appui.demo_scene import DemoScene, TruthDetector, demo_scene  # noqa: E402
-from appui.live_loop import LiveLoop  # noqa: E402
-from appui.settings import DEFAULT_APP_SETTINGS, AppSettings  # noqa: E402
-from vision.settings import MODELS_DIR  # noqa: E402
+from appui.demo_scene import DemoScene, TruthDetector, demo_scene
+from appui.live_loop import LiveLoop
+from appui.settings import DEFAULT_APP_SETTINGS, AppSettings
+from vision.settings import MODELS_DIR
 
 SHARED_ART = REPO.parent / "shared" / "datasets" / "art"
 WIDTH, HEIGHT = 640, 480

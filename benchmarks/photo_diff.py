@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tileset.classes import BACK_ID, CLASS_NAMES  # noqa: E402
-from training.evaluate import ImageMatch, dataset_images, has_back_labels, match_tiles, read_truth  # noqa: E402
-from vision.detector import TileDetector  # noqa: E402
-from vision.registry import active_dir  # noqa: E402
+from tileset.classes import BACK_ID, CLASS_NAMES
+from training.evaluate import ImageMatch, dataset_images, has_back_labels, match_tiles, read_truth
+from vision.detector import TileDetector
+from vision.registry import active_dir
 
 
 def differences(match: ImageMatch) -> list[str]:
@@ -50,7 +50,7 @@ def read_all(models: Path, images: list[Path], keep_backs: bool) -> dict[str, li
     return result
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path)
     parser.add_argument("old", type=Path, help="models folder (its version in use is read)")

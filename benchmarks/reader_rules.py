@@ -19,20 +19,20 @@ from pathlib import Path as _Path
 
 _sys.path.insert(0, str(_Path(__file__).resolve().parents[1]))
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import sys  # noqa: E402
-from dataclasses import replace  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
-from training.evaluate import dataset_images, evaluate  # noqa: E402
-from vision.detections import Detections  # noqa: E402
-from vision.detector import TileDetector  # noqa: E402
-from vision.images import DecodedImage, decode_image  # noqa: E402
-from vision.registry import active_dir  # noqa: E402
-from vision.rules import RULES  # noqa: E402
-from vision.settings import MODELS_DIR  # noqa: E402
+from training.evaluate import dataset_images, evaluate
+from vision.detections import Detections
+from vision.detector import TileDetector
+from vision.images import DecodedImage, decode_image
+from vision.registry import active_dir
+from vision.rules import RULES
+from vision.settings import MODELS_DIR
 
 DEFAULT_DATA = ("chinese-v4-val=/tmp/cv4/data.yaml:val", "chinese-v4-test=/tmp/cv4/data.yaml:test", "japanese-layout=/tmp/jl")
 CALIBRATED_ON_THE_LAYOUT = Path("/tmp/jlmodels")
@@ -79,7 +79,7 @@ def ablation(models: Path, data: list[tuple[str, Path, str]]) -> list[dict[str, 
 
 
 def _line(row: dict[str, Any], every: dict[str, Any]) -> str:
-    def pct(value: "float | None") -> str:
+    def pct(value: float | None) -> str:
         return "-" if value is None else f"{100 * value:6.2f}"
 
     def delta(name: str, scale: float) -> str:
@@ -99,7 +99,7 @@ def _data(text: str) -> tuple[str, Path, str]:
     return name, Path(path), split or "val"
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", type=Path, action="append", default=None, help="models folder (repeatable)")
     parser.add_argument("--data", action="append", default=None, metavar="NAME=DATASET[:SPLIT]",

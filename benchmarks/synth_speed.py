@@ -17,11 +17,11 @@ from pathlib import Path
 
 sys.path[0] = str(Path(__file__).resolve().parent.parent)  # the repo, not benchmarks/ (its scoring.py would shadow the package)
 
-import cv2  # noqa: E402
+import cv2
 
-from datasets.art import load_art  # noqa: E402
-from datasets.fake_art import write_fake_art  # noqa: E402
-from datasets.synth import _hand_source, _scorer, make_scene  # noqa: E402
+from datasets.art import load_art
+from datasets.fake_art import write_fake_art
+from datasets.synth import _hand_source, _scorer, make_scene
 
 
 def main() -> None:

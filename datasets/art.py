@@ -17,10 +17,10 @@ copies it anywhere.
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable
 
 import cv2
 import numpy as np

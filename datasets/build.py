@@ -43,9 +43,9 @@ import random
 import shutil
 import sys
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import cv2
 import numpy as np
@@ -309,7 +309,7 @@ def write_split(out: Path, split: str, items: Sequence[Item], link: bool) -> int
 SQUEEZE_RANGE = (0.30, 0.75)
 
 
-def squeeze_image(image: "np.ndarray", factor: float, axis: int) -> "np.ndarray":
+def squeeze_image(image: np.ndarray, factor: float, axis: int) -> np.ndarray:
     """`image` shrunk to `factor` of its size along `axis` (1: width, 0: height)."""
     height, width = image.shape[:2]
     size = (max(1, round(width * factor)), height) if axis == 1 else (width, max(1, round(height * factor)))

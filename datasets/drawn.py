@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -58,10 +58,10 @@ ARRANGEMENTS: dict[int, tuple[list[Point], ...]] = {
     2: (_grid(1, 2, 0.25, 0.75), [(0.32, 0.3), (0.68, 0.7)]),
     3: ([(0.25, 0.2), (0.5, 0.5), (0.75, 0.8)], _grid(1, 3), _rows(1, 2, top=0.25, bottom=0.75)),
     4: (_grid(2, 2, 0.25, 0.75),),
-    5: (_grid(2, 2, 0.2, 0.8) + [(0.5, 0.5)],),
+    5: ([*_grid(2, 2, 0.2, 0.8), (0.5, 0.5)],),
     6: (_grid(2, 3), _grid(2, 3, left=0.33, right=0.67), _grid(3, 2, 0.28, 0.72),
         _grid(2, 1, 0.2, 0.2, 0.3, 0.7) + _grid(2, 2, 0.52, 0.85)),
-    7: ([(0.22, 0.16), (0.5, 0.27), (0.78, 0.38)] + _grid(2, 2, 0.6, 0.86), _rows(1, 3, 3), _rows(3, 1, 3)),
+    7: ([(0.22, 0.16), (0.5, 0.27), (0.78, 0.38), *_grid(2, 2, 0.6, 0.86)], _rows(1, 3, 3), _rows(3, 1, 3)),
     8: (_grid(2, 4), _grid(4, 2, 0.3, 0.7), _rows(3, 2, 3)),
     9: (_grid(3, 3),),
 }

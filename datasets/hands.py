@@ -309,7 +309,7 @@ def _candidates(
 ) -> tuple[tuple[Group, ...], tuple[float, ...]]:
     groups: list[Group] = []
     raw: list[float] = []
-    for kind, w in zip(kinds, weights or tuple(_DEFAULT_KIND_WEIGHTS[k] for k in kinds)):
+    for kind, w in zip(kinds, weights or tuple(_DEFAULT_KIND_WEIGHTS[k] for k in kinds), strict=False):
         of_kind = [
             Group(kind, t)
             for t in sorted(pool)
@@ -366,13 +366,13 @@ def seven_pairs_plan(rng: random.Random, pairs: list[Tile] | None = None) -> _Sp
 
 
 def thirteen_orphans_plan(rng: random.Random) -> _Special:
-    return _Special(ORPHANS + (rng.choice(ORPHANS),))
+    return _Special((*ORPHANS, rng.choice(ORPHANS)))
 
 
 def knitted_tiles(rng: random.Random) -> tuple[Tile, ...]:
     """The nine tiles of a knitted straight: 147, 258, 369 in three different suits."""
     suits = _suits(rng, 3)
-    return tuple(suited(r, s) for ranks, s in zip(KNITTED_RANKS, suits) for r in ranks)
+    return tuple(suited(r, s) for ranks, s in zip(KNITTED_RANKS, suits, strict=False) for r in ranks)
 
 
 def honors_knitted_plan(rng: random.Random, greater: bool | None = None) -> _Special:
@@ -393,7 +393,7 @@ def knitted_straight_plan(rng: random.Random) -> _Special:
     if melded:
         g = _decide_exposure(rng, group)
         meld = _meld(replace(g, exposed=True) if g.kind != "kong" else g)
-        return _Special(knitted + (pair, pair), (meld,))
+        return _Special((*knitted, pair, pair), (meld,))
     return _Special(knitted + group.tiles + (pair, pair))
 
 
@@ -431,7 +431,7 @@ def _t_nine_gates(rng: random.Random) -> _Special:
     s = _rand_suit(rng)
     base = [suited(r, s) for r in (1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9)]
     extra = suited(rng.randint(1, 9), s)
-    return _Special(tuple(base) + (extra,), win_choices=(extra,))
+    return _Special((*tuple(base), extra), win_choices=(extra,))
 
 
 def _t_four_kongs(rng: random.Random) -> Plan:
@@ -583,7 +583,7 @@ def _t_three_concealed_pungs(rng: random.Random) -> Plan:
     tiles = rng.sample(ALL_TILES, 3)
     fourth = random_group(rng, kinds=("chow",), exposed=True)
     assert fourth is not None
-    groups = tuple(Group(rng.choice(("pung", "pung", "kong")), t, False) for t in tiles) + (fourth,)
+    groups = (*tuple(Group(rng.choice(("pung", "pung", "kong")), t, False) for t in tiles), fourth)
     self_drawn = rng.random() < 0.5
     return Plan(groups, rng.choice(ALL_TILES), win="any" if self_drawn else "pair", context={"self_drawn": self_drawn})
 
@@ -603,7 +603,7 @@ def _t_big_three_winds(rng: random.Random) -> Plan:
 
 def _t_mixed_straight(rng: random.Random) -> Plan:
     suits = _suits(rng, 3)
-    return Plan(fill(rng, [chow(suited(r, s)) for r, s in zip((1, 4, 7), suits)]), rng.choice(ALL_TILES))
+    return Plan(fill(rng, [chow(suited(r, s)) for r, s in zip((1, 4, 7), suits, strict=False)]), rng.choice(ALL_TILES))
 
 
 def _t_reversible(rng: random.Random) -> Plan:
@@ -627,12 +627,12 @@ def _t_chicken_hand(rng: random.Random) -> Plan | None:
     if sorted(starts) in ([2, 3, 4], [3, 4, 5], [4, 5, 6]):
         return None
     suits = _suits(rng, 3)
-    chows = [chow(suited(r, s), exposed=False) for r, s in zip(starts, suits)]
+    chows = [chow(suited(r, s), exposed=False) for r, s in zip(starts, suits, strict=False)]
     pung_suit = rng.choice("mps")
     used = {t for g in chows for t in g.tiles}
     ranks = [r for r in range(2, 9) if suited(r, pung_suit) not in used]
     the_pung = pung(suited(rng.choice(ranks), pung_suit), exposed=True)
-    groups = chows + [the_pung]
+    groups = [*chows, the_pung]
     exposed_chow = rng.randrange(3)
     groups[exposed_chow] = replace(groups[exposed_chow], exposed=rng.random() < 0.5)
     concealed = [g for g in groups if not g.exposed and g.kind == "chow"]

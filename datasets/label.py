@@ -45,7 +45,7 @@ class PrelabelReport:
 def detections_to_labels(detections: Detections, width: int, height: int, model: str) -> PhotoLabels:
     """Detections in pixels -> normalized YOLO boxes clipped to the image, confidences alongside."""
     boxes, confidences = [], []
-    for xyxy, conf, class_id in zip(detections.xyxy, detections.confidence, detections.class_id):
+    for xyxy, conf, class_id in zip(detections.xyxy, detections.confidence, detections.class_id, strict=False):
         x1, y1, x2, y2 = (float(v) for v in xyxy)
         x1, x2 = max(0.0, x1), min(float(width), x2)
         y1, y2 = max(0.0, y1), min(float(height), y2)

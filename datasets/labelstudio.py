@@ -94,7 +94,7 @@ def photo_task(photo: Photo, url_prefix: str, root: Path) -> dict[str, Any]:
     width, height = image_size(photo.image)
     confidences = labels.meta.confidences or (None,) * len(labels.boxes)
     results = [box_to_result(box, i, photo.name, width, height, conf)
-               for i, (box, conf) in enumerate(zip(labels.boxes, confidences))]
+               for i, (box, conf) in enumerate(zip(labels.boxes, confidences, strict=False))]
     relative = photo.image.relative_to(root).as_posix()
     task: dict[str, Any] = {"data": {"image": url_prefix + relative, "mcr_photo": photo.image.name,
                                      "mcr_path": f"{Path(root).resolve().name}/{relative}",

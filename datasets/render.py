@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -149,7 +150,7 @@ def _canvas_scale(plan: ScenePlan, bounds: np.ndarray) -> float:
         q = np.c_[p, np.ones(len(p))] @ h.T
         return q[:, :2] / q[:, 2:3]
 
-    unit = np.linalg.norm(project(pts + [1.0, 0.0]) - project(pts), axis=1).max()
+    unit = np.linalg.norm(project(pts + np.array([1.0, 0.0])) - project(pts), axis=1).max()
     extent = float(max(bounds[1, 0] - bounds[0, 0], bounds[1, 1] - bounds[0, 1]))
     return float(min(unit * 1.15, MAX_CANVAS_SIDE / extent))
 
@@ -198,8 +199,8 @@ def draw_canvas(plan: ScenePlan, art: ArtSet, style: TileStyle, rng: random.Rand
     corners = np.concatenate([t.corners for t in tiles])
     bounds = np.array([corners.min(axis=0) - pad, corners.max(axis=0) + pad])
     ppu = _canvas_scale(plan, bounds)
-    w = int(math.ceil((bounds[1, 0] - bounds[0, 0]) * ppu))
-    h = int(math.ceil((bounds[1, 1] - bounds[0, 1]) * ppu))
+    w = math.ceil((bounds[1, 0] - bounds[0, 0]) * ppu)
+    h = math.ceil((bounds[1, 1] - bounds[0, 1]) * ppu)
     to_canvas = np.array([[ppu, 0, -bounds[0, 0] * ppu], [0, ppu, -bounds[0, 1] * ppu], [0, 0, 1]], dtype=np.float64)
 
     def px(t: TableTile) -> np.ndarray:
@@ -233,8 +234,8 @@ def draw_canvas(plan: ScenePlan, art: ArtSet, style: TileStyle, rng: random.Rand
         _fill(canvas, _hull(face, base), (*bottom_layer, 255))
         if style.split > 0:
             _fill(canvas, _hull(face, face + (base - face) * style.split), (*top_layer, 255))
-        fw = max(2, int(round((t.x1 - t.x0) * ppu)))
-        fh = max(2, int(round((t.y1 - t.y0) * ppu)))
+        fw = max(2, round((t.x1 - t.x0) * ppu))
+        fh = max(2, round((t.y1 - t.y0) * ppu))
         key = (t.cls, t.sideways)
         if key not in face_cache:
             size = (fh, fw) if t.sideways else (fw, fh)

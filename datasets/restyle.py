@@ -44,7 +44,7 @@ FLOWER_WORDS: dict[str, tuple[str, ...]] = {
     "s3": ("AUTUMN", "Autumn", "AUT", "FALL"),
     "s4": ("WINTER", "Winter", "WIN"),
 }
-FLOWER_CHARACTERS = dict(zip(FLOWER_NAMES, "梅蘭菊竹春夏秋冬"))  # traditional script, as printed on tiles
+FLOWER_CHARACTERS = dict(zip(FLOWER_NAMES, "梅蘭菊竹春夏秋冬", strict=False))  # traditional script, as printed on tiles
 DRAWN_SHARE = 0.5  # restyled sets whose suits and honours are drawn anew (datasets.drawn)
 FLOWER_STYLES = ("caption", "caption", "character", "numbered")
 INK = ((20, 20, 20), (30, 30, 170), (170, 60, 20), (30, 120, 30), (20, 20, 120), (120, 40, 120), (20, 140, 190))  # BGR
@@ -64,7 +64,7 @@ class Convention:
     flower_style: str  # "caption" (picture and caption), "character" (framed 梅..冬) or "numbered" (picture, numeral)
 
     @staticmethod
-    def draw(rng: random.Random, latin: tuple[Path, ...]) -> "Convention":
+    def draw(rng: random.Random, latin: tuple[Path, ...]) -> Convention:
         return Convention(
             caption_on_top=rng.random() < 0.4,
             caption_ink=INK[rng.randrange(len(INK))],

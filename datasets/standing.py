@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -431,8 +432,8 @@ def draw_blocks(image: np.ndarray, plan: StandingPlan, art: ArtSet, style: TileS
             _fill(ids, quad, (index + 1 if poly.is_face else 0,), antialias=False)
             if poly.is_face:
                 quads[index] = quad
-                fw = max(8, int(round(max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[3])))))
-                fh = max(8, int(round(max(np.linalg.norm(quad[3] - quad[0]), np.linalg.norm(quad[2] - quad[1])))))
+                fw = max(8, round(max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[3]))))
+                fh = max(8, round(max(np.linalg.norm(quad[3] - quad[0]), np.linalg.norm(quad[2] - quad[1]))))
                 pixels = face_pixels(art, block.cls, style, (fw, fh), rng)
                 pixels = np.clip(pixels.astype(np.float32) * shade, 0, 255).astype(np.uint8)
                 _paste_face(image, pixels, _rounded_mask(fw, fh, int(radius * fw)), quad)
@@ -612,7 +613,7 @@ def _plant(rng: random.Random, image: np.ndarray, x: float, floor: float, size: 
 
 def draw_shelves(rng: random.Random, image: np.ndarray, unit: float, bottom: int) -> None:
     """One to three shelves above `bottom` (image rows), filled with books, boxes, mugs and plants."""
-    h, w = image.shape[:2]
+    _h, w = image.shape[:2]
     if bottom < unit * 4:
         return
     wood = _hsv_colour(rng.uniform(15, 40), rng.uniform(0.2, 0.7), rng.uniform(0.3, 0.9)) if rng.random() < 0.7 \

@@ -21,9 +21,10 @@ import multiprocessing
 import random
 import sys
 import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import cv2
 
@@ -38,7 +39,7 @@ from scoring.notation import format_hand, parse_hand
 from tileset.calibration import LayoutSpecError, calibration_rows, parse_bonus
 from tileset.classes import CLASS_ID, FLOWER_NAMES
 
-__all__ = ["plan_scene", "plan_layout", "render_scene", "PlacedTile", "SceneVariation", "make_scene", "main"]
+__all__ = ["PlacedTile", "SceneVariation", "main", "make_scene", "plan_layout", "plan_scene", "render_scene"]
 
 # Used when the scorer's hand generator is not importable.
 FALLBACK_HANDS: tuple[str, ...] = (

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -106,7 +106,7 @@ def striped(rng: random.Random, width: int, height: int, unit: float) -> np.ndar
     phase = u % period
     img = _canvas(width, height, colours[0])
     edge = 0.0
-    for colour, w in zip(colours, widths):
+    for colour, w in zip(colours, widths, strict=False):
         img[(phase >= edge) & (phase < edge + w)] = colour
         edge += w
     return img
@@ -408,7 +408,7 @@ def draw_paper(rng: random.Random, image: np.ndarray, unit: float) -> None:
 HARD_NEGATIVES = (draw_hand, draw_paper)
 
 
-def table_source(families: Sequence[str], negatives: float = 0.5, cloth: "int | None" = None) -> TableSource:
+def table_source(families: Sequence[str], negatives: float = 0.5, cloth: int | None = None) -> TableSource:
     """A `datasets.render` table source: a family drawn from `families`, slanted, and with `negatives`
     the chance of one to three hands, papers or books lying on it. `cloth`: one club's table in every
     photo: the family and its pattern (colours, scale to the tiles) drawn from Random(cloth) alone, the

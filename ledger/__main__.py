@@ -176,13 +176,13 @@ def _deal(args: argparse.Namespace, match: Match, number: int) -> Deal:
 def _summary(match_id: int, ledger: Ledger) -> dict[str, Any]:
     out: dict[str, Any] = {"match": match_id, "revision": ledger.revision, "deals": len(ledger.rows),
                            "next_deal": ledger.next_deal, "finished": ledger.finished,
-                           "totals": dict(zip(ledger.match.players, ledger.totals))}
+                           "totals": dict(zip(ledger.match.players, ledger.totals, strict=False))}
     if ledger.closed is not None:
         out["closed"] = {"reason": ledger.closed.reason.value, "at": ledger.closed.at}
     if ledger.next_deal is not None:
         n = ledger.next_deal
         out["next"] = {"dealer": ledger.match.dealer(n), "prevalent_wind": prevalent_wind(n),
-                       "seat_winds": dict(zip(ledger.match.players, ledger.match.seat_winds(n)))}
+                       "seat_winds": dict(zip(ledger.match.players, ledger.match.seat_winds(n), strict=False))}
     if ledger.finished:
         out["standings"] = ledger_to_json(ledger)["standings"]
     return out
@@ -229,7 +229,7 @@ def run(args: argparse.Namespace) -> Any:
             row = ledger.rows[deal.number - 1]
             players = ledger.match.players
             return {"deal": deal_to_json(row.deal), "dealer": row.dealer, "prevalent_wind": row.prevalent_wind,
-                    "seat_winds": dict(zip(players, row.seat_winds)), "points": dict(zip(players, row.points)),
+                    "seat_winds": dict(zip(players, row.seat_winds, strict=False)), "points": dict(zip(players, row.points, strict=False)),
                     "penalties": [penalty_to_json(p) for p in row.penalties], **_summary(args.match, ledger)}
         if args.command == "penalty":
             ledger = store.ledger(args.match)

@@ -135,9 +135,9 @@ def ledger_to_json(ledger: Ledger) -> dict[str, Any]:
                 "number": row.deal.number,
                 "prevalent_wind": row.prevalent_wind,
                 "dealer": row.dealer,
-                "seat_winds": dict(zip(players, row.seat_winds)),
-                "points": dict(zip(players, row.points)),
-                "totals": dict(zip(players, row.totals)),
+                "seat_winds": dict(zip(players, row.seat_winds, strict=False)),
+                "points": dict(zip(players, row.points, strict=False)),
+                "totals": dict(zip(players, row.totals, strict=False)),
             }
             for row in ledger.rows
         ],

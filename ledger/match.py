@@ -52,7 +52,7 @@ class Match:
     table: str = ""
     round_label: str = ""  # the tournament round this match belongs to
 
-    def validate(self) -> "Match":
+    def validate(self) -> Match:
         if len(self.players) != 4:
             raise LedgerError(f"a match has 4 players, not {len(self.players)}")
         east, south, west, north = (check_name(p, "a player's name") for p in self.players)
@@ -308,7 +308,7 @@ class Ledger:
     def totals(self) -> tuple[int, int, int, int]:
         totals = self.rows[-1].totals if self.rows else (0, 0, 0, 0)
         for entry in self.pending:
-            totals = _by_place(t + p for t, p in zip(totals, penalty_points(self.match, entry)))
+            totals = _by_place(t + p for t, p in zip(totals, penalty_points(self.match, entry), strict=False))
         return totals
 
     @property
@@ -360,8 +360,8 @@ def build_ledger(match: Match, deals: list[Deal] | tuple[Deal, ...], penalties: 
         assert sum(points) == 0, "payments always sum to zero"
         given = tuple(by_deal.get(deal.number, ()))
         for entry in given:
-            points = _by_place(a + b for a, b in zip(points, penalty_points(match, entry)))
-        totals = [t + p for t, p in zip(totals, points)]
+            points = _by_place(a + b for a, b in zip(points, penalty_points(match, entry), strict=False))
+        totals = [t + p for t, p in zip(totals, points, strict=False)]
         rows.append(LedgerRow(deal, prevalent_wind(deal.number), match.dealer(deal.number),
                               match.seat_winds(deal.number), points, _by_place(totals), given))
     pending = tuple(by_deal.get(len(ordered) + 1, ()))

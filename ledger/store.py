@@ -26,7 +26,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -184,7 +184,7 @@ class Imported:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _closure(row: Any) -> Closure | None:
@@ -265,7 +265,7 @@ class LedgerStore:
     def close(self) -> None:
         self.engine.dispose()
 
-    def __enter__(self) -> "LedgerStore":
+    def __enter__(self) -> LedgerStore:
         return self
 
     def __exit__(self, *_exc: object) -> None:
@@ -672,6 +672,19 @@ def _change(match: Match, row: Any) -> Change:
     return Change(row.revision, ChangeKind(row.kind), row.at, row.number, deal, penalty, reason)
 
 
-__all__ = ["LedgerStore", "TournamentInfo", "TournamentNotFound", "RoundUnfinished", "TournamentNameTaken",
-           "MatchNotFound", "MatchSummary", "Imported", "default_url", "SCHEMA_REVISION", "DealTaken", "StaleWrite",
-           "MatchLocked", "LIMITS"]
+__all__ = [
+    "LIMITS",
+    "SCHEMA_REVISION",
+    "DealTaken",
+    "Imported",
+    "LedgerStore",
+    "MatchLocked",
+    "MatchNotFound",
+    "MatchSummary",
+    "RoundUnfinished",
+    "StaleWrite",
+    "TournamentInfo",
+    "TournamentNameTaken",
+    "TournamentNotFound",
+    "default_url",
+]

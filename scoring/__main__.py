@@ -90,7 +90,7 @@ def score_json_line(line: str) -> dict[str, Any]:
         return {"error": str(exc)}
     except RecursionError:
         return {"error": "not valid JSON: nested too deeply"}
-    except Exception as exc:  # noqa: BLE001 -- a scorer bug must not stop the run; say what happened
+    except Exception as exc:
         return {"error": f"internal error while scoring this hand: {type(exc).__name__}: {exc}"}
 
 

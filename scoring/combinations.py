@@ -71,7 +71,7 @@ def _shifted(a: int, b: int, c: int, step: int) -> bool:
 def four_chows_fan(t: tuple[int, ...]) -> int:
     """The fan of four chows (sorted middle tiles) taken together, or 0."""
     a, b, c, d = t
-    if _shifted(a, b, c, 2) and c + 2 == d or _shifted(a, b, c, 1) and c + 1 == d:
+    if (_shifted(a, b, c, 2) and c + 2 == d) or (_shifted(a, b, c, 1) and c + 1 == d):
         return FOUR_PURE_SHIFTED_CHOWS
     if a == b == c == d:
         return QUADRUPLE_CHOW

@@ -168,7 +168,7 @@ def _completing(counts: list[int], *, seven_pairs: bool, present: tuple[int, ...
                 for r in _suit_waits_anywhere(groups[block], target):
                     yield 10 * block + r
     if min(states) >= 0:
-        for t, old in zip(honors, honor_states):
+        for t, old in zip(honors, honor_states, strict=False):
             new = _HONOR_STATE[min(counts[t] + 1, 4)]
             if new >= 0 and honors_bad - (old < 0) == 0 and total - old + new == 1:
                 yield t
@@ -252,11 +252,11 @@ def _divides(g: tuple[int, ...], need_pair: bool) -> bool:
 
 
 def _less(g: tuple[int, ...], i: int, n: int) -> tuple[int, ...]:
-    return g[:i] + (g[i] - n,) + g[i + 1:]
+    return (*g[:i], g[i] - n, *g[i + 1:])
 
 
 def _chow_less(g: tuple[int, ...], i: int) -> tuple[int, ...]:
-    return g[:i] + (g[i] - 1, g[i + 1] - 1, g[i + 2] - 1) + g[i + 3:]
+    return (*g[:i], g[i] - 1, g[i + 1] - 1, g[i + 2] - 1, *g[i + 3:])
 
 
 @cache
@@ -739,7 +739,7 @@ def _wait_positions(r: Reading) -> tuple[bool, bool, bool]:
     if r.kind == "standard":
         concealed = [
             b for b in r.blocks
-            if (b.kind == CHOW and abs(b.tile - win) <= 1 or b.kind == PAIR and b.tile == win) and not b.declared
+            if ((b.kind == CHOW and abs(b.tile - win) <= 1) or (b.kind == PAIR and b.tile == win)) and not b.declared
         ]
         if not concealed or not hand.unique_wait:
             return (False, False, False)

@@ -221,13 +221,13 @@ def _suit_sets_all(group: tuple[int, ...]) -> tuple[tuple[tuple[str, int], ...],
     g = list(group)
     if g[i] >= 3:
         g[i] -= 3
-        out.extend(((PUNG, i),) + rest for rest in _suit_sets_all(tuple(g)))
+        out.extend(((PUNG, i), *rest) for rest in _suit_sets_all(tuple(g)))
         g[i] += 3
     if i + 2 < len(g) and g[i + 1] and g[i + 2]:
         g[i] -= 1
         g[i + 1] -= 1
         g[i + 2] -= 1
-        out.extend(((CHOW, i),) + rest for rest in _suit_sets_all(tuple(g)))
+        out.extend(((CHOW, i), *rest) for rest in _suit_sets_all(tuple(g)))
     return tuple(out)
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, Iterable
+from typing import Any
 
 from .tiles import WIND_NAMES, Tile, TileError
 
@@ -38,21 +39,21 @@ class Meld:
         return self.tiles[0]
 
     @staticmethod
-    def chow(lowest: Tile) -> "Meld":
+    def chow(lowest: Tile) -> Meld:
         second, third = lowest.next_in_suit(1), lowest.next_in_suit(2)
         if second is None or third is None:
             raise HandError(f"no chow starts at {lowest}: a chow is three consecutive tiles of one suit")
         return Meld(MeldKind.CHOW, (lowest, second, third))
 
     @staticmethod
-    def pung(tile: Tile) -> "Meld":
+    def pung(tile: Tile) -> Meld:
         return Meld(MeldKind.PUNG, (tile,) * 3)
 
     @staticmethod
-    def kong(tile: Tile, concealed: bool = False) -> "Meld":
+    def kong(tile: Tile, concealed: bool = False) -> Meld:
         return Meld(MeldKind.KONG, (tile,) * 4, concealed)
 
-    def validate(self) -> "Meld":
+    def validate(self) -> Meld:
         """This meld with its tiles sorted, or HandError when it is not a set."""
         tiles = tuple(sorted(self.tiles))
         label = " ".join(map(str, self.tiles))
@@ -98,12 +99,12 @@ class Hand:
 
     @property
     def concealed_with_win(self) -> tuple[Tile, ...]:
-        return self.concealed + (self.win_tile,)
+        return (*self.concealed, self.win_tile)
 
     def tile_counts(self) -> Counter[Tile]:
         return Counter(self.all_tiles)
 
-    def validate(self) -> "Hand":
+    def validate(self) -> Hand:
         """The hand with melds normalised, or HandError naming the first problem found."""
         if len(self.melds) > 4:
             raise HandError(f"a hand has at most 4 melds, this one has {len(self.melds)}")
@@ -148,7 +149,7 @@ class Hand:
         }
 
     @staticmethod
-    def from_json(data: Any) -> "Hand":
+    def from_json(data: Any) -> Hand:
         """Parse and validate a hand.schema.json object (a dict, or a JSON string)."""
         if isinstance(data, (str, bytes)):
             try:

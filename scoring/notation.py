@@ -81,9 +81,7 @@ def format_tiles(tiles: tuple[Tile, ...] | list[Tile]) -> str:
 
 def _meld(text: str, concealed: bool) -> Meld:
     tiles = tuple(parse_tiles(text))
-    if concealed:
-        kind = MeldKind.KONG
-    elif len(tiles) == 4:
+    if concealed or len(tiles) == 4:
         kind = MeldKind.KONG
     elif len(tiles) == 3 and len(set(tiles)) == 1:
         kind = MeldKind.PUNG

@@ -31,7 +31,7 @@ _ORPHANS: tuple[int, ...] = (0, 8, 9, 17, 18, 26, *range(27, 34))
 _HONORS: tuple[int, ...] = tuple(range(27, 34))
 # the six knitted sequences: 147 in one suit, 258 in another, 369 in the third
 _KNITS: tuple[frozenset[int], ...] = tuple(
-    frozenset(9 * suit + start + 3 * k for suit, start in zip(order, range(3)) for k in range(3))
+    frozenset(9 * suit + start + 3 * k for suit, start in zip(order, range(3), strict=False) for k in range(3))
     for order in permutations(range(3))
 )
 

@@ -71,7 +71,7 @@ class Tile:
         return f"Tile({self.name})"
 
     @staticmethod
-    def parse(name: str) -> "Tile":
+    def parse(name: str) -> Tile:
         try:
             return _BY_NAME[name]
         except (KeyError, TypeError):
@@ -80,10 +80,10 @@ class Tile:
             ) from None
 
     @staticmethod
-    def suited(rank: int, suit: str) -> "Tile":
+    def suited(rank: int, suit: str) -> Tile:
         return ALL_TILES[SUITS.index(suit) * 9 + rank - 1]
 
-    def next_in_suit(self, step: int = 1) -> "Tile | None":
+    def next_in_suit(self, step: int = 1) -> Tile | None:
         """The suited tile `step` ranks higher, or None past 9 / for honors."""
         if not self.is_suited or not 1 <= self.rank + step <= 9:
             return None

@@ -53,7 +53,7 @@ def streamlit_server(env: dict[str, str], script: Path = REPO / "app.py") -> Ite
     """`streamlit run SCRIPT` (the app by default) on a free port; yields its URL, stops it afterwards."""
     port = free_port()
     log_path = Path(tempfile.gettempdir()) / f"mcr-streamlit-{port}.log"
-    log = open(log_path, "w")
+    log = open(log_path, "w")  # noqa: SIM115 - the server writes to it until the finally below closes it
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
@@ -185,7 +185,7 @@ def streamlit_process(
 
     port = free_port()
     log_path = app_log_path(port)
-    log = open(log_path, "w")
+    log = open(log_path, "w")  # noqa: SIM115 - the server writes to it until the finally below closes it
     if command == ["lan"]:
         argv = [sys.executable, "-m", "appui.lan", "serve", "--port", str(port)]
     else:

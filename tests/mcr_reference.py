@@ -71,7 +71,7 @@ def raw(hand: Hand) -> tuple[tuple[int, int, str, str], ...]:
             prevalentWind=winds.index(c.prevalent_wind.name),
             verbose=True,
         )
-    except Exception as exc:  # noqa: BLE001 -- the extension raises plain exceptions with a message
+    except Exception as exc:
         raise ReferenceRefused(str(exc)) from None
 
 

@@ -121,7 +121,7 @@ def test_missing_weights_are_named(tmp_path: Path) -> None:
     write_photos(photos, 6, "B", seed=5)
     models = shipped_models(tmp_path / "models", reads="A")
     (models / "classifier.pt").unlink()
-    with pytest.raises(AdaptError, match="classifier.pt"):
+    with pytest.raises(AdaptError, match=r"classifier.pt"):
         adapt(photos, models_root=models, retrain=retrainer_reading("B"), log=lambda line: None)
 
 

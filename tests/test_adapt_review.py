@@ -42,9 +42,9 @@ def test_every_reason_is_named_when_a_model_is_neither_better_nor_as_precise() -
 
 def labeled_folder(folder: Path, kinds: list[str]) -> None:
     folder.mkdir()
-    for k, kind in enumerate(kinds):
+    for k in range(len(kinds)):
         cv2.imwrite(str(folder / f"p{k}.png"), np.full((32, 32, 3), 200, np.uint8))
-    for photo, kind in zip(list_photos(folder), kinds):
+    for photo, kind in zip(list_photos(folder), kinds, strict=False):
         boxes = (LabelBox(0, 0.5, 0.5, 0.2, 0.3),)
         meta = {"prelabel": LabelMeta("prelabel", False, "m", (0.9,)),
                 "reviewed": LabelMeta("prelabel", True, "m", (0.9,)),

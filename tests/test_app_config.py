@@ -55,7 +55,7 @@ def test_lan_flags_leave_no_option_for_the_external_address(monkeypatch, tmp_pat
 
     monkeypatch.setenv("MCR_DATA", str(tmp_path))
     args = plan(8600, ()).streamlit_args
-    flags = dict(zip(args[::2], args[1::2]))
+    flags = dict(zip(args[::2], args[1::2], strict=False))
     assert flags["--server.address"] == "0.0.0.0"
     assert flags["--browser.serverAddress"]  # printed instead of asking the internet
     assert flags["--server.sslCertFile"].startswith(str(tmp_path))

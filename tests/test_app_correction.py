@@ -103,7 +103,7 @@ def test_bad_edits_are_refused():
 
 
 def test_unplaced_tiles_stay_out_of_the_hand():
-    extra = READ + [{"cls": "C", "xyxy": [500, 500, 540, 556], "conf": 0.3, "group": None}]
+    extra = [*READ, {"cls": "C", "xyxy": [500, 500, 540, 556], "conf": 0.3, "group": None}]
     reading = Reading.from_tiles(extra)
     assert reading.tiles[-1].group == "unplaced"
     assert reading.to_hand(WinContext()) == Reading.from_tiles(READ).to_hand(WinContext())

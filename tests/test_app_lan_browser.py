@@ -71,7 +71,7 @@ def test_phone_over_lan_https_code_photo_fix_and_live(tmp_path):
         "MCR_DATA": str(tmp_path / "data"), "MCR_ACCESS_CODE": CODE,
         "MCR_DETECTOR": "appui.demo_scene:truth_detector", "MCR_DEMO_TRUTH": str(tmp_path / "truth.json"),
     }
-    camera = FAKE_CAMERA_ARGS + [f"--use-file-for-fake-video-capture={tmp_path / 'scene.y4m'}"]
+    camera = [*FAKE_CAMERA_ARGS, f"--use-file-for-fake-video-capture={tmp_path / 'scene.y4m'}"]
     with streamlit_process(["lan"], env, https=True) as (port, terminal), sync_playwright() as p:
         assert f"Access code:  {CODE}" in terminal
         url = f"https://127.0.0.1:{port}"

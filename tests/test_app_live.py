@@ -137,7 +137,7 @@ def test_ready_hand_in_view_shows_its_waits_and_the_copies_unseen(scene):
     hand = parse_hand(HAND)
     expected = waits(hand.melds, hand.concealed, WinContext(flowers=2))
     assert [w.wait.discard.total for w in analysis.waits] == [w.discard.total for w in expected]
-    on_table = tiles + [{"cls": "9s", "xyxy": [600.0, 10.0, 630.0, 50.0], "group": "unplaced"}]  # a 9s discarded
+    on_table = [*tiles, {"cls": "9s", "xyxy": [600.0, 10.0, 630.0, 50.0], "group": "unplaced"}]  # a 9s discarded
     assert [w.unseen for w in analyse(reading_key(on_table), WinContext()).waits] == [4, 3]
 
 
@@ -163,15 +163,15 @@ def test_a_standing_hand_of_any_size_gets_its_shanten_never_a_layout_error():
 
 def test_thirteen_standing_tiles_with_the_rightmost_set_apart_are_a_waiting_hand():
     """The reader may set the rightmost standing tile apart as the winning tile: 13 tiles still wait."""
-    key = key_of("123m456p789s1mEE") + (("S", "win"),)
+    key = (*key_of("123m456p789s1mEE"), ("S", "win"))
     analysis = analyse(key, None)
     assert analysis.kind == "standing" and analysis.shanten == 1 and not analysis.waits
-    ready = analyse(key_of("123m456p789s1mEE") + (("E", "win"),), None)
+    ready = analyse((*key_of("123m456p789s1mEE"), ("E", "win")), None)
     assert ready.kind == "ready" and [w.wait.tile.name for w in ready.waits] == ["1m", "4m"]
 
 
 def test_scattered_tiles_in_meld_groups_are_no_melds():
-    broken = key_of("23m", "meld0") + (("9m", "meld0"),) + key_of("123p456p789sEE")
+    broken = (*key_of("23m", "meld0"), ("9m", "meld0"), *key_of("123p456p789sEE"))
     analysis = analyse(broken, None)
     assert analysis.kind == "standing" and analysis.melds == () and len(analysis.standing) == 14
 

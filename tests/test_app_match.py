@@ -8,11 +8,11 @@ import pytest
 
 pytest.importorskip("sqlalchemy")
 
-import streamlit as st  # noqa: E402
-from streamlit.testing.v1 import AppTest  # noqa: E402
+import streamlit as st
+from streamlit.testing.v1 import AppTest
 
-from ledger.match import Match, win  # noqa: E402
-from ledger.store import LedgerStore  # noqa: E402
+from ledger.match import Match, win
+from ledger.store import LedgerStore
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 60
@@ -42,7 +42,7 @@ def ok(at: AppTest) -> AppTest:
 
 
 def start_match(at: AppTest, names=("Ann", "Bob", "Cat", "Dan")) -> AppTest:
-    for wind, name in zip("ESWN", names):
+    for wind, name in zip("ESWN", names, strict=False):
         at.text_input(key=f"match.name_{wind}").input(name)
     (start,) = [b for b in at.button if b.label == "Start the match"]
     return ok(start.click().run())
@@ -214,7 +214,7 @@ def test_the_organiser_runs_a_three_round_tournament_of_eight():
     expected: dict[str, list[float]] = {f"P{i}": [0.0, 0] for i in range(8)}
     for round_no in (1, 2, 3):
         ok(at.button(key="match.t_draw").click().run())
-        assert [s.value for s in at.subheader if s.value.startswith("Round")][0] == f"Round {round_no}"
+        assert next(s.value for s in at.subheader if s.value.startswith("Round")) == f"Round {round_no}"
         with LedgerStore() as store:
             tables = [s for s in store.list_matches(1) if s.round_no == round_no]
             links = [c.value for c in at.code if "/match?match=" in c.value]
@@ -276,7 +276,7 @@ def test_bad_names_are_refused_with_the_reason():
 
 
 def start_match_expecting_error(at: AppTest, names) -> AppTest:
-    for wind, name in zip("ESWN", names):
+    for wind, name in zip("ESWN", names, strict=False):
         at.text_input(key=f"match.name_{wind}").input(name)
     (start,) = [b for b in at.button if b.label in ("Start the match", "开始对局")]
     return start.click().run()

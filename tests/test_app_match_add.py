@@ -7,14 +7,14 @@ import pytest
 
 pytest.importorskip("sqlalchemy")
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1 import AppTest
 
-from appui.demo_scene import TruthDetector, demo_scene  # noqa: E402
-from appui.models import DETECTOR_OVERRIDE_KEY  # noqa: E402
-from ledger.match import Match, draw  # noqa: E402
-from ledger.store import LedgerStore  # noqa: E402
-from scoring import parse_hand, score  # noqa: E402
-from tests.test_app_match import APP, EAST_PUNG, TIMEOUT, data_folder, ok, shown  # noqa: E402, F401  (data_folder: autouse)
+from appui.demo_scene import TruthDetector, demo_scene
+from appui.models import DETECTOR_OVERRIDE_KEY
+from ledger.match import Match, draw
+from ledger.store import LedgerStore
+from scoring import parse_hand, score
+from tests.test_app_match import APP, EAST_PUNG, TIMEOUT, data_folder, ok, shown  # noqa: F401  (data_folder: autouse)
 
 PHOTO_HAND = "[EEE] [123p] 456p 789p 1s +1s self-drawn seat=S prevalent=W flowers=1"
 
@@ -28,7 +28,7 @@ def app(detector=None) -> AppTest:
 
 def start_match(at: AppTest) -> AppTest:
     at.switch_page("appui/pages/match.py").run()
-    for wind, name in zip("ESWN", ("Ann", "Bob", "Cat", "Dan")):
+    for wind, name in zip("ESWN", ("Ann", "Bob", "Cat", "Dan"), strict=False):
         at.text_input(key=f"match.name_{wind}").input(name)
     (start,) = [b for b in at.button if b.label == "Start the match"]
     return ok(start.click().run())

@@ -19,8 +19,8 @@ from browser_support import CHROMIUM, CHROMIUM_ARGS, REPO, require_browser, smal
 
 pytest.importorskip("sqlalchemy")
 
-from appui.demo_scene import demo_scene, write_truth  # noqa: E402
-from scoring import parse_hand, score  # noqa: E402
+from appui.demo_scene import demo_scene, write_truth
+from scoring import parse_hand, score
 
 DOCS = REPO / "docs" if os.environ.get("MCR_UPDATE_SCREENSHOTS") == "1" else Path(tempfile.mkdtemp(prefix="mcr-shots-"))
 HAND = "[EEE] [123p] 456p 789p 1s +1s flowers=1"
@@ -46,7 +46,7 @@ def test_match_started_photo_scored_into_it_totals_chart_csv(tmp_path):
         try:
             page.goto(f"{url}/match")
             wait_for_app(page, TIMEOUT_MS)
-            for wind, name in zip(("E 东", "S 南", "W 西", "N 北"), ("Ann", "Bob", "Cat", "Dan")):
+            for wind, name in zip(("E 东", "S 南", "W 西", "N 北"), ("Ann", "Bob", "Cat", "Dan"), strict=False):
                 page.get_by_label(f"Player starting {wind}").fill(name)
             page.get_by_role("button", name="Start the match").click()
             page.get_by_text("Deal 1 of 16").wait_for(timeout=TIMEOUT_MS)

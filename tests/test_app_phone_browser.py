@@ -183,7 +183,7 @@ def test_phone_with_a_match_open_takes_the_deal_winds_and_records_the_win(browse
         match_id = store.create_match(Match(players))
         for number in range(1, 5):
             store.add_deal(match_id, draw(number), seen=store.ledger(match_id).revision)
-    seats = dict(zip(players, Match(players).seat_winds(5)))
+    seats = dict(zip(players, Match(players).seat_winds(5), strict=False))
     with streamlit_server(env_for(truth, tmp_path / "data")) as url:
         context, page = new_phone(browser)
         page.goto(f"{url}/match")  # the Match page opens the match for this session

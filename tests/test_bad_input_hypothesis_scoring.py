@@ -21,7 +21,7 @@ _FLAGS = st.lists(st.sampled_from(["--json", "--waits", "--self-drawn", "--seat-
                                    "--discarder", "W", "--last-tile", "--jsonl", "-x"]), max_size=3)
 _TILES = [f"{r}{s}" for s in "mps" for r in range(1, 10)] + list("ESWNCFP")
 _SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(), st.text(max_size=4),
-                     st.sampled_from(_TILES + ["chow", "pung", "kong", "²", "٣"]))
+                     st.sampled_from([*_TILES, "chow", "pung", "kong", "²", "٣"]))
 _VALUES = st.recursive(_SCALARS, lambda c: st.one_of(st.lists(c, max_size=14), st.dictionaries(
     st.sampled_from(["melds", "hand", "win_tile", "self_drawn", "flowers", "seat_wind", "prevalent_wind", "kind",
                      "tiles", "concealed"]), c, max_size=8)), max_leaves=20)

@@ -57,7 +57,7 @@ def cloth_squares(top: int = 0) -> list[tuple[int, int, int, int]]:
             for x in range(20, SIZE - CLOTH_W, CLOTH_STEP_X)]
 
 
-def write_photo(path: Path, tiles, table: "np.ndarray | None" = None) -> Path:
+def write_photo(path: Path, tiles, table: np.ndarray | None = None) -> Path:
     image = np.full((SIZE, SIZE, 3), 90, np.uint8) if table is None else table.copy()
     for name, (x0, y0, x1, y1) in tiles:
         cv2.rectangle(image, (x0, y0), (x1, y1), (235, 235, 235), -1)

@@ -15,7 +15,7 @@ from tileset.classes import CLASS_ID, FACE_NAMES
 from vision.registry import Registry
 
 pytest.importorskip("ultralytics")
-from tests.test_calibrate import (  # noqa: E402
+from tests.test_calibrate import (
     NO_READERS,
     QUICK,
     SIZE,
@@ -198,7 +198,7 @@ class FixedFigures:
     def __init__(self, *read_accuracies: float) -> None:
         self.figures, self.calls = list(read_accuracies), 0
 
-    def __call__(self, detector, images, *args, **kwargs) -> "FixedFigures":
+    def __call__(self, detector, images, *args, **kwargs) -> FixedFigures:
         self.calls += 1
         return self
 

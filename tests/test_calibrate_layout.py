@@ -68,7 +68,7 @@ def test_an_extra_tile_is_named_by_row_and_place():
             moved[i, [0, 2]] += 3 * shift
     extra = moved[k].copy()
     extra[[0, 2]] += 2.6 * shift
-    reading = read_layout(detections(names + ["3p"], np.vstack([moved, extra])))
+    reading = read_layout(detections([*names, "3p"], np.vstack([moved, extra])))
     assert not reading.ok
     assert any("row 2" in p and "extra" in p and "place 5" in p for p in reading.problems), reading.problems
 
@@ -183,7 +183,7 @@ def test_more_false_boxes_than_the_old_eight_are_left_out_one_by_one(seed):
     cloth = np.concatenate([
         [[x0 + k * 1.1 * w, y0 - 2.5 * h, x0 + k * 1.1 * w + w, y0 - 1.5 * h] for k in range(4)],
         [[x0 + k * 1.1 * w, y1 + 1.5 * h, x0 + k * 1.1 * w + w, y1 + 2.5 * h] for k in range(5)],
-        row_1 + [1.5 * w, 0, 1.5 * w, 0], row_2 + [1.5 * w, 0, 1.5 * w, 0]]).astype(np.float32)
+        row_1 + np.array([1.5 * w, 0, 1.5 * w, 0]), row_2 + np.array([1.5 * w, 0, 1.5 * w, 0])]).astype(np.float32)
     dets = Detections.from_lists(np.concatenate([boxes, cloth]), [0.9] * len(names) + [0.05 + 0.01 * k for k in range(11)],
                                  [CLASS_ID[n] for n in names] + [CLASS_ID["P"]] * 11)
     reading = read_layout(dets)
@@ -280,8 +280,8 @@ def test_of_two_boxes_that_would_fit_a_row_the_one_its_reads_call_extra_is_left_
     confidence[five] = 0.43
     read = [CLASS_ID[n] for n in names]
     read[five] = CLASS_ID["9m"]
-    reading = read_layout(Detections.from_lists(np.concatenate([boxes, second]), confidence + [0.54],
-                                                read + [CLASS_ID["8m"]]))
+    reading = read_layout(Detections.from_lists(np.concatenate([boxes, second]), [*confidence, 0.54],
+                                                [*read, CLASS_ID["8m"]]))
     assert reading.ok, reading.problems
     by_place = {(t.row, t.place): t for t in reading.tiles}
     assert by_place[(1, 5)].xyxy == tuple(float(v) for v in boxes[five])
@@ -295,7 +295,7 @@ def test_a_back_is_row_4_s_optional_back_only_one_place_after_the_white_dragon(p
     p = boxes[names.index("P")]
     step = p[2] - p[0]
     back = (p + np.array([places_on * step * 1.08, 0, places_on * step * 1.08, 0], np.float32))[None]
-    reading = read_layout(detections(names + ["back"], np.concatenate([boxes, back])))
+    reading = read_layout(detections([*names, "back"], np.concatenate([boxes, back])))
     assert reading.ok == taken, reading.problems
     if taken:
         assert {(t.row, t.place): t.expected for t in reading.tiles}[(4, 8)] == "back"

@@ -62,7 +62,7 @@ def open_page(detector) -> AppTest:
     at.run()
     at.switch_page("appui/pages/teach.py").run()
     assert not at.exception, at.exception
-    ok, jpeg = cv2.imencode(".jpg", np.full((1200, 1600, 3), 120, np.uint8))
+    _ok, jpeg = cv2.imencode(".jpg", np.full((1200, 1600, 3), 120, np.uint8))
     at.file_uploader(key="teach.upload").upload("layout.jpg", jpeg.tobytes(), "image/jpeg").run()
     assert not at.exception, at.exception
     return at
@@ -108,7 +108,7 @@ class ByPhoto:
 
 
 def jpeg_of(grey: int) -> bytes:
-    ok, jpeg = cv2.imencode(".jpg", np.full((1200, 1600, 3), grey, np.uint8))
+    _ok, jpeg = cv2.imencode(".jpg", np.full((1200, 1600, 3), grey, np.uint8))
     return jpeg.tobytes()
 
 
@@ -188,7 +188,7 @@ def test_lan_mode_asks_the_code_again_to_learn_or_switch(models: Path, monkeypat
     at.session_state[GRANTED_KEY] = True  # signed in: the page opens, its changes for everyone still ask again
     at.run()
     at.switch_page("appui/pages/teach.py").run()
-    ok, jpeg = cv2.imencode(".jpg", np.full((1200, 1600, 3), 120, np.uint8))
+    _ok, jpeg = cv2.imencode(".jpg", np.full((1200, 1600, 3), 120, np.uint8))
     at.file_uploader(key="teach.upload").upload("layout.jpg", jpeg.tobytes(), "image/jpeg").run()
     assert not at.exception, at.exception
     assert not [b for b in at.button if b.key in ("teach.learn", "teach.use", "teach.goback")]

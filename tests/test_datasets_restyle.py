@@ -28,7 +28,7 @@ def gl(tmp_path_factory: pytest.TempPathFactory) -> ArtSet:
 
 
 def _same(a: ArtSet, b: ArtSet, cls: str) -> bool:
-    return len(a.faces[cls]) == len(b.faces[cls]) and all(np.array_equal(x, y) for x, y in zip(a.faces[cls], b.faces[cls]))
+    return len(a.faces[cls]) == len(b.faces[cls]) and all(np.array_equal(x, y) for x, y in zip(a.faces[cls], b.faces[cls], strict=False))
 
 
 def test_restyle_is_deterministic_and_keeps_the_face_format(gl: ArtSet) -> None:
@@ -44,7 +44,7 @@ def test_every_flower_and_season_gets_a_new_face(gl: ArtSet) -> None:
     for seed in range(5):
         art = restyle(gl, random.Random(seed))
         faces = [art.faces[f][0] for f in FLOWER_NAMES]
-        for f, face in zip(FLOWER_NAMES, faces):
+        for f, face in zip(FLOWER_NAMES, faces, strict=False):
             assert not _same(art, gl, f), (seed, f)
             assert face[..., 3].mean() > 1  # something is drawn (a caption alone covers a few per cent)
         # no two classes share a face: a caption always names the class

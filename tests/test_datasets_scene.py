@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -116,7 +117,7 @@ def test_winning_tile_is_set_apart_right_of_the_standing_row(text: str, seed: in
     tile_width = _edge(last, 0, 1)
     assert 0.4 * tile_width < gap < 1.8 * tile_width
     neighbours = sorted(groups[GROUP_HAND], key=lambda t: np.mean(t.corners, axis=0) @ right)
-    for a, b in zip(neighbours, neighbours[1:]):  # standing tiles touch or nearly touch
+    for a, b in itertools.pairwise(neighbours):  # standing tiles touch or nearly touch
         assert (np.array(b.corners[0]) - np.array(a.corners[1])) @ right < 0.15 * _edge(a, 0, 1)
 
 

@@ -65,7 +65,7 @@ def test_labels_lie_inside_the_image_and_show_their_face(art: ArtSet, seed: int)
 @pytest.mark.parametrize("seed", range(4))
 def test_one_label_per_tile_when_nothing_hides_one(art: ArtSet, seed: int) -> None:
     """Every tile of the hand stands in one row (no flat melds, no second row): 14 tiles + 1 per kong."""
-    image, tiles, rows = render_standing(HAND, art, random.Random(seed), 640, 480, effects=False,
+    _image, tiles, rows = render_standing(HAND, art, random.Random(seed), 640, 480, effects=False,
                                          melds_flat_prob=0.0, **NO_EXTRAS)
     assert len(tiles) == len(HAND.all_tiles) == len(rows[0])
     assert sorted(t.cls for t in tiles) == sorted(str(x) for x in HAND.all_tiles)
@@ -76,7 +76,7 @@ def test_one_label_per_tile_when_nothing_hides_one(art: ArtSet, seed: int) -> No
 def test_flat_melds_and_a_second_row_get_at_most_one_label_each(art: ArtSet, seed: int) -> None:
     rng = random.Random(seed)
     plan = plan_standing(HAND, random.Random(seed), 640, 480, OTHER, melds_flat_prob=1.0, second_row_prob=1.0)
-    image, tiles, rows = render_standing(HAND, art, rng, 640, 480, other=OTHER, effects=False,
+    _image, tiles, rows = render_standing(HAND, art, rng, 640, 480, other=OTHER, effects=False,
                                          melds_flat_prob=1.0, second_row_prob=1.0)
     assert 0 < len(tiles) <= len(plan.blocks)
     assert sum(len(r) for r in rows) <= len(plan.blocks)
@@ -86,7 +86,7 @@ def test_flat_melds_and_a_second_row_get_at_most_one_label_each(art: ArtSet, see
 
 
 def test_flat_melds_seen_from_above_are_labeled_with_their_faces(art: ArtSet) -> None:
-    image, tiles, _ = render_standing(HAND, art, random.Random(3), 640, 480, effects=False, melds_flat_prob=1.0,
+    _image, tiles, _ = render_standing(HAND, art, random.Random(3), 640, 480, effects=False, melds_flat_prob=1.0,
                                       elevation_deg=30.0, **NO_EXTRAS)
     melds = [t for t in tiles if t.group.startswith("meld")]
     assert sorted(t.cls for t in melds) == sorted(["1m", "2m", "3m", "E", "E", "E", BACK, "5p", "5p", BACK])

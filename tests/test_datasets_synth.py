@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import cv2
 import numpy as np
@@ -70,7 +70,7 @@ def test_boxes_are_tight_around_the_face(art_root: Path) -> None:
     (art,) = load_art(art_root, only=["gl-mahjongtile"])
     image, tiles = render_scene(HAND, art, random.Random(7), 1280, 960, effects=False, rotation_deg=0.0, tilt_deg=0.0)
     for t in tiles:
-        x0, y0, x1, y1 = (int(round(v)) for v in t.xyxy)
+        x0, y0, x1, y1 = (round(v) for v in t.xyxy)
         inside = image[(y0 + y1) // 2, (x0 + x1) // 2].astype(float)
         above = image[max(0, y0 - 3), (x0 + x1) // 2].astype(float)
         assert np.linalg.norm(inside - above) > 20
@@ -140,9 +140,9 @@ def test_cli_writes_images_labels_and_truth(art_root: Path, tmp_path: Path) -> N
         assert 960 <= max(image.shape[:2]) <= 1600
         hand = Hand.from_json(truth["hand"])
         assert len(truth["tiles"]) == len(rows) == len(hand.all_tiles) + hand.context.flowers
-        for row, tile in zip(rows, truth["tiles"]):
+        for row, tile in zip(rows, truth["tiles"], strict=False):
             assert CLASS_NAMES[int(row[0])] == tile["cls"]
-            cx, cy, w, h = map(float, row[1:])
+            cx, _cy, w, h = map(float, row[1:])
             x0, y0, x1, y1 = tile["xyxy"]
             assert cx == pytest.approx((x0 + x1) / 2 / truth["width"], abs=1e-4)
             assert h == pytest.approx((y1 - y0) / truth["height"], abs=1e-4)

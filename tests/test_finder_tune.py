@@ -24,8 +24,8 @@ from vision.settings import CalibrateSettings
 
 pytest.importorskip("onnx")
 
-from tests.test_calibrate import SIZE, layout_boxes, run, tiny_classifier, write_photo  # noqa: E402
-from tests.vision_fake_models import centred, fake_finder, raw_head  # noqa: E402
+from tests.test_calibrate import SIZE, layout_boxes, run, tiny_classifier, write_photo
+from tests.vision_fake_models import centred, fake_finder, raw_head
 
 
 def test_the_finder_s_data_names_faces_tiles_and_backs_backs_and_bare_tables_nothing(tmp_path: Path) -> None:
@@ -73,7 +73,7 @@ def test_a_fine_tuned_finder_is_kept_only_when_it_finds_more_with_no_more_false_
     assert not finder_is_better(old, FinderCheck(100, 99, 3), base, {"box_precision": 0.99, "recall": 0.98})[0]
 
 
-def half_sure_finder(path: Path, unsure: "tuple[str, ...]") -> Path:
+def half_sure_finder(path: Path, unsure: tuple[str, ...]) -> Path:
     """A fake finder boxing the whole layout, the tiles `unsure` at 0.05 (below its threshold), the rest at 0.9."""
     tiles = layout_boxes()
     boxes = centred([box for _, box in tiles])

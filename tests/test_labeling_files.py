@@ -227,7 +227,7 @@ def test_an_edit_from_a_stale_view_is_refused_and_names_what_changed(tmp_path: P
     assert first_tab.revision and first_tab.revision == second_tab.revision
     photo.update(lambda labels: labels.without_all(labels.indices_of([1])), second_tab.revision)
     on_disk = (tmp_path / "labels" / "a.txt").read_bytes()
-    with pytest.raises(StaleLabels, match="a.jpg were changed by another tab or program at ") as refused:
+    with pytest.raises(StaleLabels, match=r"a.jpg were changed by another tab or program at ") as refused:
         photo.update(lambda labels: labels.with_classes(labels.indices_of([3]), CLASS_ID["E"]), first_tab.revision)
     assert (tmp_path / "labels" / "a.txt").read_bytes() == on_disk, "nothing written"
     assert refused.value.current.revision == photo.load().revision != first_tab.revision

@@ -39,7 +39,7 @@ def labeled_folder(folder: Path, seed: int = 3) -> dict[str, tuple[LabelBox, ...
 
 def assert_same_boxes(got: tuple[LabelBox, ...], want: tuple[LabelBox, ...]) -> None:
     assert len(got) == len(want)
-    for a, b in zip(got, want):
+    for a, b in zip(got, want, strict=False):
         assert a.class_id == b.class_id
         assert (a.cx, a.cy, a.w, a.h) == pytest.approx((b.cx, b.cy, b.w, b.h), rel=1e-6, abs=1e-12)
 
@@ -229,7 +229,7 @@ def test_two_tasks_for_one_photo_are_ambiguous_and_neither_is_imported(tmp_path:
     second = copy.deepcopy(tasks[0])
     second["annotations"][0]["result"][0]["value"]["rectanglelabels"] = ["C"]
     export = tmp_path / "export.json"
-    export.write_text(json.dumps(tasks + [second]))
+    export.write_text(json.dumps([*tasks, second]))
     before = (two_a / "labels" / "hand.txt").read_bytes()
     report = import_export(export, two_a)
     assert report.photos == 0 and (two_a / "labels" / "hand.txt").read_bytes() == before

@@ -86,7 +86,7 @@ def test_walks_least_sure_first_and_saves_each_edit(folder: Path, tmp_path: Path
     after_delete = labels_of(folder, "unsure")
     assert [b.class_id for b in after_delete.boxes] == [CLASS_ID["5p"], BACK_ID]
 
-    for key, value in zip(("label.x1", "label.y1", "label.x2", "label.y2"), (200, 20, 240, 80)):
+    for key, value in zip(("label.x1", "label.y1", "label.x2", "label.y2"), (200, 20, 240, 80), strict=False):
         at.number_input(key=key).set_value(value)
     at.selectbox(key="label.add_class").set_value(CLASS_ID["E"])
     at.button(key="label.add").click().run()
@@ -294,7 +294,7 @@ def test_photos_added_from_the_app_never_share_a_label_file(tmp_path: Path) -> N
         ["hand.jpg", "hand-2.png", "a_b.jpg"]
     assert add_photos(folder, [("hand.JPG", jpeg)]) == ["hand-3.jpg"]
     assert [p.image.name for p in list_photos(folder)] == ["a_b.jpg", "hand-2.png", "hand-3.jpg", "hand.jpg"]
-    with pytest.raises(LabelFileError, match="notes.txt: not a photo"):
+    with pytest.raises(LabelFileError, match=r"notes.txt: not a photo"):
         add_photos(folder, [("notes.txt", b"x")])
 
 
@@ -455,7 +455,7 @@ def test_a_pick_whose_box_another_tab_replaced_is_dropped(folder: Path, tmp_path
     first.multiselect(key="label.box").set_value([3]).run()
     second.multiselect(key="label.box").set_value([3]).run()
     second.button(key="label.delete").click().run()
-    for key, value in zip(("label.x1", "label.y1", "label.x2", "label.y2"), (300, 150, 340, 210)):
+    for key, value in zip(("label.x1", "label.y1", "label.x2", "label.y2"), (300, 150, 340, 210), strict=False):
         second.number_input(key=key).set_value(value)
     second.selectbox(key="label.add_class").set_value(CLASS_ID["C"])
     second.button(key="label.add").click().run()

@@ -36,7 +36,7 @@ def test_prelabel_writes_the_models_reading_with_confidences(tmp_path: Path, cap
     for photo in list_photos(photos):
         labels = photo.load()
         assert [b.class_id for b in labels.boxes] == [b.class_id for b in truth[photo.name]]
-        for got, want in zip(labels.boxes, truth[photo.name]):
+        for got, want in zip(labels.boxes, truth[photo.name], strict=False):
             assert (got.cx, got.cy, got.w, got.h) == pytest.approx((want.cx, want.cy, want.w, want.h), abs=0.02)
         assert labels.meta.origin == "prelabel" and not labels.meta.reviewed
         assert len(labels.meta.confidences) == 6 and all(0 < c <= 1 for c in labels.meta.confidences)

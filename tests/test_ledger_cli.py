@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("sqlalchemy")
 
-from ledger.__main__ import main  # noqa: E402
+from ledger.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EAST_PUNG = "[EEE] [123p] 456p 789p 1s +1s"

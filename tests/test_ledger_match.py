@@ -119,7 +119,7 @@ def test_official_seat_changes_follow_the_green_book_moves():
     assert places == [("E", "S", "W", "N"), ("S", "E", "N", "W"), ("N", "W", "E", "S"), ("W", "N", "S", "E")]
     swap_es_wn = {"E": "S", "S": "E", "W": "N", "N": "W"}
     after_south = {"E": "W", "W": "S", "S": "N", "N": "E"}
-    for before, after, move in zip(places, places[1:], (swap_es_wn, after_south, swap_es_wn)):
+    for before, after, move in zip(places, places[1:], (swap_es_wn, after_south, swap_es_wn), strict=False):
         assert tuple(move[p] for p in before) == after
     for player in range(4):  # every player sits in every place once and opens one round as dealer
         assert sorted(round_places[player] for round_places in places) == ["E", "N", "S", "W"]
@@ -151,10 +151,10 @@ def test_editing_a_past_deal_recomputes_everything_after_it():
     deals = play_match(match)
     before = build_ledger(match, deals, false_wins(match))
     deals[1] = void(2)  # deal 2 was a draw: Bob's false win, the deal void; Bob pays 10 to each
-    after = build_ledger(match, deals, false_wins(match) + [false_win(match, 2, "Bob")])
+    after = build_ledger(match, deals, [*false_wins(match), false_win(match, 2, "Bob")])
     assert after.rows[0] == before.rows[0]
-    for old, new in zip(before.rows[1:], after.rows[1:]):
-        assert tuple(n - o for o, n in zip(old.totals, new.totals)) == (10, -30, 10, 10)
+    for old, new in zip(before.rows[1:], after.rows[1:], strict=False):
+        assert tuple(n - o for o, n in zip(old.totals, new.totals, strict=False)) == (10, -30, 10, 10)
     undone = build_ledger(match, play_match(match)[:-1], false_wins(match))  # undo the last deal
     assert undone.next_deal == 16 and undone.totals == (46, 2, -16, -32)
 

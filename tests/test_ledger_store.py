@@ -87,7 +87,7 @@ class PostgresServer:
         return f"postgresql://mcr@/{name}?host={self.folder}"
 
     def stop(self) -> None:
-        subprocess.run(self.prefix + [self.pg_ctl, "-D", str(self.data), "-m", "immediate", "stop"],
+        subprocess.run([*self.prefix, self.pg_ctl, "-D", str(self.data), "-m", "immediate", "stop"],
                        capture_output=True, timeout=60)
         shutil.rmtree(self.folder, ignore_errors=True)
 
@@ -155,7 +155,7 @@ def test_a_stale_write_is_refused_naming_what_changed(store):
     with pytest.raises(StaleWrite, match=r"deal 2 was recorded by another phone at \d\d:\d\d: Ann's self-draw, 8") as refused:
         store.add_deal(match_id, draw(2), seen=1)  # the second phone still showed deal 2 as next
     assert [c.number for c in refused.value.changes] == [2]
-    with pytest.raises(StaleWrite, match="deal 1 was recorded.*a draw; deal 2 was recorded"):
+    with pytest.raises(StaleWrite, match=r"deal 1 was recorded.*a draw; deal 2 was recorded"):
         store.undo_last(match_id, seen=0, number=1)
     with pytest.raises(LedgerError, match="deal 1 is not the last deal"):
         store.undo_last(match_id, seen=2, number=1)
@@ -178,13 +178,13 @@ def test_a_finished_match_is_locked_until_reopened(store):
                   lambda: store.undo_last(match_id, seen=16, number=16), lambda: store.remove_deal(match_id, 16, seen=16),
                   lambda: store.add_penalty(match_id, penalty(m, 16, "Ann", 5), seen=16),
                   lambda: store.close_match(match_id, seen=16)):
-        with pytest.raises(MatchLocked, match="the match is finished .closed after all 16 deals at \\d\\d:\\d\\d.: reopen it"):
+        with pytest.raises(MatchLocked, match=r"the match is finished .closed after all 16 deals at \d\d:\d\d.: reopen it"):
             write()
     assert store.ledger(match_id).totals == last.totals
     reopened = store.reopen_match(match_id, seen=16)
     assert not reopened.finished and reopened.next_deal is None  # all 16 recorded: a deal may be edited, not added
     store.replace_deal(match_id, draw(16), seen=17)
-    with pytest.raises(StaleWrite, match="deal 16 was changed by another phone .* to a draw"):
+    with pytest.raises(StaleWrite, match=r"deal 16 was changed by another phone .* to a draw"):
         store.close_match(match_id, seen=17)
     closed = store.close_match(match_id, seen=18, reason=EndReason.ALL_DEALS)
     assert closed.finished and closed.totals == (0, 0, 0, 0)
@@ -393,12 +393,12 @@ def test_the_same_limits_on_every_database(store):
 
 def test_a_tournament_draws_rounds_and_counts_finished_matches(store):
     names = [f"P{i}" for i in range(8)]
-    with pytest.raises(LedgerError, match="register a multiple of 4 players .6 registered."):
+    with pytest.raises(LedgerError, match=r"register a multiple of 4 players .6 registered."):
         store.create_tournament("cup", names[:6], 1)
     with pytest.raises(LedgerError, match="P1 appear twice"):
-        store.create_tournament("cup", names[:7] + ["P1"], 1)
+        store.create_tournament("cup", [*names[:7], "P1"], 1)
     tid = store.create_tournament("cup", names, seed=5)
-    with pytest.raises(LedgerError, match="a tournament named 'cup' is already registered .#1."):
+    with pytest.raises(LedgerError, match=r"a tournament named 'cup' is already registered .#1."):
         store.create_tournament("cup", names, seed=5)
     assert store.start_round(tid) == 1
     tables = store.list_matches(tid)
@@ -448,7 +448,7 @@ def test_a_database_of_the_first_schema_is_migrated(database_url):
     engine.dispose()
 
 
-def _first_schema() -> "sa.MetaData":
+def _first_schema() -> sa.MetaData:
     """The ledger's tables before Alembic (schema_version 1), as that program created them."""
     old = sa.MetaData()
     sa.Table("schema_version", old, sa.Column("version", sa.Integer, nullable=False))

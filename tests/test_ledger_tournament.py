@@ -62,9 +62,9 @@ def test_eight_players_repeat_as_few_opponents_as_two_tables_allow():
     [
         (names(6), "register a multiple of 4 players (6 registered)"),
         ([], "register a multiple of 4 players (0 registered)"),
-        (names(7) + ["P01"], "P01 appear twice"),
-        (names(7) + ["  "], "every player needs a name"),
-        (names(7) + ["x" * 101], "at most 100"),
+        ([*names(7), "P01"], "P01 appear twice"),
+        ([*names(7), "  "], "every player needs a name"),
+        ([*names(7), "x" * 101], "at most 100"),
     ],
 )
 def test_registration_is_checked(players, message):

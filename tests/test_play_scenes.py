@@ -76,5 +76,5 @@ def test_scenes_of_a_photo_take_the_kinds_in_turn_and_are_the_same_for_one_seed(
     first = scenes_of(picture, boxes, np.zeros((0, 4), np.float32), 8, random.Random(1))
     again = scenes_of(picture, boxes, np.zeros((0, 4), np.float32), 8, random.Random(1))
     assert [s.kind for s in first] == list(KINDS) * 2
-    assert all((a.picture == b.picture).all() and (a.faces == b.faces).all() for a, b in zip(first, again))
+    assert all((a.picture == b.picture).all() and (a.faces == b.faces).all() for a, b in zip(first, again, strict=False))
     assert scenes_of(picture, np.zeros((0, 4), np.float32), np.zeros((0, 4), np.float32), 4, random.Random(1)) == []

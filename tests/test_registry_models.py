@@ -11,7 +11,7 @@ import pytest
 from vision.registry import Registry
 
 pytest.importorskip("onnx")
-from tests.test_calibrate import layout_boxes, layout_finder, tiny_classifier, write_photo  # noqa: E402
+from tests.test_calibrate import layout_boxes, layout_finder, tiny_classifier, write_photo
 
 
 def _models_finding_the_layout(root: Path) -> Path:

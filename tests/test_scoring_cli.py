@@ -25,7 +25,7 @@ def test_jsonl_scores_every_line_in_order_and_reports_bad_lines() -> None:
     hands = random_hands(42, 30)
     good = [json.dumps(h.to_json()) for h in hands]
     five_copies = hands[0].to_json() | {"hand": ["1m"] * 5 + ["2m"] * 8, "melds": [], "win_tile": "1m"}
-    not_winning = hands[0].to_json() | {"melds": [], "hand": list("ESWNCFP") + ["1m", "3m", "5m", "7m", "9m", "2p"],
+    not_winning = hands[0].to_json() | {"melds": [], "hand": [*list("ESWNCFP"), "1m", "3m", "5m", "7m", "9m", "2p"],
                                         "win_tile": "4p"}
     bad = {
         3: "{not json",
@@ -168,7 +168,7 @@ def test_jsonl_on_the_scored_sample_gives_the_expected_totals_and_fans() -> None
     assert len(results) == len(records)
     wrong = [
         (i, r["expected_total"], got.get("total", got.get("error")))
-        for i, (r, got) in enumerate(zip(records, results))
+        for i, (r, got) in enumerate(zip(records, results, strict=False))
         if got.get("total") != r["expected_total"]
         or sorted((f["id"], f["points"] * f["count"]) for f in got["fans"])
         != sorted((f["id"], f["points_total"]) for f in r["expected_fans"])

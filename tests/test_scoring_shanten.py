@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from itertools import combinations_with_replacement
+from itertools import combinations_with_replacement, pairwise
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -72,7 +72,7 @@ def test_best_discard_of_fourteen_tiles_keeps_the_hand_ready() -> None:
     assert ranked[0].shanten == 0 and str(ranked[0].tile) == "9m"
     assert ranked[0].useful == tuple(useful_tiles(tiles("123m456p789sEEES")))
     assert {str(d.tile) for d in ranked} == {str(t) for t in set(hand)}
-    assert all(a.shanten <= b.shanten for a, b in zip(ranked, ranked[1:]))
+    assert all(a.shanten <= b.shanten for a, b in pairwise(ranked))
 
 
 # --- properties -------------------------------------------------------------------------------

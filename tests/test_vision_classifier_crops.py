@@ -22,7 +22,7 @@ def test_turned_boxes_are_the_upright_boxes_of_the_turned_tiles(degrees: float) 
     rad = np.radians(degrees)
     cos, sin = abs(np.cos(rad)), abs(np.sin(rad))
     assert turned.shape[:2] == pytest.approx((240 * cos + 320 * sin, 320 * cos + 240 * sin), abs=1.5)
-    for (x1, y1, x2, y2), (u1, v1, u2, v2) in zip(boxes, turned_boxes):
+    for (x1, y1, x2, y2), (u1, v1, u2, v2) in zip(boxes, turned_boxes, strict=False):
         w, h = x2 - x1, y2 - y1
         assert (u2 - u1, v2 - v1) == pytest.approx((w * cos + h * sin, w * sin + h * cos), abs=0.5)
         # the box centre is where the tile centre went: the image centre turned by `degrees` counter-clockwise

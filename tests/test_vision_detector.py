@@ -180,7 +180,7 @@ def test_a_box_the_finder_is_unsure_of_is_kept_only_when_the_mirror_image_shows_
     original = fakes.raw_head([_in_network_pixels(b) for b in (RED_TILE, BLUE_TILE, BACK_TILE)],
                               [[0.9, 0.0], [0.5, 0.0], [0.0, 0.8]])
     seen = [] if mirror_conf is None else [_mirrored_head_box(BLUE_TILE)]
-    mirrored = fakes.raw_head(seen + [_mirrored_head_box(RED_TILE)], ([[mirror_conf, 0.0]] if seen else []) + [[0.9, 0.0]])
+    mirrored = fakes.raw_head([*seen, _mirrored_head_box(RED_TILE)], ([[mirror_conf, 0.0]] if seen else []) + [[0.9, 0.0]])
     finder = _FinderSeeingTheMirrorDifferently(photo, original, mirrored)
     monkeypatch.setattr(detector.finder, "run", finder)
     shrunk = []
@@ -312,8 +312,8 @@ def test_single_43_class_detector_needs_no_classifier(tmp_path):
     "finder_names, classifier_names, message",
     [
         (("tile", "back"), list(FACE_NAMES[:-1]), "41 classes, expected 42"),
-        (("tile", "back"), list(FACE_NAMES[:-1]) + ["joker"], "joker"),
-        (tuple(CLASS_NAMES[:-1]) + ("blank",), False, "blank"),
+        (("tile", "back"), [*list(FACE_NAMES[:-1]), "joker"], "joker"),
+        ((*tuple(CLASS_NAMES[:-1]), "blank"), False, "blank"),
         (("tile", "face-down"), None, "43"),
     ],
 )

@@ -55,7 +55,7 @@ def test_printed_corner_is_where_enough_tiles_read_their_own_rank_and_none_anoth
     corner, counts = printed_corner(most_top_right, min_score=0.9, min_share=0.5)
     assert corner == RIGHT
     assert counts == {LEFT: CornerCount(0, 0, 9), RIGHT: CornerCount(7, 0, 9)}
-    a_wrong_digit = most_top_right + [tile(5, right=["3"])]
+    a_wrong_digit = [*most_top_right, tile(5, right=["3"])]
     assert printed_corner(a_wrong_digit, 0.9, 0.5)[0] is None  # a digit that names another rank: not to be trusted
     assert printed_corner(most_top_right, 0.9, 0.8)[0] is None  # too few read
     no_numerals = [tile(r) for r in range(1, 10)]
@@ -127,7 +127,7 @@ def test_the_calibration_photo_tells_where_the_set_prints_its_ranks(reader):
                 name = Tile.suited(rank, suit).name
                 tiles.append(LaidTile(row + 1, rank, name, name, 0.9, (x, y, x + 120, y + 160)))
         honour = LaidTile(4, 1, "E", "E", 0.9, (0, 0, 120, 160))  # not suited: not read
-        return picture, LayoutReading(tuple(tiles) + (honour,), ())
+        return picture, LayoutReading((*tuple(tiles), honour), ())
 
     corner, counts = printed_numerals(Recognizer(), [layout(True)], DetectorSettings())
     assert corner == RIGHT and counts[RIGHT].tiles == 27 and counts[RIGHT].own >= 14 and counts[RIGHT].other == 0
@@ -160,7 +160,7 @@ def _suited_scene(tile_bgr: np.ndarray, box=TILE) -> np.ndarray:
     return image
 
 
-def _calibrated(models, corner: "str | None"):
+def _calibrated(models, corner: str | None):
     """`models` with its classifier marked as carrying a few-shot head, and where its calibration photo showed the
     set prints its ranks (`training.fewshot.bake` writes both)."""
     import onnx

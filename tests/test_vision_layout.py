@@ -592,7 +592,7 @@ def test_a_blank_white_dragon_taken_for_a_back_is_read_as_one() -> None:
         blank = next(i for i, t in enumerate(tiles) if t.cls == "P")
         classes = dets.class_id.copy()
         classes[blank] = BACK_ID
-        got, issues, groups = read(Detections(dets.xyxy, dets.confidence, classes), hand.context)
+        got, issues, _groups = read(Detections(dets.xyxy, dets.confidence, classes), hand.context)
         assert got is not None and hand_key(got) == hand_key(hand), (seed, issues)
         assert any(n.startswith("read the back at") and "as P, its second reading" in n for n in issues), issues
 
@@ -698,7 +698,7 @@ def test_tiles_apart_are_not_counted_when_the_hand_is_not_complete_or_they_are_b
     got, issues, _ = read(detections_of(one_short), hand.context)
     assert got is None and not any("counted as flowers" in i for i in issues), issues
     backs = [PlacedTile("back", t.group, t.sideways, t.corners, t.xyxy) if t.group == "flowers" else t for t in tiles]
-    got, issues, groups = read(detections_of(backs), hand.context)
+    got, issues, _groups = read(detections_of(backs), hand.context)
     assert got is not None and got.context.flowers == 0
     assert any("3 tile(s) lie apart from the standing and meld rows and were not used: back back back" in i for i in issues)
 
@@ -761,7 +761,7 @@ def test_half_visible_layout(keep: str) -> None:
         ys = [(t.xyxy[1] + t.xyxy[3]) / 2 for t in tiles]
         mid_x, mid_y = float(np.median(xs)), float(np.median(ys))
         visible = [
-            t for t, x, y in zip(tiles, xs, ys)
+            t for t, x, y in zip(tiles, xs, ys, strict=False)
             if (keep == "left" and x < mid_x) or (keep == "top" and y < mid_y) or (keep == "bottom" and y > mid_y)
         ]
         got, issues, _ = read(detections_of(visible))

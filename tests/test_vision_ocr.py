@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("rapidocr")  # a third-party package: the runtime works without it
 
-from vision.ocr import TextLineReader  # noqa: E402
+from vision.ocr import TextLineReader
 
 
 def _line(text: str, width: int, height: int) -> np.ndarray:

@@ -68,5 +68,5 @@ def test_a_rule_not_in_the_table_is_refused_by_name():
     from vision.rules import check_rule_names
 
     check_rule_names(frozenset({"mirror", "unlike_strays"}))
-    with pytest.raises(ValueError, match="no rule named mirrors .*the rules: unstretch, mirror"):
+    with pytest.raises(ValueError, match=r"no rule named mirrors .*the rules: unstretch, mirror"):
         check_rule_names(frozenset({"mirrors"}))

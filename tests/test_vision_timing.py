@@ -34,9 +34,8 @@ def test_a_stage_adds_its_time_and_counts_its_runs() -> None:
 
 def test_a_stage_inside_another_counts_towards_the_outer_one() -> None:
     with recording() as times:
-        with stage(MIRROR):
-            with stage(FINDER):
-                time.sleep(0.01)
+        with stage(MIRROR), stage(FINDER):
+            time.sleep(0.01)
         with stage(FINDER):
             pass
     assert times.calls == {MIRROR: 1, FINDER: 1}
@@ -59,9 +58,8 @@ def test_an_inner_recording_leaves_the_outer_one_its_own_stages() -> None:
     with recording() as outer:
         with stage(FINDER):
             pass
-        with recording() as inner:
-            with stage(CROPS):
-                pass
+        with recording() as inner, stage(CROPS):
+            pass
         with stage(FINDER):
             pass
     assert outer.calls == {FINDER: 2}

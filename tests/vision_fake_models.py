@@ -20,7 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 OPSET = 13
 
 
-def _save(graph: "onnx.GraphProto", path: Path, names: "list[str] | tuple[str, ...]", imgsz: int, task: str) -> Path:
+def _save(graph: onnx.GraphProto, path: Path, names: list[str] | tuple[str, ...], imgsz: int, task: str) -> Path:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
     model.ir_version = 8
     helper.set_model_props(
@@ -60,7 +60,7 @@ def fake_finder(path: Path, raw_output: np.ndarray, names=("tile", "back"), imgs
     return _save(graph, path, list(names), imgsz, "detect")
 
 
-def colour_classifier_weights(names: "list[str]", red_class: str, blue_class: str) -> np.ndarray:
+def colour_classifier_weights(names: list[str], red_class: str, blue_class: str) -> np.ndarray:
     """(3, nc) weights on mean R, G, B: red crops -> `red_class`, blue crops -> `blue_class`."""
     weights = np.zeros((3, len(names)), np.float32)
     weights[:, names.index(red_class)] = [40.0, -20.0, -20.0]
@@ -68,7 +68,7 @@ def colour_classifier_weights(names: "list[str]", red_class: str, blue_class: st
     return weights
 
 
-def fake_classifier(path: Path, names: "list[str]", weights: np.ndarray, imgsz: int = 32) -> Path:
+def fake_classifier(path: Path, names: list[str], weights: np.ndarray, imgsz: int = 32) -> Path:
     """Dynamic-batch classifier: softmax(mean colour @ weights)."""
     nodes = [
         helper.make_node("GlobalAveragePool", ["images"], ["pooled"]),
@@ -86,18 +86,18 @@ def fake_classifier(path: Path, names: "list[str]", weights: np.ndarray, imgsz: 
     return _save(graph, path, names, imgsz, "classify")
 
 
-def centred(boxes_xyxy: "list[tuple[float, float, float, float]]") -> "list[tuple[float, float, float, float]]":
+def centred(boxes_xyxy: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
     """Boxes as `raw_head` takes them (centre x, centre y, width, height) from corner boxes."""
     return [((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0) for x0, y0, x1, y1 in boxes_xyxy]
 
 
-def raw_head(boxes_cxcywh: "list[tuple[float, float, float, float]]", class_scores: "list[list[float]]",
+def raw_head(boxes_cxcywh: list[tuple[float, float, float, float]], class_scores: list[list[float]],
              anchors: int = 20) -> np.ndarray:
     """A YOLO head output (1, 4 + nc, anchors) holding the given boxes; the other anchors score 0."""
     nc = len(class_scores[0])
     out = np.zeros((1, 4 + nc, anchors), np.float32)
     out[0, :4, :] = 1.0  # harmless tiny boxes with zero score
-    for i, (box, scores) in enumerate(zip(boxes_cxcywh, class_scores)):
+    for i, (box, scores) in enumerate(zip(boxes_cxcywh, class_scores, strict=False)):
         out[0, :4, i] = box
         out[0, 4:, i] = scores
     return out

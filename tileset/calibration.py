@@ -26,7 +26,7 @@ class LayoutSpecError(ValueError):
     """A bonus list that is not part of the flowers and seasons, said plainly."""
 
 
-def parse_bonus(text: "str | None") -> "tuple[str, ...] | None":
+def parse_bonus(text: str | None) -> tuple[str, ...] | None:
     """`f1,f2,f3,f4` -> the bonus tiles in row 5 (in the canonical order); None or "" -> all eight;
     "none" -> no row 5."""
     if text is None or not text.strip():
@@ -42,7 +42,7 @@ def parse_bonus(text: "str | None") -> "tuple[str, ...] | None":
     return tuple(name for name in BONUS_ROW if name in names)
 
 
-def calibration_rows(bonus: "tuple[str, ...] | None" = None, back: bool = False) -> tuple[tuple[str, ...], ...]:
+def calibration_rows(bonus: tuple[str, ...] | None = None, back: bool = False) -> tuple[tuple[str, ...], ...]:
     """The rows of the layout, far to near. `bonus`: the row-5 tiles (None: all eight, (): no row 5);
     `back`: one face-down tile at the end of row 4."""
     row5 = BONUS_ROW if bonus is None else tuple(bonus)

@@ -36,13 +36,13 @@ class ClassTableMismatch(RuntimeError):
     """A model or dataset whose class names differ from the canonical table."""
 
 
-def check_names(names: "list[str] | tuple[str, ...] | dict[int, str]", expected: tuple[str, ...], what: str) -> None:
+def check_names(names: list[str] | tuple[str, ...] | dict[int, str], expected: tuple[str, ...], what: str) -> None:
     """Fail loudly when `names` (a list or ultralytics' {id: name}) is not `expected`, in order."""
     if isinstance(names, dict):
         names = [names[i] for i in sorted(names)]
     names = tuple(names)
     if names != expected:
-        diffs = [f"id {i}: {a!r} != {b!r}" for i, (a, b) in enumerate(zip(names, expected)) if a != b]
+        diffs = [f"id {i}: {a!r} != {b!r}" for i, (a, b) in enumerate(zip(names, expected, strict=False)) if a != b]
         if len(names) != len(expected):
             diffs.insert(0, f"{len(names)} classes, expected {len(expected)}")
         raise ClassTableMismatch(f"{what}: class names differ from the canonical table ({'; '.join(diffs[:5])})")

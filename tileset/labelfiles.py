@@ -28,6 +28,7 @@ file (ultralytics too maps `images/NAME.*` to `labels/NAME.txt`): a folder holdi
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -244,7 +245,7 @@ class PhotoLabels:
 
     def with_added(self, box: LabelBox) -> PhotoLabels:
         ids = self.ids()
-        return self._edited(self.boxes + (box,), self.confidences() + (1.0,), ids + (max(ids, default=0) + 1,))
+        return self._edited((*self.boxes, box), (*self.confidences(), 1.0), (*ids, max(ids, default=0) + 1))
 
     def marked_reviewed(self) -> PhotoLabels:
         """The explicit "looks right": the only way a photo becomes reviewed."""
@@ -502,10 +503,8 @@ class Photo:
         """When the label file (or its metadata) was last written, as a Unix time; None when neither exists."""
         times = []
         for path in (self.label_path, self.meta_path):
-            try:
+            with contextlib.suppress(OSError):
                 times.append(path.stat().st_mtime)
-            except OSError:
-                pass
         return max(times, default=None)
 
     def _check_revision(self, current: PhotoLabels, revision: str | None) -> None:
@@ -637,8 +636,8 @@ class LabelChange:
 def label_changes(before: PhotoLabels, after: PhotoLabels) -> tuple[LabelChange, ...]:
     """What changed from `before` to `after`: boxes deleted, added, given another face or redrawn (matched
     by their number), then the reviewed mark; in box number order."""
-    old = dict(zip(before.ids(), before.boxes))
-    new = dict(zip(after.ids(), after.boxes))
+    old = dict(zip(before.ids(), before.boxes, strict=False))
+    new = dict(zip(after.ids(), after.boxes, strict=False))
     changes = []
     for number in sorted(old.keys() | new.keys()):
         was, now = old.get(number), new.get(number)

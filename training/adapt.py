@@ -68,7 +68,7 @@ class ReadMetrics:
         return self.found / self.tiles if self.tiles else 0.0
 
     @property
-    def precision(self) -> "float | None":
+    def precision(self) -> float | None:
         """Detections paired with a labeled tile of their class / all detections (as training.evaluate)."""
         if self.detections < 0:
             return None
@@ -95,7 +95,7 @@ def match_tiles(truth_xyxy: np.ndarray, truth_cls: np.ndarray, det_xyxy: np.ndar
     return len(pairs), right, len(det_xyxy) - len(pairs)
 
 
-def score_photos(detector: Any, photos: "Sequence[Photo | Sample]", iou_min: float = DEFAULT.match_iou) -> ReadMetrics:
+def score_photos(detector: Any, photos: Sequence[Photo | Sample], iou_min: float = DEFAULT.match_iou) -> ReadMetrics:
     """Read each photo with `detector` (`.detect(image) -> Detections`) and compare with its labels."""
     from vision.images import load_image
 
@@ -125,7 +125,7 @@ class Decision:
 
 
 def decide(old: ReadMetrics, new: ReadMetrics, settings: AdaptSettings = DEFAULT,
-           old_base: "ReadMetrics | None" = None, new_base: "ReadMetrics | None" = None) -> Decision:
+           old_base: ReadMetrics | None = None, new_base: ReadMetrics | None = None) -> Decision:
     """Promote only a model that reads the held-back photos strictly better than the one in use, with no
     lower precision there and on the base val photos (when given): recall is never bought with false boxes."""
     gain = new.read_accuracy - old.read_accuracy
@@ -288,7 +288,7 @@ class RetrainRequest:
     seed: int
     out_onnx: Path  # where the retrained model's ONNX goes
     settings: AdaptSettings = DEFAULT
-    seconds: "float | None" = None  # training stops between batches past this (None: every epoch runs)
+    seconds: float | None = None  # training stops between batches past this (None: every epoch runs)
 
 
 Retrainer = Callable[[RetrainRequest], Path]  # returns the new checkpoint (.pt); writes out_onnx
@@ -381,7 +381,7 @@ def write_card(folder: Path, card: dict[str, Any]) -> None:
 def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | None = None, device: str = "cpu",
           models_root: Path = MODELS_DIR, name: str = "adapted", seed: int = 0, work: Path | None = None,
           settings: AdaptSettings = DEFAULT, retrain: Retrainer = ultralytics_retrain,
-          command: str = "", log: Callable[[str], None] = print, minutes: "float | None" = None) -> AdaptResult:
+          command: str = "", log: Callable[[str], None] = print, minutes: float | None = None) -> AdaptResult:
     """Fine-tune the version in use on the reviewed photos of `labeled_dir` and promote the result only when it
     reads the held-back photos (and `base_data`'s val photos) better. `minutes`: the whole run's time budget;
     training stops early enough to leave `settings.reserve_seconds` for exporting and judging."""

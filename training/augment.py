@@ -87,7 +87,7 @@ def augmented_copy(image: np.ndarray, boxes: np.ndarray, rng: random.Random,
 
 def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, rng: random.Random,
                   settings: CalibrateSettings = DEFAULT,
-                  every_tile: "np.ndarray | None" = None) -> tuple[np.ndarray, np.ndarray]:
+                  every_tile: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Classifier crops of one copy, one per box, cut as the runtime cuts them: from the finder's box
     where it found the tile, else from the moved box with a little jitter; and the crops of the face
     boxes the finder was unsure of (below `UnlikeStraysSettings.max_finder_conf`) that lie on no tile of `every_tile`

@@ -100,12 +100,12 @@ class CalibrationResult:
                 "method": self.method, "method_asked": self.method_asked or self.method}
 
 
-def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: "tuple[str, ...] | None" = None,
-              base_val: "Path | None" = DEFAULT_BASE_VAL, settings: CalibrateSettings = DEFAULT,
+def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: tuple[str, ...] | None = None,
+              base_val: Path | None = DEFAULT_BASE_VAL, settings: CalibrateSettings = DEFAULT,
               detector_settings: DetectorSettings = DetectorSettings(), name: str = "calibrated", seed: int = 0,
               command: str = "", log: Callable[[str], None] = print,
-              progress: "Callable[[float, str], None] | None" = None,
-              layouts: "Sequence[LayoutReading] | None" = None, method: str = DEFAULT_METHOD,
+              progress: Callable[[float, str], None] | None = None,
+              layouts: Sequence[LayoutReading] | None = None, method: str = DEFAULT_METHOD,
               finder: str = "missed") -> CalibrationResult:
     """Learn the set shown in `photos` (see the module doc); raises LayoutProblem before writing anything
     when a photo does not show the layout. `layouts`: each photo's tiles as a person confirmed them (e.g.
@@ -198,7 +198,7 @@ class _Head(NamedTuple):
 
 
 def _reporter(started: float, log: Callable[[str], None],
-              progress: "Callable[[float, str], None] | None") -> Callable[[float, str], None]:
+              progress: Callable[[float, str], None] | None) -> Callable[[float, str], None]:
     """A step's line to `log` with the seconds since `started`, and its share of the work to `progress`."""
     def step(share: float, text: str) -> None:
         first, _, rest = text.partition("\n")
@@ -267,7 +267,7 @@ def _classifier_tuned(run: _Run, method: str, weights: Path, names: Sequence[str
                                run.detector_settings, run.settings, run.seed, run.step, log)
 
 
-def _head_learned(run: _Run, kept: str, tune: "FineTune | None", embedder: Embedder) -> "_Head | None":
+def _head_learned(run: _Run, kept: str, tune: FineTune | None, embedder: Embedder) -> _Head | None:
     """The few-shot head, unless the method is the fine-tune alone: on the fine-tuned classifier (both), else
     on the version in use's."""
     if kept == "finetune":
@@ -286,7 +286,7 @@ def _head_baked(run: _Run, embedder: Embedder, classifier: Path, label: str) -> 
     return _Head(choice, head, target, classifier)
 
 
-def _write_models(run: _Run, version_dir: Path, head: "_Head | None", tune: "FineTune | None", kept: str,
+def _write_models(run: _Run, version_dir: Path, head: _Head | None, tune: FineTune | None, kept: str,
                   photos: Sequence[Path]) -> None:
     """The version in use's models but its classifiers, the classifier it was made from, the new classifier
     (the fine-tuned one, or with the head inside), the fine-tune beside it (gated), the head, and the photos."""
@@ -310,12 +310,12 @@ def _write_models(run: _Run, version_dir: Path, head: "_Head | None", tune: "Fin
         shutil.copy2(photo, version_dir / PHOTOS_DIR / f"{index + 1:02d}_{Path(photo).name}")
 
 
-def _judge(run: _Run, version_dir: Path, base_old: "dict[str, Any] | None") -> Verdict:
+def _judge(run: _Run, version_dir: Path, base_old: dict[str, Any] | None) -> Verdict:
     return judge(version_dir, run.pictures, run.detector_settings, run.base, base_old, run.step)
 
 
-def _settled(run: _Run, made: VersionMade, method: str, head: "_Head | None", version_dir: Path,
-             base_old: "dict[str, Any] | None", source_embedder: Embedder) -> VersionMade:
+def _settled(run: _Run, made: VersionMade, method: str, head: _Head | None, version_dir: Path,
+             base_old: dict[str, Any] | None, source_embedder: Embedder) -> VersionMade:
     """The version as it stays: auto's fine-tune, or the few-shot head when the fine-tune would not be
     promoted; and a head that would not be promoted with every gate open in a photo of the set, with the
     gate per crop alone."""
@@ -330,7 +330,7 @@ def _settled(run: _Run, made: VersionMade, method: str, head: "_Head | None", ve
     return made
 
 
-def _head_instead_of_fine_tune(run: _Run, made: VersionMade, version_dir: Path, base_old: "dict[str, Any] | None",
+def _head_instead_of_fine_tune(run: _Run, made: VersionMade, version_dir: Path, base_old: dict[str, Any] | None,
                                source_embedder: Embedder) -> VersionMade:
     """The few-shot head on the version in use, from the same crops, judged by the same rule."""
     refused = made.verdict
@@ -344,7 +344,7 @@ def _head_instead_of_fine_tune(run: _Run, made: VersionMade, version_dir: Path, 
 
 
 def _gate_per_crop(run: _Run, made: VersionMade, head_on: Path, version_dir: Path,
-                   base_old: "dict[str, Any] | None") -> VersionMade:
+                   base_old: dict[str, Any] | None) -> VersionMade:
     """A base photo read with every gate open, its tiles nearer this set than the base crops: the head with
     the gate per crop alone (no other sets' crops) instead, judged by the same rule."""
     assert made.head is not None
@@ -389,7 +389,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     command = "python -m vision calibrate " + " ".join(sys.argv[2:] if argv is None else argv)
     try:

@@ -27,8 +27,8 @@ class LayoutProblem(CalibrationError):
         super().__init__(f"{photo}: " + "; ".join(problems))
 
 
-def read_photo(detector: Any, photo: Path, bonus: "tuple[str, ...] | None",
-               confirmed: "LayoutReading | None" = None) -> tuple[np.ndarray, LayoutReading]:
+def read_photo(detector: Any, photo: Path, bonus: tuple[str, ...] | None,
+               confirmed: LayoutReading | None = None) -> tuple[np.ndarray, LayoutReading]:
     """The photo's pixels (decoded as the runtime decodes it) and its layout read by `detector`, or,
     given the `confirmed` layout (the player's, in the app), those tiles each read again."""
     from vision.images import decode_image
@@ -39,8 +39,8 @@ def read_photo(detector: Any, photo: Path, bonus: "tuple[str, ...] | None",
     return picture, read_layout_photo(detector, picture, bonus, LayoutSettings())
 
 
-def read_photos(detector: Any, photos: Sequence[Path], bonus: "tuple[str, ...] | None",
-                layouts: "Sequence[LayoutReading] | None") -> list[tuple[np.ndarray, LayoutReading]]:
+def read_photos(detector: Any, photos: Sequence[Path], bonus: tuple[str, ...] | None,
+                layouts: Sequence[LayoutReading] | None) -> list[tuple[np.ndarray, LayoutReading]]:
     """Every photo read as the layout (or, given `layouts`, each photo's confirmed tiles read again);
     LayoutProblem for the first photo that does not show it."""
     if layouts is not None and len(layouts) != len(photos):

@@ -28,7 +28,7 @@ def write_crop_folder(folder: Path, names: Sequence[str], splits: dict[str, tupl
     for split, (crops, labels) in splits.items():
         for name in names:
             (folder / split / name).mkdir(parents=True, exist_ok=True)
-        for k, (crop, label) in enumerate(zip(crops, labels)):
+        for k, (crop, label) in enumerate(zip(crops, labels, strict=False)):
             cv2.imwrite(str(folder / split / CLASS_NAMES[int(label)] / f"{k:06d}.png"), crop)
     for name in names:
         for split in splits:

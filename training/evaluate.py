@@ -28,9 +28,10 @@ import json
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import yaml
@@ -79,7 +80,7 @@ def match_tiles(truth: LabeledTiles, predicted: Detections, iou_threshold: float
 
 
 def restrict_to_classes(
-    truth: LabeledTiles, predicted: Detections, classes: "set[int]"
+    truth: LabeledTiles, predicted: Detections, classes: set[int]
 ) -> tuple[LabeledTiles, Detections]:
     """Keep only labeled tiles of `classes`; drop detections outside them or on a dropped tile.
 
@@ -116,7 +117,7 @@ class Evaluation:
     missed_by_image: Counter = field(default_factory=Counter)  # labeled tiles no detection was paired with
     seconds: float = 0.0
     stretched_images: list[str] = field(default_factory=list)
-    natural_shape: "Evaluation | None" = None  # the photos not in stretched_images
+    natural_shape: Evaluation | None = None  # the photos not in stretched_images
 
     def add(self, match: ImageMatch, image: str = "") -> None:
         self.images += 1
@@ -153,7 +154,7 @@ class Evaluation:
             self.natural_shape.add(match, image)
 
     def summary(self, top_confusions: int = 15, top_missed: int = 5) -> dict[str, Any]:
-        def ratio(a: int, b: int) -> "float | None":
+        def ratio(a: int, b: int) -> float | None:
             return round(a / b, 4) if b else None
 
         without_stretched = None
@@ -253,14 +254,11 @@ def is_stretched(truth: LabeledTiles, beyond: float = STRETCHED_BEYOND) -> bool:
 
 
 def has_back_labels(images: Iterable[Path]) -> bool:
-    for image in images:
-        if (read_truth(image, 1, 1).class_id == BACK_ID).any():
-            return True
-    return False
+    return any((read_truth(image, 1, 1).class_id == BACK_ID).any() for image in images)
 
 
 def evaluate(
-    detector: Any, images: list[Path], keep_backs: "bool | None" = None, classes: "set[int] | None" = None,
+    detector: Any, images: list[Path], keep_backs: bool | None = None, classes: set[int] | None = None,
     progress: bool = False,
 ) -> Evaluation:
     """Run `detector` (a TileDetector) on every image and match against the labels."""
@@ -289,7 +287,7 @@ def evaluate(
 
 
 def format_summary(summary: dict[str, Any]) -> str:
-    def pct(v: "float | None") -> str:
+    def pct(v: float | None) -> str:
         return "-" if v is None else f"{100 * v:.2f}%"
 
     lines = [
@@ -336,7 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     from dataclasses import replace
 
     from tileset.classes import ClassTableMismatch

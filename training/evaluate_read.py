@@ -251,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from vision.registry import active_dir
 
             detector = load_detector(active_dir(args.model), detector_settings)
-        except Exception as exc:  # noqa: BLE001 - one clear line instead of a traceback
+        except Exception as exc:
             print(f"cannot load the tile detector: {exc}", file=sys.stderr)
             return 2
     try:

@@ -80,7 +80,7 @@ def export_checkpoint(checkpoint: Path, target: Path, role: str, dynamic: bool) 
     return target
 
 
-def merge_classifiers(members: "list[Path]", target: Path, sources: "list[str]") -> Path:
+def merge_classifiers(members: list[Path], target: Path, sources: list[str]) -> Path:
     """One ONNX classifier averaging the class probabilities of `members` (same class table)."""
     import onnx
     from onnx import TensorProto, compose, helper, numpy_helper
@@ -89,13 +89,13 @@ def merge_classifiers(members: "list[Path]", target: Path, sources: "list[str]")
     # read as the runtime reads them, so the ensemble is checked by the runtime's own rules
     sessions = [open_session(m, SETTINGS) for m in members]
     metas = [read_metadata(session) for session in sessions]
-    if any(class_names_of(meta, str(m)) != class_names_of(metas[0], str(members[0])) for meta, m in zip(metas, members)):
+    if any(class_names_of(meta, str(m)) != class_names_of(metas[0], str(members[0])) for meta, m in zip(metas, members, strict=False)):
         raise ExportError("the classifiers of an ensemble must have the same class table in the same order")
-    sizes = [input_size_of(meta, session, str(m)) for meta, session, m in zip(metas, sessions, members)]
+    sizes = [input_size_of(meta, session, str(m)) for meta, session, m in zip(metas, sessions, members, strict=False)]
     size = max(sizes)
     opset = max(op.version for m in models for op in m.opset_import if op.domain in ("", "ai.onnx"))
     nodes, initializers, outputs = [], [], []
-    for k, (model, member_size) in enumerate(zip(models, sizes)):
+    for k, (model, member_size) in enumerate(zip(models, sizes, strict=False)):
         graph = compose.add_prefix(model, f"m{k}_").graph
         if member_size == size:
             nodes.append(helper.make_node("Identity", ["images"], [graph.input[0].name]))
@@ -134,7 +134,7 @@ def merge_classifiers(members: "list[Path]", target: Path, sources: "list[str]")
     return target
 
 
-def _stored_as_half(initializers: "list[Any]", min_size: int = 16) -> "tuple[list[Any], list[Any]]":
+def _stored_as_half(initializers: list[Any], min_size: int = 16) -> tuple[list[Any], list[Any]]:
     """Float weights stored as float16 with a Cast back to float32 in front.
 
     Halves the file (an ultralytics checkpoint holds its weights in float16 anyway, so nothing is
@@ -154,7 +154,7 @@ def _stored_as_half(initializers: "list[Any]", min_size: int = 16) -> "tuple[lis
     return kept, casts
 
 
-def export_classifiers(checkpoints: "list[Path]", target: Path) -> Path:
+def export_classifiers(checkpoints: list[Path], target: Path) -> Path:
     """One checkpoint exported as is; several exported each and merged into one ensemble."""
     if len(checkpoints) == 1:
         return export_checkpoint(checkpoints[0], target, "classifier", dynamic=True)
@@ -175,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if not args.detector and not args.classifier:
         print("error: give --detector and/or --classifier", file=sys.stderr)

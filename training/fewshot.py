@@ -80,12 +80,12 @@ class FewShotHead:
     members: int  # ensemble members whose features are concatenated
     scale: float  # weight of the cosines in the logits
     keep: float  # weight of the classifier's log-probabilities in the logits
-    thresholds: "np.ndarray | None" = None  # (C,) the cosine a crop must pass for the head to name that face
-    table: "np.ndarray | None" = None  # float32 (T, members x D): prototypes of the calibration photo's table
+    thresholds: np.ndarray | None = None  # (C,) the cosine a crop must pass for the head to name that face
+    table: np.ndarray | None = None  # float32 (T, members x D): prototypes of the calibration photo's table
     table_threshold: float = np.inf  # a crop nearer the table than any face by more than this looks like it
-    others: "np.ndarray | None" = None  # float32 (O, members x D): features of other sets' crops (the base photos')
-    open_reading: "OpenReading | None" = None  # how SET_PROBS_OUTPUT reads; None: the prototypes above, ungated
-    numeral_corner: "str | None" = None  # the top corner the set prints suited ranks in (`vision.ranks.printed_corner`)
+    others: np.ndarray | None = None  # float32 (O, members x D): features of other sets' crops (the base photos')
+    open_reading: OpenReading | None = None  # how SET_PROBS_OUTPUT reads; None: the prototypes above, ungated
+    numeral_corner: str | None = None  # the top corner the set prints suited ranks in (`vision.ranks.printed_corner`)
 
     def cosines(self, features: np.ndarray) -> np.ndarray:
         """(N, C) cosine of each crop with each face's nearer prototype, averaged over the ensemble members."""
@@ -152,7 +152,7 @@ class FewShotHead:
                  others=others.astype(np.float16), numeral_corner=self.numeral_corner or "", **open_)
 
     @staticmethod
-    def load(path: Path) -> "FewShotHead":
+    def load(path: Path) -> FewShotHead:
         data = np.load(path)
         table = data["table"].astype(np.float32) if "table" in data.files and len(data["table"]) else None
         others = data["others"].astype(np.float32) if "others" in data.files and len(data["others"]) else None

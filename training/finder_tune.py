@@ -207,8 +207,8 @@ def check_finder(detector: Any, copies: Sequence[tuple[np.ndarray, np.ndarray, n
     return FinderCheck(tiles, found, false)
 
 
-def finder_is_better(old: FinderCheck, new: FinderCheck, base_old: "dict[str, Any] | None",
-                     base_new: "dict[str, Any] | None") -> tuple[bool, str]:
+def finder_is_better(old: FinderCheck, new: FinderCheck, base_old: dict[str, Any] | None,
+                     base_new: dict[str, Any] | None) -> tuple[bool, str]:
     """The fine-tuned finder is kept only when it finds more of the held-out copies' tiles, with no more
     false boxes there, and reads the base val photos with no lower precision and recall."""
     if new.found <= old.found:
@@ -234,13 +234,13 @@ def missed_by_finder(detector: Any, picture: np.ndarray, tiles: np.ndarray, matc
 class FinderOutcome:
     kept: bool
     reason: str
-    onnx: "Path | None"
-    checkpoint: "Path | None"
+    onnx: Path | None
+    checkpoint: Path | None
     card: dict[str, Any]
 
 
 def tune_finder_for(work: Path, weights: Path, detector: Any, photos: Sequence[LaidPhoto], missed: int,
-                    base_train: Sequence[Path], checked: Sequence[Path], base_old: "dict[str, Any] | None",
+                    base_train: Sequence[Path], checked: Sequence[Path], base_old: dict[str, Any] | None,
                     settings: CalibrateSettings, seed: int, log: Callable[[str], None]) -> FinderOutcome:
     """The finder's `weights` fine-tuned on `photos` (`finetune_finder`) and judged against the version in use's finder
     (`finder_is_better`) on held-out copies and the base val photos `checked` (`base_old`: the version in
@@ -280,7 +280,7 @@ def tune_finder_for(work: Path, weights: Path, detector: Any, photos: Sequence[L
 
 
 def finder_for_version(work: Path, parent_dir: Path, detector: Any, pictures: Pictures, missed: int, base: BasePhotos,
-                       base_old: "dict[str, Any] | None", settings: CalibrateSettings, seed: int, issues: list[str],
+                       base_old: dict[str, Any] | None, settings: CalibrateSettings, seed: int, issues: list[str],
                        step: Callable[[float, str], None], version_dir: Path) -> dict[str, Any]:
     """The finder fine-tuned on the calibration photos and written into `version_dir` when kept
     (`tune_finder_for`); what was done, for the card. Without the .pt or ultralytics: not fine-tuned, and

@@ -64,13 +64,13 @@ class Embedder:
 class BlendChoice:
     scale: float
     margin: float  # added to each face's threshold
-    thresholds: "np.ndarray | None"
+    thresholds: np.ndarray | None
     check_accuracy: float  # held-out copies of the calibration photo, crop by crop
     base_crops: int  # base crops (the threshold photos'), each read as the classifier alone reads it
     classifier_check_accuracy: float  # the held-out copies without the head
 
 
-def face_thresholds(prototypes: np.ndarray, base_cosines: "np.ndarray | None", margin: float) -> "np.ndarray | None":
+def face_thresholds(prototypes: np.ndarray, base_cosines: np.ndarray | None, margin: float) -> np.ndarray | None:
     """Per face: the highest cosine with its prototypes of any base crop (`base_cosines`: FewShotHead.cosines
     of the base crops), plus `margin` (faces without prototypes: never): the head never acts on another
     set's crops, so they read exactly as before. A threshold over the crops read as other faces only read 1.4
@@ -84,7 +84,7 @@ def face_thresholds(prototypes: np.ndarray, base_cosines: "np.ndarray | None", m
 
 
 def choose_blend(prototypes: np.ndarray, members: int, check: tuple[np.ndarray, np.ndarray, np.ndarray],
-                 base: "tuple[np.ndarray, np.ndarray] | None",
+                 base: tuple[np.ndarray, np.ndarray] | None,
                  settings: CalibrateSettings = DEFAULT) -> BlendChoice:
     """The (scale, threshold margin) that reads the held-out copies best, among those that leave the
     reading of every base crop as the classifier alone reads it (another set's tiles must not turn into
@@ -132,7 +132,7 @@ class _Recorder:
 
 
 def base_crops(embedder: Embedder, models_dir: Path, images: Sequence[Path], settings: DetectorSettings,
-               ) -> "tuple[np.ndarray, np.ndarray] | None":
+               ) -> tuple[np.ndarray, np.ndarray] | None:
     """(probs, features) of every crop the runtime cuts from base photos (another set's tiles, false
     boxes included), recorded from the classifier's input while the version in use reads them."""
     from vision.detector import TileDetector
@@ -151,7 +151,7 @@ def base_crops(embedder: Embedder, models_dir: Path, images: Sequence[Path], set
     return embedder.run_inputs(np.concatenate(recorder.batches))
 
 
-def table_threshold(head: Any, check_features: np.ndarray, base_features: "np.ndarray | None",
+def table_threshold(head: Any, check_features: np.ndarray, base_features: np.ndarray | None,
                     margin: float) -> float:
     """The margin over the faces a crop must pass to look like the table: above every held-out copy of this
     set's tiles and every labeled tile of the base photos (another set's, on other tables) by `margin`,
@@ -177,7 +177,7 @@ class HeadData:
     threshold_photos: Sequence[Path]  # base photos that set the faces' and the table's thresholds
     detector_settings: DetectorSettings
     crop_size: int  # the classifier's input side
-    numeral_corner: "str | None"  # where the set prints its suited ranks (`training.numerals`)
+    numeral_corner: str | None  # where the set prints its suited ranks (`training.numerals`)
 
 
 def learn_head(embedder: Embedder, data: HeadData, settings: CalibrateSettings, seed: int,

@@ -19,7 +19,7 @@ DEFAULT = CalibrateSettings()
 
 def printed_numerals(detector: Any, pictures: Pictures,
                      detector_settings: DetectorSettings, settings: CalibrateSettings = DEFAULT
-                     ) -> tuple["str | None", dict[str, CornerCount]]:
+                     ) -> tuple[str | None, dict[str, CornerCount]]:
     """The top corner the set prints its suited ranks in, read on the calibration photos' own suited tiles
     (`vision.ranks.printed_corner`), and how each corner read; None and no counts without the recognizer."""
     ranks = detector_settings.ranks
@@ -39,7 +39,7 @@ def printed_numerals(detector: Any, pictures: Pictures,
     return printed_corner(reads, ranks.min_digit_score, settings.numeral_share)
 
 
-def numerals_report(corner: "str | None", counts: dict[str, CornerCount]) -> str:
+def numerals_report(corner: str | None, counts: dict[str, CornerCount]) -> str:
     """How each corner read, and the corner kept, in one line of the calibration's report."""
     return ("  index numerals: of the suited tiles, " + ", ".join(
         f"{count.own} of {count.tiles} read their rank in the top {where} corner ({count.other} another)"

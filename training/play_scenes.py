@@ -133,7 +133,7 @@ def _layout(kind: str, count: int, size_wh: tuple[int, int], aspect: float, rng:
 
 def _light(picture: np.ndarray, rng: random.Random) -> np.ndarray:
     """Other light, blur, noise and JPEG."""
-    h, w = picture.shape[:2]
+    _h, w = picture.shape[:2]
     gain = np.float32(rng.uniform(0.55, 1.3)) * np.float32([rng.uniform(0.85, 1.15) for _ in range(3)])
     ramp = np.linspace(rng.uniform(0.7, 1.0), rng.uniform(1.0, 1.3), w, dtype=np.float32)[None, :, None]
     out = picture.astype(np.float32) * gain * ramp
@@ -147,7 +147,7 @@ def _light(picture: np.ndarray, rng: random.Random) -> np.ndarray:
 
 
 def compose(faces: Sequence[np.ndarray], backs: Sequence[np.ndarray], table: np.ndarray, rng: random.Random,
-            size_wh: tuple[int, int] = (640, 480), kind: "str | None" = None) -> PlayScene:
+            size_wh: tuple[int, int] = (640, 480), kind: str | None = None) -> PlayScene:
     """One scene of `kind` (any of KINDS when None): 5-14 of the tiles (faces drawn with repeats, now and then
     a back), on a piece of `table`, in other light, with the boxes of the tiles mostly in view."""
     kind = kind or rng.choice(KINDS)

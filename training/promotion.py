@@ -28,13 +28,13 @@ from vision.settings import CalibrateSettings, DetectorSettings
 class BasePhotos:
     """The labeled base photos (another set, other tables) a calibration reads."""
 
-    data: "Path | None"  # the dataset, when it is there
+    data: Path | None  # the dataset, when it is there
     val: list[Path]
     checked: list[Path]  # the promotion check reads them
     thresholds: list[Path]  # their crops set the few-shot head's and the table's thresholds
 
 
-def base_photos(base_val: "Path | None", settings: CalibrateSettings, issues: list[str]) -> BasePhotos:
+def base_photos(base_val: Path | None, settings: CalibrateSettings, issues: list[str]) -> BasePhotos:
     """The base photos of `base_val`; none, with an issue said, when it is not there."""
     val: list[Path] = []
     if base_val is not None and Path(base_val).exists():
@@ -73,7 +73,7 @@ def base_train_photos(base: BasePhotos, count: int, issues: list[str], tuned: st
 
 
 def base_figures(registry: Registry, parent_dir: Path, detector: Any, images: Sequence[Path],
-                 settings: DetectorSettings) -> "dict[str, Any] | None":
+                 settings: DetectorSettings) -> dict[str, Any] | None:
     """The version in use's figures on the base val photos `images` (None without any), computed once per
     version, photos, settings and runtime code (kept in versions/.cache/): every calibration from it needs them."""
     if not images:
@@ -102,11 +102,11 @@ class Verdict:
     reason: str
     after: tuple[LayoutReading, ...]
     accuracy: float  # of the calibration photos' tiles
-    base_new: "dict[str, Any] | None"
+    base_new: dict[str, Any] | None
 
 
 def judge(folder: Path, pictures: Pictures, detector_settings: DetectorSettings, base: BasePhotos,
-          base_old: "dict[str, Any] | None", step: Callable[[float, str], None]) -> Verdict:
+          base_old: dict[str, Any] | None, step: Callable[[float, str], None]) -> Verdict:
     """How the version in `folder` reads the calibration photos and the base val photos, and whether it
     would become the version in use."""
     new_detector = TileDetector.load(folder, detector_settings)
@@ -131,7 +131,7 @@ def judge(folder: Path, pictures: Pictures, detector_settings: DetectorSettings,
 
 
 def figures_before_after(before_accuracy: float, verdict: Verdict,
-                         base_old: "dict[str, Any] | None") -> tuple[dict[str, Any], dict[str, Any]]:
+                         base_old: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The read accuracy of the calibration photos, and of the base val photos where checked, before and after."""
     before = {"read_accuracy": round(before_accuracy, 6)}
     after = {"read_accuracy": round(verdict.accuracy, 6)}

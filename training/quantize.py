@@ -65,7 +65,7 @@ class _Batches:
     def __init__(self, input_name: str, batches: list[np.ndarray]) -> None:
         self._items = iter([{input_name: b} for b in batches])
 
-    def get_next(self) -> "dict[str, np.ndarray] | None":
+    def get_next(self) -> dict[str, np.ndarray] | None:
         return next(self._items, None)
 
     def __iter__(self) -> Any:
@@ -173,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from vision.images import ImageError, load_image
 

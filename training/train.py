@@ -23,10 +23,11 @@ import random
 import shutil
 import sys
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import cv2
 import numpy as np
@@ -210,7 +211,7 @@ def _cut_image_crops(job: tuple[str, str, str, int, float, int, float]) -> list[
         versions.append((*turn_image(image, boxes, degrees), "_t"))
     written = []
     for picture, picture_boxes, suffix in versions:
-        for k, (cls, box) in enumerate(zip(classes, picture_boxes)):
+        for k, (cls, box) in enumerate(zip(classes, picture_boxes, strict=False)):
             if jitter > 0:
                 box = jitter_box(box, rng, jitter)
             crop = cut_tile(picture, box, size)
@@ -312,7 +313,7 @@ def ultralytics_on_stderr() -> Iterator[None]:
         with contextlib.redirect_stdout(sys.stderr):
             yield
     finally:
-        for handler, stream in zip(handlers, streams):
+        for handler, stream in zip(handlers, streams, strict=False):
             handler.setStream(stream)
 
 
@@ -355,7 +356,7 @@ def train_time_boxed(model: Any, seconds: float, threads: int, **train_args: Any
     return TimeBoxedRun(len(epochs_done), len(batches_done))
 
 
-def spread(items: "list[Path]", count: int) -> "list[Path]":
+def spread(items: list[Path], count: int) -> list[Path]:
     """At most `count` of `items`, evenly spread over them (every k-th from the first)."""
     return items[:: max(1, len(items) // max(1, count))][:count]
 
@@ -382,7 +383,7 @@ def _check_unfinished(checkpoint: Path) -> None:
         raise TrainError(f"{checkpoint} is from a finished run: nothing to resume (train again without --resume)")
 
 
-def _fit_time_box_to_deadline(deadline: float, reserve_s: float) -> "Callable[[Any], None]":
+def _fit_time_box_to_deadline(deadline: float, reserve_s: float) -> Callable[[Any], None]:
     """An ultralytics callback: once data scanning and caching are done, the time box is what is left.
 
     ultralytics counts its `time` box from the start of the first epoch, so a box fixed before
@@ -404,7 +405,7 @@ def optimizer_for(device: str, optimizer: str) -> str:
     return optimizer
 
 
-def _amp_for(device: str, amp: str) -> "bool | str":
+def _amp_for(device: str, amp: str) -> bool | str:
     if device == "cpu" or amp == "off":
         return False
     return "bf16" if amp == "bf16" else True
@@ -513,7 +514,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.imgsz is None:
         args.imgsz = 64 if args.model == "classifier" else 512

@@ -29,17 +29,17 @@ class VersionMade:
     kept: str  # the method the version was made with
     why: str  # why that one
     verdict: Verdict
-    choice: "BlendChoice | None" = None  # the few-shot head's blend
-    head: "FewShotHead | None" = None
-    tune: "FineTune | None" = None  # the classifier's fine-tune
-    tune_verdict: "Verdict | None" = None  # the fine-tune alone, when it was judged and not kept
+    choice: BlendChoice | None = None  # the few-shot head's blend
+    head: FewShotHead | None = None
+    tune: FineTune | None = None  # the classifier's fine-tune
+    tune_verdict: Verdict | None = None  # the fine-tune alone, when it was judged and not kept
 
 
 def photo_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def head_entry(made: VersionMade, crops: LearningCrops, settings: CalibrateSettings) -> "dict[str, Any] | None":
+def head_entry(made: VersionMade, crops: LearningCrops, settings: CalibrateSettings) -> dict[str, Any] | None:
     choice, head = made.choice, made.head
     if choice is None:
         return None
@@ -47,17 +47,17 @@ def head_entry(made: VersionMade, crops: LearningCrops, settings: CalibrateSetti
         "scale": choice.scale, "threshold_margin": choice.margin, "check_accuracy": choice.check_accuracy,
         "classifier_check_accuracy": choice.classifier_check_accuracy,
         "base_crops_unchanged": choice.base_crops,
-        "train_crops": int(len(crops.train)), "check_crops": int(len(crops.check)),
-        "table_patches": int(len(crops.table)),
-        "table_prototypes": 0 if head is None or head.table is None else int(len(head.table)),
+        "train_crops": len(crops.train), "check_crops": len(crops.check),
+        "table_patches": len(crops.table),
+        "table_prototypes": 0 if head is None or head.table is None else len(head.table),
         "table_threshold": None if head is None or head.table is None else round(head.table_threshold, 4),
-        "other_sets_crops": 0 if head is None or head.others is None else int(len(head.others)),
+        "other_sets_crops": 0 if head is None or head.others is None else len(head.others),
         "photos_of_the_set_read": "plain" if head is None or head.open_reading is None else
         f"whitened: rank {head.open_reading.whitening.basis.shape[1]}, shrinkage {settings.open_shrinkage:g}, "
         f"scale {head.open_reading.scale:g}"}
 
 
-def finetune_entry(made: VersionMade, weights: str) -> "dict[str, Any] | None":
+def finetune_entry(made: VersionMade, weights: str) -> dict[str, Any] | None:
     tune, verdict = made.tune, made.tune_verdict
     if tune is None:
         return None
@@ -75,11 +75,11 @@ def finetune_entry(made: VersionMade, weights: str) -> "dict[str, Any] | None":
 
 
 def calibration_card(*, name: str, parent: str, command: str, seconds: float, photos: Sequence[Path],
-                     bonus: "tuple[str, ...] | None", before: Sequence[LayoutReading],
+                     bonus: tuple[str, ...] | None, before: Sequence[LayoutReading],
                      figures: tuple[dict[str, Any], dict[str, Any]], method_asked: str, made: VersionMade,
                      crops: LearningCrops, settings: CalibrateSettings, weights: str,
-                     numerals: tuple["str | None", dict[str, CornerCount]], finder: "dict[str, Any] | None",
-                     base: BasePhotos, base_old: "dict[str, Any] | None", issues: Sequence[str]) -> dict[str, Any]:
+                     numerals: tuple[str | None, dict[str, CornerCount]], finder: dict[str, Any] | None,
+                     base: BasePhotos, base_old: dict[str, Any] | None, issues: Sequence[str]) -> dict[str, Any]:
     """card.json of a calibrated version. `figures`: read accuracy before and after
     (`training.promotion.figures_before_after`); `weights`: the classifier's .pt a fine-tune started from."""
     verdict = made.verdict

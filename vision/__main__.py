@@ -64,7 +64,7 @@ def detect_main(argv: list[str]) -> int:
     return 1 if failures else 0
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in {"-h", "--help"}:
         print(USAGE)

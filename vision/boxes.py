@@ -38,7 +38,7 @@ def letterbox(image_bgr: np.ndarray, size: int, pad_value: int = 114) -> tuple[n
     interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     resized = cv2.resize(image_bgr, (new_w, new_h), interpolation=interpolation)
     pad_x, pad_y = (size - new_w) / 2, (size - new_h) / 2
-    top, left = int(round(pad_y - 0.1)), int(round(pad_x - 0.1))
+    top, left = round(pad_y - 0.1), round(pad_x - 0.1)
     canvas = np.full((size, size, 3), pad_value, np.uint8)
     canvas[top : top + new_h, left : left + new_w] = resized
     return canvas, Letterbox(scale, float(left), float(top))
@@ -136,7 +136,7 @@ class Found:
     xyxy: np.ndarray
     conf: np.ndarray
     classes: np.ndarray
-    scores: "np.ndarray | None" = None
+    scores: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.conf)
@@ -148,7 +148,7 @@ class Found:
     def __len__(self) -> int:
         return len(self.conf)
 
-    def __getitem__(self, index: Any) -> "Found":
+    def __getitem__(self, index: Any) -> Found:
         """Boolean mask or index array -> the boxes chosen, in that order."""
         return Found(self.xyxy[index], self.conf[index], self.classes[index], self.class_scores[index])
 
@@ -164,17 +164,17 @@ class Found:
             return np.zeros(len(self), np.float32)
         return self.class_scores[:, column]
 
-    def joined(self, then: "Found") -> "Found":
+    def joined(self, then: Found) -> Found:
         """These boxes, then `then`'s; class scores kept where both know the same classes."""
         same = self.class_scores.shape[1] == then.class_scores.shape[1]
         return Found(np.concatenate([self.xyxy, then.xyxy]), np.concatenate([self.conf, then.conf]),
                      np.concatenate([self.classes, then.classes]),
                      np.concatenate([self.class_scores, then.class_scores]) if same else None)
 
-    def with_conf(self, conf: np.ndarray) -> "Found":
+    def with_conf(self, conf: np.ndarray) -> Found:
         return replace(self, conf=np.asarray(conf, np.float32))
 
-    def with_boxes(self, xyxy: np.ndarray) -> "Found":
+    def with_boxes(self, xyxy: np.ndarray) -> Found:
         return replace(self, xyxy=np.asarray(xyxy, np.float32))
 
 

@@ -67,7 +67,7 @@ def _row_title(number: int) -> str:
 
 
 def _agreeing(read: Sequence[str], expected: Sequence[str]) -> int:
-    return sum(r == e for r, e in zip(read, expected))
+    return sum(r == e for r, e in zip(read, expected, strict=False))
 
 
 def _align(n: int, m: int, gain: Callable[[int, int], float]) -> list[tuple[int, int]]:
@@ -99,7 +99,7 @@ def _align_places(read: Sequence[str], expected: Sequence[str]) -> list[tuple[in
     return _align(len(read), len(expected), lambda i, j: (read[i] == expected[j]) + 0.001)
 
 
-def _places_by_gaps(row: Sequence[Any], read: Sequence[str], expected: Sequence[str]) -> "list[tuple[int, int]] | None":
+def _places_by_gaps(row: Sequence[Any], read: Sequence[str], expected: Sequence[str]) -> list[tuple[int, int]] | None:
     """Pairs (found tile, place) of a row with tiles missing, from the gaps they leave: each step between
     neighbours, in tile pitches (the median step), says how many places it spans. Tiles missing at the
     ends leave no gap: there the readings choose the offset. None when the steps do not fit the row."""
@@ -117,8 +117,8 @@ def _places_by_gaps(row: Sequence[Any], read: Sequence[str], expected: Sequence[
     return [(k, best + int(offsets[k])) for k in range(len(row))]
 
 
-def read_layout(dets: Detections, bonus: "tuple[str, ...] | None" = None,
-                settings: LayoutSettings = LayoutSettings(), unsure: "Detections | None" = None) -> LayoutReading:
+def read_layout(dets: Detections, bonus: tuple[str, ...] | None = None,
+                settings: LayoutSettings = LayoutSettings(), unsure: Detections | None = None) -> LayoutReading:
     """Name every tile of a calibration photo by its row and place; `problems` say what does not fit.
 
     `bonus`: row 5 as `tileset.calibration.parse_bonus` gives it (None: all eight flowers and seasons,
@@ -146,8 +146,8 @@ def _joined(a: Detections, b: Detections) -> Detections:
                       np.concatenate([np.asarray(a.runner_up), np.asarray(b.runner_up)]), a.left_out)
 
 
-def _fitted(dets: Detections, unsure: Detections, bonus: "tuple[str, ...] | None", settings: LayoutSettings,
-            every_box: LayoutReading) -> "LayoutReading | None":
+def _fitted(dets: Detections, unsure: Detections, bonus: tuple[str, ...] | None, settings: LayoutSettings,
+            every_box: LayoutReading) -> LayoutReading | None:
     """A reading that fits, reached one box at a time from the reading with every box: at each step, of
     leaving out one more doubtful box (the `calibration_doubtful` least sure, each below
     `calibration_doubt`) and adding one more unsure box (the surest `calibration_unsure`), the first that
@@ -164,9 +164,9 @@ def _fitted(dets: Detections, unsure: Detections, bonus: "tuple[str, ...] | None
     added: list[int] = []
     current = every_box
     while not current.ok:
-        best: "tuple[LayoutReading, list[int], list[int]] | None" = None
-        moves = [(left_out + [i], added, False) for i in doubtful if i not in left_out]
-        moves += [(left_out, added + [k], True) for k in range(len(candidates)) if k not in added]
+        best: tuple[LayoutReading, list[int], list[int]] | None = None
+        moves = [([*left_out, i], added, False) for i in doubtful if i not in left_out]
+        moves += [(left_out, [*added, k], True) for k in range(len(candidates)) if k not in added]
         for out, more, adds in moves:
             kept = dets[np.setdiff1d(np.arange(len(dets)), out)]
             trial = _read_rows(_joined(kept, candidates[more]) if more else kept, bonus, settings, short=not out)
@@ -179,7 +179,7 @@ def _fitted(dets: Detections, unsure: Detections, bonus: "tuple[str, ...] | None
     return current
 
 
-def _closer(trial: LayoutReading, best: "LayoutReading | None", current: LayoutReading) -> bool:
+def _closer(trial: LayoutReading, best: LayoutReading | None, current: LayoutReading) -> bool:
     """Whether `trial` has fewer misfits than `current` and is better than `best` so far: fewer misfits, or
     as few with more tiles read as their place's face (`LayoutReading.agreeing`, rows that do not fit yet
     included). A row with one box too many fits with any one of them left out; leaving out a true tile
@@ -243,7 +243,7 @@ def unsure_boxes(detector: Any, picture: np.ndarray, found: Detections, settings
     return more
 
 
-def read_layout_photo(detector: Any, picture: np.ndarray, bonus: "tuple[str, ...] | None" = None,
+def read_layout_photo(detector: Any, picture: np.ndarray, bonus: tuple[str, ...] | None = None,
                       settings: LayoutSettings = LayoutSettings()) -> LayoutReading:
     """A calibration photo's layout as `detector` reads it (`read_layout`); when that does not fit, read
     again with the finder's unsure boxes (`unsure_boxes`) to fill the places left empty."""
@@ -254,7 +254,7 @@ def read_layout_photo(detector: Any, picture: np.ndarray, bonus: "tuple[str, ...
     return read_layout(dets, bonus, settings, unsure_boxes(detector, picture, dets, settings))
 
 
-def _read_rows(dets: Detections, bonus: "tuple[str, ...] | None", settings: LayoutSettings,
+def _read_rows(dets: Detections, bonus: tuple[str, ...] | None, settings: LayoutSettings,
                short: bool = True) -> LayoutReading:
     from vision.rows import find_rows
 
@@ -269,7 +269,7 @@ def _read_rows(dets: Detections, bonus: "tuple[str, ...] | None", settings: Layo
     return _named(dets, found, full, settings.calibration_step_spread)
 
 
-def _named(dets: Detections, found: "list[list[TileObs]]", expected: list[tuple[str, ...]],
+def _named(dets: Detections, found: list[list[TileObs]], expected: list[tuple[str, ...]],
            step_spread: float) -> LayoutReading:
     """The found rows (far to near, tiles left to right) named as the `expected` rows."""
     problems: list[str] = []
@@ -318,7 +318,7 @@ def _named(dets: Detections, found: "list[list[TileObs]]", expected: list[tuple[
                                     f"the tile at place {k + 1} (read as {tile.name}, at ({tile.x:.0f}, "
                                     f"{tile.y:.0f})) is extra")
             continue
-        for place, (tile, name) in enumerate(zip(row, names_expected), start=1):
+        for place, (tile, name) in enumerate(zip(row, names_expected, strict=False), start=1):
             x0, y0, x1, y1 = (float(v) for v in dets.xyxy[tile.index])
             tiles.append(LaidTile(number, place, name, tile.name, float(tile.conf), (x0, y0, x1, y1)))
     agreeing += sum(t.read_as == t.expected for t in tiles)
@@ -394,7 +394,7 @@ def reread(detector: Any, picture: np.ndarray, reading: LayoutReading) -> Layout
     return LayoutReading(tuple(tiles), ())
 
 
-def read_unordered(detector: Any, picture: np.ndarray, bonus: "tuple[str, ...] | None" = None,
+def read_unordered(detector: Any, picture: np.ndarray, bonus: tuple[str, ...] | None = None,
                    settings: LayoutSettings = LayoutSettings()) -> LayoutReading:
     """A photo of one tile of each face in no particular order, each face given to one tile (`one_of_each`
     on the classifier's log-probabilities), for the player to confirm. Places are the tiles' rows and

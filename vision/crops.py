@@ -56,15 +56,15 @@ def margin_share(settings: DetectorSettings = DEFAULT) -> float:
 
 
 def cut_upright(
-    image_bgr: np.ndarray, xyxy: "np.ndarray | list[float]", settings: DetectorSettings = DEFAULT
-) -> "np.ndarray | None":
+    image_bgr: np.ndarray, xyxy: np.ndarray | list[float], settings: DetectorSettings = DEFAULT
+) -> np.ndarray | None:
     """The tile at `xyxy` (pixels of `image_bgr`), grown by the margin, turned upright, at its own
     resolution; None when the box lies outside the image."""
     with stage(CROPS):
         return _cut_upright(image_bgr, xyxy, settings)
 
 
-def _cut_upright(image_bgr: np.ndarray, xyxy: "np.ndarray | list[float]", settings: DetectorSettings) -> "np.ndarray | None":
+def _cut_upright(image_bgr: np.ndarray, xyxy: np.ndarray | list[float], settings: DetectorSettings) -> np.ndarray | None:
     height, width = image_bgr.shape[:2]
     x1, y1, x2, y2 = grow_box(np.asarray(xyxy), settings.crop_margin, width, height)[0]
     x1, y1 = int(np.floor(x1)), int(np.floor(y1))
@@ -81,7 +81,7 @@ def _cut_upright(image_bgr: np.ndarray, xyxy: "np.ndarray | list[float]", settin
 
 
 def cut_tile(
-    image_bgr: np.ndarray, xyxy: "np.ndarray | list[float]", size: int, settings: DetectorSettings = DEFAULT
+    image_bgr: np.ndarray, xyxy: np.ndarray | list[float], size: int, settings: DetectorSettings = DEFAULT
 ) -> np.ndarray:
     """One classifier input (size, size, 3) uint8 BGR for the tile at `xyxy` (pixels of `image_bgr`)."""
     patch = cut_upright(image_bgr, xyxy, settings)

@@ -24,8 +24,8 @@ class Detections:
     xyxy: np.ndarray  # (N, 4) float32, pixels
     confidence: np.ndarray  # (N,) float32
     class_id: np.ndarray  # (N,) int64, canonical class ids
-    runner_up: "np.ndarray | None" = None  # (N,) int64, second most likely class ids, -1 for none
-    left_out: "np.ndarray | None" = None  # (M, 4) float32 pixels: the photo's boxes a rule left out as no tile
+    runner_up: np.ndarray | None = None  # (N,) int64, second most likely class ids, -1 for none
+    left_out: np.ndarray | None = None  # (M, 4) float32 pixels: the photo's boxes a rule left out as no tile
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
@@ -40,11 +40,11 @@ class Detections:
             raise ValueError("Detections arrays must be (N,4), (N,), (N,), (N,)")
 
     @staticmethod
-    def empty() -> "Detections":
+    def empty() -> Detections:
         return Detections(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64))
 
     @staticmethod
-    def from_lists(xyxy: Any, confidence: Any, class_id: Any, runner_up: Any = None) -> "Detections":
+    def from_lists(xyxy: Any, confidence: Any, class_id: Any, runner_up: Any = None) -> Detections:
         return Detections(
             np.asarray(xyxy, np.float32).reshape(-1, 4),
             np.asarray(confidence, np.float32).reshape(-1),
@@ -60,7 +60,7 @@ class Detections:
     def __len__(self) -> int:
         return len(self.xyxy)
 
-    def __getitem__(self, index: Any) -> "Detections":
+    def __getitem__(self, index: Any) -> Detections:
         """Boolean mask, index array or slice -> a new Detections."""
         if isinstance(index, (int, np.integer)):
             index = [index]
@@ -79,13 +79,13 @@ class Detections:
     def wh(self) -> np.ndarray:
         return np.stack([self.xyxy[:, 2] - self.xyxy[:, 0], self.xyxy[:, 3] - self.xyxy[:, 1]], axis=1)
 
-    def scaled(self, sx: float, sy: float) -> "Detections":
+    def scaled(self, sx: float, sy: float) -> Detections:
         """The same detections with x coordinates times `sx` and y times `sy` (another image size)."""
         scale = np.array([sx, sy, sx, sy], np.float32)
         return Detections(self.xyxy * scale, self.confidence, self.class_id, self.runner_up,
                           cast(np.ndarray, self.left_out) * scale)
 
-    def with_class(self, index: int, class_id: int) -> "Detections":
+    def with_class(self, index: int, class_id: int) -> Detections:
         """The same detections with tile `index` read as `class_id` (its runner-up becomes the old reading)."""
         classes, runner_up = self.class_id.copy(), self._runner_ups.copy()
         runner_up[index], classes[index] = classes[index], class_id
@@ -95,7 +95,7 @@ class Detections:
         """The `tiles` list of the `vision detect` contract."""
         return [
             {"cls": CLASS_NAMES[c], "xyxy": [round(float(v), 1) for v in box], "conf": round(float(p), 4)}
-            for box, p, c in zip(self.xyxy, self.confidence, self.class_id)
+            for box, p, c in zip(self.xyxy, self.confidence, self.class_id, strict=False)
         ]
 
 

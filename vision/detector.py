@@ -54,16 +54,16 @@ DEFAULT = DetectorSettings()
 class TileDetector:
     """Finds the tiles of a photo and names each one (43 canonical classes)."""
 
-    def __init__(self, finder: TileFinder, classifier: "FaceClassifier | None", settings: DetectorSettings = DEFAULT) -> None:
+    def __init__(self, finder: TileFinder, classifier: FaceClassifier | None, settings: DetectorSettings = DEFAULT) -> None:
         if not finder.names_faces and classifier is None:
             raise ModelLoadError(f"detector {finder.path} only finds tiles; a classifier model is needed too")
         check_rule_names(settings.rules_off)
         self.settings = settings
         self.finder = finder
         self.classifier = None if finder.names_faces else classifier
-        self._reader: "TextLineReader | None" = None  # made on first use
+        self._reader: TextLineReader | None = None  # made on first use
         self._no_reader = False  # rapidocr is not installed: warned once, not tried again
-        self._last_letterbox: "tuple[np.ndarray, np.ndarray, Letterbox] | None" = None  # (image, canvas, fit)
+        self._last_letterbox: tuple[np.ndarray, np.ndarray, Letterbox] | None = None  # (image, canvas, fit)
         versions = {"detector": finder.version}
         if self.classifier is not None:
             versions["classifier"] = self.classifier.version
@@ -77,7 +77,7 @@ class TileDetector:
         )
 
     @classmethod
-    def load(cls, models_dir: "str | Path | None" = None, settings: DetectorSettings = DEFAULT) -> "TileDetector":
+    def load(cls, models_dir: str | Path | None = None, settings: DetectorSettings = DEFAULT) -> TileDetector:
         """Load `detector.onnx` (and `classifier.onnx` when the detector only finds tiles) from a folder.
 
         No folder: the model version in use (`vision.registry`: the shipped models unless an adapted
@@ -90,7 +90,7 @@ class TileDetector:
         finder, classifier = load_models(models_dir, settings)
         return cls(finder, classifier, settings)
 
-    def with_settings(self, settings: DetectorSettings) -> "TileDetector":
+    def with_settings(self, settings: DetectorSettings) -> TileDetector:
         """The same models (no reload) under other settings."""
         return TileDetector(self.finder, self.classifier, settings)
 
@@ -197,12 +197,12 @@ class TileDetector:
         return canvas, fit
 
     def read_crops(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray
-                   ) -> "tuple[np.ndarray, ClassifierReading | None]":
+                   ) -> tuple[np.ndarray, ClassifierReading | None]:
         """The classifier's crops of the boxes and what it reads in them (None when no crop was cut)."""
         crops = cut_tiles(image_bgr, boxes_xyxy, self.face_classifier.imgsz, self.settings)
         return crops, (self.face_classifier.read(crops) if len(crops) else None)
 
-    def text_reader(self) -> "TextLineReader | None":
+    def text_reader(self) -> TextLineReader | None:
         """A text-line recognizer (`vision.ocr`) for the calibration's reading of where a set prints its ranks
         (`training.numerals`), loaded on first use; None without rapidocr. No rule of the reader reads text."""
         if self._reader is None and not self._no_reader:
@@ -219,7 +219,7 @@ class TileDetector:
         sx, sy = decoded.scale_xy
         return dets if (sx, sy) == (1.0, 1.0) else dets.scaled(sx, sy)
 
-    def detect_file(self, source: "str | Path | bytes") -> tuple[Detections, tuple[int, int]]:
+    def detect_file(self, source: str | Path | bytes) -> tuple[Detections, tuple[int, int]]:
         """Read and detect a photo (big ones decoded reduced); boxes and size in original pixels."""
         decoded = decode_image(source, self.settings, reduce_to=self.settings.decode_long_side)
         return self.detect_decoded(decoded), decoded.original_wh

@@ -65,7 +65,7 @@ class DecodedImage:
         return self.original_wh[0] / w, self.original_wh[1] / h
 
 
-def _open(source: "str | Path | bytes", settings: DetectorSettings) -> tuple[Image.Image, bytes]:
+def _open(source: str | Path | bytes, settings: DetectorSettings) -> tuple[Image.Image, bytes]:
     """The image header parsed (no pixels decoded yet) and the file's bytes; size limits checked."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
@@ -146,7 +146,7 @@ def apply_exif_orientation(pixels: np.ndarray, orientation: int) -> np.ndarray:
     return np.ascontiguousarray(pixels)
 
 
-def _decode_jpeg_reduced(data: bytes, factor: int, orientation: int) -> "np.ndarray | None":
+def _decode_jpeg_reduced(data: bytes, factor: int, orientation: int) -> np.ndarray | None:
     """libjpeg-turbo DCT-scaled decode through OpenCV (BGR, no colour conversion), or None.
 
     OpenCV returns whatever it could decode of a truncated file; such files
@@ -159,7 +159,7 @@ def _decode_jpeg_reduced(data: bytes, factor: int, orientation: int) -> "np.ndar
     return None if pixels is None else apply_exif_orientation(pixels, orientation)
 
 
-def _decode_with_opencv(data: bytes, factor: int, orientation: int) -> "np.ndarray | None":
+def _decode_with_opencv(data: bytes, factor: int, orientation: int) -> np.ndarray | None:
     """A PNG, BMP, TIFF or WebP decoded by OpenCV: 8-bit BGR (16-bit channels scaled, not clipped),
     reduced by `factor` while decoding; None when OpenCV cannot read it (Pillow tries then)."""
     flags = (_CV2_REDUCED[factor] if factor > 1 else cv2.IMREAD_COLOR) | cv2.IMREAD_IGNORE_ORIENTATION
@@ -183,7 +183,7 @@ def _eight_bit_rgb(image: Image.Image) -> np.ndarray:
 
 
 def decode_image(
-    source: "str | Path | bytes", settings: DetectorSettings = DEFAULT, reduce_to: "int | None" = None
+    source: str | Path | bytes, settings: DetectorSettings = DEFAULT, reduce_to: int | None = None
 ) -> DecodedImage:
     """Read an image file or bytes into BGR pixels, EXIF-oriented.
 
@@ -198,7 +198,7 @@ def decode_image(
         return _decoded(source, settings, reduce_to)
 
 
-def _decoded(source: "str | Path | bytes", settings: DetectorSettings, reduce_to: "int | None") -> DecodedImage:
+def _decoded(source: str | Path | bytes, settings: DetectorSettings, reduce_to: int | None) -> DecodedImage:
     image, data = _open(source, settings)
     width, height = image.size
     orientation = _orientation(image)
@@ -236,7 +236,7 @@ def _decoded(source: "str | Path | bytes", settings: DetectorSettings, reduce_to
     return DecodedImage(bgr, original_wh)
 
 
-def load_image(source: "str | Path | bytes", settings: DetectorSettings = DEFAULT) -> np.ndarray:
+def load_image(source: str | Path | bytes, settings: DetectorSettings = DEFAULT) -> np.ndarray:
     """Full-resolution BGR pixels, EXIF-oriented; `ImageError` with a clear message when unreadable
     (a JPEG of more than `DetectorSettings.max_full_decode_pixels` comes reduced)."""
     return decode_image(source, settings).bgr

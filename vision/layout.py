@@ -143,7 +143,7 @@ def segment_sets(names: tuple[str, ...], gaps: tuple[float, ...], sets: int | No
                 cut = gaps[end - 1] if end < n else 0.0
                 key = (end, count + 1)
                 if key not in best or score + cut > best[key][0]:
-                    best[key] = (score + cut, sizes + [size])
+                    best[key] = (score + cut, [*sizes, size])
     ends = {count: best[(n, count)] for count in range(n // 3 + 1) if (n, count) in best}
     if not ends or n == 0:
         return None
@@ -197,7 +197,7 @@ def _read_standing(
     tiles = row.tiles
     issues = [issue(IssueCode.BACK_IN_STANDING, (t.index,), **_where(t)) for t in tiles if t.name == BACK]
     if len(tiles) < 2:
-        return tiles, None, issues + [issue(IssueCode.STANDING_TOO_SHORT, (t.index for t in tiles))]
+        return tiles, None, [*issues, issue(IssueCode.STANDING_TOO_SHORT, (t.index for t in tiles))]
     if model.gaps(row)[-1] > settings.win_gap:
         return tiles[:-1], tiles[-1], issues
     issues.append(issue(IssueCode.WIN_NOT_SET_APART, (tiles[-1].index,), **_where(tiles[-1])))
@@ -329,13 +329,13 @@ def read_layout(dets: Detections, settings: LayoutSettings) -> Layout:
         for i in range(len(dets)) if dets.confidence[i] < settings.low_confidence
     ]
     if len(dets) == 0:
-        return Layout((), None, (), (), (), 0.0, tuple(issues + [issue(IssueCode.NO_TILES)]))
+        return Layout((), None, (), (), (), 0.0, tuple([*issues, issue(IssueCode.NO_TILES)]))
     is_flower = np.array([n in FLOWER_NAMES for n in names])
     flower_idx = np.flatnonzero(is_flower)
     rest = np.flatnonzero(~is_flower)
     flowers = tuple(
         TileObs(int(i), names[i], float(dets.confidence[i]), float(c[0]), float(c[1]), 0.0, 0.0, 0.0, 0.0)
-        for i, c in zip(flower_idx, dets.centers[flower_idx])
+        for i, c in zip(flower_idx, dets.centers[flower_idx], strict=False)
     )
     if len(rest) == 0:
         issues.append(issue(IssueCode.ONLY_FLOWERS, flower_idx))

@@ -99,7 +99,7 @@ class TileFinder:
         self.version = _version(metadata)
         self._input = session.get_inputs()[0].name
         if self.names == TILE_FINDER_NAMES:
-            self.to_canonical: "np.ndarray | None" = None  # faces are named by a classifier
+            self.to_canonical: np.ndarray | None = None  # faces are named by a classifier
         else:
             check_names(self.names, CLASS_NAMES, f"detector {path}")
             self.to_canonical = np.arange(len(CLASS_NAMES))
@@ -145,8 +145,8 @@ SET_PROBS_OUTPUT = "set_probs"
 class FaceClassifier:
     """The face classifier: square crops in, a probability for each of the 42 faces out."""
 
-    def __init__(self, session: Any, path: str = "<memory>", set_reader: "FaceClassifier | None" = None,
-                 base_reader: "FaceClassifier | None" = None) -> None:
+    def __init__(self, session: Any, path: str = "<memory>", set_reader: FaceClassifier | None = None,
+                 base_reader: FaceClassifier | None = None) -> None:
         self.session = session
         self.path = path
         self.set_reader = set_reader  # reads photos of the calibrated set (`read_as_set`), when it has one
@@ -211,7 +211,7 @@ class FaceClassifier:
         that classifier beside it (`base_reader`)."""
         return self._base_at is not None or self.base_reader is not None
 
-    def read(self, crops_bgr: np.ndarray) -> "ClassifierReading":
+    def read(self, crops_bgr: np.ndarray) -> ClassifierReading:
         """The probabilities of `probabilities`, each crop's likeness to the calibrated set (LIKENESS_OUTPUT;
         +inf for a classifier that was not calibrated with a few-shot head), to the table it was
         calibrated on (TABLE_OUTPUT; -inf without table prototypes) and, where the graph has BASE_OUTPUT,
@@ -225,12 +225,12 @@ class FaceClassifier:
                 outs = [self.session.run(None, {self._input: batch})]
         probs = np.concatenate([o[0] for o in outs])
 
-        def output(at: "int | None", absent: float) -> np.ndarray:
+        def output(at: int | None, absent: float) -> np.ndarray:
             if at is None:
                 return np.full(len(probs), absent, np.float32)
             return np.concatenate([np.ravel(o[at]) for o in outs]).astype(np.float32)
 
-        def rows(at: "int | None") -> "np.ndarray | None":  # an output the graph may lack, one row per crop
+        def rows(at: int | None) -> np.ndarray | None:  # an output the graph may lack, one row per crop
             return None if at is None else np.concatenate([o[at] for o in outs])
 
         set_margin = None if self._set_margin_at is None else output(self._set_margin_at, np.inf)
@@ -242,9 +242,9 @@ class ClassifierReading(NamedTuple):
     probs: np.ndarray  # (N, 42)
     likeness: np.ndarray  # (N,)
     table_likeness: np.ndarray  # (N,)
-    base_probs: "np.ndarray | None"  # (N, 42) in the same columns, where the graph has BASE_OUTPUT
-    set_margin: "np.ndarray | None" = None  # (N,), where the graph has SET_MARGIN_OUTPUT
-    set_probs: "np.ndarray | None" = None  # (N, 42), where the graph has SET_PROBS_OUTPUT
+    base_probs: np.ndarray | None  # (N, 42) in the same columns, where the graph has BASE_OUTPUT
+    set_margin: np.ndarray | None = None  # (N,), where the graph has SET_MARGIN_OUTPUT
+    set_probs: np.ndarray | None = None  # (N, 42), where the graph has SET_PROBS_OUTPUT
 
 
 @dataclass(frozen=True)
@@ -254,8 +254,8 @@ class ModelInfo:
     detector_path: str
     detector_imgsz: int
     detector_names: tuple[str, ...]
-    classifier_path: "str | None"
-    classifier_imgsz: "int | None"
+    classifier_path: str | None
+    classifier_imgsz: int | None
     versions: dict[str, str]
 
     def to_json(self) -> dict[str, Any]:
@@ -268,7 +268,7 @@ class ModelInfo:
         }
 
 
-def load_models(models_dir: "str | Path", settings: DetectorSettings) -> "tuple[TileFinder, FaceClassifier | None]":
+def load_models(models_dir: str | Path, settings: DetectorSettings) -> tuple[TileFinder, FaceClassifier | None]:
     """The finder (and the classifier, when the finder only finds tiles) of a models folder."""
     folder = Path(models_dir)
     finder_path = folder / settings.detector_file

@@ -13,8 +13,9 @@ corner is read.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -41,7 +42,7 @@ class TextReaderUnavailable(RuntimeError):
 class TextLineReader:
     """rapidocr's text-line recognizer (no text detection: the bands are the lines)."""
 
-    def __init__(self, threads: int = 2, min_line_width: "int | None" = None, batch_lines: int = 4,
+    def __init__(self, threads: int = 2, min_line_width: int | None = None, batch_lines: int = 4,
                  min_score: float = 0.0, spinning: bool = False) -> None:
         """`min_line_width`: pixels (at the recognizer's 48 px height) every line is padded to at least;
         None: rapidocr's own width (320), which reads exactly as `RapidOCR` does (narrower is faster,
@@ -71,7 +72,7 @@ class TextLineReader:
         self._batch = max(1, batch_lines)
         self._min_score = min_score
 
-    def read_lines(self, lines: Sequence[np.ndarray], min_width: "int | None" = None) -> list[TextRead]:
+    def read_lines(self, lines: Sequence[np.ndarray], min_width: int | None = None) -> list[TextRead]:
         """What the recognizer reads on each BGR line image, in order; `min_width`: the reader's own
         padded width in this call instead (short lines such as a corner's digit read faster narrower)."""
         with stage(SECOND_READINGS):
@@ -89,7 +90,7 @@ class TextLineReader:
             batch = np.stack([self._normalised(lines[i], width) for i in chunk])
             results, _ = self._decode(self._session(batch), False,
                                       wh_ratio_list=[ratios[i] for i in chunk], max_wh_ratio=width / self._height)
-            for i, (text, score) in zip(chunk, results):
+            for i, (text, score) in zip(chunk, results, strict=False):
                 reads[i] = (str(text), float(score)) if text and score >= self._min_score else ("", 0.0)
         return reads
 
@@ -131,7 +132,7 @@ def _at_least_30_px(line_bgr: np.ndarray) -> np.ndarray:
     return cv2.resize(line_bgr, size)
 
 
-def surest_if_agreed(found: "set[tuple[Any, float, str]]") -> "tuple[Any, float, str] | None":
+def surest_if_agreed(found: set[tuple[Any, float, str]]) -> tuple[Any, float, str] | None:
     """Of (what, score, text) found on several lines, the surest when all found the same; else None."""
     if len({what for what, _, _ in found}) != 1:
         return None

@@ -9,8 +9,8 @@ recognizer itself is `vision.ocr`; everything here is pure.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 

@@ -180,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .registry import active_dir
 
         detector = load_detector(active_dir(args.model))  # DIR's version in use
-    except Exception as exc:  # noqa: BLE001 - any load failure is reported as one clear line
+    except Exception as exc:
         print(f"error: cannot load the tile detector: {exc}", file=sys.stderr)
         return 2
     from .images import ImageError

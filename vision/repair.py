@@ -151,7 +151,7 @@ def _flowers_boxed_as_backs(dets: Detections, settings: LayoutSettings) -> list[
     assert runner_up is not None
     flower_ids = {CLASS_ID[name] for name in FLOWER_NAMES}
     if not settings.stray_backs_as_flowers or not any(
-            c == BACK_ID and r in flower_ids for c, r in zip(dets.class_id, runner_up)):
+            c == BACK_ID and r in flower_ids for c, r in zip(dets.class_id, runner_up, strict=False)):
         return []
     return [t.index for t in read_layout(dets, settings).stray
             if dets.class_id[t.index] == BACK_ID and runner_up[t.index] in flower_ids]
@@ -335,7 +335,7 @@ def _set_readings(group: MeldRead, dets: Detections, settings: LayoutSettings) -
             continue
         new = [CLASS_ID[n] for n in left.elements()]
         cost, changes = min(
-            (sum(_change_cost(dets, i, c, settings) for i, c in zip(changed, order)), tuple(zip(changed, order)))
+            (sum(_change_cost(dets, i, c, settings) for i, c in zip(changed, order, strict=False)), tuple(zip(changed, order, strict=False)))
             for order in set(permutations(new)))
         readings.append(_SetReading(tuple(sorted(changes)), cost))
     return sorted(readings, key=lambda r: (r.cost, r.changes))

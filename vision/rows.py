@@ -54,7 +54,7 @@ class Row:
     def gaps(self) -> tuple[float, ...]:
         """Gap after each tile but the last, in local tile widths (negative when boxes overlap)."""
         out = []
-        for a, b in zip(self.tiles, self.tiles[1:]):
+        for a, b in zip(self.tiles, self.tiles[1:], strict=False):
             space = (b.u - b.length / 2) - (a.u + a.length / 2)
             out.append(space / ((a.short_side + b.short_side) / 2))
         return tuple(out)
@@ -265,7 +265,7 @@ class GapModel:
         raw = row.gaps()
         touching_limit = float(np.median(raw)) + self.inlier if raw else 0.0
         out = []
-        for i, (g, a, b) in enumerate(zip(raw, row.tiles, row.tiles[1:])):
+        for i, (g, a, b) in enumerate(zip(raw, row.tiles, row.tiles[1:], strict=False)):
             near = [j for j in range(len(raw)) if j != i and abs(j - i) <= self.window and raw[j] <= touching_limit]
             if len(near) >= 3:
                 slope, offset = np.polyfit(near, [raw[j] for j in near], 1)
@@ -278,7 +278,7 @@ class GapModel:
 
 def fit_gap_model(rows: Sequence[Row], angle: float, settings: LayoutSettings) -> GapModel:
     """The gap model over every neighbouring pair of `rows` (at `angle`, radians)."""
-    pairs = tuple(((a.x + b.x) / 2, (a.y + b.y) / 2, g) for r in rows for g, a, b in zip(r.gaps(), r.tiles, r.tiles[1:]))
+    pairs = tuple(((a.x + b.x) / 2, (a.y + b.y) / 2, g) for r in rows for g, a, b in zip(r.gaps(), r.tiles, r.tiles[1:], strict=False))
     return GapModel(
         pairs, settings.gap_neighbours, settings.gap_max_baseline, settings.gap_window, settings.gap_inlier, angle
     )
@@ -289,7 +289,7 @@ def split_groups(row: Row, min_gap: float, model: GapModel = GapModel()) -> list
     if not row.tiles:
         return []
     groups: list[list[TileObs]] = [[row.tiles[0]]]
-    for gap, tile in zip(model.gaps(row), row.tiles[1:]):
+    for gap, tile in zip(model.gaps(row), row.tiles[1:], strict=False):
         if gap > min_gap:
             groups.append([])
         groups[-1].append(tile)

@@ -51,7 +51,7 @@ class ReaderTools(Protocol):
     @property
     def face_classifier(self) -> FaceClassifier: ...
 
-    def find_boxes(self, image_bgr: np.ndarray, conf_threshold: "float | None" = None) -> Found: ...
+    def find_boxes(self, image_bgr: np.ndarray, conf_threshold: float | None = None) -> Found: ...
 
     def is_face(self, classes: np.ndarray) -> np.ndarray: ...
 
@@ -81,9 +81,9 @@ class FaceReading:
     likeness: np.ndarray  # (N,) to the calibrated set (+inf without a few-shot head)
     of_the_set: bool  # the photo is of the calibrated set (always, without a few-shot head, when it has faces)
     head_used: bool = False  # its faces were read by a few-shot head (not by the classifier it was made from)
-    probs: "np.ndarray | None" = None  # (N, 42) the probabilities read, in the classifier's columns
-    outputs: "ClassifierReading | None" = None  # what the classifier gave the crops
-    crops: "np.ndarray | None" = None  # the classifier's input crops
+    probs: np.ndarray | None = None  # (N, 42) the probabilities read, in the classifier's columns
+    outputs: ClassifierReading | None = None  # what the classifier gave the crops
+    crops: np.ndarray | None = None  # the classifier's input crops
 
     @property
     def column_probs(self) -> np.ndarray:
@@ -128,7 +128,7 @@ class Rule:
     name: str
     stage: str  # BOXES, FACES or KINDS: the data it reads and returns
     apply: Callable[[Any, Any, ReaderTools], Any]  # (reading, its settings, tools) -> reading
-    settings_field: "str | None"  # the `DetectorSettings` section it reads, if any
+    settings_field: str | None  # the `DetectorSettings` section it reads, if any
     calibrated_only: bool  # acts only with a classifier calibrated to a set (a few-shot head)
 
 
@@ -137,7 +137,7 @@ RULE_NAMES: list[str] = []
 ApplyT = TypeVar("ApplyT", bound=Callable[..., Any])
 
 
-def rule(name: str, stage: str, settings_field: "str | None" = None, calibrated_only: bool = True
+def rule(name: str, stage: str, settings_field: str | None = None, calibrated_only: bool = True
          ) -> Callable[[ApplyT], ApplyT]:
     """Registers the function it decorates as the next rule of the table."""
 
@@ -150,7 +150,7 @@ def rule(name: str, stage: str, settings_field: "str | None" = None, calibrated_
     return register
 
 
-def check_rule_names(names: "frozenset[str] | set[str]") -> None:
+def check_rule_names(names: frozenset[str] | set[str]) -> None:
     """ValueError naming any of `names` that is no rule."""
     unknown = sorted(set(names) - set(RULE_NAMES))
     if unknown:

@@ -305,7 +305,7 @@ DEFAULT_SETTINGS = Settings()
 SettingsT = TypeVar("SettingsT")
 
 
-def with_overrides(settings: SettingsT, assignments: "list[str] | tuple[str, ...]") -> SettingsT:
+def with_overrides(settings: SettingsT, assignments: list[str] | tuple[str, ...]) -> SettingsT:
     """`settings` (any settings dataclass) with `field=value` or `section.field=value` assignments applied
     (`ranks.enabled=false`, `conf_threshold=0.3`), each value read as the type of the field it replaces:
     evaluation commands measure a setting without editing the code. Raises ValueError naming what is wrong."""
@@ -317,7 +317,7 @@ def with_overrides(settings: SettingsT, assignments: "list[str] | tuple[str, ...
     return settings
 
 
-def _assigned(obj: object, path: "list[str]", text: str, assignment: str) -> object:
+def _assigned(obj: object, path: list[str], text: str, assignment: str) -> object:
     names = {f.name for f in fields(obj)}  # type: ignore[arg-type]
     if path[0] not in names:
         known = ", ".join(sorted(names))

@@ -54,7 +54,7 @@ class StageTimes:
 
 
 class _Recorder(threading.local):
-    times: "StageTimes | None" = None
+    times: StageTimes | None = None
     inside: bool = False  # a stage is open: an inner one counts towards it
 
 

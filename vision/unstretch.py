@@ -10,8 +10,8 @@ the most of them (a long thin copy shrinks in the finder's square input).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import cv2
 import numpy as np
@@ -33,7 +33,7 @@ class Unstretched:
 
 
 def unstretched(image_bgr: np.ndarray, find: Callable[[np.ndarray], Found], is_face: Callable[[np.ndarray], np.ndarray],
-                settings: UnstretchSettings, first: "Found | None" = None) -> Unstretched:
+                settings: UnstretchSettings, first: Found | None = None) -> Unstretched:
     """The copy of `image_bgr` to read and its finder boxes: the photo itself, found once (`first`, when
     given, is that run), unless its faces come out stretched (`find` runs again on each resized copy, at
     most `passes` more times)."""

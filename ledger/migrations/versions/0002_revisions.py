@@ -16,7 +16,7 @@ Revises: 0001_matches
 """
 
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from alembic import op
@@ -74,7 +74,7 @@ def upgrade() -> None:
         sa.Column("recorded_at", sa.String(40), nullable=False),
     )
     conn = op.get_bind()
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = datetime.now(UTC).isoformat(timespec="seconds")
     matches = sa.table("matches", sa.column("id"), sa.column("uid"), sa.column("revision"),
                        sa.column("closed_reason"), sa.column("closed_at"))
     deals = sa.table("deals", sa.column("match_id"), sa.column("number"), sa.column("result"), sa.column("offender"),
