@@ -128,7 +128,7 @@ def test_missing_weights_are_named(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_real_fine_tuning_one_short_epoch(tmp_path: Path) -> None:
     """Train a tiny classifier on artwork A, then adapt it to artwork B with ultralytics for one epoch."""
-    pytest.importorskip("ultralytics")
+    pytest.importorskip("ultralytics", reason="ultralytics is in the train extra")
     import yaml
 
     from tileset.classes import CLASS_NAMES

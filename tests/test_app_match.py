@@ -5,9 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("sqlalchemy")
-
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 

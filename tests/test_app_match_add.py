@@ -3,10 +3,6 @@ match open in this session as its next deal, the winner and discarder taken from
 
 from __future__ import annotations
 
-import pytest
-
-pytest.importorskip("sqlalchemy")
-
 from streamlit.testing.v1 import AppTest
 
 from appui.demo_scene import TruthDetector, demo_scene

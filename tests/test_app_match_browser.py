@@ -17,8 +17,6 @@ from pathlib import Path
 import pytest
 from browser_support import CHROMIUM, CHROMIUM_ARGS, REPO, require_browser, small_png, streamlit_server, wait_for_app
 
-pytest.importorskip("sqlalchemy")
-
 from appui.demo_scene import demo_scene, write_truth
 from scoring import parse_hand, score
 

@@ -10,18 +10,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 
+from tests.vision_fake_models import _save, centred, fake_finder, raw_head
 from tileset.calibration import calibration_rows
 from tileset.classes import CLASS_ID, CLASS_NAMES, FACE_NAMES
 from vision.detections import Detections
 from vision.models import ClassifierReading
 from vision.registry import Registry
 from vision.settings import CalibrateSettings, DetectorSettings, with_overrides
-
-onnx = pytest.importorskip("onnx")
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
-
-from tests.vision_fake_models import _save, centred, fake_finder, raw_head  # noqa: E402
 
 SIZE = 640  # the photo and the finder's input: no letterboxing
 TILE_W, TILE_H, STEP_X, STEP_Y, LEFT, TOP = 40, 56, 46, 80, 90, 60

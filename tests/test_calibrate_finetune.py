@@ -14,7 +14,7 @@ import pytest
 from tileset.classes import CLASS_ID, FACE_NAMES
 from vision.registry import Registry
 
-pytest.importorskip("ultralytics")
+pytest.importorskip("ultralytics", reason="ultralytics is in the train extra")
 from tests.test_calibrate import (
     NO_READERS,
     QUICK,

@@ -11,6 +11,8 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.test_calibrate import SIZE, layout_boxes, run, tiny_classifier, write_photo
+from tests.vision_fake_models import centred, fake_finder, raw_head
 from tileset.classes import BACK_ID, CLASS_ID
 from training.finder_tune import (
     FinderCheck,
@@ -21,11 +23,6 @@ from training.finder_tune import (
     write_finder_data,
 )
 from vision.settings import CalibrateSettings
-
-pytest.importorskip("onnx")
-
-from tests.test_calibrate import SIZE, layout_boxes, run, tiny_classifier, write_photo
-from tests.vision_fake_models import centred, fake_finder, raw_head
 
 
 def test_the_finder_s_data_names_faces_tiles_and_backs_backs_and_bare_tables_nothing(tmp_path: Path) -> None:
@@ -135,7 +132,7 @@ def test_a_finder_fine_tune_asked_on_every_calibration_that_cannot_run_says_why_
 
 
 def test_a_short_real_fine_tune_of_a_tiny_finder_exports_a_finder_the_runtime_loads(tmp_path: Path) -> None:
-    pytest.importorskip("ultralytics")
+    pytest.importorskip("ultralytics", reason="ultralytics is in the train extra")
     from training.finder_tune import finetune_finder
     from training.train import _ultralytics_environment
     from vision.models import TileFinder, open_session

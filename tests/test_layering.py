@@ -17,7 +17,11 @@ stable name and hands over to `training.evaluate`); nothing may import one.
 from __future__ import annotations
 
 import ast
+import re
 import sys
+import tomllib
+from dataclasses import dataclass
+from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import pytest
@@ -133,19 +137,90 @@ def test_third_party_imports_stay_in_their_layer(path: Path) -> None:
         assert not outside & TRAIN_EXTRA, f"{module_name(path)} needs the train extra: {sorted(outside & TRAIN_EXTRA)}"
 
 
-def test_no_test_skips_when_the_projects_own_modules_fail_to_import() -> None:
-    """`pytest.importorskip` is for optional third-party packages: an import error in the project's
-    own modules or the tests' helpers must fail, not skip."""
-    own = set(PACKAGES) | {"app"} | {p.stem for p in (REPO / "tests").glob("*.py")}
-    skipping = []
-    for path in sorted((REPO / "tests").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+# a runtime dependency whose import name is not its distribution's name (lower case, "-" as "_")
+IMPORT_NAMES = {"opencv-python-headless": "cv2", "pillow": "PIL", "pyyaml": "yaml"}
+
+
+def runtime_dependencies() -> dict[str, str]:
+    """pyproject.toml's `dependencies` (what the app needs): distribution name -> the module it is imported as."""
+    listed = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    names = [re.sub(r"[-_.]+", "-", re.split(r"[^A-Za-z0-9._-]", entry, maxsplit=1)[0]).lower() for entry in listed]
+    return {name: IMPORT_NAMES.get(name, name.replace("-", "_")) for name in names}
+
+
+@dataclass(frozen=True)
+class SkipCall:
+    """One `pytest.importorskip(...)` in a test file."""
+
+    where: str  # file:line
+    module: str
+    has_reason: bool
+
+
+def importorskip_calls(tests: Path) -> list[SkipCall]:
+    calls = []
+    for path in sorted(tests.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and node.func.attr == "importorskip" and node.args
-                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
-                    and node.args[0].value.split(".")[0] in own):
-                skipping.append(f"{path.name}:{node.lineno} importorskip({node.args[0].value!r})")
-    assert not skipping, skipping
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                has_reason = len(node.args) >= 3 or any(k.arg == "reason" for k in node.keywords)
+                calls.append(SkipCall(f"{path.name}:{node.lineno}", node.args[0].value, has_reason))
+    return calls
+
+
+def wrong_skips(tests: Path, runtime: set[str], own: set[str]) -> list[str]:
+    """The importorskips that hide a failure: of the project's own modules or a test helper, of a runtime
+    dependency (missing, the app is broken: the run must fail), or with no reason said."""
+    wrong = []
+    for call in importorskip_calls(tests):
+        top = call.module.split(".")[0]
+        if top in own | {p.stem for p in tests.glob("*.py")}:
+            wrong.append(f"{call.where} importorskip({call.module!r}): a project module")
+        elif top in runtime:
+            wrong.append(f"{call.where} importorskip({call.module!r}): a runtime dependency, import it")
+        elif not call.has_reason:
+            wrong.append(f"{call.where} importorskip({call.module!r}) says no reason=")
+    return wrong
+
+
+def test_the_runtime_dependencies_map_to_the_modules_their_distributions_install() -> None:
+    installed = {module: {re.sub(r"[-_.]+", "-", d).lower() for d in dists}
+                 for module, dists in packages_distributions().items()}
+    dependencies = runtime_dependencies()
+    assert {"sqlalchemy": "sqlalchemy", "opencv-python-headless": "cv2", "pillow-heif": "pillow_heif"}.items() \
+        <= dependencies.items()
+    wrong = {dist: module for dist, module in dependencies.items() if dist not in installed.get(module, set())}
+    assert not wrong, f"not the module these distributions install (add them to IMPORT_NAMES): {wrong}"
+
+
+def test_the_skip_check_finds_each_kind_of_wrong_skip(tmp_path: Path) -> None:
+    (tmp_path / "helper.py").write_text("X = 1\n", encoding="utf-8")
+    (tmp_path / "test_a.py").write_text(
+        "import pytest\n"
+        'pytest.importorskip("sqlalchemy")\n'
+        'pytest.importorskip("cv2.aruco", reason="not needed")\n'
+        'pytest.importorskip("scoring.hand", reason="ours")\n'
+        'pytest.importorskip("helper", reason="a test helper")\n'
+        'pytest.importorskip("torch")\n'
+        'pytest.importorskip("ultralytics", reason="the train extra")\n'
+        'pytest.importorskip("playwright", None, "the dev extra")\n', encoding="utf-8")
+    assert wrong_skips(tmp_path, {"sqlalchemy", "cv2"}, {"scoring"}) == [
+        "test_a.py:2 importorskip('sqlalchemy'): a runtime dependency, import it",
+        "test_a.py:3 importorskip('cv2.aruco'): a runtime dependency, import it",
+        "test_a.py:4 importorskip('scoring.hand'): a project module",
+        "test_a.py:5 importorskip('helper'): a project module",
+        "test_a.py:6 importorskip('torch') says no reason=",
+    ]
+
+
+def test_tests_skip_only_for_optional_packages_and_say_why() -> None:
+    """`pytest.importorskip` is for what the app runs without (the train and dev extras), with a reason:
+    an import error in a runtime dependency, the project's own modules or the tests' helpers must fail, not skip."""
+    runtime = set(runtime_dependencies().values())
+    assert {"sqlalchemy", "onnx", "cv2", "PIL"} <= runtime
+    assert not wrong_skips(REPO / "tests", runtime, set(PACKAGES) | {"app"}), \
+        wrong_skips(REPO / "tests", runtime, set(PACKAGES) | {"app"})
 
 
 def import_graph() -> dict[str, set[str]]:

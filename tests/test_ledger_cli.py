@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("sqlalchemy")
-
 from ledger.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,12 +18,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
-sa = pytest.importorskip("sqlalchemy")
-
-from datafolder import data_root  # noqa: E402
-from ledger.exchange import ledger_from_json, ledger_to_json  # noqa: E402
-from ledger.match import (  # noqa: E402
+from datafolder import data_root
+from ledger.exchange import ledger_from_json, ledger_to_json
+from ledger.match import (
     EndReason,
     LedgerError,
     Match,
@@ -37,8 +36,8 @@ from ledger.match import (  # noqa: E402
     void,
     win,
 )
-from ledger.store import SCHEMA_REVISION, LedgerStore, default_url  # noqa: E402
-from ledger.tournament import tournament  # noqa: E402
+from ledger.store import SCHEMA_REVISION, LedgerStore, default_url
+from ledger.tournament import tournament
 
 PLAYERS = ("Ann", "Bob", "Cat", "Dan")
 

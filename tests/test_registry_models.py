@@ -6,12 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
-from vision.registry import Registry
-
-pytest.importorskip("onnx")
 from tests.test_calibrate import layout_boxes, layout_finder, tiny_classifier, write_photo
+from vision.registry import Registry
 
 
 def _models_finding_the_layout(root: Path) -> Path:

@@ -124,7 +124,6 @@ def test_cli_reports_missing_dataset_without_traceback(tmp_path):
 
 
 def test_cli_json_on_fake_models(tmp_path):
-    pytest.importorskip("onnx")
     from test_vision_detector import BLUE_TILE, IMG_H, IMG_W, RED_TILE, _make_models, _scene
 
     models = _make_models(tmp_path / "models")
@@ -176,7 +175,6 @@ def test_photos_stretched_by_a_labeling_tool_are_told_apart():
 
 
 def test_cli_set_changes_a_detector_setting_and_rejects_an_unknown_one(tmp_path):
-    pytest.importorskip("onnx")
     from test_vision_detector import RED_TILE, _make_models, _scene
 
     models = _make_models(tmp_path / "models")

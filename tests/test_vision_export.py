@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import onnx
 import pytest
 
-pytest.importorskip("ultralytics")
-onnx = pytest.importorskip("onnx")
+pytest.importorskip("ultralytics", reason="ultralytics is in the train extra")
 
 
 def test_export_leaves_the_files_beside_the_checkpoint_alone(tmp_path: Path) -> None:

@@ -19,8 +19,7 @@ import pytest
 
 from tileset.classes import CLASS_ID, CLASS_NAMES, FACE_NAMES
 
-pytest.importorskip("ultralytics")
-pytest.importorskip("onnx")
+pytest.importorskip("ultralytics", reason="ultralytics is in the train extra")
 
 REPO = Path(__file__).resolve().parent.parent
 
