@@ -2,47 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import streamlit as st
+from app_support import APP, TIMEOUT, ok, shown, shown_label
+from match_support import EAST_PUNG, open_page, start_match
 from streamlit.testing.v1 import AppTest
 
 from ledger.match import Match, win
 from ledger.store import LedgerStore
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-TIMEOUT = 60
-EAST_PUNG = "[EEE] [123p] 456p 789p 1s +1s"
-
-
-@pytest.fixture(autouse=True)
-def data_folder(tmp_path, monkeypatch):
-    monkeypatch.setenv("MCR_DATA", str(tmp_path))
-    monkeypatch.delenv("MCR_DATABASE_URL", raising=False)
-    st.cache_resource.clear()
-    yield tmp_path
-    st.cache_resource.clear()
-
-
-def open_page() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-    at.switch_page("appui/pages/match.py").run()
-    assert not at.exception, at.exception
-    return at
-
-
-def ok(at: AppTest) -> AppTest:
-    assert not at.exception, at.exception
-    assert not at.error, [shown(e) for e in at.error]
-    return at
-
-
-def start_match(at: AppTest, names=("Ann", "Bob", "Cat", "Dan")) -> AppTest:
-    for wind, name in zip("ESWN", names, strict=False):
-        at.text_input(key=f"match.name_{wind}").input(name)
-    (start,) = [b for b in at.button if b.label == "Start the match"]
-    return ok(start.click().run())
+pytestmark = pytest.mark.usefixtures("fresh_ledger")
 
 
 def add_win(at: AppTest, winner: str, notation: str, discarder: str | None) -> AppTest:
@@ -52,15 +21,6 @@ def add_win(at: AppTest, winner: str, notation: str, discarder: str | None) -> A
         at.selectbox(key="match.discarder").select(discarder).run()
     at.text_input(key="match.notation").input(notation).run()
     return ok(at.button(key="match.add_win").click().run())
-
-
-def shown(element) -> str:
-    """An alert's text as the reader sees it: the page escapes Markdown in what it shows of names and changes."""
-    return element.value.replace("\\", "")
-
-
-def shown_label(button) -> str:
-    return button.label.replace("\\", "")
 
 
 def false_win_by(at: AppTest, offender: str, then: str) -> AppTest:

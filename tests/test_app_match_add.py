@@ -3,6 +3,9 @@ match open in this session as its next deal, the winner and discarder taken from
 
 from __future__ import annotations
 
+import pytest
+from app_support import APP, TIMEOUT, ok, shown
+from match_support import EAST_PUNG, deals, open_page, start_match
 from streamlit.testing.v1 import AppTest
 
 from appui.demo_scene import TruthDetector, demo_scene
@@ -10,7 +13,8 @@ from appui.models import DETECTOR_OVERRIDE_KEY
 from ledger.match import Match, draw
 from ledger.store import LedgerStore
 from scoring import parse_hand, score
-from tests.test_app_match import APP, EAST_PUNG, TIMEOUT, data_folder, ok, shown  # noqa: F401  (data_folder: autouse)
+
+pytestmark = pytest.mark.usefixtures("fresh_ledger")
 
 PHOTO_HAND = "[EEE] [123p] 456p 789p 1s +1s self-drawn seat=S prevalent=W flowers=1"
 
@@ -20,14 +24,6 @@ def app(detector=None) -> AppTest:
     if detector is not None:
         at.session_state[DETECTOR_OVERRIDE_KEY] = detector
     return ok(at.run())
-
-
-def start_match(at: AppTest) -> AppTest:
-    at.switch_page("appui/pages/match.py").run()
-    for wind, name in zip("ESWN", ("Ann", "Bob", "Cat", "Dan"), strict=False):
-        at.text_input(key=f"match.name_{wind}").input(name)
-    (start,) = [b for b in at.button if b.label == "Start the match"]
-    return ok(start.click().run())
 
 
 def manual_hand(at: AppTest, notation: str, discarder_seat: str | None, seat: str = "E") -> AppTest:
@@ -42,27 +38,21 @@ def manual_hand(at: AppTest, notation: str, discarder_seat: str | None, seat: st
     return at
 
 
-def recorded(match_id: int = 1) -> list:
-    with LedgerStore() as store:
-        return store.deals(match_id)
-
-
 def test_add_from_the_manual_page_records_the_next_deal_with_the_seats_picked_there():
-    at = manual_hand(start_match(app()), EAST_PUNG, discarder_seat="W")  # seat E: Ann wins on Cat's (W) discard
+    at = manual_hand(start_match(open_page(app())), EAST_PUNG, discarder_seat="W")  # seat E: Ann wins on Cat's (W) discard
     assert any(shown(c) == "Match #1, deal 1: Ann (E 东) wins on Cat's discard · 22 fan" for c in at.caption), \
         [shown(c) for c in at.caption]
     ok(at.button(key="manual.add_to_match").click().run())
     (added,) = [shown(s) for s in at.success if shown(s).startswith("Added")]
     assert added == "Added to match #1 as deal 1: Ann 22 fan · Ann +46 · Bob -8 · Cat -30 · Dan -8"
-    (deal,) = recorded()
+    (deal,) = deals()
     assert (deal.number, deal.winner, deal.discarder, deal.total) == (1, "Ann", "Cat", 22)
     # deal 2: Bob deals, so the seat picked (S) is now Cat's and the discarding seat (E) Bob's
     manual_hand(at, EAST_PUNG, discarder_seat="E", seat="S")
     ok(at.button(key="manual.add_to_match").click().run())
     (added,) = [shown(s) for s in at.success if shown(s).startswith("Added")]
     assert added == "Added to match #1 as deal 2: Cat 20 fan · Ann -8 · Bob -28 · Cat +44 · Dan -8"
-    deals = recorded()
-    assert [(d.number, d.winner, d.discarder, d.total) for d in deals] == [(1, "Ann", "Cat", 22), (2, "Cat", "Bob", 20)]
+    assert [(d.number, d.winner, d.discarder, d.total) for d in deals()] == [(1, "Ann", "Cat", 22), (2, "Cat", "Bob", 20)]
     # back on the Match page: the same match (not the newest one), both deals, deal 3 next
     with LedgerStore() as store:
         store.create_match(Match(("Eve", "Fay", "Gus", "Hal"), table="2"))
@@ -74,7 +64,7 @@ def test_add_from_the_photo_page():
     """With a match open the photo page asks who won (its winds are the deal's) and records with one tap
     (more in test_app_photo_match.py)."""
     scene = demo_scene(parse_hand(PHOTO_HAND), seed=1)
-    at = start_match(app(TruthDetector(scene)))
+    at = start_match(open_page(app(TruthDetector(scene))))
     at.switch_page("appui/pages/photo.py").run()
     at.file_uploader(key="photo.upload").upload("scene.jpg", scene.jpeg(), "image/jpeg").run()
     at.button_group(key="photo.winner").set_value("Bob").run()  # deal 1: Bob sits South
@@ -83,7 +73,7 @@ def test_add_from_the_photo_page():
     # the ledger scores it with deal 1's winds (East round), not the West round the notation says
     expected = score(parse_hand(PHOTO_HAND.replace("prevalent=W", "prevalent=E"))).total
     assert expected != score(parse_hand(PHOTO_HAND)).total
-    (deal,) = recorded()
+    (deal,) = deals()
     assert (deal.number, deal.winner, deal.discarder, deal.total) == (1, "Bob", None, expected)
     (added,) = [shown(s) for s in at.success if shown(s).startswith("Recorded")]
     assert added == (f"Recorded as deal 1 of match #1: Bob {expected} fan · "
@@ -101,45 +91,45 @@ def test_no_match_open_is_refused_with_the_way_to_the_match_page():
         "No match is open: start or choose one on the Match page, then add the hand."]
     (link,) = at.get("page_link")
     assert (link.proto.page, link.proto.label) == ("match", "Open the Match page")
-    assert recorded() == []
+    assert deals() == []
 
 
 def test_a_double_click_adds_one_deal():
-    at = manual_hand(start_match(app()), EAST_PUNG, discarder_seat="W")
+    at = manual_hand(start_match(open_page(app())), EAST_PUNG, discarder_seat="W")
     ok(at.button(key="manual.add_to_match").click().run())
     at.button(key="manual.add_to_match").click().run()
     assert not at.exception, at.exception
     assert [shown(e) for e in at.error] == ["Already in match #1 as deal 1: a second click adds nothing."]
-    assert [d.number for d in recorded()] == [1]
+    assert [d.number for d in deals()] == [1]
     # undone on the Match page: the same hand can be added again
     at.switch_page("appui/pages/match.py").run()
     ok(at.button(key="match.undo").click().run())
     ok(at.button(key="match.undo_yes").click().run())
     manual_hand(at, EAST_PUNG, discarder_seat="W")
     ok(at.button(key="manual.add_to_match").click().run())
-    assert [(d.number, d.winner) for d in recorded()] == [(1, "Ann")]
+    assert [(d.number, d.winner) for d in deals()] == [(1, "Ann")]
 
 
 def test_a_deal_another_phone_recorded_first_is_refused_naming_it():
-    at = manual_hand(start_match(app()), EAST_PUNG, discarder_seat="W")
+    at = manual_hand(start_match(open_page(app())), EAST_PUNG, discarder_seat="W")
     with LedgerStore() as store:  # another phone records deal 1 while this one scores the hand
         store.add_deal(1, draw(1), seen=0)
     at.button(key="manual.add_to_match").click().run()
     assert not at.exception, at.exception
     (refused,) = [shown(e) for e in at.error]
     assert refused.startswith("Not recorded: deal 1 was recorded by another phone at ") and ": a draw." in refused
-    assert [d.number for d in recorded()] == [1]
+    assert [d.number for d in deals()] == [1]
     ok(at.button(key="manual.add_to_match").click().run())  # told: the hand now goes in as deal 2
-    assert [(d.number, d.winner) for d in recorded()] == [(1, None), (2, "Bob")]
+    assert [(d.number, d.winner) for d in deals()] == [(1, None), (2, "Bob")]
 
 
 def test_a_hand_under_eight_fan_is_refused():
-    at = manual_hand(start_match(app()), "123m 456m 789p 234s 5s +5s", discarder_seat="S")
+    at = manual_hand(start_match(open_page(app())), "123m 456m 789p 234s 5s +5s", discarder_seat="S")
     at.button(key="manual.add_to_match").click().run()
     assert not at.exception, at.exception
     assert any(shown(e).startswith("Not added: 5 fan (5 without the flowers) is under the 8-fan minimum")
                for e in at.error), [shown(e) for e in at.error]
-    assert recorded() == []
+    assert deals() == []
 
 
 def test_add_to_match_in_chinese():

@@ -4,10 +4,9 @@ recorded first or the hand is under the minimum)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import streamlit as st
+from app_support import APP, TIMEOUT
+from match_support import EAST_PUNG, PLAYERS, deals, match_at_deal
 from streamlit.testing.v1 import AppTest
 
 from appui.demo_scene import TruthDetector, demo_scene
@@ -17,36 +16,17 @@ from ledger.rules import prevalent_wind
 from ledger.store import LedgerStore
 from scoring import parse_hand, score
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PLAYERS = ("Ann", "Bob", "Cat", "Dan")
-EAST_PUNG = "[EEE] [123p] 456p 789p 1s +1s flowers=1"  # the winds change its total
-
-
-@pytest.fixture(autouse=True)
-def data_folder(tmp_path, monkeypatch):
-    monkeypatch.setenv("MCR_DATA", str(tmp_path))
-    monkeypatch.delenv("MCR_DATABASE_URL", raising=False)
-    st.cache_resource.clear()
-    yield tmp_path
-    st.cache_resource.clear()
+HAND = f"{EAST_PUNG} flowers=1"  # the winds change its total
+pytestmark = pytest.mark.usefixtures("fresh_ledger")
 
 
 @pytest.fixture(scope="module")
 def scene():
-    return demo_scene(parse_hand(EAST_PUNG), seed=1)
-
-
-def match_at_deal(number: int) -> int:
-    """A new match whose deals before `number` were draws; its id."""
-    with LedgerStore() as store:
-        match_id = store.create_match(Match(PLAYERS))
-        for n in range(1, number):
-            store.add_deal(match_id, draw(n), seen=store.ledger(match_id).revision)
-    return match_id
+    return demo_scene(parse_hand(HAND), seed=1)
 
 
 def photo_page(scene, match_id: int | None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.session_state[DETECTOR_OVERRIDE_KEY] = TruthDetector(scene)
     if match_id is not None:
         at.session_state["match.current"] = match_id  # the match this session opened on the Match page
@@ -60,11 +40,6 @@ def photo_page(scene, match_id: int | None) -> AppTest:
 def total_shown(at: AppTest) -> int:
     (metric,) = [m for m in at.metric if m.label == "Total"]
     return int(metric.value)
-
-
-def deals(match_id: int) -> list:
-    with LedgerStore() as store:
-        return store.deals(match_id)
 
 
 def test_the_deal_gives_the_winds_and_one_tap_records_the_win(scene):
@@ -84,8 +59,8 @@ def test_the_deal_gives_the_winds_and_one_tap_records_the_win(scene):
     winner = next(p for p, w in seats.items() if w == "W")
     at.button_group(key="photo.winner").set_value(winner).run()
     at.button_group(key="photo.won_by").set_value("self_drawn").run()
-    expected = score(parse_hand(f"{EAST_PUNG} self-drawn seat=W prevalent={prevalent_wind(6)}")).total
-    assert expected != score(parse_hand(f"{EAST_PUNG} self-drawn")).total  # the deal's winds matter here
+    expected = score(parse_hand(f"{HAND} self-drawn seat=W prevalent={prevalent_wind(6)}")).total
+    assert expected != score(parse_hand(f"{HAND} self-drawn")).total  # the deal's winds matter here
     assert total_shown(at) == expected
 
     record = at.button(key="photo.record")
@@ -117,7 +92,7 @@ def test_a_discard_win_asks_who_discarded_among_the_other_players(scene):
     at.button_group(key="photo.discarder_player").set_value("Dan").run()
     at.button(key="photo.record").click().run()
     (deal,) = deals(match_id)
-    expected = score(parse_hand(f"{EAST_PUNG} seat=S prevalent=E")).total
+    expected = score(parse_hand(f"{HAND} seat=S prevalent=E")).total
     assert (deal.number, deal.winner, deal.discarder, deal.total) == (1, "Bob", "Dan", expected)
 
 
