@@ -8,7 +8,9 @@ import os
 from pathlib import Path
 
 import pytest
+from app_support import APP, TIMEOUT
 from browser_support import listening_addresses, streamlit_process, websocket_status
+from lan_support import CODE, Clock, enter
 from streamlit.testing.v1 import AppTest
 
 from appui.access import AccessGuard, new_code
@@ -16,31 +18,21 @@ from appui.dataroot import OutsideDataRoot, data_root, resolve_inside, subfolder
 from appui.lan import certificate_hosts, ensure_certificate, plan, qr_png, qr_text
 from appui.settings import AppSettings
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
 
 def test_the_right_code_is_granted_and_a_wrong_one_refused():
-    guard = AccessGuard("482913", clock=Clock())
+    guard = AccessGuard(CODE, clock=Clock())
     assert not guard.attempt("482914").granted
     assert not guard.attempt("").granted
-    assert guard.attempt(" 482913 ").granted  # a pasted space does not matter
+    assert guard.attempt(f" {CODE} ").granted  # a pasted space does not matter
 
 
 def test_wrong_tries_slow_further_tries_down_doubling():
     clock = Clock()
     settings = AppSettings(access_free_tries=3, access_first_delay_s=2.0, access_max_delay_s=30.0)
-    guard = AccessGuard("482913", settings, clock)
+    guard = AccessGuard(CODE, settings, clock)
     waits = [guard.attempt("000000").wait_s for _ in range(3)]
     assert waits == [0.0, 0.0, 2.0]  # the third wrong try starts the waiting
-    refused = guard.attempt("482913")  # even the right code is not looked at while waiting
+    refused = guard.attempt(CODE)  # even the right code is not looked at while waiting
     assert not refused.granted and not refused.checked and refused.wait_s == pytest.approx(2.0)
     delays = []
     for _ in range(5):
@@ -48,9 +40,9 @@ def test_wrong_tries_slow_further_tries_down_doubling():
         delays.append(guard.attempt("000000").wait_s)
     assert delays == [4.0, 8.0, 16.0, 30.0, 30.0]
     clock.now += 29
-    assert not guard.attempt("482913").checked
+    assert not guard.attempt(CODE).checked
     clock.now += 2
-    assert guard.attempt("482913").granted
+    assert guard.attempt(CODE).granted
     assert guard.attempt("000000").wait_s == 0.0  # the right code reset the count
 
 
@@ -59,25 +51,17 @@ def test_generated_codes_are_six_digits_and_differ():
     assert all(len(c) == 6 and c.isdigit() for c in codes) and len(codes) > 40
 
 
-def lan_app(monkeypatch, code: str = "482913") -> AppTest:
+def lan_app(monkeypatch, code: str = CODE) -> AppTest:
     monkeypatch.setenv("MCR_LAN", "1")
     monkeypatch.setenv("MCR_LAN_URL", "https://192.168.1.20:8501")
     monkeypatch.setenv("MCR_ACCESS_CODE", code)
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     assert not at.exception, at.exception
     return at
 
 
 def sidebar_images(at: AppTest) -> list:
     return [e for e in at.sidebar.children.values() if type(e).__name__ == "Image"]
-
-
-def enter(at: AppTest, code: str) -> AppTest:
-    at.text_input(key="access.code").input(code)
-    (submit,) = [b for b in at.button if b.label == "Enter"]
-    submit.click().run()
-    assert not at.exception, at.exception
-    return at
 
 
 def test_lan_mode_shows_no_page_before_the_code(monkeypatch):
@@ -96,14 +80,14 @@ def test_lan_mode_shows_no_page_before_the_code(monkeypatch):
 
 def test_without_lan_mode_there_is_no_code(monkeypatch):
     monkeypatch.delenv("MCR_LAN", raising=False)
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     assert [t.value for t in at.title] == ["Score a photo"]
 
 
 def test_lan_mode_without_a_code_stays_closed(monkeypatch):
     monkeypatch.setenv("MCR_LAN", "1")
     monkeypatch.delenv("MCR_ACCESS_CODE", raising=False)
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     assert any("needs an access code" in e.value for e in at.error)
     assert not at.get("file_uploader")
 
@@ -183,7 +167,7 @@ def test_lan_plan_generates_a_code_or_keeps_the_users(tmp_path):
 
 @pytest.mark.slow
 def test_lan_mode_listens_beyond_loopback_over_https(tmp_path):
-    env = {"MCR_DATA": str(tmp_path), "MCR_ACCESS_CODE": "482913"}
+    env = {"MCR_DATA": str(tmp_path), "MCR_ACCESS_CODE": CODE}
     with streamlit_process(["lan"], env, https=True) as (port, terminal):
         addresses = listening_addresses(port)
         lan = plan(port, (), {"MCR_DATA": str(tmp_path)})
@@ -192,7 +176,7 @@ def test_lan_mode_listens_beyond_loopback_over_https(tmp_path):
                     for host in ("127.0.0.1", lan_host, "rebound.example")}
     assert addresses & {"0.0.0.0", "*", "::"}, addresses
     assert statuses == {"127.0.0.1": 101, lan_host: 101, "rebound.example": 403}, statuses
-    assert "Access code:  482913" in terminal and "https://" in terminal
+    assert f"Access code:  {CODE}" in terminal and "https://" in terminal
     assert "█" in terminal  # the QR code
 
 

@@ -8,11 +8,12 @@ import asyncio
 import http.client
 import re
 import ssl
-from pathlib import Path
 
 import httpx
 import pytest
+from app_support import APP, TIMEOUT
 from browser_support import CHROMIUM, CHROMIUM_ARGS, require_browser, streamlit_process, wait_for_app
+from lan_support import CODE, Clock, enter
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.responses import HTMLResponse, PlainTextResponse
@@ -23,17 +24,7 @@ import appui.access as access
 from appui.access import BROWSER_COOKIE, AccessGuard, AccessMiddleware, Grants
 from appui.settings import AppSettings
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-CODE = "482913"
 TIMEOUT_MS = 60_000
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_wrong_tries_from_one_client_do_not_lock_out_another():
@@ -152,19 +143,12 @@ def test_wrong_codes_in_one_session_leave_another_clients_session_open(monkeypat
     phone = {"address": "ip:192.168.1.66"}
     monkeypatch.setattr(access, "client_key", lambda: phone["address"])
 
-    def enter(at: AppTest, code: str) -> AppTest:
-        at.text_input(key="access.code").input(code)
-        (submit,) = [b for b in at.button if b.label == "Enter"]
-        submit.click().run()
-        assert not at.exception, at.exception
-        return at
-
-    other = AppTest.from_file(APP, default_timeout=60).run()
+    other = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     for _ in range(6):
         enter(other, "000000")
     assert any("Try again in" in e.value for e in other.error), [e.value for e in other.error]
     phone["address"] = "ip:192.168.1.20"
-    player = enter(AppTest.from_file(APP, default_timeout=60).run(), CODE)
+    player = enter(AppTest.from_file(APP, default_timeout=TIMEOUT).run(), CODE)
     assert [t.value for t in player.title] == ["Score a photo"]
 
 
