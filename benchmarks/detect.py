@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-peer", action="store_true", help="skip mahjong-detector")
     parser.add_argument("--no-cli", action="store_true", help="skip timing the whole commands (`python -m vision detect`, the peer's loop)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                        help="change one detector setting for this run (e.g. ranks.enabled=false); repeatable")
+                        help="change one detector setting for this run (e.g. mirror.sure_conf=0.8); repeatable")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
     args = parser.parse_args(argv)
 
@@ -327,7 +327,6 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as error:
             parser.error(str(error))
         ours = TileDetector.load(active_dir(args.models or MODELS_DIR), settings)  # the folder's version in use
-        ours.text_reader()  # loaded once a session (~0.5 s): not in the first photo that reads a caption or digit
         timed = [Timed("vision detect (this project)", ours.detect_file, labeled, profile=True)]
         commands = [(our_command(images, args.models), our_command(images[:1], args.models))]
         peer_note = "skipped (--no-peer)"

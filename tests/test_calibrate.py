@@ -25,7 +25,6 @@ TILE_W, TILE_H, STEP_X, STEP_Y, LEFT, TOP = 40, 56, 46, 80, 90, 60
 # few, mild copies: the tiny classifier's features (a crop's colours at 8 x 8) are the point, not its robustness
 QUICK = replace(CalibrateSettings(), views=8, check_views=2, min_scale=0.8, sideways_share=0.0, max_turn_deg=5.0,
                 base_crops_images=0, base_check_images=0)
-NO_READERS = with_overrides(DetectorSettings(), ["ranks.enabled=false"])  # no numerals read at calibration
 
 
 def hue_colour(hue: int) -> tuple[int, int, int]:
@@ -112,7 +111,7 @@ def run(photo: Path, models: Path, **options):
     from training.calibrate import calibrate
 
     options = {"settings": QUICK, **options}
-    return calibrate([photo], models_root=models, base_val=None, detector_settings=NO_READERS,
+    return calibrate([photo], models_root=models, base_val=None,
                      log=lambda line: None, **options)
 
 
@@ -166,7 +165,7 @@ def test_the_head_keeps_the_base_crops_unless_reading_photos_nearer_the_set_with
     monkeypatch.setattr(training.evaluate, "evaluate", check)
     from training.calibrate import calibrate
 
-    result = calibrate([photo], models_root=models, base_val=base, detector_settings=NO_READERS,
+    result = calibrate([photo], models_root=models, base_val=base,
                        settings=replace(QUICK, base_crops_images=1, base_check_images=1), log=lambda line: None)
     assert result.promoted
     version = Registry(models).path_of(result.version)
@@ -201,7 +200,7 @@ def test_a_photo_of_another_set_is_read_by_the_classifier_the_version_was_calibr
         return [dets.class_names[i] for i in np.lexsort((dets.xyxy[:, 0], dets.xyxy[:, 1]))]
 
     truth = [name for name, _ in sorted(layout_boxes(), key=lambda t: (t[1][1], t[1][0]))]
-    as_before = names(TileDetector.load(plain, NO_READERS))
+    as_before = names(TileDetector.load(plain))
     older = tmp_path / "older"  # a version calibrated before the graph had BASE_OUTPUT
     shutil.copytree(version, older)
     bake(version / "classifier_base.onnx", FewShotHead.load(version / PROTOTYPES_FILE), older / "classifier.onnx")
@@ -210,13 +209,13 @@ def test_a_photo_of_another_set_is_read_by_the_classifier_the_version_was_calibr
         return lambda crops: read(crops)._replace(likeness=np.full(len(crops), -0.05, np.float32))
 
     for folder, in_graph in ((version, True), (older, False)):
-        calibrated = TileDetector.load(folder, NO_READERS)
+        calibrated = TileDetector.load(folder)
         assert calibrated.classifier is not None and calibrated.classifier.reads_as_base
         assert (calibrated.classifier.base_reader is None) == in_graph  # no second classifier loaded
         assert names(calibrated) == truth != as_before
         calibrated.classifier.read = unlike_every_face(calibrated.classifier.read)  # type: ignore[method-assign]
         assert names(calibrated) == as_before, folder
-    head_everywhere = TileDetector.load(version, with_overrides(NO_READERS, ["rules_off=base_reading"]))
+    head_everywhere = TileDetector.load(version, with_overrides(DetectorSettings(), ["rules_off=base_reading"]))
     assert head_everywhere.classifier is not None
     head_everywhere.classifier.read = unlike_every_face(head_everywhere.classifier.read)  # type: ignore[method-assign]
     assert names(head_everywhere) == truth
@@ -229,7 +228,7 @@ def test_table_patches_keep_away_from_the_tiles_and_are_tile_sized() -> None:
 
     class Cutter:  # what table_patches needs of a detector; records the boxes cut
         model_info = type("Info", (), {"classifier_imgsz": 32})()
-        settings = NO_READERS
+        settings = DetectorSettings()
 
     tiles = np.array([box for _, box in layout_boxes()], np.float32)
     import vision.crops
@@ -553,7 +552,10 @@ def test_a_head_with_a_whitened_open_reading_bakes_it_into_set_probs_and_saves_i
     assert FewShotHead.load(tmp_path / "plain.npz").open_reading is None
 
 
-def test_where_the_set_prints_its_ranks_is_saved_with_the_head_and_baked_into_the_classifier(tmp_path: Path) -> None:
+def test_a_head_and_classifier_from_an_older_calibration_that_noted_a_rank_corner_still_load(tmp_path: Path) -> None:
+    """Versions calibrated before calibration stopped reading printed ranks keep `numeral_corner` in their
+    head's npz and `mcr_numeral_corner` in their classifier's metadata: both load, the field ignored."""
+    import onnx
     import onnxruntime as ort
 
     from training.fewshot import FewShotHead, bake
@@ -561,13 +563,21 @@ def test_where_the_set_prints_its_ranks_is_saved_with_the_head_and_baked_into_th
 
     base = tiny_classifier(tmp_path / "base.onnx")
     prototypes = np.random.default_rng(2).normal(size=(1, len(FACE_NAMES), 192)).astype(np.float32)
-    plain = FewShotHead(prototypes, 1, scale=3.0, keep=1.0)
-    for head, corner in ((replace(plain, numeral_corner="right"), "right"), (plain, None)):
-        head.save(tmp_path / "head.npz")
-        assert FewShotHead.load(tmp_path / "head.npz").numeral_corner == corner
-        bake(base, head, tmp_path / "baked.onnx")
-        assert FaceClassifier(ort.InferenceSession(str(tmp_path / "baked.onnx")), "baked").numeral_corner == corner
-    assert FaceClassifier(ort.InferenceSession(str(base)), "base").numeral_corner is None
+    head = FewShotHead(prototypes, 1, scale=3.0, keep=1.0)
+    head.save(tmp_path / "head.npz")
+    with np.load(tmp_path / "head.npz") as saved:
+        np.savez(tmp_path / "old_head.npz", **dict(saved), numeral_corner="right")
+    old = FewShotHead.load(tmp_path / "old_head.npz")
+    np.testing.assert_array_equal(old.prototypes, head.prototypes)
+    assert (old.scale, old.keep, old.members) == (head.scale, head.keep, head.members)
+    bake(base, head, tmp_path / "baked.onnx")
+    baked = onnx.load(str(tmp_path / "baked.onnx"))
+    baked.metadata_props.append(onnx.StringStringEntryProto(key="mcr_numeral_corner", value="right"))
+    onnx.save(baked, str(tmp_path / "old_baked.onnx"))
+    crops = np.random.default_rng(3).integers(0, 255, (4, 32, 32, 3), np.uint8)
+    now, before = (FaceClassifier(ort.InferenceSession(str(tmp_path / name)), name) for name in ("baked.onnx", "old_baked.onnx"))
+    assert before.has_fewshot_head and before.knows_its_set
+    np.testing.assert_array_equal(before.read(crops).probs, now.read(crops).probs)
 
 
 def test_the_table_threshold_lies_above_every_tile_crop_and_never_below_its_margin() -> None:
@@ -610,7 +620,7 @@ def test_a_box_unlike_the_calibrated_set_is_dropped_only_when_the_finder_was_uns
         likeness[1:1 + like_the_set] = 0.3
         return reading._replace(likeness=likeness)
 
-    settings = with_overrides(NO_READERS, [f"unlike_strays.max_finder_conf={max_finder_conf}"])
+    settings = with_overrides(DetectorSettings(), [f"unlike_strays.max_finder_conf={max_finder_conf}"])
     dets = layout_detected_with_reading(tmp_path, models, monkeypatch, settings, unlike_first)
     assert len(dets) == len(layout_boxes()) - dropped
     assert len(dets.left_out) == dropped, "a box left out is still told to the reader"
@@ -661,7 +671,7 @@ def test_a_photo_of_the_set_is_read_by_the_set_classifier_and_another_photo_as_b
     tiny_classifier(folders["set only"] / "classifier.onnx", seed=7)
 
     def read(folder: Path) -> list[str]:
-        detector = TileDetector.load(folder, NO_READERS)
+        detector = TileDetector.load(folder)
         assert detector.classifier is not None
         plain_read = detector.classifier.read
 
@@ -680,7 +690,7 @@ def test_a_photo_of_the_set_is_read_by_the_set_classifier_and_another_photo_as_b
     assert as_read != read(folders["head only" if read_by == "the set classifier" else "set only"])
     (folders["set only"] / "set_classifier.onnx").write_bytes((folders["gated"] / "set_classifier.onnx").read_bytes())
     with pytest.raises(ModelLoadError, match="no few-shot head"):
-        TileDetector.load(folders["set only"], NO_READERS)
+        TileDetector.load(folders["set only"])
 
 
 def test_a_crop_passing_one_faces_threshold_gets_every_faces_cosine_and_a_crop_passing_none_reads_as_before() -> None:
@@ -742,7 +752,7 @@ def test_flowers_read_twice_are_named_anew_one_of_each(
     photo = cv2.imread(str(write_photo(tmp_path / "layout.png", layout_boxes())))
     named = dict(layout_boxes())
     boxes = np.float32([named["f1"], named["f2"], named["s1"], np.add(named["s1"], (3, 0, 3, 0))])
-    detector = TileDetector.load(models, with_overrides(NO_READERS, [] if one_of_each else ["rules_off=one_flower_of_each"]))
+    detector = TileDetector.load(models, with_overrides(DetectorSettings(), [] if one_of_each else ["rules_off=one_flower_of_each"]))
     assert detector.classifier is not None
     names = list(detector.classifier.names)
 

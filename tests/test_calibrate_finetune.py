@@ -16,7 +16,6 @@ from vision.registry import Registry
 
 pytest.importorskip("ultralytics", reason="ultralytics is in the train extra")
 from tests.test_calibrate import (
-    NO_READERS,
     QUICK,
     SIZE,
     face_colours,
@@ -115,7 +114,7 @@ def test_a_busy_cpu_ends_the_fine_tune_at_its_time_box_even_inside_the_first_epo
     models = models_copy(shipped, tmp_path / "models")
     photo = calibration_photo(tmp_path / "layout.png")
     settings = replace(QUICK, finetune_seconds=0.0, finetune_epochs=3)  # the box is over before the first batch ends
-    result = calibrate([photo], models_root=models, base_val=None, settings=settings, detector_settings=NO_READERS,
+    result = calibrate([photo], models_root=models, base_val=None, settings=settings,
                        log=print, method="finetune")
     tune = json.loads((Registry(models).path_of(result.version) / "card.json").read_text())["finetune"]
     assert tune["batches"] == 1 and tune["epochs"] == 1
@@ -130,7 +129,7 @@ def test_finetune_learns_the_set_into_a_version_whose_card_names_the_method(ship
     photo = calibration_photo(tmp_path / "layout.png")
     # a box the 3 tiny epochs fit in even on a loaded CPU (under load 60 s stopped it after 1)
     settings = replace(QUICK, finetune_seconds=600.0, finetune_epochs=3, finetune_lr0=0.002)
-    result = calibrate([photo], models_root=models, base_val=None, settings=settings, detector_settings=NO_READERS,
+    result = calibrate([photo], models_root=models, base_val=None, settings=settings,
                        log=print, method="finetune")
     version = Registry(models).path_of(result.version)
     card = json.loads((version / "card.json").read_text())
@@ -172,18 +171,17 @@ def test_gated_keeps_the_head_on_the_classifier_in_use_and_the_fine_tune_beside_
 
     models = models_copy(shipped, tmp_path / "models")
     photo = calibration_photo(tmp_path / "layout.png")
-    result = calibrate([photo], models_root=models, base_val=None, settings=replace(QUICK, finetune_epochs=1),
-                       detector_settings=NO_READERS, log=print, method="gated")
+    result = calibrate([photo], models_root=models, base_val=None, settings=replace(QUICK, finetune_epochs=1), log=print, method="gated")
     version = Registry(models).path_of(result.version)
     card = json.loads((version / "card.json").read_text())
     assert result.method == card["method"] == "gated" and card["head"] is not None and card["finetune"]["kept"]
     assert weights_of(version / "classifier.onnx") >= weights_of(shipped / "classifier.onnx")  # the head on it
     assert not weights_of(version / "set_classifier.onnx") >= weights_of(shipped / "classifier.onnx")  # tuned
-    classifier = TileDetector.load(version, NO_READERS).classifier
+    classifier = TileDetector.load(version).classifier
     assert classifier is not None and classifier.set_reader is not None
     # a version calibrated from it starts from the classifier it was made from, with no set classifier
     Registry(models).activate(result.version)
-    again = calibrate([photo], models_root=models, base_val=None, settings=QUICK, detector_settings=NO_READERS,
+    again = calibrate([photo], models_root=models, base_val=None, settings=QUICK,
                       log=print, method="fewshot")
     assert not (Registry(models).path_of(again.version) / "set_classifier.onnx").exists()
 
@@ -246,7 +244,7 @@ def test_auto_keeps_the_fine_tune_when_it_would_be_promoted(shipped: Path, tmp_p
     models = models_copy(shipped, tmp_path / "models")
     result = calibrate([calibration_photo(tmp_path / "layout.png")], models_root=models,
                        base_val=other_set(tmp_path / "base"), settings=replace(QUICK, finetune_epochs=1, base_check_images=1),
-                       detector_settings=NO_READERS, log=print, method="auto")
+                       log=print, method="auto")
     assert figures.calls == 2  # the version in use, then the fine-tune alone: no few-shot head was judged
     assert result.promoted and result.method == "finetune" and result.to_json()["method_asked"] == "auto"
     assert versions(models) == [result.version] and Registry(models).active_name() == result.version

@@ -32,11 +32,11 @@ def test_evaluate_models_dir_reads_the_version_in_use(tmp_path: Path, capsys) ->
     (data / "labels").mkdir()
     write_photo(data / "images" / "a.png", layout_boxes())
     (data / "labels" / "a.txt").write_text("")
-    assert main([str(data), "--models", str(root), "--json", "--set", "ranks.enabled=false"]) == 0
+    assert main([str(data), "--models", str(root), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["models"]["detector"]["path"] == str(version / "detector.onnx")
     registry.back()
-    assert main([str(data), "--models", str(root), "--json", "--set", "ranks.enabled=false"]) == 0
+    assert main([str(data), "--models", str(root), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["models"]["detector"]["path"] == str(root / "detector.onnx")
 
 

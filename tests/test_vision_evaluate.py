@@ -192,8 +192,8 @@ def test_cli_set_changes_a_detector_setting_and_rejects_an_unknown_one(tmp_path)
 
     assert json.loads(run().stdout)["recall"] == 1.0
     assert json.loads(run("--set", "conf_threshold=0.99").stdout)["recall"] == 0.0  # the fake finder scores 0.9
-    bad = run("--set", "ranks.nope=1")
-    assert bad.returncode == 2 and "RankSettings has no setting 'nope'" in bad.stderr and "Traceback" not in bad.stderr
+    bad = run("--set", "mirror.nope=1")
+    assert bad.returncode == 2 and "MirrorSettings has no setting 'nope'" in bad.stderr and "Traceback" not in bad.stderr
     no_rule = run("--set", "rules_off=mirror,glare")
     assert no_rule.returncode == 2 and "no rule named glare" in no_rule.stderr and "Traceback" not in no_rule.stderr
     assert json.loads(run("--set", "rules_off=mirror,unstretch", "--set", "mirror.sure_conf=0.5").stdout)["recall"] == 1.0

@@ -200,7 +200,7 @@ def test_evaluate_read_loads_the_detector_with_the_set_settings(tmp_path, monkey
     assert evaluate_read.main([str(tmp_path), "--set", "rules_off=mirror", "--set", "mirror.sure_conf=0.5"]) == 2
     assert seen[0].rules_off == frozenset({"mirror"}) and seen[0].mirror.sure_conf == 0.5
     with pytest.raises(SystemExit) as stopped:
-        evaluate_read.main([str(tmp_path), "--set", "ranks"])
+        evaluate_read.main([str(tmp_path), "--set", "mirror"])
     assert stopped.value.code == 2 and "write FIELD=VALUE" in capsys.readouterr().err
 
 

@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from vision.settings import DetectorSettings, with_overrides
+from vision.settings import CalibrateSettings, DetectorSettings, with_overrides
 
 
 def test_overrides_reach_nested_and_top_level_settings_with_their_types():
     base = DetectorSettings()
-    changed = with_overrides(base, ["ranks.enabled=false", "ranks.min_digit_score=0.8", "conf_threshold=0.3",
+    changed = with_overrides(base, ["intra_op_spinning=true", "unlike_strays.likeness=-0.2", "conf_threshold=0.3",
                                     "max_detections=12", "mirror.match_iou=0.5"])
-    assert changed.ranks.enabled is False and changed.ranks.min_digit_score == 0.8
+    assert changed.intra_op_spinning is True and changed.unlike_strays.likeness == -0.2
     assert changed.conf_threshold == 0.3 and changed.max_detections == 12 and isinstance(changed.max_detections, int)
-    assert changed.mirror == base.mirror and changed.ranks.band_shares == base.ranks.band_shares
-    assert base.ranks.enabled is True  # the defaults are left alone
+    assert changed.mirror == base.mirror and changed.unlike_strays.max_finder_conf == base.unlike_strays.max_finder_conf
+    assert base.intra_op_spinning is False and base.unlike_strays.likeness == -0.1  # the defaults are left alone
 
 
 def test_a_tuple_of_numbers_is_written_with_commas():
-    assert with_overrides(DetectorSettings(), ["ranks.band_shares=0.3"]).ranks.band_shares == (0.3,)
-    assert with_overrides(DetectorSettings(), ["ranks.band_shares=0.3, 0.4"]).ranks.band_shares == (0.3, 0.4)
+    assert with_overrides(CalibrateSettings(), ["scales=40"]).scales == (40.0,)
+    assert with_overrides(CalibrateSettings(), ["scales=40, 80.5"]).scales == (40.0, 80.5)
 
 
 def test_no_overrides_is_the_same_settings():
@@ -29,21 +29,30 @@ def test_no_overrides_is_the_same_settings():
 @pytest.mark.parametrize(
     "assignment, message",
     [
-        ("ranks.nope=1", "RankSettings has no setting 'nope'"),
+        ("mirror.nope=1", "MirrorSettings has no setting 'nope'"),
         ("nope=1", "DetectorSettings has no setting 'nope'"),
-        ("ranks=1", "is a section"),
+        ("mirror=1", "is a section"),
         ("conf_threshold.x=1", "is a value, not a section"),
-        ("ranks.enabled=maybe", "expected true or false"),
-        ("ranks.min_digit_score=a lot", "expected a float"),
+        ("intra_op_spinning=maybe", "expected true or false"),
+        ("mirror.sure_conf=a lot", "expected a float"),
         ("max_detections=1.5", "expected a int"),
-        ("ranks.band_shares=0.3,deep", "expected numbers separated by commas"),
-        ("ranks.enabled", "write FIELD=VALUE"),
+        ("mirror.sure_conf", "write FIELD=VALUE"),
         ("=1", "write FIELD=VALUE"),
     ],
 )
 def test_a_bad_assignment_names_what_is_wrong(assignment, message):
     with pytest.raises(ValueError, match=message):
         with_overrides(DetectorSettings(), [assignment])
+
+
+def test_a_tuple_that_is_not_numbers_is_refused():
+    with pytest.raises(ValueError, match="expected numbers separated by commas"):
+        with_overrides(CalibrateSettings(), ["scales=40,deep"])
+
+
+def test_a_setting_deleted_from_the_reader_is_refused_by_name():
+    with pytest.raises(ValueError, match="DetectorSettings has no setting 'ranks'"):
+        with_overrides(DetectorSettings(), ["ranks.enabled=false"])
 
 
 def test_rules_are_switched_off_by_name_with_commas():

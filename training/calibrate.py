@@ -8,9 +8,6 @@ The photo shows one tile of each face in rows (`shared/spec/calibration-layout.m
 1. Find the tiles with the version in use of DIR, group them into rows (`vision.rows`) and name
    each by its row and place. A row or tile missing or extra: an error naming the row and place,
    exit status 1, nothing written.
-   Where the set prints its suited ranks: the top corner where at least `numeral_share` of the photos'
-   suited tiles read their own rank and none another (`vision.ranks.printed_corner`), kept with the head;
-   photos of the set then have every suited tile's rank read there (`RankSettings.calibrated_corner`).
 2. Cut crops of every tile from augmented copies of the photo (smaller, turned up to 15 degrees,
    tilted, sideways, other light, glare, blur, noise, JPEG), boxed by the tile finder on each
    copy and cut exactly as the runtime cuts them (`vision.crops`).
@@ -27,10 +24,10 @@ The photo shows one tile of each face in rows (`shared/spec/calibration-layout.m
    its boxes look like the set's faces), while another set's photo reads as before.
    `--method auto`: the fine-tune, kept when it would be promoted (step 4); else the
    few-shot head on the version in use, from the same crops, judged by the same rule. Without the .pt
-   or ultralytics (the train extra): the few-shot head. (auto never picks gated: nothing measured at
-   calibration tells when it reads a set's scenes better than the head; see the model card, stop 25.)
-   The default is `--method fewshot`: in the model card's rounds the fine-tune read no set better than
-   the head, and took a minute more (stop 38).
+   or ultralytics (the train extra): the few-shot head. auto never picks gated: nothing measured at
+   calibration tells when gated reads a set's photos better than the head.
+   The default is `--method fewshot`: the fine-tune read no measured set better than the head, and takes
+   a minute more.
 4. Write a version of DIR (`vision.registry`): the classifier with the head inside, its card
    (photos, command, figures before and after). It becomes the version in use only when it reads
    the calibration photos exactly and reads the base val photos no worse than the version in use.
@@ -62,7 +59,6 @@ from training.classifier_tune import FineTune, tune_classifier_for
 from training.fewshot import PROTOTYPES_FILE, FewShotHead, bake
 from training.finder_tune import finder_for_version, missed_by_finder
 from training.head import BlendChoice, Embedder, HeadData, learn_head
-from training.numerals import numerals_report, printed_numerals
 from training.promotion import BasePhotos, Verdict, base_figures, base_photos, base_train_photos, figures_before_after, judge
 from training.version_card import VersionMade, calibration_card, write_card
 from vision.calibration_layout import LaidTile, LayoutReading
@@ -126,9 +122,6 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     before_accuracy = float(np.mean([r.read_accuracy for r in before]))
     missed = sum(missed_by_finder(detector, picture, _boxes(reading.tiles)) for picture, reading in pictures)
     step(0.1, _photos_report(len(photos), before, before_accuracy, missed, parent))
-    numerals = printed_numerals(detector, pictures, detector_settings, settings)
-    if numerals[1]:
-        step(0.12, numerals_report(*numerals))
     source = _classifier_source(parent_dir, detector_settings)
     embedder = Embedder(source, detector_settings.intra_op_threads)
     crops = learning_crops(detector, pictures, settings, seed, step)
@@ -140,7 +133,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     with tempfile.TemporaryDirectory(prefix="mcr_calibrate_") as scratch:
         run = _Run(parent, parent_dir, pictures, source, crops, base, detector_settings, settings, seed, step,
                    Path(scratch), HeadData(crops, parent_dir, base.thresholds, detector_settings,
-                                           int(detector.model_info.classifier_imgsz), numerals[0]))
+                                           int(detector.model_info.classifier_imgsz)))
         tune = None if kept == "fewshot" else _classifier_tuned(run, method, weights, embedder.names, issues, log)
         head = _head_learned(run, kept, tune, embedder)
         version_dir = registry.new_version_dir(name)
@@ -158,7 +151,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
             write_card(version_dir, calibration_card(
                 name=version_dir.name, parent=parent, command=command, seconds=seconds, photos=photos, bonus=bonus,
                 before=before, figures=figures, method_asked=method, made=made, crops=crops, settings=settings,
-                weights=f"{parent}/{weights.name}", numerals=numerals, finder=finder_card, base=base,
+                weights=f"{parent}/{weights.name}", finder=finder_card, base=base,
                 base_old=base_old, issues=issues))
         except BaseException:
             shutil.rmtree(version_dir, ignore_errors=True)  # a half-made version is never listed

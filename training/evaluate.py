@@ -330,7 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--conf", type=float, default=None, help="tile-finder confidence threshold (default from settings)")
     parser.add_argument("--nms-iou", type=float, default=None, help="NMS IoU threshold (default from settings)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
-                        help="change one detector setting, e.g. ranks.enabled=false (repeatable)")
+                        help="change one detector setting, e.g. mirror.sure_conf=0.8 (repeatable)")
     return parser
 
 

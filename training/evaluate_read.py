@@ -202,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--show", type=int, default=20, help="failures to list (default 20)")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
-                   help="change one detector setting, e.g. ranks.enabled=false, or a layout reader's, "
+                   help="change one detector setting, e.g. mirror.sure_conf=0.8, or a layout reader's, "
                         "e.g. layout.tidy_breaches=false (repeatable)")
     return p
 

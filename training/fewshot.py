@@ -57,7 +57,6 @@ from vision.models import (
     BASE_OUTPUT,
     FEWSHOT_METADATA,
     LIKENESS_OUTPUT,
-    NUMERAL_CORNER_METADATA,
     SET_MARGIN_OUTPUT,
     SET_PROBS_OUTPUT,
     TABLE_OUTPUT,
@@ -85,7 +84,6 @@ class FewShotHead:
     table_threshold: float = np.inf  # a crop nearer the table than any face by more than this looks like it
     others: np.ndarray | None = None  # float32 (O, members x D): features of other sets' crops (the base photos')
     open_reading: OpenReading | None = None  # how SET_PROBS_OUTPUT reads; None: the prototypes above, ungated
-    numeral_corner: str | None = None  # the top corner the set prints suited ranks in (`vision.ranks.printed_corner`)
 
     def cosines(self, features: np.ndarray) -> np.ndarray:
         """(N, C) cosine of each crop with each face's nearer prototype, averaged over the ensemble members."""
@@ -149,7 +147,7 @@ class FewShotHead:
             "open_prototypes": self.open_reading.prototypes, "open_scale": self.open_reading.scale}
         np.savez(path, prototypes=self.prototypes, members=self.members, scale=self.scale, keep=self.keep,
                  thresholds=self.open_thresholds(), table=table, table_threshold=self.table_threshold,
-                 others=others.astype(np.float16), numeral_corner=self.numeral_corner or "", **open_)
+                 others=others.astype(np.float16), **open_)
 
     @staticmethod
     def load(path: Path) -> FewShotHead:
@@ -163,8 +161,7 @@ class FewShotHead:
                                 data["open_prototypes"].astype(np.float32), float(data["open_scale"]))
         return FewShotHead(data["prototypes"].astype(np.float32), int(data["members"]), float(data["scale"]),
                            float(data["keep"]), data["thresholds"].astype(np.float32), table,
-                           float(data["table_threshold"]) if table is not None else np.inf, others, open_,
-                           str(data["numeral_corner"]) or None if "numeral_corner" in data.files else None)
+                           float(data["table_threshold"]) if table is not None else np.inf, others, open_)
 
     def open_thresholds(self) -> np.ndarray:
         """The thresholds, every face open (-2: below any cosine) when there are none."""
@@ -391,8 +388,6 @@ def bake(classifier_onnx: Path, head: FewShotHead, out_path: Path, base_output: 
                             + (f", {len(head.others)} crops of other sets" if head.others is not None else "")
                             + (f", photos of the set read whitened (rank {head.open_reading.whitening.basis.shape[1]},"
                                f" scale {head.open_reading.scale:g})" if head.open_reading is not None else ""))
-    if head.numeral_corner:
-        props[NUMERAL_CORNER_METADATA] = head.numeral_corner
     del model.metadata_props[:]
     for key, value in props.items():
         model.metadata_props.append(onnx.StringStringEntryProto(key=key, value=value))

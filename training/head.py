@@ -14,7 +14,7 @@ import numpy as np
 from tileset.classes import CLASS_ID
 from training.augment import LearningCrops, labeled_base_crops
 from training.fewshot import EPS, FewShotHead, OpenReading, prototypes_from, whitening_from, with_features
-from vision.settings import CalibrateSettings, DetectorSettings, with_overrides
+from vision.settings import CalibrateSettings, DetectorSettings
 
 DEFAULT = CalibrateSettings()
 
@@ -137,7 +137,7 @@ def base_crops(embedder: Embedder, models_dir: Path, images: Sequence[Path], set
     boxes included), recorded from the classifier's input while the version in use reads them."""
     from vision.detector import TileDetector
 
-    detector = TileDetector.load(models_dir, with_overrides(settings, ["ranks.enabled=false"]))
+    detector = TileDetector.load(models_dir, settings)
     assert detector.classifier is not None
     recorder = _Recorder(detector.classifier.session)
     detector.classifier.session = recorder
@@ -177,7 +177,6 @@ class HeadData:
     threshold_photos: Sequence[Path]  # base photos that set the faces' and the table's thresholds
     detector_settings: DetectorSettings
     crop_size: int  # the classifier's input side
-    numeral_corner: str | None  # where the set prints its suited ranks (`training.numerals`)
 
 
 def learn_head(embedder: Embedder, data: HeadData, settings: CalibrateSettings, seed: int,
@@ -200,8 +199,7 @@ def learn_head(embedder: Embedder, data: HeadData, settings: CalibrateSettings, 
     # are mostly nearer the set's faces than any of them is read with every gate open
     # (rule `open_gate`, `vision.rules`)
     others = None if base is None or not settings.keep_other_crops else base[1].astype(np.float16).astype(np.float32)
-    head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds, others=others,
-                       numeral_corner=data.numeral_corner)
+    head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds, others=others)
     if others is not None and base is not None and settings.open_rank > 0 and settings.open_shrinkage > 0:
         head = _with_open_reading(head, embedder, (train_feats, columns, crops.train_ways), check, base, settings,
                                   seed, step)

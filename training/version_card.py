@@ -17,7 +17,6 @@ from training.fewshot import FewShotHead
 from training.head import BlendChoice
 from training.promotion import BasePhotos, Verdict
 from vision.calibration_layout import LayoutReading
-from vision.ranks import CornerCount
 from vision.registry import utc_now
 from vision.settings import CalibrateSettings
 
@@ -78,13 +77,12 @@ def calibration_card(*, name: str, parent: str, command: str, seconds: float, ph
                      bonus: tuple[str, ...] | None, before: Sequence[LayoutReading],
                      figures: tuple[dict[str, Any], dict[str, Any]], method_asked: str, made: VersionMade,
                      crops: LearningCrops, settings: CalibrateSettings, weights: str,
-                     numerals: tuple[str | None, dict[str, CornerCount]], finder: dict[str, Any] | None,
+                     finder: dict[str, Any] | None,
                      base: BasePhotos, base_old: dict[str, Any] | None, issues: Sequence[str]) -> dict[str, Any]:
     """card.json of a calibrated version. `figures`: read accuracy before and after
     (`training.promotion.figures_before_after`); `weights`: the classifier's .pt a fine-tune started from."""
     verdict = made.verdict
     before_json, after_json = figures
-    corner, counts = numerals
     return {
         "name": name, "kind": "calibration", "created": utc_now(), "parent": parent,
         "command": command, "seconds": round(seconds, 1), "promoted": verdict.promote, "reason": verdict.reason,
@@ -97,7 +95,6 @@ def calibration_card(*, name: str, parent: str, command: str, seconds: float, ph
         "method": made.kept, "method_asked": method_asked, "method_reason": made.why,
         "head": head_entry(made, crops, settings),
         "finetune": finetune_entry(made, weights),
-        "index_numerals": {"corner": corner, **{where: asdict(count) for where, count in counts.items()}},
         "finder": finder,
         "base_val": {"data": str(base.data) if base.val else None, "photos": len(base.checked),
                      "before": base_old, "after": verdict.base_new},

@@ -15,7 +15,6 @@ Runtime dependencies only: onnxruntime, OpenCV, Pillow, numpy.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +32,6 @@ from vision.models import (
     TileFinder,
     load_models,
 )
-from vision.ocr import TextLineReader, TextReaderUnavailable
 from vision.rules import (
     BOXES,
     FACES,
@@ -61,8 +59,6 @@ class TileDetector:
         self.settings = settings
         self.finder = finder
         self.classifier = None if finder.names_faces else classifier
-        self._reader: TextLineReader | None = None  # made on first use
-        self._no_reader = False  # rapidocr is not installed: warned once, not tried again
         self._last_letterbox: tuple[np.ndarray, np.ndarray, Letterbox] | None = None  # (image, canvas, fit)
         versions = {"detector": finder.version}
         if self.classifier is not None:
@@ -201,17 +197,6 @@ class TileDetector:
         """The classifier's crops of the boxes and what it reads in them (None when no crop was cut)."""
         crops = cut_tiles(image_bgr, boxes_xyxy, self.face_classifier.imgsz, self.settings)
         return crops, (self.face_classifier.read(crops) if len(crops) else None)
-
-    def text_reader(self) -> TextLineReader | None:
-        """A text-line recognizer (`vision.ocr`) for the calibration's reading of where a set prints its ranks
-        (`training.numerals`), loaded on first use; None without rapidocr. No rule of the reader reads text."""
-        if self._reader is None and not self._no_reader:
-            try:
-                self._reader = TextLineReader(self.settings.intra_op_threads, spinning=self.settings.intra_op_spinning)
-            except TextReaderUnavailable as error:
-                warnings.warn(f"no numerals are read: {error}", stacklevel=2)
-                self._no_reader = True
-        return self._reader
 
     def detect_decoded(self, decoded: DecodedImage) -> Detections:
         """Detect on a (possibly reduced) decoded image; boxes in the original photo's pixels."""

@@ -17,7 +17,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from scoring.tiles import SUITS, Tile
 from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES, check_names
 from vision.boxes import to_network_input
 from vision.settings import DetectorSettings
@@ -126,8 +125,6 @@ class TileFinder:
 # of the set's tiles
 LIKENESS_OUTPUT = "set_likeness"
 FEWSHOT_METADATA = "mcr_fewshot"  # the metadata key a classifier with a few-shot head carries (`training.fewshot.bake`)
-# ... and where its calibration photo showed the set prints suited ranks, the top corner (`vision.ranks`: "left", "right")
-NUMERAL_CORNER_METADATA = "mcr_numeral_corner"
 # the third, where the calibration photo's table was learned too (`training.fewshot`: table prototypes): (N,)
 # how far a crop's cosine with the table passes its cosine with the nearest face, over the table's
 # threshold; above 0, the crop looks like the table
@@ -159,13 +156,8 @@ class FaceClassifier:
         self.imgsz = input_size_of(metadata, session, f"classifier {path}")
         self.version = _version(metadata)
         self.has_fewshot_head = FEWSHOT_METADATA in metadata  # calibrated from a photo (`training.fewshot`)
-        corner = metadata.get(NUMERAL_CORNER_METADATA)
-        self.numeral_corner = corner if self.has_fewshot_head and corner in ("left", "right") else None
         self.to_canonical = np.array([CLASS_ID[n] for n in names], np.int64)
         self.flower_columns = np.array([n in FLOWER_NAMES for n in names])
-        # the columns of 1..9 of each suit: the ranks a printed numeral can pick between
-        self.rank_columns = {suit: np.array([names.index(Tile.suited(r, suit).name) for r in range(1, 10)])
-                             for suit in SUITS}
         self._input = session.get_inputs()[0].name
         self._fixed_batch = isinstance(session.get_inputs()[0].shape[0], int)
         outputs = [o.name for o in session.get_outputs()]

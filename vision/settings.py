@@ -17,17 +17,6 @@ BASE_PHOTOS_DIR = REPO_ROOT.parent / "shared" / "datasets" / "real" / "chinese-v
 
 
 @dataclass(frozen=True)
-class RankSettings:
-    """Where a set prints its suited ranks, read on its calibration photo (`training.numerals`, `vision.ranks`)."""
-
-    enabled: bool = True  # off: no corner is read
-    # of the upright tile's height: the bands across its top where index numerals sit; the deeper one
-    # reaches a numeral set low by a box that takes in the tile's top edge (a camera tilted towards it)
-    band_shares: tuple[float, ...] = (0.3, 0.35)
-    min_digit_score: float = 0.9  # recognizer score for a lone digit to count
-
-
-@dataclass(frozen=True)
 class MirrorSettings:
     """The mirror check (`vision.rules`, rule `mirror`): a box the finder is unsure of is kept only when
     the finder, run again on the mirror image of the photo, finds it there too."""
@@ -107,7 +96,6 @@ class DetectorSettings:
     set_classifier: SetClassifierSettings = field(default_factory=SetClassifierSettings)
     one_flower_of_each: OneFlowerSettings = field(default_factory=OneFlowerSettings)
     unlike_strays: UnlikeStraysSettings = field(default_factory=UnlikeStraysSettings)
-    ranks: RankSettings = field(default_factory=RankSettings)  # read at calibration, by no rule of the reader
 
 
 @dataclass(frozen=True)
@@ -121,7 +109,7 @@ class LayoutSettings:
     duplicate_iou: float = 0.6  # two boxes overlapping more than this are one tile
     duplicate_containment: float = 0.8  # ... or when this share of the smaller box lies in the larger
     # ... or, read as the same face, overlapping more than this: the finder's second box on a tile, shifted by
-    # a quarter of it (stops 31-34's rounds: 6 such pairs at 0.50-0.60, each on one tile; two tiles' at most 0.41)
+    # a quarter of it (such pairs overlap 0.50-0.60; two neighbouring tiles' boxes at most 0.41)
     duplicate_same_face_iou: float = 0.45
     low_confidence: float = 0.5  # a tile read with less confidence is reported in issues
     # When the tiles make no winning hand (and the winning tile is known), tiles read with less confidence
@@ -234,20 +222,14 @@ class CalibrateSettings:
     max_turn_deg: float = 15.0
     max_tilt: float = 0.15  # perspective: the far edge narrowed by up to this share of the width
     match_iou: float = 0.5  # a finder box on a copy takes the place of the tile it overlaps this much
-    # a top corner where this share of the photo's suited tiles read their own rank, and none another, is where
-    # the set prints its ranks (`vision.ranks.printed_corner`). Rounds 29-35's photos (looked at): kde-traditional's
-    # 2-23 of 27, the 14 photos of sets without index numerals 0-1. At 0.5, round 29's (6) and 35's (13) were
-    # read as sets without numerals, and round 29 read four pungs of 3m as 2m (193 -> 197 hands at 0.15; stop 45)
-    numeral_share: float = 0.15
     clusters: int = 4  # prototypes per face and way up (k-means; 1, 2, 4, 8 read 97.0, 98.0, 99.2, 99.2 % of held-out copies)
     scales: tuple[float, ...] = (40.0, 80.0, 160.0, 320.0)  # weights of the prototype cosines tried in the logits
     # a face's threshold (the highest cosine of any crop of another set) plus one of these: never 0, or
     # the crop at the maximum passes it by rounding in the ONNX graph (3 base val tiles did at 0)
     margins: tuple[float, ...] = (0.005, 0.01, 0.02)
-    # base photos: every crop the runtime cuts from them sets the thresholds; spread over the base train
-    # split, none of the photos the promotion check reads (`training.calibrate._threshold_photos`). For
-    # gnome-smooth: from the first 40 val photos, 5 of chinese-v4's real val white dragons passed its f1
-    # threshold; from 40 train photos, 5 in val and 25 in test; from 80, none (stop 27)
+    # base photos whose every crop the runtime cuts sets the thresholds (`training.promotion.threshold_photos`):
+    # this many, spread over the base train split, none of them a photo the promotion check reads; fewer let
+    # real white dragons pass a calibrated set's flower thresholds
     base_crops_images: int = 80
     threshold_split: str = "train"  # or "val": the val photos after the checked ones
     # the table: tile-sized patches of each copy away from its tiles (`table_patches`), grouped into
@@ -307,7 +289,7 @@ SettingsT = TypeVar("SettingsT")
 
 def with_overrides(settings: SettingsT, assignments: list[str] | tuple[str, ...]) -> SettingsT:
     """`settings` (any settings dataclass) with `field=value` or `section.field=value` assignments applied
-    (`ranks.enabled=false`, `conf_threshold=0.3`), each value read as the type of the field it replaces:
+    (`mirror.sure_conf=0.8`, `conf_threshold=0.3`), each value read as the type of the field it replaces:
     evaluation commands measure a setting without editing the code. Raises ValueError naming what is wrong."""
     for assignment in assignments:
         path, sep, text = assignment.partition("=")

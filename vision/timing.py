@@ -29,12 +29,11 @@ UNSTRETCH = "unstretch"  # the finder again, on copies of a stretched photo resi
 MIRROR = "mirror run"  # the finder again, on the mirror image, for the boxes it was unsure of
 CROPS = "crops"
 CLASSIFIER = "classifier"
-SECOND_READINGS = "second readings"  # the text recognizer (the calibration's rank numerals)
 DUPLICATES = "duplicates"  # boxes on one tile merged
 LAYOUT = "layout and repair"  # rows, groups, the hand, and the repair search when it does not win
 SCORE = "score"
-STAGES: tuple[str, ...] = (DECODE, FINDER, UNSTRETCH, MIRROR, CROPS, CLASSIFIER, SECOND_READINGS, DUPLICATES,
-                           LAYOUT, SCORE)  # in pipeline order, for reports
+STAGES: tuple[str, ...] = (DECODE, FINDER, UNSTRETCH, MIRROR, CROPS, CLASSIFIER, DUPLICATES, LAYOUT,
+                           SCORE)  # in pipeline order, for reports
 
 
 @dataclass
