@@ -237,6 +237,76 @@ _LABELS: dict[str, tuple[str, str]] = {
     "lbl_redrawn": ("box {boxes} redrawn", "框 {boxes} 已重画"),
     "lbl_lassoed": ("{n} boxes picked by the drag. To draw a new box instead, choose its face first.",
                     "拖动选中了 {n} 个框。要画新框, 请先选择它的牌。"),
+    "lbl_stale": ("Not saved: {name} was changed in another tab or program{when} ({changes}). Nothing was changed "
+                  "here; the labels are shown as they are now: pick the boxes again.",
+                  "未保存: {name} 的标注已在另一个标签页或程序中修改{when} ({changes})。此处没有改动; "
+                  "现在显示的是最新的标注, 请重新选择框。"),
+    "lbl_stale_when": (" at {time}", " (于 {time})"),
+    "lbl_ch_deleted": ("box {n} ({face}) deleted", "框 {n} ({face}) 已删除"),
+    "lbl_ch_added": ("box {n} ({face}) added", "新增框 {n} ({face})"),
+    "lbl_ch_face": ("box {n} {before} → {after}", "框 {n} {before} → {after}"),
+    "lbl_ch_redrawn": ("box {n} ({face}) redrawn", "框 {n} ({face}) 已重画"),
+    "lbl_ch_reviewed": ("marked reviewed", "已标为已审核"),
+    "lbl_ch_unreviewed": ("no longer reviewed", "不再是已审核"),
+    "lbl_ch_more": ("{n} more", "另有 {n} 处"),
+    "lbl_ch_rewritten": ("its files were saved again", "文件被重新保存"),
+    "lbl_unpicked": ("Box {boxes} changed in another tab or program since it was picked: picked no more.",
+                     "框 {boxes} 在选中后已被另一个标签页或程序修改: 已取消选择。"),
+    "lbl_teach_running": ("Teaching is already running (started at {since} from this or another tab): it runs once; "
+                          "its progress and result are shown here.",
+                          "已经在训练中 (于 {since} 由此页或另一个标签页开始): 只运行一次; 进度和结果显示在这里。"),
+    "lbl_learn_running": ("A tile set is being learned on the Teach my tiles page (since {since}); teach the model "
+                          "when it has ended.", "“教它认我的牌”页正在学习一套牌 (从 {since} 开始); 结束后再训练模型。"),
+    # Teach my tiles page (appui.teach)
+    "teach_intro": ("Lay out one tile of each face in five rows, far to near: 1-9 characters, 1-9 dots, 1-9 bamboo, "
+                    "E S W N C F P, then the flowers and seasons. Tiles may touch; keep the rows straight. "
+                    "Take one photo, or two or three from other angles, on the table or cloth you play on: the assistant "
+                    "learns your set from them, and your table too, so that its pattern is not read as tiles.",
+                    "把每种牌各一张摆成五行（由远及近）：一至九万、一至九筒、一至九条、东南西北中发白、花牌。"
+                    "牌可以相挨，行要直。在你打牌的桌面或桌布上拍一张照片（或从不同角度拍两三张），助手就能学会你的牌，"
+                    "也认得你的桌面，不会把桌布的花纹当成牌。"),
+    "teach_source": ("Photo from", "照片来源"),
+    "teach_upload": ("Upload photos (up to 3)", "上传照片（最多 3 张）"),
+    "teach_camera": ("Take a photo", "拍照"),
+    "teach_keep": ("Keep this photo and take another", "保留这张，再拍一张"),
+    "teach_kept": ("{n} photo(s) kept; clear the camera's photo to take the next.", "已保留 {n} 张；清除相机里的照片再拍下一张。"),
+    "teach_start_over": ("Start over", "重新开始"),
+    "teach_too_many": ("Only the first {n} photos are used.", "只使用前 {n} 张照片。"),
+    "teach_photo_n": ("Photo {n}", "照片 {n}"),
+    "teach_left_out": ("Left out of the learning: photo(s) {which}, which do not show the layout.",
+                       "学习时不用照片 {which}：它们与摆法不符。"),
+    "teach_learn_from": ("Learning uses {n} photo(s).", "学习将使用 {n} 张照片。"),
+    "teach_bonus": ("Flowers and seasons in row 5", "第五行的花牌"),
+    "teach_bonus_all": ("all eight", "全部八张"),
+    "teach_bonus_f": ("four flowers", "四张花"),
+    "teach_bonus_s": ("four seasons", "四张季"),
+    "teach_bonus_none": ("none (no row 5)", "无（没有第五行）"),
+    "teach_no_models": ("The tile models cannot be loaded: {why}", "无法加载识别模型：{why}"),
+    "teach_unreadable": ("This photo cannot be read: {why}", "无法读取照片：{why}"),
+    "teach_all_placed": ("All {n} tiles found in their places: {right} read right by the version in use.",
+                         "全部 {n} 张牌都在位：当前版本认对 {right} 张。"),
+    "teach_problems": ("This photo does not show the layout; nothing will be learned from it:",
+                       "照片与摆法不符，不会从中学习："),
+    "teach_unordered": ("Read it as one of each face in no particular order", "按“每种一张、顺序不限”来读"),
+    "teach_unordered_help": ("Each face is given to exactly one tile, the most likely way; check the names on the photo.",
+                             "每种牌只分给一张，按最可能的方式；请核对照片上的名称。"),
+    "teach_confirm": ("These names are right", "这些名称正确"),
+    "teach_learn": ("Learn this set", "学习这套牌"),
+    "teach_learning": ("Learning your set…", "正在学习…"),
+    "teach_running": ("Learning is already running (started at {since} from this or another tab): it runs once; "
+                      "its progress and result are shown here.",
+                      "已经在学习中 (于 {since} 由此页或另一个标签页开始): 只运行一次; 进度和结果显示在这里。"),
+    "teach_joined": ("Learning was already running when asked here (started at {since}): it ran once, its result is "
+                     "this.", "这里请求时学习已在进行 (于 {since} 开始): 只运行了一次, 结果如下。"),
+    "teach_other_running": ("The model is being taught on the Label photos page (since {since}); learn this set when "
+                            "it has ended.", "“标注照片”页正在训练模型 (从 {since} 开始); 结束后再学习这套牌。"),
+    "teach_promoted": ("Learned: version {version} is now in use ({seconds:.0f} s).",
+                       "学会了：现在使用版本 {version}（{seconds:.0f} 秒）。"),
+    "teach_not_promoted": ("Version {version} was kept but not put in use: {reason}.",
+                           "已保存版本 {version}，但未启用：{reason}。"),
+    "teach_before": ("Read right before", "学习前认对"),
+    "teach_after": ("after", "学习后"),
+    "teach_base": ("Other sets (base val photos)", "其他牌（基础验证照片）"),
     # LAN mode (appui.access, appui.lan)
     "access_title": ("Enter the access code", "请输入访问码"),
     "access_intro": ("The code is shown where the app was started (the laptop's terminal).",

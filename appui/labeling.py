@@ -22,7 +22,7 @@ import numpy as np
 import streamlit as st
 
 from appui import jobs
-from appui.i18n import pick, t
+from appui.i18n import t
 from appui.widgets import data_folder_input, model_versions
 from tileset.classes import BACK_ID, CLASS_NAMES, NAMES_ZH
 from tileset.labelfiles import (
@@ -65,33 +65,6 @@ CHANGES_SHOWN = 6  # a refused edit names at most this many of the changes it fo
 TEACH_WATCHING = PREFIX + "teach_watching"  # the teaching run this session started or joined
 LEARN_JOB, TEACH_KIND = "learn", "adapt"  # one learning at a time (appui.jobs), shared with "Learn this set"
 
-_TEXT: dict[str, tuple[str, str]] = {
-    "stale": ("Not saved: {name} was changed in another tab or program{when} ({changes}). Nothing was changed "
-              "here; the labels are shown as they are now: pick the boxes again.",
-              "未保存: {name} 的标注已在另一个标签页或程序中修改{when} ({changes})。此处没有改动; "
-              "现在显示的是最新的标注, 请重新选择框。"),
-    "stale_when": (" at {time}", " (于 {time})"),
-    "ch_deleted": ("box {n} ({face}) deleted", "框 {n} ({face}) 已删除"),
-    "ch_added": ("box {n} ({face}) added", "新增框 {n} ({face})"),
-    "ch_face": ("box {n} {before} → {after}", "框 {n} {before} → {after}"),
-    "ch_redrawn": ("box {n} ({face}) redrawn", "框 {n} ({face}) 已重画"),
-    "ch_reviewed": ("marked reviewed", "已标为已审核"),
-    "ch_unreviewed": ("no longer reviewed", "不再是已审核"),
-    "ch_more": ("{n} more", "另有 {n} 处"),
-    "ch_rewritten": ("its files were saved again", "文件被重新保存"),
-    "unpicked": ("Box {boxes} changed in another tab or program since it was picked: picked no more.",
-                 "框 {boxes} 在选中后已被另一个标签页或程序修改: 已取消选择。"),
-    "teach_running": ("Teaching is already running (started at {since} from this or another tab): it runs once; "
-                      "its progress and result are shown here.",
-                      "已经在训练中 (于 {since} 由此页或另一个标签页开始): 只运行一次; 进度和结果显示在这里。"),
-    "learn_running": ("A tile set is being learned on the Teach my tiles page (since {since}); teach the model "
-                      "when it has ended.", "“教它认我的牌”页正在学习一套牌 (从 {since} 开始); 结束后再训练模型。"),
-}
-
-
-def tr(key: str, language: str | None = None, **values: object) -> str:
-    return pick(_TEXT, key, language, **values)
-
 
 def stale_message(error: StaleLabels, seen: PhotoLabels | None, language: str | None = None) -> str:
     """Why an edit was refused, naming what changed since the page showed the labels (by box number)."""
@@ -101,16 +74,17 @@ def stale_message(error: StaleLabels, seen: PhotoLabels | None, language: str | 
     words = []
     for change in changes[:CHANGES_SHOWN]:
         if change.kind in ("reviewed", "unreviewed"):
-            words.append(tr("ch_" + change.kind, language))
+            words.append(t("lbl_ch_" + change.kind, language))
         else:
-            words.append(tr("ch_" + change.kind, language, n=change.number, before=change.face_before,
-                            after=change.face_after, face=change.face_before or change.face_after))
+            words.append(t("lbl_ch_" + change.kind, language, n=change.number, before=change.face_before,
+                           after=change.face_after, face=change.face_before or change.face_after))
     if len(changes) > CHANGES_SHOWN:
-        words.append(tr("ch_more", language, n=len(changes) - CHANGES_SHOWN))
-    when = "" if error.changed_at is None else tr(
-        "stale_when", language, time=time.strftime("%H:%M:%S", time.localtime(error.changed_at)))
-    return tr("stale", language, name=error.photo.image.name, when=when,
-              changes="; ".join(words) or tr("ch_rewritten", language))
+        words.append(t("lbl_ch_more", language, n=len(changes) - CHANGES_SHOWN))
+    when = "" if error.changed_at is None else t(
+        "lbl_stale_when", language, time=time.strftime("%H:%M:%S", time.localtime(error.changed_at)))
+    return t("lbl_stale", language, name=error.photo.image.name, when=when,
+             changes="; ".join(words) or t("lbl_ch_rewritten", language))
+
 
 SUIT_WORDS = {"m": "characters wan", "p": "dots circles pin", "s": "bamboo sou"}
 NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -306,7 +280,7 @@ def _keep_picks_of(labels: PhotoLabels) -> None:
     picked = _picked()
     kept = [n for n in picked if n in boxes and picked_as.get(n) in (None, boxes[n])]
     if gone := [n for n in picked if n not in kept]:
-        st.info(tr("unpicked", boxes=", ".join(map(str, gone))))
+        st.info(t("lbl_unpicked", boxes=", ".join(map(str, gone))))
     if gone or not picked_as.keys() >= set(picked):
         _pick(kept)
 
@@ -657,7 +631,7 @@ def _teach(folder: Path, reviewed: int) -> None:
     state = jobs.status(data_root(), LEARN_JOB)
     running = state is not None and state.running
     if state is not None and state.running and state.token != st.session_state.get(TEACH_WATCHING):
-        st.info(tr("teach_running" if state.kind == TEACH_KIND else "learn_running", since=_since(state)))
+        st.info(t("lbl_teach_running" if state.kind == TEACH_KIND else "lbl_learn_running", since=_since(state)))
         if state.kind == TEACH_KIND:
             st.session_state[TEACH_WATCHING] = state.token
     st.button(t("lbl_teach", n=reviewed), key=PREFIX + "teach", disabled=bool(missing) or not reviewed or running,
@@ -670,9 +644,9 @@ def _teach(folder: Path, reviewed: int) -> None:
             state = jobs.start(data_root(), LEARN_JOB, TEACH_KIND, argv)
         except jobs.AlreadyRunning as already:
             if already.state.kind != TEACH_KIND:
-                st.warning(tr("learn_running", since=_since(already.state)))
+                st.warning(t("lbl_learn_running", since=_since(already.state)))
                 return
-            st.warning(tr("teach_running", since=_since(already.state)))
+            st.warning(t("lbl_teach_running", since=_since(already.state)))
             state = already.state
         except jobs.JobError as error:
             st.error(t("lbl_teach_failed", code=str(error)))

@@ -26,7 +26,7 @@ import streamlit as st
 
 from . import jobs
 from .dataroot import data_root
-from .i18n import pick
+from .i18n import t, translator
 from .models import get_detector
 from .overlay import fit
 
@@ -44,58 +44,9 @@ BONUS_CHOICES = ("all", "f1,f2,f3,f4", "s1,s2,s3,s4", "none")
 REPO_ROOT = Path(__file__).resolve().parent.parent
 STEP = re.compile(r"\[calibrate (\d)/5\]")
 
-_TEXT: dict[str, tuple[str, str]] = {
-    "title": ("Teach my tiles", "教它认我的牌"),
-    "intro": ("Lay out one tile of each face in five rows, far to near: 1-9 characters, 1-9 dots, 1-9 bamboo, "
-              "E S W N C F P, then the flowers and seasons. Tiles may touch; keep the rows straight. "
-              "Take one photo, or two or three from other angles, on the table or cloth you play on: the assistant "
-              "learns your set from them, and your table too, so that its pattern is not read as tiles.",
-              "把每种牌各一张摆成五行（由远及近）：一至九万、一至九筒、一至九条、东南西北中发白、花牌。"
-              "牌可以相挨，行要直。在你打牌的桌面或桌布上拍一张照片（或从不同角度拍两三张），助手就能学会你的牌，"
-              "也认得你的桌面，不会把桌布的花纹当成牌。"),
-    "source": ("Photo from", "照片来源"), "upload": ("Upload photos (up to 3)", "上传照片（最多 3 张）"),
-    "camera": ("Take a photo", "拍照"),
-    "keep": ("Keep this photo and take another", "保留这张，再拍一张"),
-    "kept": ("{n} photo(s) kept; clear the camera's photo to take the next.", "已保留 {n} 张；清除相机里的照片再拍下一张。"),
-    "start_over": ("Start over", "重新开始"),
-    "too_many": ("Only the first {n} photos are used.", "只使用前 {n} 张照片。"),
-    "photo_n": ("Photo {n}", "照片 {n}"),
-    "left_out": ("Left out of the learning: photo(s) {which}, which do not show the layout.",
-                 "学习时不用照片 {which}：它们与摆法不符。"),
-    "learn_from": ("Learning uses {n} photo(s).", "学习将使用 {n} 张照片。"),
-    "bonus": ("Flowers and seasons in row 5", "第五行的花牌"),
-    "bonus_all": ("all eight", "全部八张"), "bonus_f": ("four flowers", "四张花"),
-    "bonus_s": ("four seasons", "四张季"), "bonus_none": ("none (no row 5)", "无（没有第五行）"),
-    "no_models": ("The tile models cannot be loaded: {why}", "无法加载识别模型：{why}"),
-    "unreadable": ("This photo cannot be read: {why}", "无法读取照片：{why}"),
-    "all_placed": ("All {n} tiles found in their places: {right} read right by the version in use.",
-                   "全部 {n} 张牌都在位：当前版本认对 {right} 张。"),
-    "problems": ("This photo does not show the layout; nothing will be learned from it:",
-                 "照片与摆法不符，不会从中学习："),
-    "unordered": ("Read it as one of each face in no particular order", "按“每种一张、顺序不限”来读"),
-    "unordered_help": ("Each face is given to exactly one tile, the most likely way; check the names on the photo.",
-                       "每种牌只分给一张，按最可能的方式；请核对照片上的名称。"),
-    "confirm": ("These names are right", "这些名称正确"),
-    "learn": ("Learn this set", "学习这套牌"),
-    "learning": ("Learning your set…", "正在学习…"),
-    "running": ("Learning is already running (started at {since} from this or another tab): it runs once; "
-                "its progress and result are shown here.",
-                "已经在学习中 (于 {since} 由此页或另一个标签页开始): 只运行一次; 进度和结果显示在这里。"),
-    "joined": ("Learning was already running when asked here (started at {since}): it ran once, its result is "
-               "this.", "这里请求时学习已在进行 (于 {since} 开始): 只运行了一次, 结果如下。"),
-    "other_running": ("The model is being taught on the Label photos page (since {since}); learn this set when "
-                      "it has ended.", "“标注照片”页正在训练模型 (从 {since} 开始); 结束后再学习这套牌。"),
-    "promoted": ("Learned: version {version} is now in use ({seconds:.0f} s).",
-                 "学会了：现在使用版本 {version}（{seconds:.0f} 秒）。"),
-    "not_promoted": ("Version {version} was kept but not put in use: {reason}.",
-                     "已保存版本 {version}，但未启用：{reason}。"),
-    "before": ("Read right before", "学习前认对"), "after": ("after", "学习后"),
-    "base": ("Other sets (base val photos)", "其他牌（基础验证照片）"),
-}
-
-
 def tr(key: str, **values: Any) -> str:
-    return pick(_TEXT, key, **values)
+    """The page's label `teach_<key>` (appui.i18n) in the page's language."""
+    return t(f"teach_{key}", **values)
 
 
 @dataclass(frozen=True)
@@ -129,7 +80,7 @@ def widget_key(name: str, photo: int) -> str:
 def _photo_inputs() -> list[bytes]:
     """The photos to read, at most `MAX_PHOTOS`, each once: uploaded together, or camera shots kept one by one."""
     source = st.segmented_control(tr("source"), ["upload", "camera"], default="upload", required=True,
-                                  format_func=tr, key=PREFIX + "source")
+                                  format_func=translator("teach_"), key=PREFIX + "source")
     if source == "camera":
         kept: list[bytes] = st.session_state.setdefault(KEPT, [])
         shot = st.camera_input(tr("camera"), key=PREFIX + "camera")
@@ -199,8 +150,9 @@ def learn_command(photos: Sequence[tuple[TeachRead, Any]], models_root: Path) ->
         command += ["--bonus", first.bonus]
     if any(reading is not read.reading for read, reading in photos):
         tiles = Path(first.photo_path).with_suffix(".tiles.json")
-        tiles.write_text(json.dumps([[{"row": t.row, "place": t.place, "expected": t.expected, "read_as": t.read_as,
-                                       "confidence": t.confidence, "xyxy": list(t.xyxy)} for t in reading.tiles]
+        tiles.write_text(json.dumps([[{"row": tile.row, "place": tile.place, "expected": tile.expected,
+                                       "read_as": tile.read_as, "confidence": tile.confidence, "xyxy": list(tile.xyxy)}
+                                      for tile in reading.tiles]
                                      for _, reading in photos]))
         command += ["--tiles", str(tiles)]
     return command
@@ -299,7 +251,7 @@ def _changed() -> None:
 
 
 def render() -> None:
-    st.title(tr("title"))
+    st.title(t("page_teach"))
     st.caption(tr("intro"))
     bonus = st.selectbox(tr("bonus"), BONUS_CHOICES, key=PREFIX + "bonus", format_func=lambda c: tr(
         {"all": "bonus_all", "f1,f2,f3,f4": "bonus_f", "s1,s2,s3,s4": "bonus_s", "none": "bonus_none"}[c]))
@@ -376,7 +328,7 @@ def _photo(number: int, key: str, detector: Any) -> tuple[Any, bool]:
     st.image(cv2.cvtColor(fit(annotated(read.image_bgr, reading), 1400), cv2.COLOR_BGR2RGB))
     if not reading.ok:
         return None, False
-    right = sum(t.read_as == t.expected for t in reading.tiles)
+    right = sum(tile.read_as == tile.expected for tile in reading.tiles)
     st.info(tr("all_placed", n=len(reading.tiles), right=right))
     confirmed = reading is read.reading or st.checkbox(tr("confirm"), key=widget_key("confirm", number))
     return reading, confirmed
