@@ -1,27 +1,41 @@
 """Live table page: the webcam through streamlit-webrtc, tiles boxed live, and beside the video what
 the steady reading makes: how far the standing hand is from ready and what to let go, the waits
-of a ready hand with the copies still unseen, or a finished hand's total once "Won by" is answered.
+of a ready hand with the copies still unseen, or a finished hand's total once "Won by" is answered,
+with the reader's doubts beside it, a tile the player fixes, "Record" into the open match, and a
+big total for the table.
 
-The frame loop and the analysis are `appui.live_loop` (no Streamlit); this module draws them.
+The frame loop and the analysis are `appui.live_loop` (no Streamlit); this module draws them.  The
+doubts, the faces offered as fixes and the recording are the photo page's own (`appui.photo`,
+`appui.correction`, `appui.photo_match`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from html import escape
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import streamlit as st
 
-from scoring.hand import WinContext
+from scoring.hand import Hand, WinContext
 from scoring.tiles import Tile
+from tileset.classes import CLASS_NAMES
 
+from .correction import Reading
 from .glyphs import strip_html, tile_label
-from .i18n import lang, pick, t, translator
-from .live_loop import DEFAULT_LIVE_SETTINGS, LiveAnalysis, LiveLoop, LiveSnapshot, analyse, group_rank, reading_key
+from .i18n import lang, t, tile_short, tile_words, translator
+from .live_loop import LiveAnalysis, LiveLoop, LiveSnapshot, analyse, group_rank, reading_key
 from .models import get_detector, read_with
-from .settings import DEFAULT_APP_SETTINGS
+from .photo import PhotoRead, _doubts, _other_winning_faces, _refusal, doubted_tiles, issue_text
+from .photo_match import MatchClosed, OpenDeal, Recorded, open_deal, record_win
+from .settings import DEFAULT_APP_SETTINGS, DEFAULT_LIVE_SETTINGS
 from .widgets import FLAG_NAMES, WIND_NAMES, main_fans, wind_label
 from .winctx import HandFacts, impossible_flags
 
@@ -32,66 +46,29 @@ PREFIX = "live."
 HOLD, WON_BY, SEAT, PREVALENT, PLAYER = (PREFIX + k for k in ("hold", "won_by", "seat", "prevalent", "player"))
 BIG = PREFIX + "big"
 FINISHED_SEEN = PREFIX + "finished_seen"  # the finished hand "Won by" was answered for (not a widget key)
+FIXES = PREFIX + "fixes"  # (the reading's tiles as read, {tile index: the face the player gave it})
+SELECTED = PREFIX + "selected"  # the tile being fixed: (the reading's tiles as read, its index there)
+EDIT_FACE = PREFIX + "edit_face"
+HOLD_SHOWN = PREFIX + "hold_shown"  # the snapshot the player began fixing: the loop holds that one
+SHOWN_TOTAL = PREFIX + "shown_total"  # (total, context) as last shown: a fix says what it changed
+FIX_FROM = PREFIX + "fix_from"  # the shown total when the last fix was made
+DISCARDER = PREFIX + "discarder_player"
+RECORDED = PREFIX + "recorded"  # match id -> {hand fingerprint: deal number} recorded from this page
+RECORD_MESSAGE = PREFIX + "record_message"  # (fingerprint, kind, text) of the last tap on "Record"
+RERUN = PREFIX + "rerun"  # a deal was recorded: the whole page runs again to read the match's next deal
 MATCH_CURRENT = "match.current"  # the match open in this session (appui.match.CURRENT; read, not imported)
 # No STUN/TURN servers, in the browser and on the server: they meet through their host candidates,
 # on localhost or on the LAN (scripts/app.sh --lan), and nothing leaves the network.
 RTC_CONFIGURATION: dict[str, Any] = {"iceServers": []}
 DOUBTS_SHOWN = 3
 DISCARDS_SHOWN = 4
-
-_TEXT: dict[str, tuple[str, str]] = {
-    "intro": ("Point the webcam at your standing tiles: once readings of the view agree the panel shows how far the "
-              "hand is from ready, what to let go, or the waits with what each would score. Lay out a finished "
-              "hand and say how it was won for its total.",
-              "将摄像头对准自己的手牌: 多次识别一致后, 右侧显示离听牌还差几步、该打哪张, 或听哪些牌及各自番数。"
-              "摆出和牌后选择和牌方式即显示总番。"),
-    "status": ("Read {analysed} frames/s ({readings} readings/s, the rest a still view kept) · video {fps} frames/s",
-               "每秒分析 {analysed} 帧 (识别 {readings} 次, 其余为画面未动沿用) · 视频 {fps} 帧/秒"),
-    "hold": ("Hold this reading", "锁定此读数"),
-    "held": ("Held: the camera no longer changes this reading.", "已锁定: 摄像头画面不再改变此读数。"),
-    "age": ("Reading seen {s:.1f} s ago", "读数 {s:.1f} 秒前确认"),
-    "reading": ("Reading the tiles… ({agree} of the last {votes} readings agree; {need} needed)",
-                "正在识别… (最近 {votes} 次中 {agree} 次一致; 需要 {need} 次)"),
-    "nothing": ("No tiles in view.", "画面中没有牌。"),
-    "reader_failed": ("The tile reader failed: {msg}", "识别出错: {msg}"),
-    "from_ready": ("From ready", "向听数"),
-    "ready_now": ("Ready", "已听牌"),
-    "complete_now": ("Complete", "已和牌型"),
-    "shanten_help": ("How many more useful draws the hand needs before it waits on a tile (0: ready).",
-                     "还需要几张有效牌才能听牌 (0 即听牌)。"),
-    "counted": ("{n} tiles counted (a meld counts 3): a hand waits with 13; read as a hand with its other melds "
-                "out of view.", "共计 {n} 张 (副露按 3 张计): 听牌时为 13 张; 按其余副露在画面外计算。"),
-    "too_many": ("{n} tiles counted (a meld counts 3): more than a hand holds. Take some out of view.",
-                 "共计 {n} 张 (副露按 3 张计): 超过一手牌, 请移出部分牌。"),
-    "discards": ("Discards that keep it closest", "打出后最接近听牌的牌"),
-    "col_let_go": ("Let go", "打出"),
-    "col_after": ("From ready after", "打后向听"),
-    "col_helps": ("Draws that help (unseen copies)", "有效进张 (未见张数)"),
-    "draws": ("Draws that help (unseen copies)", "有效进张 (未见张数)"),
-    "col_unseen": ("Unseen", "未见"),
-    "unseen_help": ("Copies of each wait not in view: four, less those in your hand and on the table.",
-                    "每张听牌未出现在画面中的张数: 4 张减去手中和桌上可见的。"),
-    "finished": ("A finished hand", "和牌"),
-    "win_guessed": ("No tile is set apart: the rightmost is taken as the winning tile. Set the winning tile "
-                    "apart to say which.", "没有单独放开的和牌张: 按最右边的牌计算。请把和牌张单独放开。"),
-    "ask_won_by": ("How was it won? The total needs it.", "怎样和的? 算总番需要知道。"),
-    "won_by": ("Won by", "和牌方式"),
-    "special": ("Special cases", "特殊情况"),
-    "doubts": ("The reader was unsure", "识别不确定之处"),
-    "sure": ("The reader is sure of every tile.", "识别器对每张牌都有把握。"),
-    "big": ("Big total for the table", "大字显示总番"),
-    "match_deal": ("Match #{id}, deal {n}: round wind {round}.", "对局 #{id} 第 {n} 盘: 圈风 {round}。"),
-    "player": ("Whose hand is this?", "这是谁的牌?"),
-    "ask_player": ("Say whose hand it is: the seat wind comes from the match.", "请选择是谁的牌: 门风取自对局。"),
-    "winds_here": ("Seat and round wind", "门风与圈风"),
-    "scored_with": ("Scored as {seat} seat, {round} round.", "按门风 {seat}、圈风 {round} 计算。"),
-    "minimum_ok": ("{n} fans without flowers: meets the 8-fan minimum.", "不计花牌 {n} 番: 达到 8 番起和。"),
-    "minimum_fail": ("{n} fans without flowers: under the 8-fan minimum.", "不计花牌 {n} 番: 未达 8 番起和。"),
-}
+SETTINGS = DEFAULT_APP_SETTINGS
+_NO_IMAGE = np.zeros((1, 1, 3), np.uint8)  # the live page keeps no photo: its doubts need none
 
 
 def tr(key: str, **values: Any) -> str:
-    return pick(_TEXT, key, **values)
+    """The live page's label `live_<key>` (appui.i18n) in the page's language."""
+    return t(f"live_{key}", **values)
 
 
 def camera_messages() -> Translations:
@@ -132,15 +109,16 @@ def _analysis(key: tuple[tuple[str, str], ...], context: WinContext | None) -> L
 
 @dataclass(frozen=True)
 class Winds:
-    """The seat and round wind the hand is scored with, and where they came from (a match deal or the page)."""
+    """The seat and round wind the hand is scored with; with a match open, its deal and whose hand it is."""
 
     seat: str | None
     prevalent: str
-    match_deal: tuple[int, int] | None = None  # (match id, deal number)
+    deal: OpenDeal | None = None
+    player: str | None = None
 
 
-def _open_deal() -> Any | None:
-    """(match id, ledger) of the match open in this session with a deal still to play, else None."""
+def _open_deal() -> OpenDeal | None:
+    """The next deal of the match open in this session, None without one (or once it is over)."""
     match_id = st.session_state.get(MATCH_CURRENT)
     if match_id is None:
         return None
@@ -149,10 +127,17 @@ def _open_deal() -> Any | None:
 
         from .match import store
 
-        ledger = store().ledger(match_id)
-    except (LedgerError, ImportError, OSError, KeyError):
+        found = open_deal(store(), match_id)
+    except (LedgerError, ImportError, OSError) as exc:
+        st.caption(t("match_unreadable", msg=str(exc)))
         return None
-    return (match_id, ledger) if ledger.next_deal is not None else None
+    if isinstance(found, MatchClosed):
+        if found.reason == "over":
+            st.caption(t("match_over_here", id=match_id))
+        elif found.reason == "database":
+            st.caption(t("match_unreadable", msg=found.detail))
+        return None
+    return found
 
 
 def _winds() -> Winds:
@@ -160,20 +145,15 @@ def _winds() -> Winds:
     state = st.session_state
     deal = _open_deal()
     if deal is not None:
-        from ledger.rules import prevalent_wind
-
-        match_id, ledger = deal
-        number, match = ledger.next_deal, ledger.match
-        prevalent = prevalent_wind(number)
-        st.caption(tr("match_deal", id=match_id, n=number, round=wind_label(prevalent)))
-        if state.get(PLAYER) not in match.players:
+        st.caption(tr("match_deal", id=deal.match_id, n=deal.number, round=wind_label(deal.prevalent)))
+        if state.get(PLAYER) not in deal.players:
             state[PLAYER] = None
-        player = st.segmented_control(tr("player"), list(match.players), key=PLAYER,
-                                      format_func=lambda p: f"{p} ({wind_label(match.seat_of(p, number))})")
+        player = st.segmented_control(tr("player"), list(deal.players), key=PLAYER,
+                                      format_func=lambda p: t("player_seat", player=p, wind=wind_label(deal.seat_of(p))))
         if player is None:
             st.info(tr("ask_player"))
-            return Winds(None, prevalent, (match_id, number))
-        return Winds(match.seat_of(player, number), prevalent, (match_id, number))
+            return Winds(None, deal.prevalent, deal)
+        return Winds(deal.seat_of(player), deal.prevalent, deal, player)
     state.setdefault(SEAT, "E")
     state.setdefault(PREVALENT, "E")
     with st.expander(tr("winds_here")):
@@ -191,12 +171,18 @@ def _status(snap: LiveSnapshot) -> None:
             f"data-steady-at='{snap.steady_at or 0:.3f}' data-tiles='{len(snap.tiles)}'></span>")
 
 
-def _tiles(snap: LiveSnapshot) -> None:
-    st.caption(t("live_tiles", n=len(snap.tiles)))
-    groups: dict[str, list[str]] = {}
-    for tile in sorted(snap.tiles, key=lambda x: (group_rank(x.get("group") or "unplaced"), x["xyxy"][0])):
-        groups.setdefault(tile.get("group") or "unplaced", []).append(tile["cls"])
-    st.markdown(strip_html([(_group_label(g), names) for g, names in groups.items()]), unsafe_allow_html=True)
+def _tiles(tiles: Sequence[dict[str, Any]]) -> None:
+    st.caption(t("live_tiles", n=len(tiles)))
+    st.markdown(strip_html([(_group_label(g), [tiles[i]["cls"] for i in members]) for g, members in _rows(tiles)]),
+                unsafe_allow_html=True)
+
+
+def _rows(tiles: Sequence[dict[str, Any]]) -> list[tuple[str, list[int]]]:
+    """(group, indices of its tiles left to right), groups in the layout's order."""
+    groups: dict[str, list[int]] = {}
+    for i in sorted(range(len(tiles)), key=lambda i: (group_rank(tiles[i].get("group") or "unplaced"), tiles[i]["xyxy"][0])):
+        groups.setdefault(tiles[i].get("group") or "unplaced", []).append(i)
+    return list(groups.items())
 
 
 def _group_label(group: str) -> str:
@@ -206,14 +192,167 @@ def _group_label(group: str) -> str:
     return t(f"group_{group}") if group in ("hand", "win", "flowers", "unplaced") else group
 
 
-def _doubts(snap: LiveSnapshot) -> None:
-    from .photo import issue_text
+# --- the player's fixes: tiles renamed by hand, kept for the reading they were made on --------------
 
+TilesId = tuple[tuple[str, str], ...]
+
+
+def _tiles_id(tiles: Sequence[dict[str, Any]]) -> TilesId:
+    """A reading's tiles in the reader's order (fixes name tiles by their index in it)."""
+    return tuple((tile["cls"], tile.get("group") or "unplaced") for tile in tiles)
+
+
+def _fixes(snap: LiveSnapshot) -> dict[int, str]:
+    """The player's fixes to this snapshot's reading (none for another reading)."""
+    made = st.session_state.get(FIXES)
+    if made is None or made[0] != _tiles_id(snap.tiles):
+        return {}
+    return dict(made[1])
+
+
+def _fixed_tiles(snap: LiveSnapshot, fixes: dict[int, str]) -> tuple[dict[str, Any], ...]:
+    return tuple(dict(tile, cls=fixes[i]) if i in fixes else tile for i, tile in enumerate(snap.tiles))
+
+
+@lru_cache(maxsize=32)
+def _readings(tiles_id: TilesId, boxes: tuple[tuple[float, ...], ...], confs: tuple[float, ...],
+              fixes: tuple[tuple[int, str], ...]) -> tuple[Reading, Reading]:
+    """(the reading as read, as fixed) in the photo page's correctable form."""
+    original = Reading.from_tiles({"cls": cls, "group": group, "xyxy": box, "conf": conf}
+                                  for (cls, group), box, conf in zip(tiles_id, boxes, confs, strict=True))
+    fixed = original
+    for index, face in fixes:
+        fixed = fixed.with_face(index, face)
+    return original, fixed
+
+
+def _as_readings(snap: LiveSnapshot, fixes: dict[int, str]) -> tuple[Reading, Reading]:
+    return _readings(_tiles_id(snap.tiles), tuple(tuple(tile["xyxy"]) for tile in snap.tiles),
+                     tuple(float(tile.get("conf", 1.0)) for tile in snap.tiles), tuple(sorted(fixes.items())))
+
+
+@lru_cache(maxsize=32)
+def _open_doubts_of(original: Reading, fixed: Reading, issues: tuple[Any, ...]) -> tuple[tuple[int, Any, list[int]], ...]:
+    """The reader's doubts still open once the player's fixes (and the hand's shape) are counted: the
+    photo page's reckoning (`appui.photo._doubts`), cached (it tries every face of a doubted tile)."""
+    open_, _ = _doubts(PhotoRead("live", b"", _NO_IMAGE, original, fixed, issues))
+    return tuple(open_)
+
+
+def _open_doubts(snap: LiveSnapshot, fixes: dict[int, str]) -> list[tuple[int, Any, list[int]]]:
     if not snap.issues:
+        return []
+    return list(_open_doubts_of(*_as_readings(snap, fixes), tuple(snap.issues)))
+
+
+@lru_cache(maxsize=32)
+def _winning_faces(fixed: Reading, index: int) -> tuple[str, ...]:
+    """The faces, other than tile `index`'s, that make the hand win (the photo page's one-tap fixes)."""
+    return tuple(islice(_other_winning_faces(fixed, index, WinContext()), SETTINGS.fix_suggestions))
+
+
+def _hold_for_fixing(snap: LiveSnapshot) -> None:
+    """The reading stays as the player saw it while they fix it: the hold is switched on for that snapshot."""
+    st.session_state[HOLD] = True
+    st.session_state[HOLD_SHOWN] = snap
+
+
+def _selected(snap: LiveSnapshot) -> int | None:
+    """The tile of this snapshot's reading the player is fixing, if any."""
+    selected = st.session_state.get(SELECTED)
+    if selected is None or selected[0] != _tiles_id(snap.tiles) or not 0 <= selected[1] < len(snap.tiles):
+        return None
+    return int(selected[1])
+
+
+def _select(snap: LiveSnapshot, index: int) -> None:
+    st.session_state[SELECTED] = (_tiles_id(snap.tiles), index)
+    st.session_state[EDIT_FACE] = _fixed_tiles(snap, _fixes(snap))[index]["cls"]
+    _hold_for_fixing(snap)
+
+
+def _fix(snap: LiveSnapshot, index: int, face: str) -> None:
+    """Tile `index` of the snapshot's reading is `face` (its face as read: the fix undone)."""
+    fixes = _fixes(snap)
+    if face == snap.tiles[index]["cls"]:
+        fixes.pop(index, None)
+    else:
+        fixes[index] = face
+    state = st.session_state
+    state[FIXES] = (_tiles_id(snap.tiles), fixes)
+    state[FIX_FROM] = state.get(SHOWN_TOTAL)
+    state.pop(SELECTED, None)
+    _hold_for_fixing(snap)
+
+
+def _apply(snap: LiveSnapshot, index: int) -> None:
+    face = st.session_state.get(EDIT_FACE)
+    if face in CLASS_NAMES:
+        _fix(snap, index, face)
+
+
+def _close() -> None:
+    st.session_state.pop(SELECTED, None)
+
+
+def _undo_fixes() -> None:
+    st.session_state.pop(FIXES, None)
+    st.session_state.pop(SELECTED, None)
+    st.session_state[FIX_FROM] = st.session_state.get(SHOWN_TOTAL)
+
+
+def _fix_panel(snap: LiveSnapshot, fixes: dict[int, str], doubted: list[int]) -> None:
+    """The tiles as buttons, doubted ones framed red (numbered as the doubts list them); a tap opens the
+    tile's editor: the faces that make the hand win as one-tap fixes, then any face."""
+    tiles = _fixed_tiles(snap, fixes)
+    selected = _selected(snap)
+    with st.expander(tr("fix"), expanded=bool(doubted or fixes) or selected is not None):
+        st.caption(tr("fix_help"))
+        for group, members in _rows(tiles):
+            with st.container(horizontal=True, gap="xsmall", vertical_alignment="center"):
+                st.caption(_group_label(group))
+                for i in members:
+                    flagged = i in doubted
+                    with st.container(width="content", key=f"live_doubt_{i}" if flagged else f"live_tile_{i}"):
+                        st.button(tile_short(tiles[i]["cls"]) + (" ✎" if i in fixes else ""), key=f"{PREFIX}tile.{i}",
+                                  on_click=_select, args=(snap, i), type="primary" if selected == i else "secondary",
+                                  help=tile_words(tiles[i]["cls"]) + (f" · {t('in_doubt')}" if flagged else ""))
+        if selected is not None:
+            _editor(snap, fixes, selected)
+        if fixes:
+            st.caption(t("corrected", n=len(fixes)))
+            st.button(t("reset"), key=PREFIX + "reset", on_click=_undo_fixes)
+
+
+def _editor(snap: LiveSnapshot, fixes: dict[int, str], index: int) -> None:
+    tile = _fixed_tiles(snap, fixes)[index]
+    with st.container(border=True, key="live_editor"):
+        st.markdown(f"**{t('editing')}**: {tile_words(tile['cls'])}")
+        faces = _winning_faces(_as_readings(snap, fixes)[1], index)
+        if faces:
+            st.caption(t("make_it"))
+            with st.container(horizontal=True, gap="small"):
+                for face in faces:
+                    st.button(tile_short(face), key=f"{PREFIX}fix.{face}", on_click=_fix, args=(snap, index, face),
+                              type="primary", help=tile_words(face))
+        st.selectbox(t("face"), CLASS_NAMES, format_func=tile_label, key=EDIT_FACE)
+        with st.container(horizontal=True, gap="small"):
+            st.button(t("apply"), key=PREFIX + "apply", on_click=_apply, args=(snap, index), type="primary")
+            st.button(t("close"), key=PREFIX + "close", on_click=_close, type="tertiary")
+
+
+def _doubt_lines(open_: list[tuple[int, Any, list[int]]], doubted: list[int]) -> None:
+    """What the reader doubts, in player words (the photo page's sentences); "check below" when tiles are named."""
+    if not open_:
         st.caption(tr("sure"))
         return
     st.markdown(f"**{tr('doubts')}**")
-    st.markdown("\n".join(f"- {issue_text(issue)}" for issue in snap.issues[:DOUBTS_SHOWN]))
+    if doubted:
+        st.markdown(f":orange[:material/warning: {t('rests_on_tiles', n=len(doubted))}]")
+    st.markdown("\n".join(f"- {issue_text(issue)}" for _, issue, _ in open_[:DOUBTS_SHOWN]))
+
+
+# --- what the reading makes --------------------------------------------------------------------
 
 
 def _standing(analysis: LiveAnalysis) -> None:
@@ -233,7 +372,7 @@ def _standing(analysis: LiveAnalysis) -> None:
             for d in analysis.discards[:DISCARDS_SHOWN]
         ])
     elif analysis.draws:
-        st.markdown(f"**{tr('draws')}**")
+        st.markdown(f"**{tr('col_helps')}**")
         st.markdown(" · ".join(f"{tile_label(u.name)} ({analysis.unseen[u.index]})" for u in analysis.draws))
 
 
@@ -254,11 +393,12 @@ def _ready(analysis: LiveAnalysis) -> None:
     st.caption(tr("unseen_help"))
 
 
-def _finished_context(analysis: LiveAnalysis, key: tuple[tuple[str, str], ...], winds: Winds) -> WinContext | None:
-    """"Won by" (asked again for every new finished hand) and the special cases; None until answered."""
+def _finished_context(analysis: LiveAnalysis, seen: tuple[tuple[str, str], ...], winds: Winds) -> WinContext | None:
+    """"Won by" (asked again for every new finished hand, not for a fix of it) and the special cases;
+    None until answered."""
     state = st.session_state
-    if state.get(FINISHED_SEEN) != key:
-        state[FINISHED_SEEN] = key
+    if state.get(FINISHED_SEEN) != seen:
+        state[FINISHED_SEEN] = seen
         state[WON_BY] = None
         for name in FLAG_NAMES:
             state[PREFIX + name] = False
@@ -280,38 +420,133 @@ def _finished_context(analysis: LiveAnalysis, key: tuple[tuple[str, str], ...], 
                       prevalent_wind=Tile.parse(winds.prevalent), flowers=analysis.flowers, **flags)
 
 
-def _finished(snap: LiveSnapshot, analysis: LiveAnalysis, key: tuple[tuple[str, str], ...], winds: Winds) -> None:
-    st.markdown(f"**{tr('finished')}**")
-    if analysis.win_guessed:
-        st.caption(tr("win_guessed"))
-    context = _finished_context(analysis, key, winds)
-    if context is None:
-        _doubts(snap)
-        return
-    scored = _analysis(key, context)
-    if scored.score is None:
-        st.warning(t("bad_hand", msg=scored.message))
-        return
-    result = scored.score
+def _total(result: Any, context: WinContext, open_: list[tuple[int, Any, list[int]]], doubted: list[int]) -> None:
+    """The total (with the change the last fix made), the reader's doubts beside it, the 8-fan check, the fans."""
+    state = st.session_state
+    before = state.get(FIX_FROM)
+    delta = result.total - before[0] if before and before[1] == context and before[0] != result.total else None
+    state[SHOWN_TOTAL] = (result.total, context)
     total_col, doubt_col = st.columns([1, 2])
-    total_col.metric(t("total"), result.total)
+    total_col.metric(t("total"), result.total, delta=delta, delta_color="off")
     with doubt_col:
-        _doubts(snap)
+        _doubt_lines(open_, doubted)
     without = result.total - context.flowers
     st.caption(tr("minimum_ok" if result.meets_minimum else "minimum_fail", n=without) + " "
-               + tr("scored_with", seat=wind_label(winds.seat or "E"), round=wind_label(winds.prevalent)))
+               + tr("scored_with", seat=wind_label(context.seat_wind.name), round=wind_label(context.prevalent_wind.name)))
     st.markdown("\n".join(
         f"- {fc.fan.name_zh} {fc.fan.name_en}: {fc.fan.points}" + (f" × {fc.count}" if fc.count > 1 else "")
         for fc in result.fans
     ))
-    if st.toggle(tr("big"), key=BIG):
-        st.html(f"<div data-testid='live-big-total' style='font-size:9rem;font-weight:700;line-height:1;"
-                f"text-align:center'>{result.total}</div>"
-                f"<div style='text-align:center;font-size:1.4rem'>{main_fans(result, lang() == 'zh')}</div>")
+
+
+def big_total_html(result: Any, zh: bool) -> str:
+    """The total as large as a phone on a stand can show it to the table, the fans below it."""
+    fans = " · ".join(f"{fc.fan.name_zh if zh else fc.fan.name_en} {fc.fan.points}" + (f"×{fc.count}" if fc.count > 1 else "")
+                      for fc in result.fans)
+    return (f"<div data-testid='live-big-total' style='font-size:9rem;font-weight:700;line-height:1;"
+            f"text-align:center'>{int(result.total)}</div>"
+            f"<div style='text-align:center;font-size:1.3rem;margin-top:0.5rem'>{escape(fans)}</div>")
+
+
+# --- the win recorded in the open match: one tap --------------------------------------------------
+
+
+def _fingerprint(deal: OpenDeal, key: tuple[tuple[str, str], ...], winner: str, discarder: str | None,
+                 self_drawn: bool) -> str:
+    """The hand as fixed, who won and how, in this match (not the deal: once recorded the match moves on
+    to the next deal, and the same hand must not go in again)."""
+    return hashlib.sha1(json.dumps([deal.match_id, key, winner, discarder, self_drawn]).encode()).hexdigest()
+
+
+def _on_record(deal: OpenDeal, winner: str, discarder: str | None, hand: Hand, print_: str) -> None:
+    """The tap on "Record": the ledger reads the match afresh and refuses a deal already taken."""
+    from .match import store
+
+    state = st.session_state
+    done = record_win(store(), deal, winner, discarder, hand)
+    if isinstance(done, Recorded):
+        state.setdefault(RECORDED, {}).setdefault(deal.match_id, {})[print_] = deal.number
+        row = done.ledger.rows[deal.number - 1]
+        points = " · ".join(f"{p} {row.points[i]:+d}" for i, p in enumerate(done.ledger.match.players))
+        state[RECORD_MESSAGE] = (print_, "success", t("recorded_win", n=deal.number, id=deal.match_id, winner=winner,
+                                                      fan=done.deal.total, points=points))
+        state[RERUN] = True
+        return
+    state[RECORD_MESSAGE] = (print_, "error", _refusal(done))
+
+
+def _record_panel(winds: Winds, key: tuple[tuple[str, str], ...], hand: Hand, total: int) -> None:
+    """With a match open and the player named: who discarded (on a discard), then one tap records the win
+    as the deal's; the same hand again is said to be recorded already."""
+    deal, winner, state = winds.deal, winds.player, st.session_state
+    if deal is None or winner is None:
+        return
+    discarder = None
+    if not hand.context.self_drawn:
+        others = [p for p in deal.players if p != winner]
+        if state.get(DISCARDER) not in others:
+            state[DISCARDER] = None
+        discarder = st.segmented_control(t("discarder"), others, key=DISCARDER,
+                                         format_func=lambda p: t("player_seat", player=p, wind=wind_label(deal.seat_of(p))))
+    print_ = _fingerprint(deal, key, winner, discarder, hand.context.self_drawn)
+    done = state.get(RECORDED, {}).get(deal.match_id, {}).get(print_)
+    message = state.get(RECORD_MESSAGE)
+    if message and message[0] != print_:
+        message = None  # about another hand, winner or match
+    if done is not None and done >= deal.number:  # undone since (the match is back at that deal): offer it again
+        state[RECORDED][deal.match_id].pop(print_)
+        done, message = None, None
+        state[RECORD_MESSAGE] = None
+    if message:
+        (st.success if message[1] == "success" else st.error)(message[2])
+    if done is not None:
+        if not (message and message[1] == "success"):
+            st.success(t("already_recorded", n=done, id=deal.match_id))
+        return
+    if not hand.context.self_drawn and discarder is None:
+        st.caption(t("ask_discarder_player"))
+        return
+    st.button(t("record_win", n=deal.number, winner=winner, fan=total), key=PREFIX + "record", type="primary",
+              icon=":material/scoreboard:", width="stretch", on_click=_on_record,
+              args=(deal, winner, discarder, hand, print_))
+
+
+def _finished(snap: LiveSnapshot, analysis: LiveAnalysis, key: tuple[tuple[str, str], ...], winds: Winds,
+              open_: list[tuple[int, Any, list[int]]], doubted: list[int]) -> Any:
+    """"Won by", then the total with the doubts beside it and "Record"; returns the score (None until answered)."""
+    st.markdown(f"**{tr('finished')}**")
+    if analysis.win_guessed:
+        st.caption(tr("win_guessed"))
+    context = _finished_context(analysis, reading_key(snap.tiles), winds)  # as read: a fix asks nothing again
+    if context is None:
+        _doubt_lines(open_, doubted)
+        return None
+    scored = _analysis(key, context)
+    if scored.score is None or scored.hand is None:
+        st.warning(t("bad_hand", msg=scored.message))
+        return None
+    _total(scored.score, context, open_, doubted)
+    _record_panel(winds, key, scored.hand, scored.score.total)
+    return scored.score
 
 
 def show_reading(snap: LiveSnapshot, winds: Winds) -> None:
-    """The panel for one snapshot of the loop: status, the tiles, and what they make."""
+    """The panel for one snapshot of the loop: status, the tiles (as the player fixed them), and what they make.
+    With "Big total" on, a scored hand's total stands alone on top and the rest is folded below it."""
+    big = bool(st.session_state.get(BIG))
+    top = st.container()
+    with st.expander(tr("details")) if big else st.container():
+        result = _reading(snap, winds)
+    if result is None:
+        return
+    with top if big else st.container():
+        if big:
+            st.html(big_total_html(result, lang() == "zh"))
+        st.toggle(tr("big"), key=BIG)
+
+
+def _reading(snap: LiveSnapshot, winds: Winds) -> Any:
+    """Everything but the big total; returns a finished hand's score once it has one."""
     _status(snap)
     if snap.error:
         st.error(tr("reader_failed", msg=snap.error))
@@ -323,15 +558,20 @@ def show_reading(snap: LiveSnapshot, winds: Winds) -> None:
             st.info(tr("reading", agree=snap.agreeing, votes=snap.votes, need=DEFAULT_LIVE_SETTINGS.vote_agree))
         else:
             st.caption(tr("nothing"))
-        return
+        return None
     if age is not None:
         st.caption(tr("age", s=age))
-    _tiles(snap)
-    key = reading_key(snap.tiles)
+    fixes = _fixes(snap)
+    tiles = _fixed_tiles(snap, fixes)
+    _tiles(tiles)
+    key = reading_key(tiles)
     base = WinContext(seat_wind=Tile.parse(winds.seat or "E"), prevalent_wind=Tile.parse(winds.prevalent))
     analysis = _analysis(key, None)
     if analysis.kind == "ready":
         analysis = _analysis(key, base)  # the waits with this seat's winds
+    open_ = _open_doubts(snap, fixes)
+    doubted = doubted_tiles(open_)
+    result = None
     if analysis.kind == "empty":
         st.caption(tr("nothing"))
     elif analysis.kind == "invalid":
@@ -339,14 +579,26 @@ def show_reading(snap: LiveSnapshot, winds: Winds) -> None:
     elif analysis.kind == "ready":
         _ready(analysis)
     elif analysis.kind == "finished":
-        _finished(snap, analysis, key, winds)
+        result = _finished(snap, analysis, key, winds, open_, doubted)
     else:
         _standing(analysis)
+    _fix_panel(snap, fixes, doubted)
+    return result
+
+
+def _style() -> None:
+    """Tiles the reader doubts framed red in the fix panel; a finger-sized tile button."""
+    size = SETTINGS.touch_target_px
+    st.html(f"""<style>
+[class*=st-key-live_tile_] button, [class*=st-key-live_doubt_] button {{ min-height: {size}px; padding: 0 6px; }}
+[class*=st-key-live_doubt_] button {{ border: 2px solid #e62828; }}
+</style>""")
 
 
 def render() -> None:
     st.title(t("page_live"))
     st.caption(tr("intro"))
+    _style()
     try:
         from streamlit_webrtc import WebRtcMode, webrtc_streamer
     except ImportError as exc:
@@ -377,12 +629,14 @@ def render() -> None:
 
     @st.fragment(run_every=DEFAULT_LIVE_SETTINGS.panel_every_s)
     def reading_panel() -> None:
+        if st.session_state.pop(RERUN, False):
+            st.rerun()  # a deal was recorded: the whole page, so the match's next deal is read
         processor = ctx.video_processor
         if not ctx.state.playing or processor is None:
             st.info(t("live_waiting"))
             st.caption(t("no_camera"))
             return
-        processor.loop.hold(bool(st.toggle(tr("hold"), key=HOLD)))
+        processor.loop.hold(bool(st.toggle(tr("hold"), key=HOLD)), st.session_state.pop(HOLD_SHOWN, None))
         show_reading(processor.loop.snapshot(), winds)
 
     with panel_col:

@@ -31,36 +31,7 @@ from vision.detections import Detector
 from vision.layout import build_hand, type_group
 
 from .overlay import draw_boxes
-from .settings import DEFAULT_APP_SETTINGS, AppSettings
-
-
-@dataclass(frozen=True)
-class LiveSettings:
-    """The live page's own thresholds (the frame size and reader thread are in `AppSettings`)."""
-
-    # each frame is compared with the view being read through a grey thumbnail this many cells wide
-    # (10 pixels a cell at 640: one tile swapped for another changes a few cells)
-    thumb_width: int = 64
-    # a thumbnail cell changed when its grey level moved by more than this (0-255): camera noise,
-    # averaged over a cell, stays well under it
-    cell_change: float = 8.0
-    # the view changed when more than this share of the cells changed: its boxes and reading are dropped at once
-    # (a row of 13 standing tiles covers about a tenth of a 640x480 view; one tile swapped, under 1 %)
-    view_change_share: float = 0.03
-    # the view is still when at most this share changed: a settled reading is kept and nothing is read
-    still_share: float = 0.0
-    # the last this many readings of a view are voted on ...
-    vote_window: int = 3
-    # ... and a reading is shown once this many of them agree on the tiles (the same multiset); each is
-    # another frame, so at 15 frames/s two agree 0.13 s after the view settles
-    vote_agree: int = 2
-    # readings/s and analysed frames/s are counted over the last this many seconds
-    rate_window_s: float = 2.0
-    # the side panel is redrawn this often, seconds (its lag behind the video is at most this plus the vote)
-    panel_every_s: float = 0.2
-
-
-DEFAULT_LIVE_SETTINGS = LiveSettings()
+from .settings import DEFAULT_APP_SETTINGS, DEFAULT_LIVE_SETTINGS, AppSettings, LiveSettings
 
 
 @dataclass(frozen=True)
@@ -254,12 +225,17 @@ class LiveLoop:
         with self._lock:
             return self._lock.wait_for(lambda: self._detections >= count, timeout)
 
-    def hold(self, on: bool) -> bool:
+    def hold(self, on: bool, shown: LiveSnapshot | None = None) -> bool:
         """Keep the steady reading on the panel whatever the camera sees next (False: follow the camera again).
-        Returns whether a reading is held (there may be none to hold yet)."""
+        `shown`: the snapshot the panel showed when the player asked (to fix a tile of it): that one is
+        held, not a newer reading that came meanwhile.  Returns whether a reading is held (there may be
+        none to hold yet)."""
         with self._lock:
             if not on:
                 self._held = None
+            elif self._held is None and shown is not None and shown.tiles:
+                self._held = (_Reading(shown.tiles, shown.issues, None, shown.view, shown.seen_at or time.time()),
+                              shown.seen_at)
             elif self._held is None and self._steady is not None:
                 self._held = (self._steady, self._seen_at)
             return self._held is not None

@@ -66,3 +66,33 @@ class AppSettings:
 
 
 DEFAULT_APP_SETTINGS = AppSettings()
+
+
+@dataclass(frozen=True)
+class LiveSettings:
+    """The live page's own thresholds: the view's change, the votes, the rates, the panel's refresh
+    (the frame size and reader thread are in `AppSettings`)."""
+
+    # each frame is compared with the view being read through a grey thumbnail this many cells wide
+    # (10 pixels a cell at 640: one tile swapped for another changes a few cells)
+    thumb_width: int = 64
+    # a thumbnail cell changed when its grey level moved by more than this (0-255): camera noise,
+    # averaged over a cell, stays well under it
+    cell_change: float = 8.0
+    # the view changed when more than this share of the cells changed: its boxes and reading are dropped at once
+    # (a row of 13 standing tiles covers about a tenth of a 640x480 view; one tile swapped, under 1 %)
+    view_change_share: float = 0.03
+    # the view is still when at most this share changed: a settled reading is kept and nothing is read
+    still_share: float = 0.0
+    # the last this many readings of a view are voted on ...
+    vote_window: int = 3
+    # ... and a reading is shown once this many of them agree on the tiles (the same multiset); each is
+    # another frame, so at 15 frames/s two agree 0.13 s after the view settles
+    vote_agree: int = 2
+    # readings/s and analysed frames/s are counted over the last this many seconds
+    rate_window_s: float = 2.0
+    # the side panel is redrawn this often, seconds (its lag behind the video is at most this plus the vote)
+    panel_every_s: float = 0.2
+
+
+DEFAULT_LIVE_SETTINGS = LiveSettings()

@@ -10,8 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 import vision.read  # noqa: F401 - the pages import it lazily and show a message if they cannot: fail here instead
 from appui.demo_scene import TruthDetector, demo_scene
-from appui.live_loop import LiveLoop, LiveSettings, analyse, reading_key
-from appui.settings import AppSettings
+from appui.live_loop import LiveLoop, analyse, reading_key
+from appui.settings import AppSettings, LiveSettings
 from scoring import WinContext, parse_hand, score
 from scoring.tiles import Tile
 from scoring.waits import waits
@@ -216,21 +216,21 @@ def test_main_fans_name_the_biggest_fans_first():
     assert main_fans(None, zh=False) == ""
 
 
-def _reading_panel(tiles, state=None):
+def _reading_panel(tiles, state=None, issues=()):
     import streamlit as st
 
     from appui.live import Winds, show_reading
     from appui.live_loop import LiveSnapshot
 
     for name, value in (state or {}).items():
-        st.session_state[name] = value
-    snap = LiveSnapshot(tiles=tuple(tiles), fps=14.5, frames=30, detections_run=10, readings_per_s=3.0,
-                        analysed_per_s=14.0, votes=5, agreeing=5, seen_at=0.0)
+        st.session_state.setdefault(name, value)  # given once: the page's own changes stand on later runs
+    snap = LiveSnapshot(tiles=tuple(tiles), issues=tuple(issues), fps=14.5, frames=30, detections_run=10,
+                        readings_per_s=3.0, analysed_per_s=14.0, votes=5, agreeing=5, seen_at=0.0)
     show_reading(snap, Winds("S", "E"))
 
 
-def panel(tiles, state=None):
-    at = AppTest.from_function(_reading_panel, args=(tiles, state), default_timeout=60).run()
+def panel(tiles, state=None, issues=()):
+    at = AppTest.from_function(_reading_panel, args=(tiles, state, issues), default_timeout=60).run()
     assert not at.exception, at.exception
     return at
 
@@ -431,3 +431,158 @@ def _boxes(scene):
     from vision.detections import Detections
 
     return Detections.from_lists([b for _, b in scene.tiles], [0.95] * len(scene.tiles), [CLASS_ID[c] for c, _ in scene.tiles])
+
+
+# --- a finished hand: the reader's doubts, a tile fixed by hand, the win recorded in the match ----
+
+MISREAD = "23m456m789m11p123s"  # won on a 1m: a pure straight; the tile was a 4m: far less
+
+
+def misread_hand(doubted_index=13):
+    """The standing row and a winning 1m set apart, read with little confidence, and the reader's doubt
+    about tile `doubted_index` (13: the winning tile)."""
+    from vision.issues import IssueCode, ReaderIssue
+
+    tiles = [*row_of(MISREAD), {"cls": "1m", "xyxy": [700.0, 100.0, 740.0, 160.0], "group": "win", "conf": 0.31}]
+    doubted = tiles[doubted_index]
+    issue = ReaderIssue(IssueCode.LOW_CONFIDENCE, (doubted_index,),
+                        {"name": doubted["cls"], "x": doubted["xyxy"][0] + 20, "y": 130.0, "conf": 0.31})
+    return tiles, (issue,)
+
+
+def won_on_a_discard(tiles):
+    return {"live.won_by": "discard", "live.finished_seen": reading_key(tiles)}
+
+
+def total_of(notation):
+    return score(parse_hand(notation + " seat=S")).total
+
+
+def texts(at):
+    return " ".join(m.value for m in at.markdown) + " " + " ".join(c.value for c in at.caption)
+
+
+def test_a_low_confidence_tile_is_doubted_beside_the_total_and_framed_among_the_tiles():
+    tiles, issues = misread_hand()
+    at = panel(tiles, won_on_a_discard(tiles), issues)
+    assert [m.value for m in at.metric] == [str(total_of(MISREAD + " +1m"))]
+    assert "Not sure of this one: is it the 1 characters" in texts(at) and "Rests on 1 tile(s) in doubt" in texts(at)
+    assert "in doubt" in at.button(key="live.tile.13").help
+    assert "in doubt" not in at.button(key="live.tile.0").help
+    sure = panel(tiles, won_on_a_discard(tiles))
+    assert "The reader is sure of every tile." in texts(sure) and "in doubt" not in sure.button(key="live.tile.13").help
+
+
+def test_a_doubt_the_hand_settles_is_not_shown():
+    """A 1p of the pair read unsure: no other face makes the hand win, so its shape confirms it (the photo
+    page's reckoning)."""
+    tiles, issues = misread_hand(doubted_index=8)
+    assert tiles[8]["cls"] == "1p"
+    at = panel(tiles, won_on_a_discard(tiles), issues)
+    assert "The reader is sure of every tile." in texts(at) and "Not sure" not in texts(at)
+
+
+def test_fixing_a_tile_changes_the_total_and_holds_the_reading():
+    tiles, issues = misread_hand()
+    at = panel(tiles, won_on_a_discard(tiles), issues)
+    misread, right = total_of(MISREAD + " +1m"), total_of(MISREAD + " +4m")
+    assert misread != right
+    at.button(key="live.tile.13").click().run()
+    assert at.session_state["live.hold"] is True  # the reading is frozen while the player fixes it
+    assert "live.fix.4m" in [b.key for b in at.button]  # the faces that make the hand win, one tap each
+    at.button(key="live.fix.4m").click().run()
+    assert not at.exception, at.exception
+    assert [m.value for m in at.metric] == [str(right)] and at.metric[0].delta == str(right - misread)
+    assert "Not sure" not in texts(at) and at.button(key="live.tile.13").label.endswith("✎")
+    at.button(key="live.reset").click().run()
+    assert [m.value for m in at.metric] == [str(misread)]
+    at.button(key="live.tile.3").click().run()  # any face, picked from the list: the 5m as a 9p
+    at.selectbox(key="live.edit_face").set_value("9p").run()
+    at.button(key="live.apply").click().run()
+    assert [m.label for m in at.metric] == ["From ready"]  # no hand now: how far from one, and the fix to undo
+    assert at.button(key="live.tile.3").label == "9 Dot ✎" and at.button(key="live.reset")
+
+
+def test_a_fix_does_not_ask_won_by_again():
+    tiles, issues = misread_hand()
+    at = panel(tiles, won_on_a_discard(tiles), issues)
+    at.button(key="live.tile.13").click().run()
+    at.selectbox(key="live.edit_face").set_value("4m").run()
+    at.button(key="live.apply").click().run()
+    assert at.segmented_control(key="live.won_by").value == "discard"
+    assert [m.value for m in at.metric] == [str(total_of(MISREAD + " +4m"))]
+
+
+def test_big_total_shows_the_total_alone_on_top():
+    tiles, _ = misread_hand()
+    at = panel(tiles, {**won_on_a_discard(tiles), "live.big": True})
+    (big,) = [h for h in at.get("html") if "live-big-total" in h.proto.body]
+    assert f">{total_of(MISREAD + ' +1m')}</div>" in big.proto.body and "Pure Straight" in big.proto.body
+    assert at.expander[0].label == "The reading, how it was won, fixes"  # the rest folded below
+
+
+def test_hold_keeps_the_snapshot_the_panel_showed_not_a_newer_reading(scene, other_scene):
+    loop = LiveLoop(SequenceDetector(scene, scene, other_scene, other_scene), AppSettings(live_detect_every=1))
+    for _ in range(2):
+        loop.process(scene.image_bgr)
+    shown = loop.snapshot()
+    for _ in range(2):
+        loop.process(other_scene.image_bgr)  # a newer reading came while the player tapped
+    assert reading_key(loop.snapshot().tiles) != reading_key(shown.tiles)
+    assert loop.hold(True, shown)
+    assert loop.snapshot().held and reading_key(loop.snapshot().tiles) == reading_key(shown.tiles)
+
+
+def _match_panel(tiles):
+    from appui.live import _winds, show_reading
+    from appui.live_loop import LiveSnapshot
+
+    show_reading(LiveSnapshot(tiles=tuple(tiles), votes=3, agreeing=3, seen_at=0.0), _winds())
+
+
+def match_panel(tiles, match_id):
+    at = AppTest.from_function(_match_panel, args=(tiles,), default_timeout=60)
+    at.session_state["match.current"] = match_id
+    return ok(at.run())
+
+
+def ok(at):
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def ready_to_record(tiles, match_id):
+    """The panel with the match open: Bob's hand (South in deal 1), won on Cat's discard."""
+    at = match_panel(tiles, match_id)
+    assert any("Match #1, deal 1" in c.value for c in at.caption), [c.value for c in at.caption]
+    ok(at.segmented_control(key="live.player").set_value("Bob").run())
+    ok(at.segmented_control(key="live.won_by").set_value("discard").run())
+    ok(at.segmented_control(key="live.discarder_player").set_value("Cat").run())
+    return at
+
+
+def test_record_puts_the_win_in_the_open_match_once(fresh_ledger):
+    from ledger.match import Match
+    from ledger.store import LedgerStore
+
+    with LedgerStore() as store:
+        match_id = store.create_match(Match(("Ann", "Bob", "Cat", "Dan")))
+    tiles, _ = misread_hand()
+    at = ready_to_record(tiles, match_id)
+    other_phone = ready_to_record(tiles, match_id)
+    expected = total_of(MISREAD + " +1m")  # Bob sits South in deal 1 of the East round
+    assert at.button(key="live.record").label == f"Record deal 1: Bob wins · {expected} fan"
+    ok(at.button(key="live.record").click().run())
+    with LedgerStore() as store:
+        (deal,) = store.deals(match_id)
+    assert (deal.number, deal.winner, deal.discarder, deal.total) == (1, "Bob", "Cat", expected)
+    assert any(s.value.startswith("Recorded as deal 1 of match #1") for s in at.success)
+    assert "live.record" not in [b.key for b in at.button]  # no second tap on this hand
+    assert any("deal 2" in c.value for c in at.caption)  # the page reads the match's next deal
+    at.run()
+    assert "live.record" not in [b.key for b in at.button] and at.success
+    other_phone.button(key="live.record").click().run()  # a tap on the button shown before: refused
+    assert any(e.value.startswith("Not recorded") for e in other_phone.error), [e.value for e in other_phone.error]
+    with LedgerStore() as store:
+        assert len(store.deals(match_id)) == 1
