@@ -65,23 +65,30 @@ def streamlit_server(env: dict[str, str], script: Path = REPO / "app.py") -> Ite
         yield url
 
 
+def wait_until_healthy(process: subprocess.Popen, log_path: Path, health_url: str, start_s: float, context: Any,
+                       what: str) -> None:
+    """Until `health_url` answers 200; a server that exits or takes longer than `start_s` fails the test
+    with the end of its output."""
+    deadline = time.monotonic() + start_s
+    while True:
+        try:
+            with urllib.request.urlopen(health_url, timeout=2, context=context) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            tail = log_path.read_text(errors="replace")[-3000:]
+            raise RuntimeError(f"{what} did not start (exit code {process.poll()}):\n{tail}")
+        time.sleep(0.5)
+
+
 @contextlib.contextmanager
 def _until_stopped(process: subprocess.Popen, log: Any, log_path: Path, health_url: str, start_s: float,
                    context: Any, what: str) -> Iterator[None]:
     """Wait until the server's health check answers (or fail with its output), then stop it afterwards."""
     try:
-        deadline = time.monotonic() + start_s
-        while True:
-            try:
-                with urllib.request.urlopen(health_url, timeout=2, context=context) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                tail = log_path.read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"{what} did not start (exit code {process.poll()}):\n{tail}")
-            time.sleep(0.5)
+        wait_until_healthy(process, log_path, health_url, start_s, context, what)
         yield
     finally:
         process.terminate()

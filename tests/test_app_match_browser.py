@@ -25,6 +25,13 @@ HAND = "[EEE] [123p] 456p 789p 1s +1s flowers=1"
 TIMEOUT_MS = 60_000
 
 
+def press(page, button: str, then: str) -> None:  # type: ignore[no-untyped-def]
+    """Click the button named `button`, then wait until the page shows `then` and its run is over."""
+    page.get_by_role("button", name=button).click()
+    page.get_by_text(then).wait_for(timeout=TIMEOUT_MS)
+    wait_for_app(page, TIMEOUT_MS)
+
+
 @pytest.mark.slow
 def test_match_started_photo_scored_into_it_totals_chart_csv(tmp_path):
     require_browser()
@@ -46,9 +53,7 @@ def test_match_started_photo_scored_into_it_totals_chart_csv(tmp_path):
             wait_for_app(page, TIMEOUT_MS)
             for wind, name in zip(("E 东", "S 南", "W 西", "N 北"), ("Ann", "Bob", "Cat", "Dan"), strict=False):
                 page.get_by_label(f"Player starting {wind}").fill(name)
-            page.get_by_role("button", name="Start the match").click()
-            page.get_by_text("Deal 1 of 16").wait_for(timeout=TIMEOUT_MS)
-            wait_for_app(page, TIMEOUT_MS)
+            press(page, "Start the match", then="Deal 1 of 16")
             page.get_by_role("button", name="Score a photo").click()  # winner Ann, discarder Bob: the defaults
             page.locator("input[type=file]").wait_for(state="attached", timeout=TIMEOUT_MS)
             wait_for_app(page, TIMEOUT_MS)
@@ -60,12 +65,8 @@ def test_match_started_photo_scored_into_it_totals_chart_csv(tmp_path):
             page.get_by_test_id("stSidebarNavLink").filter(has_text="Match").click()
             page.get_by_text(f": {fan} fan · Ann").wait_for(timeout=TIMEOUT_MS)
             wait_for_app(page, TIMEOUT_MS)
-            page.get_by_role("button", name="Add the win").click()
-            page.get_by_text("Deal 2 of 16").wait_for(timeout=TIMEOUT_MS)
-            wait_for_app(page, TIMEOUT_MS)
-            page.get_by_role("button", name="Draw (荒牌)").click()
-            page.get_by_text("Deal 3 of 16").wait_for(timeout=TIMEOUT_MS)
-            wait_for_app(page, TIMEOUT_MS)
+            press(page, "Add the win", then="Deal 2 of 16")
+            press(page, "Draw (荒牌)", then="Deal 3 of 16")
             assert page.locator("[data-testid=stVegaLiteChart]").count() == 1
 
             page.set_viewport_size({"width": 390, "height": 2600})  # a phone
@@ -116,9 +117,7 @@ def test_two_tabs_a_stale_record_and_undo_are_refused_and_a_finished_match_is_lo
                 page.goto(f"{url}/match?match={uid}")
                 wait_for_app(page, TIMEOUT_MS)
                 page.get_by_text("Deal 1 of 16 · E 东 round · dealer Ann").wait_for(timeout=TIMEOUT_MS)
-            first.get_by_role("button", name="Draw (荒牌)").click()
-            first.get_by_text("Deal 2 of 16").wait_for(timeout=TIMEOUT_MS)
-            wait_for_app(first, TIMEOUT_MS)
+            press(first, "Draw (荒牌)", then="Deal 2 of 16")
 
             # the second phone still shows deal 1: its draw is refused, naming what the first recorded
             second.get_by_role("button", name="Draw (荒牌)").click()
@@ -128,23 +127,15 @@ def test_two_tabs_a_stale_record_and_undo_are_refused_and_a_finished_match_is_lo
             wait_for_app(second, TIMEOUT_MS)
 
             # the first records deal 2; the second, not having seen it, asks to undo deal 1 and is refused
-            first.get_by_role("button", name="Draw (荒牌)").click()
-            first.get_by_text("Deal 3 of 16").wait_for(timeout=TIMEOUT_MS)
-            wait_for_app(first, TIMEOUT_MS)
-            second.get_by_role("button", name="Undo deal 1: a draw").click()
-            second.get_by_text("Undo deal 1 (a draw)?").wait_for(timeout=TIMEOUT_MS)
-            wait_for_app(second, TIMEOUT_MS)
-            second.get_by_role("button", name="Yes, undo deal 1").click()
-            second.get_by_text("Not recorded: deal 2 was recorded by another phone at").wait_for(timeout=TIMEOUT_MS)
-            wait_for_app(second, TIMEOUT_MS)
+            press(first, "Draw (荒牌)", then="Deal 3 of 16")
+            press(second, "Undo deal 1: a draw", then="Undo deal 1 (a draw)?")
+            press(second, "Yes, undo deal 1", then="Not recorded: deal 2 was recorded by another phone at")
             with LedgerStore(f"sqlite:///{data / 'ledger.sqlite3'}") as store:
                 assert [d.number for d in store.deals(match_id)] == [1, 2]
 
             # the first ends the session at the time limit (asked first); the second's draw is refused
             first.get_by_role("button", name="End the session now (time limit)").click()
-            first.get_by_role("button", name="Yes, end the match").click()
-            first.get_by_text("The match is over (time limit").wait_for(timeout=TIMEOUT_MS)
-            wait_for_app(first, TIMEOUT_MS)
+            press(first, "Yes, end the match", then="The match is over (time limit")
             assert first.get_by_role("button", name="Draw (荒牌)").count() == 0
             second.get_by_role("button", name="Draw (荒牌)").click()
             second.get_by_text("Not recorded: the match was ended by another phone at").wait_for(timeout=TIMEOUT_MS)

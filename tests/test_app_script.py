@@ -16,14 +16,12 @@ import os
 import ssl
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from browser_support import REPO, free_port
+from browser_support import REPO, free_port, wait_until_healthy
 
 SCRIPT = REPO / "scripts" / "app.sh"
 REAL_PYTHON = Path(sys.executable)
@@ -95,18 +93,7 @@ def started(args: list[str], env: dict[str, str], https: bool = False) -> Iterat
         try:
             context = ssl._create_unverified_context() if https else None  # LAN mode's certificate is self-signed
             url = f"{'https' if https else 'http'}://127.0.0.1:{port}/_stcore/health"
-            deadline = time.monotonic() + START_S
-            while True:
-                try:
-                    with urllib.request.urlopen(url, timeout=2, context=context) as response:
-                        if response.status == 200:
-                            break
-                except OSError:
-                    pass
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"the app did not answer on {port} (exit {process.poll()}):\n"
-                                         + log_path.read_text(errors="replace")[-3000:])
-                time.sleep(0.5)
+            wait_until_healthy(process, log_path, url, START_S, context, f"scripts/app.sh on port {port}")
             yield port, process, log_path
         finally:
             process.terminate()
