@@ -83,6 +83,16 @@ def wait_until_healthy(process: subprocess.Popen, log_path: Path, health_url: st
         time.sleep(0.5)
 
 
+def stop(process: subprocess.Popen, wait_s: float = 15) -> None:
+    """Ask the server to end; kill it when it has not after `wait_s`."""
+    process.terminate()
+    try:
+        process.wait(timeout=wait_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @contextlib.contextmanager
 def _until_stopped(process: subprocess.Popen, log: Any, log_path: Path, health_url: str, start_s: float,
                    context: Any, what: str) -> Iterator[None]:
@@ -91,11 +101,7 @@ def _until_stopped(process: subprocess.Popen, log: Any, log_path: Path, health_u
         wait_until_healthy(process, log_path, health_url, start_s, context, what)
         yield
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
         log.close()
         log_path.unlink(missing_ok=True)
 

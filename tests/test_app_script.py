@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from browser_support import REPO, free_port, wait_until_healthy
+from browser_support import REPO, free_port, stop, wait_until_healthy
 
 SCRIPT = REPO / "scripts" / "app.sh"
 REAL_PYTHON = Path(sys.executable)
@@ -96,12 +96,7 @@ def started(args: list[str], env: dict[str, str], https: bool = False) -> Iterat
             wait_until_healthy(process, log_path, url, START_S, context, f"scripts/app.sh on port {port}")
             yield port, process, log_path
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)
 
 
 # ---- what the script asks pip (stopped before the server starts)
