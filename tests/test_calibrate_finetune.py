@@ -15,7 +15,7 @@ from tileset.classes import CLASS_ID, FACE_NAMES
 from vision.registry import Registry
 
 pytest.importorskip("ultralytics", reason="ultralytics is in the train extra")
-from tests.test_calibrate import (
+from tests.calibrate_support import (
     QUICK,
     SIZE,
     face_colours,

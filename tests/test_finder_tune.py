@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.test_calibrate import SIZE, layout_boxes, run, tiny_classifier, write_photo
+from tests.calibrate_support import SIZE, layout_boxes, run, tiny_classifier, write_photo
 from tests.vision_fake_models import centred, fake_finder, raw_head
 from tileset.classes import BACK_ID, CLASS_ID
 from training.finder_tune import (

@@ -6,22 +6,14 @@ import json
 import shutil
 from pathlib import Path
 
-from tests.test_calibrate import layout_boxes, layout_finder, tiny_classifier, write_photo
+from tests.calibrate_support import layout_boxes, layout_finder, layout_models, write_photo
 from vision.registry import Registry
-
-
-def _models_finding_the_layout(root: Path) -> Path:
-    """A models folder whose finder boxes every tile of the layout photo."""
-    root.mkdir()
-    layout_finder(root / "detector.onnx")
-    tiny_classifier(root / "classifier.onnx")
-    return root
 
 
 def test_evaluate_models_dir_reads_the_version_in_use(tmp_path: Path, capsys) -> None:
     from training.evaluate import main
 
-    root = _models_finding_the_layout(tmp_path / "models")
+    root = layout_models(tmp_path / "models")
     registry = Registry(root)
     version = registry.new_version_dir("club")
     for model in root.glob("*.onnx"):
@@ -43,7 +35,7 @@ def test_evaluate_models_dir_reads_the_version_in_use(tmp_path: Path, capsys) ->
 def test_detect_and_read_models_dir_read_the_version_in_use(tmp_path: Path, capsys) -> None:
     from vision.__main__ import main
 
-    root = _models_finding_the_layout(tmp_path / "models")
+    root = layout_models(tmp_path / "models")
     registry = Registry(root)
     version = registry.new_version_dir("finds-nothing")
     layout_finder(version / "detector.onnx", tile_confidence=0.0)
