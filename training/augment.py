@@ -41,10 +41,10 @@ def augmented_copy(image: np.ndarray, boxes: np.ndarray, rng: random.Random,
     h, w = image.shape[:2]
     scale = rng.uniform(settings.min_scale, 1.0)
     out_w, out_h = max(32, round(w * scale)), max(32, round(h * scale))
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     tilt = rng.uniform(0, settings.max_tilt) * w
     jitter = [[rng.uniform(-0.03, 0.03) * w, rng.uniform(-0.03, 0.03) * h] for _ in range(4)]
-    dst = np.float32([[tilt, 0], [w - tilt, 0], [w, h], [0, h]]) + np.float32(jitter)
+    dst = np.array([[tilt, 0], [w - tilt, 0], [w, h], [0, h]], np.float32) + np.array(jitter, np.float32)
     matrix = cv2.getPerspectiveTransform(src, dst)
     turn = cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(-settings.max_turn_deg, settings.max_turn_deg), 1.0)
     matrix = np.vstack([turn, [0, 0, 1]]) @ matrix
@@ -62,7 +62,7 @@ def augmented_copy(image: np.ndarray, boxes: np.ndarray, rng: random.Random,
         else:
             moved = np.stack([y1, out_w - x2, y2, out_w - x1], axis=1)
     ph, pw = picture.shape[:2]
-    light = np.float32(rng.uniform(0.55, 1.25)) * np.float32([rng.uniform(0.85, 1.15) for _ in range(3)])
+    light = np.float32(rng.uniform(0.55, 1.25)) * np.array([rng.uniform(0.85, 1.15) for _ in range(3)], np.float32)
     ramp = np.linspace(rng.uniform(0.75, 1.0), rng.uniform(1.0, 1.25), pw if rng.random() < 0.5 else ph, dtype=np.float32)
     ramp = ramp[None, :, None] if len(ramp) == pw else ramp[:, None, None]
     picture = picture.astype(np.float32) * light * ramp
@@ -81,7 +81,8 @@ def augmented_copy(image: np.ndarray, boxes: np.ndarray, rng: random.Random,
         noise = np.random.default_rng(rng.getrandbits(32)).normal(0, rng.uniform(2, 9), picture.shape)
         picture = np.clip(picture + noise, 0, 255).astype(np.uint8)
     ok, jpeg = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(35, 95)])
-    picture = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else picture
+    decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else None
+    picture = picture if decoded is None else decoded
     return picture, moved.astype(np.float32), upside_down
 
 
@@ -129,7 +130,7 @@ def table_patches(detector: Any, picture: np.ndarray, tiles: np.ndarray, count: 
     h, w = picture.shape[:2]
     grown = tiles + np.stack([tiles[:, 0] - tiles[:, 2], tiles[:, 1] - tiles[:, 3],
                               tiles[:, 2] - tiles[:, 0], tiles[:, 3] - tiles[:, 1]], axis=1) * 0.5
-    boxes = []
+    boxes: list[tuple[float, float, float, float]] = []
     for _ in range(count * 20):
         if len(boxes) == count or not len(tiles):
             break

@@ -133,7 +133,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     with tempfile.TemporaryDirectory(prefix="mcr_calibrate_") as scratch:
         run = _Run(parent, parent_dir, pictures, source, crops, base, detector_settings, settings, seed, step,
                    Path(scratch), HeadData(crops, parent_dir, base.thresholds, detector_settings,
-                                           int(detector.model_info.classifier_imgsz)))
+                                           detector.face_classifier.imgsz))
         tune = None if kept == "fewshot" else _classifier_tuned(run, method, weights, embedder.names, issues, log)
         head = _head_learned(run, kept, tune, embedder)
         version_dir = registry.new_version_dir(name)

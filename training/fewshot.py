@@ -141,7 +141,7 @@ class FewShotHead:
     def save(self, path: Path) -> None:
         table = np.zeros((0, self.prototypes.shape[2]), np.float32) if self.table is None else self.table
         others = np.zeros((0, self.prototypes.shape[2]), np.float16) if self.others is None else self.others
-        open_ = {} if self.open_reading is None else {
+        open_: dict[str, Any] = {} if self.open_reading is None else {
             "open_basis": self.open_reading.whitening.basis, "open_gains": self.open_reading.whitening.gains,
             "open_ridge_gain": self.open_reading.whitening.ridge_gain,
             "open_prototypes": self.open_reading.prototypes, "open_scale": self.open_reading.scale}

@@ -107,7 +107,7 @@ def choose_blend(prototypes: np.ndarray, members: int, check: tuple[np.ndarray, 
         for scale in (0.0, *settings.scales):
             head = FewShotHead(prototypes, members, scale, 1.0, thresholds)
             right, sureness = figures(head)
-            if base is not None and (head.blend_cosines(base[0], base_cos).argmax(axis=1) != base_read).any():
+            if base is not None and base_cos is not None and (head.blend_cosines(base[0], base_cos).argmax(axis=1) != base_read).any():
                 continue
             key = (float(right.mean()), sureness, margin)
             if best is None or key > best[0]:
@@ -121,7 +121,8 @@ class _Recorder:
     """Stands in for the classifier session and keeps every batch the runtime feeds it."""
 
     def __init__(self, session: Any) -> None:
-        self.session, self.batches = session, []
+        self.session = session
+        self.batches: list[np.ndarray] = []
 
     def run(self, names: Any, feeds: dict[str, np.ndarray]) -> Any:
         self.batches.append(next(iter(feeds.values())))

@@ -75,16 +75,16 @@ def _backdrop(table: np.ndarray, size_wh: tuple[int, int], rng: random.Random) -
 
 
 def _quad_of(cx: float, cy: float, w: float, h: float, angle_deg: float) -> np.ndarray:
-    corners = np.float32([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]], np.float32)
     a = np.deg2rad(angle_deg)
-    turn = np.float32([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    return corners @ turn.T + np.float32([cx, cy])
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
+    return corners @ turn.T + np.array([cx, cy], np.float32)
 
 
 def _paste(canvas: np.ndarray, coverage: np.ndarray, tile: np.ndarray, quad: np.ndarray, index: int) -> None:
     """Warp `tile` onto `quad` of `canvas`; `coverage` records which tile each pixel shows (-1: the table)."""
     th, tw = tile.shape[:2]
-    src = np.float32([[0, 0], [tw, 0], [tw, th], [0, th]])
+    src = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32)
     matrix = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
     h, w = canvas.shape[:2]
     warped = cv2.warpPerspective(tile, matrix, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
@@ -108,7 +108,7 @@ def _layout(kind: str, count: int, size_wh: tuple[int, int], aspect: float, rng:
             x = x0 + k * tile_w + rng.uniform(-0.03, 0.03) * tile_w
             y = y0 + skew * k / max(1, count - 1) + rng.uniform(-0.02, 0.02) * tile_h
             inset = tile_w * lean / 2
-            quads.append(np.float32([[x + inset, y], [x + tile_w - inset, y], [x + tile_w, y + tile_h], [x, y + tile_h]]))
+            quads.append(np.array([[x + inset, y], [x + tile_w - inset, y], [x + tile_w, y + tile_h], [x, y + tile_h]], np.float32))
         return quads
     if kind == "hand_from_above":
         tile_w = w * rng.uniform(0.55, 0.85) / (count + 3)
@@ -134,16 +134,17 @@ def _layout(kind: str, count: int, size_wh: tuple[int, int], aspect: float, rng:
 def _light(picture: np.ndarray, rng: random.Random) -> np.ndarray:
     """Other light, blur, noise and JPEG."""
     _h, w = picture.shape[:2]
-    gain = np.float32(rng.uniform(0.55, 1.3)) * np.float32([rng.uniform(0.85, 1.15) for _ in range(3)])
+    gain = np.float32(rng.uniform(0.55, 1.3)) * np.array([rng.uniform(0.85, 1.15) for _ in range(3)], np.float32)
     ramp = np.linspace(rng.uniform(0.7, 1.0), rng.uniform(1.0, 1.3), w, dtype=np.float32)[None, :, None]
-    out = picture.astype(np.float32) * gain * ramp
+    out: np.ndarray = picture.astype(np.float32) * gain * ramp
     if rng.random() < 0.4:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.5, 1.6))
     if rng.random() < 0.5:
         out += np.random.default_rng(rng.randrange(2**32)).normal(0, rng.uniform(2, 8), out.shape).astype(np.float32)
     out = np.clip(out, 0, 255).astype(np.uint8)
     ok, encoded = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(55, 95)])
-    return cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else out
+    decoded = cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else None
+    return out if decoded is None else decoded
 
 
 def compose(faces: Sequence[np.ndarray], backs: Sequence[np.ndarray], table: np.ndarray, rng: random.Random,
@@ -176,11 +177,12 @@ def compose(faces: Sequence[np.ndarray], backs: Sequence[np.ndarray], table: np.
         cv2.ellipse(sleeve, centre, axes, rng.uniform(-30, 30), 0, 360, 255, -1)
         canvas[sleeve > 0] = [rng.randint(60, 220) for _ in range(3)]
         coverage[sleeve > 0] = -2
-    face_boxes, back_boxes = [], []
+    face_boxes: list[tuple[float, float, float, float]] = []
+    back_boxes: list[tuple[float, float, float, float]] = []
     for k in range(count):
         quad = quads[k]
         x1, y1 = np.clip(quad.min(axis=0), 0, None)
-        x2, y2 = np.minimum(quad.max(axis=0), np.float32(size_wh))
+        x2, y2 = np.minimum(quad.max(axis=0), np.array(size_wh, np.float32))
         if x2 - x1 < 3 or y2 - y1 < 3:
             continue
         area = cv2.contourArea(quad.astype(np.float32))

@@ -41,8 +41,9 @@ def base_photos(base_val: Path | None, settings: CalibrateSettings, issues: list
         val = evaluation.dataset_images(Path(base_val), "val")
     elif base_val is not None:
         issues.append(f"no base val data at {base_val}: the base check was skipped")
-    thresholds = threshold_photos(Path(base_val), val, settings) if val and base_val is not None else []
-    return BasePhotos(Path(base_val) if val else None, val, val[: settings.base_check_images], thresholds)
+    data = Path(base_val) if val and base_val is not None else None
+    thresholds = threshold_photos(data, val, settings) if data is not None else []
+    return BasePhotos(data, val, val[: settings.base_check_images], thresholds)
 
 
 def threshold_photos(base_val: Path, base_images: Sequence[Path], settings: CalibrateSettings) -> list[Path]:
