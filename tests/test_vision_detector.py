@@ -11,9 +11,20 @@ import cv2
 import numpy as np
 import pytest
 import vision_fake_models as fakes
+from detector_support import (
+    BACK_TILE,
+    BLUE_TILE,
+    FINDER_SIZE,
+    IMG_H,
+    IMG_W,
+    RED_TILE,
+    in_network_pixels,
+    make_models,
+    scene,
+)
 
 import vision.detector
-from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch
+from tileset.classes import CLASS_ID, CLASS_NAMES, FACE_NAMES, ClassTableMismatch
 from vision.boxes import Found, decode_yolo_output, decode_yolo_scores, letterbox, nms
 from vision.detector import TileDetector
 from vision.images import decode_image
@@ -114,41 +125,6 @@ def test_a_stretched_photo_read_in_a_copy_keeps_each_boxs_class_scores():
 
 # ---------------------------------------------------------------- with tiny ONNX models
 
-IMG_W, IMG_H, FINDER_SIZE = 200, 100, 64
-RED_TILE = (20, 20, 50, 80)
-BLUE_TILE = (120, 10, 150, 70)
-BACK_TILE = (160, 30, 190, 90)
-
-
-def _in_network_pixels(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
-    scale = FINDER_SIZE / IMG_W  # 0.32; the 200x100 picture becomes 64x32, padded 16 above
-    x1, y1, x2, y2 = (v * scale for v in box)
-    y1, y2 = y1 + 16, y2 + 16
-    return ((x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1)
-
-
-def _scene() -> np.ndarray:
-    image = np.full((IMG_H, IMG_W, 3), 90, np.uint8)
-    for box, bgr in ((RED_TILE, (0, 0, 255)), (BLUE_TILE, (255, 0, 0)), (BACK_TILE, (0, 120, 0))):
-        x1, y1, x2, y2 = box
-        image[y1:y2, x1:x2] = bgr
-    return image
-
-
-def _make_models(folder: Path, finder_names=("tile", "back"), classifier_names=None, red="C", blue="1p") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    raw = fakes.raw_head(
-        [_in_network_pixels(RED_TILE), _in_network_pixels(BLUE_TILE), _in_network_pixels(BACK_TILE)],
-        [[0.9, 0.0], [0.8, 0.1], [0.1, 0.7]] if len(finder_names) == 2 else
-        [np.eye(len(finder_names))[i] * 0.9 for i in (CLASS_ID["5m"], CLASS_ID["E"], BACK_ID)],
-    )
-    fakes.fake_finder(folder / "detector.onnx", raw, names=finder_names, imgsz=FINDER_SIZE)
-    if classifier_names is not False:
-        names = list(classifier_names or reversed(FACE_NAMES))  # not canonical order: mapped by name
-        fakes.fake_classifier(folder / "classifier.onnx", names, fakes.colour_classifier_weights(names, red, blue))
-    return folder
-
-
 class _FinderSeeingTheMirrorDifferently:
     """Stands in for the finder's network: `original` for the photo's canvas, `mirrored` for any other
     (its mirror image); counts the runs."""
@@ -168,16 +144,16 @@ class _FinderSeeingTheMirrorDifferently:
 
 
 def _mirrored_head_box(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
-    cx, cy, w, h = _in_network_pixels(box)
+    cx, cy, w, h = in_network_pixels(box)
     return FINDER_SIZE - cx, cy, w, h
 
 
 @pytest.mark.parametrize("mirror_conf, kept", [(0.6, True), (0.2, False), (None, False)])
 def test_a_box_the_finder_is_unsure_of_is_kept_only_when_the_mirror_image_shows_it_too(
         tmp_path, monkeypatch, mirror_conf, kept):
-    detector = TileDetector.load(_make_models(tmp_path / "models"))
-    photo = _scene()
-    original = fakes.raw_head([_in_network_pixels(b) for b in (RED_TILE, BLUE_TILE, BACK_TILE)],
+    detector = TileDetector.load(make_models(tmp_path / "models"))
+    photo = scene()
+    original = fakes.raw_head([in_network_pixels(b) for b in (RED_TILE, BLUE_TILE, BACK_TILE)],
                               [[0.9, 0.0], [0.5, 0.0], [0.0, 0.8]])
     seen = [] if mirror_conf is None else [_mirrored_head_box(BLUE_TILE)]
     mirrored = fakes.raw_head([*seen, _mirrored_head_box(RED_TILE)], ([[mirror_conf, 0.0]] if seen else []) + [[0.9, 0.0]])
@@ -197,13 +173,13 @@ def test_a_box_the_finder_is_unsure_of_is_kept_only_when_the_mirror_image_shows_
 
 
 def test_no_second_run_when_the_finder_is_sure_of_every_box_or_the_check_is_off(tmp_path, monkeypatch):
-    detector = TileDetector.load(_make_models(tmp_path / "models"))
-    photo = _scene()
-    original = fakes.raw_head([_in_network_pixels(b) for b in (RED_TILE, BLUE_TILE)], [[0.9, 0.0], [0.7, 0.0]])
+    detector = TileDetector.load(make_models(tmp_path / "models"))
+    photo = scene()
+    original = fakes.raw_head([in_network_pixels(b) for b in (RED_TILE, BLUE_TILE)], [[0.9, 0.0], [0.7, 0.0]])
     finder = _FinderSeeingTheMirrorDifferently(photo, original, fakes.raw_head([(1, 1, 1, 1)], [[0.0, 0.0]]))
     monkeypatch.setattr(detector.finder, "run", finder)
     assert len(detector.detect(photo)) == 2 and finder.runs == ["photo"]
-    unsure = fakes.raw_head([_in_network_pixels(b) for b in (RED_TILE, BLUE_TILE)], [[0.9, 0.0], [0.3, 0.0]])
+    unsure = fakes.raw_head([in_network_pixels(b) for b in (RED_TILE, BLUE_TILE)], [[0.9, 0.0], [0.3, 0.0]])
     off = detector.with_settings(with_overrides(detector.settings, ["mirror.sure_conf=0.25"]))
     finder = _FinderSeeingTheMirrorDifferently(photo, unsure, fakes.raw_head([(1, 1, 1, 1)], [[0.0, 0.0]]))
     monkeypatch.setattr(off.finder, "run", finder)
@@ -211,12 +187,12 @@ def test_no_second_run_when_the_finder_is_sure_of_every_box_or_the_check_is_off(
 
 
 def test_the_mirror_rule_switched_off_by_name_keeps_the_box_the_mirror_image_does_not_show(tmp_path, monkeypatch):
-    photo = _scene()
-    original = fakes.raw_head([_in_network_pixels(b) for b in (RED_TILE, BLUE_TILE)], [[0.9, 0.0], [0.5, 0.0]])
+    photo = scene()
+    original = fakes.raw_head([in_network_pixels(b) for b in (RED_TILE, BLUE_TILE)], [[0.9, 0.0], [0.5, 0.0]])
     nothing_mirrored = fakes.raw_head([(1, 1, 1, 1)], [[0.0, 0.0]])
     counts = {}
     for rules_off in ("", "mirror"):
-        detector = TileDetector.load(_make_models(tmp_path / "models"),
+        detector = TileDetector.load(make_models(tmp_path / "models"),
                                      with_overrides(DetectorSettings(), [f"rules_off={rules_off}"]))
         finder = _FinderSeeingTheMirrorDifferently(photo, original, nothing_mirrored)
         monkeypatch.setattr(detector.finder, "run", finder)
@@ -229,13 +205,13 @@ def test_the_mirror_rule_switched_off_by_name_keeps_the_box_the_mirror_image_doe
 def test_a_frame_of_seven_standing_tiles_none_of_them_sure_is_read(tmp_path, monkeypatch):
     """A webcam at the table sees part of a hand: seven tiles in a row that the finder is unsure of (0.4-0.6),
     found again in the mirror image, are seven tiles. No count of boxes decides whether a photo shows tiles."""
-    detector = TileDetector.load(_make_models(tmp_path / "models"))
+    detector = TileDetector.load(make_models(tmp_path / "models"))
     photo = np.full((IMG_H, IMG_W, 3), 90, np.uint8)
     row = [(10 + 26 * k, 25, 30 + 26 * k, 75) for k in range(7)]
     for k, (x1, y1, x2, y2) in enumerate(row):
         photo[y1:y2, x1:x2] = (0, 0, 255) if k % 2 == 0 else (255, 0, 0)
     unsure = [[0.4 + 0.03 * k, 0.0] for k in range(7)]
-    original = fakes.raw_head([_in_network_pixels(b) for b in row], unsure)
+    original = fakes.raw_head([in_network_pixels(b) for b in row], unsure)
     mirrored = fakes.raw_head([_mirrored_head_box(b) for b in row], [[0.6, 0.0]] * 7)
     monkeypatch.setattr(detector.finder, "run", _FinderSeeingTheMirrorDifferently(photo, original, mirrored))
     dets = detector.detect(photo)
@@ -245,8 +221,8 @@ def test_a_frame_of_seven_standing_tiles_none_of_them_sure_is_read(tmp_path, mon
 
 
 def test_detect_maps_boxes_to_original_pixels_and_names_faces(tmp_path):
-    detector = TileDetector.load(_make_models(tmp_path / "models"))
-    dets = detector.detect(_scene())
+    detector = TileDetector.load(make_models(tmp_path / "models"))
+    dets = detector.detect(scene())
     order = np.argsort(dets.xyxy[:, 0])
     names = [dets.class_names[i] for i in order]
     assert names == ["C", "1p", "back"]
@@ -257,13 +233,13 @@ def test_detect_maps_boxes_to_original_pixels_and_names_faces(tmp_path):
 
 
 def test_each_face_keeps_its_second_reading(tmp_path):
-    folder = _make_models(tmp_path / "models")
+    folder = make_models(tmp_path / "models")
     names = list(reversed(FACE_NAMES))
     weights = fakes.colour_classifier_weights(names, "C", "1p")
     weights[:, names.index("7s")] = [30.0, -20.0, -20.0]  # red crops: C first, 7s second
     weights[:, names.index("9m")] = [-20.0, -20.0, 30.0]  # blue crops: 1p first, 9m second
     fakes.fake_classifier(folder / "classifier.onnx", names, weights)
-    dets = TileDetector.load(folder).detect(_scene())
+    dets = TileDetector.load(folder).detect(scene())
     order = np.argsort(dets.xyxy[:, 0])
     assert [dets.class_names[i] for i in order] == ["C", "1p", "back"]
     assert dets.runner_up[order].tolist() == [CLASS_ID["7s"], CLASS_ID["9m"], -1]  # a back has none
@@ -275,22 +251,22 @@ def test_each_face_keeps_its_second_reading(tmp_path):
 
 def test_a_face_read_as_a_flower_has_a_tile_as_its_second_reading(tmp_path):
     """Which flower a tile is never changes a score: a flower's second reading is the best tile face."""
-    folder = _make_models(tmp_path / "models")
+    folder = make_models(tmp_path / "models")
     names = list(reversed(FACE_NAMES))
     weights = fakes.colour_classifier_weights(names, "f1", "1p")
     weights[:, names.index("f2")] = [35.0, -20.0, -20.0]  # red crops: f1, f2, then 7s
     weights[:, names.index("7s")] = [30.0, -20.0, -20.0]
     weights[:, names.index("s1")] = [-20.0, -20.0, 35.0]  # blue crops: 1p, then the season s1
     fakes.fake_classifier(folder / "classifier.onnx", names, weights)
-    dets = TileDetector.load(folder).detect(_scene())
+    dets = TileDetector.load(folder).detect(scene())
     order = np.argsort(dets.xyxy[:, 0])
     assert [dets.class_names[i] for i in order] == ["f1", "1p", "back"]
     assert dets.runner_up[order].tolist() == [CLASS_ID["7s"], CLASS_ID["s1"], -1]
 
 
 def test_detect_file_on_reduced_jpeg_reports_original_pixels(tmp_path):
-    detector = TileDetector.load(_make_models(tmp_path / "models"))
-    big = cv2.resize(_scene(), (IMG_W * 8, IMG_H * 8), interpolation=cv2.INTER_NEAREST)
+    detector = TileDetector.load(make_models(tmp_path / "models"))
+    big = cv2.resize(scene(), (IMG_W * 8, IMG_H * 8), interpolation=cv2.INTER_NEAREST)
     path = tmp_path / "big.jpg"
     cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, 95])
     decoded = decode_image(path, reduce_to=400)
@@ -303,8 +279,8 @@ def test_detect_file_on_reduced_jpeg_reports_original_pixels(tmp_path):
 
 
 def test_single_43_class_detector_needs_no_classifier(tmp_path):
-    folder = _make_models(tmp_path / "m43", finder_names=CLASS_NAMES, classifier_names=False)
-    dets = TileDetector.load(folder).detect(_scene())
+    folder = make_models(tmp_path / "m43", finder_names=CLASS_NAMES, classifier_names=False)
+    dets = TileDetector.load(folder).detect(scene())
     assert sorted(dets.class_names) == sorted(["5m", "E", "back"])
 
 
@@ -318,7 +294,7 @@ def test_single_43_class_detector_needs_no_classifier(tmp_path):
     ],
 )
 def test_class_table_mismatch_fails_loudly(tmp_path, finder_names, classifier_names, message):
-    folder = _make_models(tmp_path / "bad", finder_names=finder_names, classifier_names=classifier_names)
+    folder = make_models(tmp_path / "bad", finder_names=finder_names, classifier_names=classifier_names)
     with pytest.raises(ClassTableMismatch, match=message):
         TileDetector.load(folder)
 
@@ -326,7 +302,7 @@ def test_class_table_mismatch_fails_loudly(tmp_path, finder_names, classifier_na
 def test_missing_models_are_reported(tmp_path):
     with pytest.raises(ModelLoadError, match="no detector model"):
         TileDetector.load(tmp_path)
-    folder = _make_models(tmp_path / "only_finder", classifier_names=False)
+    folder = make_models(tmp_path / "only_finder", classifier_names=False)
     with pytest.raises(ModelLoadError, match="classifier"):
         TileDetector.load(folder)
     (tmp_path / "broken").mkdir()
@@ -336,9 +312,9 @@ def test_missing_models_are_reported(tmp_path):
 
 
 def test_cli_detect_one_line_per_image_and_goes_on_after_bad_files(tmp_path):
-    models = _make_models(tmp_path / "models")
+    models = make_models(tmp_path / "models")
     good = tmp_path / "scene.png"
-    cv2.imwrite(str(good), _scene())
+    cv2.imwrite(str(good), scene())
     empty = tmp_path / "empty.jpg"
     empty.write_bytes(b"")
     text = tmp_path / "notes.jpg"
@@ -361,7 +337,7 @@ def test_cli_detect_one_line_per_image_and_goes_on_after_bad_files(tmp_path):
 
 
 def test_cli_detect_with_mismatched_model_exits_with_message(tmp_path):
-    models = _make_models(tmp_path / "bad", finder_names=("tile", "face-down"))
+    models = make_models(tmp_path / "bad", finder_names=("tile", "face-down"))
     result = subprocess.run([sys.executable, "-m", "vision", "detect", "--model", str(models), "x.jpg"],
                             capture_output=True, text=True, cwd=REPO, timeout=120)
     assert result.returncode == 2 and "class names differ" in result.stderr and "Traceback" not in result.stderr
@@ -401,7 +377,7 @@ class _SeesOnlyTileShapedBoxes:
 def test_a_stretched_photo_of_unsure_boxes_is_resized_back_before_the_mirror_check(tmp_path, monkeypatch):
     """The mirror check runs once, on the copy read: checked in the stretched photo, its unsure slivers
     would leave no box to judge the stretch by (a real val photo read no tile so)."""
-    detector = TileDetector.load(_make_models(tmp_path / "models"))
+    detector = TileDetector.load(make_models(tmp_path / "models"))
     fake = _SeesOnlyTileShapedBoxes(0.2, conf=0.4)
     monkeypatch.setattr(detector, "find_boxes", fake)
     checked: list[tuple[int, int]] = []
@@ -417,7 +393,7 @@ def test_a_stretched_photo_of_unsure_boxes_is_resized_back_before_the_mirror_che
 
 @pytest.mark.parametrize("photo_stretch_x", [0.2, 0.12])
 def test_a_stretched_photo_is_read_again_resized_back(tmp_path, monkeypatch, photo_stretch_x):
-    detector = TileDetector.load(_make_models(tmp_path / "models"))
+    detector = TileDetector.load(make_models(tmp_path / "models"))
     fake = _SeesOnlyTileShapedBoxes(photo_stretch_x)
     monkeypatch.setattr(detector, "find_boxes", fake)
     w, h = round(1200 * photo_stretch_x), 400
@@ -435,7 +411,7 @@ def test_faces_of_a_stretched_photo_are_read_at_their_natural_shape_from_the_cop
     """The first resize, judged on one box drawn too wide, leaves the tiles 1.5x too wide: crops
     that shape would be turned on their side. The photo is resized again until the tiles have
     their natural shape, and the faces are read there, though that copy shows fewer tiles."""
-    detector = TileDetector.load(_make_models(tmp_path / "models"))
+    detector = TileDetector.load(make_models(tmp_path / "models"))
     fake = _SeesOnlyTileShapedBoxes(0.12, natural_finds=9)
     monkeypatch.setattr(detector, "find_boxes", fake)
     read_in: list[tuple[tuple[int, ...], np.ndarray]] = []
@@ -456,7 +432,7 @@ def test_faces_of_a_stretched_photo_are_read_at_their_natural_shape_from_the_cop
 
 
 def test_a_photo_with_tile_shaped_boxes_is_read_once(tmp_path, monkeypatch):
-    detector = TileDetector.load(_make_models(tmp_path / "models"))
+    detector = TileDetector.load(make_models(tmp_path / "models"))
     fake = _SeesOnlyTileShapedBoxes(1.0)
     monkeypatch.setattr(detector, "find_boxes", fake)
     assert len(detector.detect(np.zeros((400, 1200, 3), np.uint8))) == 12 and len(fake.calls) == 1

@@ -10,6 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from detector_support import BLUE_TILE, IMG_H, IMG_W, RED_TILE, make_models, scene
 
 from tileset.classes import BACK_ID, CLASS_ID
 from training.evaluate import (
@@ -124,12 +125,11 @@ def test_cli_reports_missing_dataset_without_traceback(tmp_path):
 
 
 def test_cli_json_on_fake_models(tmp_path):
-    from test_vision_detector import BLUE_TILE, IMG_H, IMG_W, RED_TILE, _make_models, _scene
 
-    models = _make_models(tmp_path / "models")
+    models = make_models(tmp_path / "models")
     (tmp_path / "data" / "images").mkdir(parents=True)
     (tmp_path / "data" / "labels").mkdir(parents=True)
-    cv2.imwrite(str(tmp_path / "data" / "images" / "s.png"), _scene())
+    cv2.imwrite(str(tmp_path / "data" / "images" / "s.png"), scene())
 
     def yolo(box, name):
         x1, y1, x2, y2 = box
@@ -175,14 +175,13 @@ def test_photos_stretched_by_a_labeling_tool_are_told_apart():
 
 
 def test_cli_set_changes_a_detector_setting_and_rejects_an_unknown_one(tmp_path):
-    from test_vision_detector import RED_TILE, _make_models, _scene
 
-    models = _make_models(tmp_path / "models")
+    models = make_models(tmp_path / "models")
     (tmp_path / "data" / "images").mkdir(parents=True)
     (tmp_path / "data" / "labels").mkdir(parents=True)
-    cv2.imwrite(str(tmp_path / "data" / "images" / "s.png"), _scene())
+    cv2.imwrite(str(tmp_path / "data" / "images" / "s.png"), scene())
     x1, y1, x2, y2 = RED_TILE
-    h, w = _scene().shape[:2]
+    h, w = scene().shape[:2]
     (tmp_path / "data" / "labels" / "s.txt").write_text(
         f"{C['C']} {(x1 + x2) / 2 / w} {(y1 + y2) / 2 / h} {(x2 - x1) / w} {(y2 - y1) / h}\n")
 
