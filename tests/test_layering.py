@@ -223,6 +223,29 @@ def test_tests_skip_only_for_optional_packages_and_say_why() -> None:
         wrong_skips(REPO / "tests", runtime, set(PACKAGES) | {"app"})
 
 
+def imports_of_test_modules(tests: Path) -> list[str]:
+    """Where a file of `tests` imports a test module (`test_x` or `tests.test_x`)."""
+    found = []
+    for path in sorted(tests.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{path.name}:{node.lineno} {name}" for name in names if name.removeprefix("tests.").startswith("test_")]
+    return found
+
+
+def test_the_test_import_check_finds_both_spellings(tmp_path: Path) -> None:
+    (tmp_path / "test_a.py").write_text("import test_b\nfrom tests.test_c import x\nfrom a_support import y\n"
+                                        "def f():\n    from test_d import z\n", encoding="utf-8")
+    assert imports_of_test_modules(tmp_path) == ["test_a.py:1 test_b", "test_a.py:2 tests.test_c", "test_a.py:5 test_d"]
+
+
+def test_no_test_module_imports_another() -> None:
+    """What several test files share lives in a support module (tests/*_support.py, conftest.py), not in one
+    of them: a test module run alone must not run another's set-up, nor keep helpers others need."""
+    assert not imports_of_test_modules(REPO / "tests"), imports_of_test_modules(REPO / "tests")
+
+
 def import_graph() -> dict[str, set[str]]:
     """Project module -> the project modules it imports (also inside functions); entry points are no node."""
     graph: dict[str, set[str]] = {}
