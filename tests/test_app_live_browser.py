@@ -18,7 +18,10 @@ import os
 import re
 import statistics
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -94,6 +97,26 @@ def playwright():
         yield p
 
 
+@contextmanager
+def live_page(playwright, video: Path, env: dict[str, str]) -> Iterator[tuple[Any, Path]]:  # type: ignore[no-untyped-def]
+    """The app's live page in Chromium whose fake camera plays `video`, the camera started and the lag
+    poller running: (page, server log path)."""
+    camera = [*FAKE_CAMERA_ARGS, f"--use-file-for-fake-video-capture={video}"]
+    with streamlit_server(env) as url:
+        log = Path(tempfile.gettempdir()) / f"mcr-streamlit-{url.rsplit(':', 1)[1]}.log"
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                              args=CHROMIUM_ARGS + camera)
+        try:
+            page = chromium.new_page(viewport={"width": 1300, "height": 1000})
+            page.goto(f"{url}/live")
+            wait_for_app(page, TIMEOUT_MS)
+            page.evaluate(LAG_POLLER)
+            start_camera_until(page, re.compile(r"Tiles in view: [1-9]"), log, timeout_ms=TIMEOUT_MS)
+            yield page, log
+        finally:
+            chromium.close()
+
+
 @pytest.fixture(scope="module")
 def live(tmp_path_factory, playwright):
     """The live page with the camera started on the scene video: (page, server log path)."""
@@ -105,18 +128,8 @@ def live(tmp_path_factory, playwright):
         "MCR_LIVE_SCENES": str(folder / "scenes"),
         "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "tests"), os.environ.get("PYTHONPATH")])),
     }
-    camera = [*FAKE_CAMERA_ARGS, f"--use-file-for-fake-video-capture={folder / 'table.y4m'}"]
-    with streamlit_server(env) as url:
-        log = Path(tempfile.gettempdir()) / f"mcr-streamlit-{url.rsplit(':', 1)[1]}.log"
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                              args=CHROMIUM_ARGS + camera)
-        page = chromium.new_page(viewport={"width": 1300, "height": 1000})
-        page.goto(f"{url}/live")
-        wait_for_app(page, TIMEOUT_MS)
-        page.evaluate(LAG_POLLER)
-        start_camera_until(page, re.compile(r"Tiles in view: [1-9]"), log, timeout_ms=TIMEOUT_MS)
-        yield page, log
-        chromium.close()
+    with live_page(playwright, folder / "table.y4m", env) as opened:
+        yield opened
 
 
 def panel_text(page) -> str:  # type: ignore[no-untyped-def]
@@ -251,6 +264,41 @@ def test_panel_lag_and_rates_are_reported(live):
     assert report["views_shown"] and report["analysed_frames_per_s_median"] is not None, report
 
 
+def test_a_tile_fixed_on_the_finished_hand_is_held_with_its_total(live):
+    """The finished hand held (the toggle), its winning tile tapped, the one-tap fix the editor offers,
+    the hand kept while the video moves on, and the fix undone."""
+    page, _ = live
+    expected = score(parse_hand(FINISHED + " seat=E")).total
+    assert expected == score(parse_hand(FINISHED.replace("+9s", "+6s") + " seat=E")).total  # 6s wins alike
+    hold = page.get_by_text("Hold this reading", exact=True)
+    for _ in range(6):  # the hand is in view 8 s of each loop: the hold may catch the next view
+        wait_for_panel(page, r"A finished hand")
+        hold.click()
+        wait_for_panel(page, r"Held:", timeout_ms=10_000)
+        if "A finished hand" in panel_text(page):
+            break
+        hold.click()
+        wait_for_panel(page, r"^(?![\s\S]*Held:)", timeout_ms=10_000)
+    else:
+        pytest.fail(f"never held the finished hand; the page showed {panel_text(page)[-800:]!r}")
+    if "How was it won" in panel_text(page):
+        page.locator(".st-key-live-won_by").get_by_text("Discard", exact=True).click()
+    wait_for_panel(page, rf"Total\s*{expected}\b", timeout_ms=10_000)
+    winning = page.get_by_role("button", name="9 Bam", exact=True)
+    if not winning.is_visible():
+        page.get_by_text("Fix a tile", exact=True).click()
+    winning.click(timeout=10_000)
+    page.get_by_role("button", name="6 Bam", exact=True).click(timeout=10_000)
+    wait_for_panel(page, r"6 Bam ✎", timeout_ms=10_000)
+    page.wait_for_timeout(3_000)  # the video goes on to other views: the panel keeps the fixed hand
+    text = panel_text(page)
+    assert "6 Bam ✎" in text and re.search(rf"Total\s*{expected}\b", text) and "1 correction(s) made" in text, text
+    page.get_by_role("button", name="Undo all corrections").click(timeout=10_000)
+    wait_for_panel(page, r"^(?![\s\S]*✎)", timeout_ms=10_000)
+    assert "9 Bam" in panel_text(page)
+    hold.click()
+
+
 def test_live_page_with_the_shipped_model(tmp_path, playwright):
     """The real models on a row of standing tiles in another artwork (gl-mahjongtile, Unlicense): the
     waits, docs/live-model.png, and the lag and rates with the models on these cores."""
@@ -267,16 +315,7 @@ def test_live_page_with_the_shipped_model(tmp_path, playwright):
     plan = [(row_scene("ready", READY, art, (44, 62)), 6.0), (empty_scene(), 2.5),
             (row_scene("nine", NINE, art, (44, 62)), 5.0)]
     write_video(tmp_path / "table.y4m", plan, fps=VIDEO_FPS)
-    camera = [*FAKE_CAMERA_ARGS, f"--use-file-for-fake-video-capture={tmp_path / 'table.y4m'}"]
-    with streamlit_server({}) as url:
-        log = Path(tempfile.gettempdir()) / f"mcr-streamlit-{url.rsplit(':', 1)[1]}.log"
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                              args=CHROMIUM_ARGS + camera)
-        page = chromium.new_page(viewport={"width": 1300, "height": 1000})
-        page.goto(f"{url}/live")
-        wait_for_app(page, TIMEOUT_MS)
-        page.evaluate(LAG_POLLER)
-        start_camera_until(page, re.compile(r"Tiles in view: [1-9]"), log, timeout_ms=TIMEOUT_MS)
+    with live_page(playwright, tmp_path / "table.y4m", {}) as (page, _):
         wait_for_panel(page, r"Tiles in view: 13[\s\S]*Unseen")
         table = page.locator("[data-testid=stTable]", has_text="Unseen").first.inner_text()
         assert re.search(r"\b1m\b", table) and re.search(r"\b4m\b", table), table
@@ -286,4 +325,3 @@ def test_live_page_with_the_shipped_model(tmp_path, playwright):
         wait_for_panel(page, r"Tiles in view: 9\b")
         wait_for_panel(page, r"Tiles in view: 13\b")
         print("\nlive page, fake camera, shipped models:", json.dumps(lag_report(page)))
-        chromium.close()
