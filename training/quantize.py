@@ -2,21 +2,21 @@
 
     python -m training.quantize --models models --art /work/shared/datasets/art --out DIR [--scenes 40] [--seed 4900]
 
-Writes DIR: every file of the models folder, with `detector.onnx` and `classifier.onnx` replaced by int8
-copies (QDQ: int8 weights per output channel, uint8 activations whose ranges are taken, min to max, from
-`--scenes` synthetic photos of `datasets.synth` drawn from `--seed`; the finder sees their letterboxed
-canvases, the classifier the crops the runtime cuts from the finder's boxes). The tail of each graph, every
-node with no convolution after it, stays float: the finder's last convolutions and box decoding (one scale
-cannot carry box corners in pixels and class scores in [0, 1]: quantized, every score read 0) and the
-classifier's pooling, linear layer, softmax and ensemble mean (probabilities in steps of 1/255 would blur
-the 0.95 and 0.99 thresholds). The metadata is kept, with `mcr_quantized` added; the pair is loaded by
-`vision.detector.TileDetector` before the command reports success.
+Writes DIR: every file of the models folder, with `detector.onnx` replaced by an int8 copy (and with
+`--classifier` `classifier.onnx` too). QDQ: int8 weights per output channel, uint8 activations whose
+ranges are taken from `--scenes` synthetic photos of `datasets.synth` drawn from `--seed` (and `--photos`):
+the central `--percentile` % of each activation's values (100: min to max); the finder sees their
+letterboxed canvases, the classifier the crops the runtime cuts from the finder's boxes. The tail of each
+graph, every node with no convolution after it, stays float: the finder's last convolutions and box
+decoding (one scale cannot carry box corners in pixels and class scores in [0, 1]: quantized, every score
+read 0) and the classifier's pooling, linear layer, softmax and ensemble mean. The classifier is float
+by default because `vision calibrate` bakes a club's few-shot head into its float graph. The metadata is
+kept, with `mcr_quantized` added; the pair is loaded by `vision.detector.TileDetector` before the command
+reports success.
 
-Measured on the shipped pair (this command with `--photos` the 4 japanese-layout photos; issue 49): chinese-v4
-real val read accuracy 97.31 -> 97.69 %, test 98.72 % either way, 80 fresh synthetic hands (seed 4917000,
-half restyled) 76 of 80 read exactly either way; on the 2 shared cores, val photo by photo against the float
-pair, the finder 39.9 -> 31.2 ms and the classifier 14.1 -> 10.9 ms a photo, median photo 0.82 x.
-A calibrated version's classifier (a few-shot head baked into its graph) is not quantized here.
+The shipped finder is this command's output for the float finder of git commit bb04f50
+(`git show bb04f50:models/detector.onnx`, the export of `detector.pt`), with `--photos` every 8th photo of
+chinese-v4's train split, the first 24, and the defaults; its figures are in models/MODEL_CARD.md.
 """
 
 from __future__ import annotations
@@ -78,8 +78,9 @@ class _Batches:
         return item
 
 
-def quantize_model(source: Path, target: Path, batches: list[np.ndarray]) -> None:
-    """`source` as an int8 QDQ copy at `target`, activations calibrated on `batches`, its tail float."""
+def quantize_model(source: Path, target: Path, batches: list[np.ndarray], percentile: float | None = None) -> None:
+    """`source` as an int8 QDQ copy at `target`, activations calibrated on `batches`, its tail float; each
+    activation's range min to max, or with `percentile` its central `percentile` % (outliers clipped)."""
     import onnx
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
@@ -90,7 +91,9 @@ def quantize_model(source: Path, target: Path, batches: list[np.ndarray]) -> Non
         model = onnx.load(str(prepared))
         quantize_static(str(prepared), str(target), _Batches(model.graph.input[0].name, batches),  # type: ignore[arg-type]
                         quant_format=QuantFormat.QDQ, per_channel=True, activation_type=QuantType.QUInt8,
-                        weight_type=QuantType.QInt8, calibrate_method=CalibrationMethod.MinMax,
+                        weight_type=QuantType.QInt8,
+                        calibrate_method=CalibrationMethod.MinMax if percentile is None else CalibrationMethod.Percentile,
+                        extra_options={} if percentile is None else {"CalibPercentile": percentile},
                         nodes_to_exclude=float_tail(model.graph))
     quantized, original = onnx.load(str(target)), onnx.load(str(source))
     del quantized.metadata_props[:]
@@ -120,18 +123,22 @@ def calibration_inputs(photos: list[np.ndarray], models: Path) -> tuple[list[np.
     return canvases, batches
 
 
-def synthetic_photos(art: Path, scenes: int, seed: int) -> list[np.ndarray]:
-    """`scenes` synthetic photos of finished hands (`datasets.synth.make_scene`), scene i from `seed` + i."""
+def synthetic_photos(art: Path, scenes: int, seed: int, standing: int = 0) -> list[np.ndarray]:
+    """`scenes` synthetic photos of finished hands (`datasets.synth.make_scene`), scene i from `seed` + i, and
+    `standing` webcam photos of standing tiles (`datasets.synth.make_standing_scene`) from the seeds after them."""
     from datasets.art import load_art
-    from datasets.synth import _hand_source, _scorer, make_scene
+    from datasets.synth import _hand_source, _scorer, make_scene, make_standing_scene
 
     sets = load_art(art)
     source, scorer = _hand_source(), _scorer()
-    return [make_scene(i, seed, sets, source, scorer).image for i in range(scenes)]
+    return ([make_scene(i, seed, sets, source, scorer).image for i in range(scenes)]
+            + [make_standing_scene(scenes + i, seed, sets, source).image for i in range(standing)])
 
 
-def quantize_folder(models: Path, out: Path, photos: list[np.ndarray]) -> list[Path]:
-    """DIR `out` as a copy of `models` with its finder and classifier quantized on `photos`; the files written."""
+def quantize_folder(models: Path, out: Path, photos: list[np.ndarray], classifier_too: bool = False,
+                    percentile: float | None = None) -> list[Path]:
+    """DIR `out` as a copy of `models` with its finder (and with `classifier_too` its classifier) quantized on
+    `photos`; the files written."""
     from vision.detector import TileDetector
     from vision.models import FEWSHOT_METADATA, read_metadata
 
@@ -147,14 +154,14 @@ def quantize_folder(models: Path, out: Path, photos: list[np.ndarray]) -> list[P
         if item.is_file():
             shutil.copy2(item, out / item.name)
     written = [out / finder.name]
-    quantize_model(finder, out / finder.name, canvases)
-    if classifier.is_file() and crop_batches:
+    quantize_model(finder, out / finder.name, canvases, percentile)
+    if classifier_too and classifier.is_file() and crop_batches:
         import onnxruntime as ort
 
         if FEWSHOT_METADATA in read_metadata(ort.InferenceSession(str(classifier), providers=["CPUExecutionProvider"])):
             print(f"{classifier.name} has a few-shot head: copied as it is", file=sys.stderr)
         else:
-            quantize_model(classifier, out / classifier.name, crop_batches)
+            quantize_model(classifier, out / classifier.name, crop_batches, percentile)
             written.append(out / classifier.name)
     TileDetector.load(out, SETTINGS)  # the class tables and input sizes still check
     return written
@@ -167,6 +174,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, required=True, help="folder the int8 copy is written to")
     parser.add_argument("--art", type=Path, required=True, help="the art/ folder the calibration scenes are drawn with")
     parser.add_argument("--scenes", type=int, default=40, help="synthetic calibration photos (default 40)")
+    parser.add_argument("--standing", type=int, default=0,
+                        help="synthetic webcam photos of standing tiles added (default 0)")
+    parser.add_argument("--percentile", type=float, default=99.99,
+                        help="each activation's range: its central share in %% (default 99.99; 100: min to max)")
+    parser.add_argument("--classifier", action="store_true",
+                        help="quantize the classifier too (a version calibrated from it cannot bake its head: "
+                             "`vision calibrate` needs the float classifier)")
     parser.add_argument("--seed", type=int, default=4900, help="scene i is drawn from seed + i (default 4900)")
     parser.add_argument("--photos", type=Path, nargs="*", default=[],
                         help="real photos added to the calibration (e.g. shared/datasets/real/japanese-layout/images/*)")
@@ -178,9 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     from vision.images import ImageError, load_image
 
     try:
-        photos = synthetic_photos(args.art, args.scenes, args.seed)
+        photos = synthetic_photos(args.art, args.scenes, args.seed, args.standing)
         photos += [load_image(p) for p in args.photos]
-        written = quantize_folder(args.models, args.out, photos)
+        written = quantize_folder(args.models, args.out, photos, args.classifier,
+                                  None if args.percentile >= 100 else args.percentile)
     except (QuantizeError, ImageError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
