@@ -91,3 +91,20 @@ def test_the_pipeline_stages_report_themselves(tmp_path) -> None:
     assert times.calls[DECODE] == 1
     assert times.calls[CROPS] == 1  # one batch, its crops inside it
     assert times.calls[DUPLICATES] == 1 and times.calls[LAYOUT] == 1
+
+
+def test_each_rule_of_the_reader_is_a_stage_of_its_own_unless_it_is_off(tmp_path) -> None:
+    from dataclasses import replace
+
+    from detector_support import make_models, scene
+
+    from vision.detector import TileDetector
+    from vision.settings import DetectorSettings
+
+    models = make_models(tmp_path / "models")
+    for rules_off, expected in ((frozenset(), {"rule unstretch", "rule mirror"}), (frozenset({"mirror"}), {"rule unstretch"})):
+        detector = TileDetector.load(models, replace(DetectorSettings(), rules_off=rules_off))
+        with recording() as times:
+            detector.detect(scene())
+        assert {name for name in times.calls if name.startswith("rule ")} >= expected
+        assert ("rule mirror" in times.calls) == ("mirror" not in rules_off)

@@ -26,6 +26,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from vision import timing
 from vision.boxes import Found
 from vision.calibration_layout import one_of_each
 from vision.detections import Detections
@@ -163,7 +164,8 @@ def apply_rules(stage: str, reading: Any, tools: ReaderTools) -> Any:
     for entry in RULES:
         if entry.stage == stage and entry.name not in settings.rules_off:
             own = None if entry.settings_field is None else getattr(settings, entry.settings_field)
-            reading = entry.apply(reading, own, tools)
+            with timing.stage(f"rule {entry.name}"):  # the models it runs again count here, not as their stage
+                reading = entry.apply(reading, own, tools)
     return reading
 
 
