@@ -350,6 +350,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "teach_before": ("Read right before", "学习前认对"),
     "teach_after": ("after", "学习后"),
     "teach_base": ("Other sets (base val photos)", "其他牌（基础验证照片）"),
+    "teach_stopped": ("Learning stopped (exit status {code}); the models in use are unchanged.",
+                      "学习中止 (退出码 {code}); 当前模型未改变。"),
     # LAN mode (appui.access, appui.lan)
     "access_title": ("Enter the access code", "请输入访问码"),
     "access_intro": ("The code is shown where the app was started (the laptop's terminal).",
@@ -674,6 +676,16 @@ _MESSAGES: tuple[tuple[str, str], ...] = (
     # appui.correction: a fix that names no tile
     (r"there is no tile #" + _N, "没有第 {n} 张牌"),
     (r"unknown tile (?P<name>.+)", "未知的牌 {name}"),
+    # tileset.labelfiles and appui.labeling: the Label page's refusals
+    (r"(?P<word>'.*') is not a face: use codes \(1m, E, f1, s2\), Chinese \(梅, 春\) or English \(plum, spring, east\)",
+     "{word} 不是牌名: 请用代码 (1m, E, f1, s2)、中文 (梅, 春) 或英文 (plum, spring, east)"),
+    (r"(?P<name>.+): nothing to undo", "{name}: 没有可撤销的修改"),
+    (r"no box numbered (?P<numbers>[\d, ]+) on this photo", "此照片上没有编号为 {numbers} 的框"),
+    (r"the labels of (?P<name>.+) are being saved by another program \(lock (?P<lock>.+) held for (?P<s>\d+) s\); try again",
+     "{name} 的标注正在被另一个程序保存 (锁 {lock} 已占用 {s} 秒); 请重试"),
+    (r"(?P<name>.+): not a photo \((?P<suffixes>[^)]*)\)", "{name}: 不是照片 ({suffixes})"),
+    (r"(?P<folder>.+) is not a folder", "{folder} 不是文件夹"),
+    (r"cannot read (?P<path>.+?): (?P<error>.+)", "无法读取 {path}: {error}"),
 )
 _MESSAGE_PATTERNS = tuple((re.compile(pattern), zh) for pattern, zh in _MESSAGES)
 

@@ -22,7 +22,7 @@ import numpy as np
 import streamlit as st
 
 from appui import jobs
-from appui.i18n import t
+from appui.i18n import message_text, t
 from appui.widgets import data_folder_input, model_versions
 from tileset.classes import BACK_ID, CLASS_NAMES, NAMES_ZH
 from tileset.labelfiles import (
@@ -344,7 +344,7 @@ def _on_set_row(photo: Photo) -> None:
     try:
         faces = parse_faces(str(st.session_state.get(ROW_KEY) or ""))
     except LabelFileError as error:
-        _say("error", str(error))
+        _say("error", message_text(str(error)))
         return
     if len(faces) != len(picked):
         _say("warning", t("lbl_row_count", faces=len(faces), boxes=len(picked)))
@@ -382,7 +382,7 @@ def _on_undo(photo: Photo) -> None:
         _refused(photo, error)
         return
     except (LabelFileError, OSError) as error:
-        _say("warning", str(error))
+        _say("warning", message_text(str(error)))
         return
     _say("success", t("lbl_undone", file=photo.label_path.name))
     _pick([])
@@ -571,7 +571,7 @@ def _folder_tools(folder: Path) -> None:
             try:
                 written = add_photos(folder, [(f.name, f.getvalue()) for f in files])
             except (LabelFileError, OSError) as error:
-                st.error(str(error))
+                st.error(message_text(str(error)))
             else:
                 st.session_state.pop(ORDER_KEY, None)  # the order is made again with the new photos
                 st.success(t("lbl_added_photos", n=len(written)))
@@ -714,7 +714,7 @@ def render() -> None:
     try:
         photos = _photos(folder)
     except (LabelFileError, OSError) as error:
-        st.error(str(error))
+        st.error(message_text(str(error)))
         return
     photo = _current(photos)
     index = int(st.session_state[INDEX_KEY])

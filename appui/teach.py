@@ -205,7 +205,7 @@ def _watch() -> None:
     result = state.result()
     if state.exit_code not in (0, None) or result is None:
         errors = [line for line in state.log_lines() if line.startswith("error") or line.startswith("  ")]
-        st.session_state[RESULT] = {"error": "\n".join(errors) or f"calibration stopped (exit {state.exit_code})"}
+        st.session_state[RESULT] = {"error": "\n".join(errors) or tr("stopped", code=state.exit_code)}
     else:
         st.session_state[RESULT] = result
         from appui import models as app_models
