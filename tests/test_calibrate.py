@@ -14,8 +14,6 @@ import pytest
 from tests.calibrate_support import (
     QUICK,
     SIZE,
-    TILE_H,
-    TILE_W,
     layout_boxes,
     layout_finder,
     layout_models,
@@ -53,14 +51,14 @@ def test_learns_the_set_promotes_it_and_goes_back(tmp_path: Path, models: Path) 
     assert registry.active_name() == "shipped"
 
 
-@pytest.mark.parametrize("open_gate_hurts", [False, True])
-def test_the_head_keeps_the_base_crops_unless_reading_photos_nearer_the_set_with_every_gate_open_loses_base_val(
-    tmp_path: Path, models: Path, monkeypatch, open_gate_hurts: bool
+def test_with_base_photos_the_head_s_thresholds_come_from_their_crops_and_its_graph_reads_faces_and_likeness(
+    tmp_path: Path, models: Path
 ) -> None:
-    """With base photos, the head keeps their crops (`others`). When the version reading with every gate open
-    reads the base val photos worse (here: a promotion check told so whenever the graph has SET_PROBS_OUTPUT),
-    the head is written again without them, judged again and promoted; the card says why."""
-    import training.evaluate
+    """With base photos (another set's), each face's threshold is set above their crops; the version reads them
+    no worse and is promoted. Its classifier's outputs: the blended probabilities, the likeness to the set and
+    the classifier's own probabilities (BASE_OUTPUT), nothing else."""
+    import onnxruntime as ort
+
     from training.fewshot import PROTOTYPES_FILE, FewShotHead
 
     photo = write_photo(tmp_path / "layout.png", layout_boxes())
@@ -73,16 +71,6 @@ def test_the_head_keeps_the_base_crops_unless_reading_photos_nearer_the_set_with
             f"{CLASS_ID[name]} {(x0 + x1) / 2 / SIZE} {(y0 + y1) / 2 / SIZE} {(x1 - x0) / SIZE} {(y1 - y0) / SIZE}\n"
             for name, (x0, y0, x1, y1) in layout_boxes()), encoding="utf-8")
     (base / "data.yaml").write_text(f"path: {base}\ntrain: images/train\nval: images/val\n", encoding="utf-8")
-    real_evaluate = training.evaluate.evaluate
-
-    def check(detector, images, *args, **kwargs):  # type: ignore[no-untyped-def]
-        result = real_evaluate(detector, images, *args, **kwargs)
-        if open_gate_hurts and detector.classifier._set_probs_at is not None:
-            summary = result.summary()
-            result.summary = lambda: {**summary, "read_accuracy": summary["read_accuracy"] - 0.01}
-        return result
-
-    monkeypatch.setattr(training.evaluate, "evaluate", check)
     from training.calibrate import calibrate
 
     result = calibrate([photo], models_root=models, base_val=base,
@@ -91,9 +79,10 @@ def test_the_head_keeps_the_base_crops_unless_reading_photos_nearer_the_set_with
     version = Registry(models).path_of(result.version)
     head = FewShotHead.load(version / PROTOTYPES_FILE)
     card = json.loads((version / "card.json").read_text())
-    assert (head.others is None) == open_gate_hurts
-    assert card["head"]["other_sets_crops"] == (0 if open_gate_hurts else len(head.others))
-    assert ("no gate opened by photo" in card["method_reason"]) == open_gate_hurts
+    assert head.thresholds is not None and np.isfinite(head.thresholds).any()
+    assert card["head"]["base_crops_unchanged"] > 0 and card["base_val"]["photos"] == 1
+    outputs = [o.name for o in ort.InferenceSession(str(version / "classifier.onnx")).get_outputs()]
+    assert outputs[1:] == ["set_likeness", "base_probs"]
 
 
 def test_a_photo_of_another_set_is_read_by_the_classifier_the_version_was_calibrated_from(
@@ -139,41 +128,6 @@ def test_a_photo_of_another_set_is_read_by_the_classifier_the_version_was_calibr
     assert head_everywhere.classifier is not None
     head_everywhere.classifier.read = unlike_every_face(head_everywhere.classifier.read)  # type: ignore[method-assign]
     assert names(head_everywhere) == truth
-
-
-def test_table_patches_keep_away_from_the_tiles_and_are_tile_sized() -> None:
-    import random
-
-    from training.augment import table_patches
-
-    class Cutter:  # what table_patches needs of a detector; records the boxes cut
-        model_info = type("Info", (), {"classifier_imgsz": 32})()
-        settings = DetectorSettings()
-
-    tiles = np.array([box for _, box in layout_boxes()], np.float32)
-    import vision.crops
-
-    cut = []
-    original = vision.crops.cut_tiles
-
-    def recording(image, boxes, size, settings):  # type: ignore[no-untyped-def]
-        cut.append(boxes.copy())
-        return original(image, boxes, size, settings)
-
-    vision.crops.cut_tiles = recording
-    try:
-        crops = table_patches(Cutter(), np.zeros((SIZE, SIZE, 3), np.uint8), tiles, 20, random.Random(1))
-    finally:
-        vision.crops.cut_tiles = original
-    (boxes,) = cut
-    assert crops.shape == (20, 32, 32, 3) and len(boxes) == 20
-    sides = np.sort(boxes[:, 2:] - boxes[:, :2], axis=1)
-    assert (sides[:, 0] >= TILE_W * 0.7 - 1e-3).all() and (sides[:, 1] <= TILE_H * 1.3 + 1e-3).all()
-    half_w, half_h = TILE_W / 2, TILE_H / 2
-    for x0, y0, x1, y1 in boxes:
-        near = ((x0 < tiles[:, 2] + half_w) & (x1 > tiles[:, 0] - half_w)
-                & (y0 < tiles[:, 3] + half_h) & (y1 > tiles[:, 1] - half_h))
-        assert not near.any()
 
 
 def test_a_calibrated_version_calibrates_again_from_its_base_classifier(tmp_path: Path, models: Path) -> None:
@@ -336,145 +290,33 @@ def test_the_baked_head_says_how_much_each_crop_looks_like_the_set(tmp_path: Pat
     bake(base, head, tmp_path / "baked.onnx")
     classifier = FaceClassifier(ort.InferenceSession(str(tmp_path / "baked.onnx")), "baked")
     assert classifier.knows_its_set
-    blended, likeness, table_likeness, base_probs = classifier.read(crops)[:4]
-    assert classifier.read(crops).set_margin is None, "no other sets' crops: no margin"
+    blended, likeness, base_probs = classifier.read(crops)
     np.testing.assert_allclose(blended, head.blend(probs, feats), atol=1e-5)
     expected = (head.cosines(feats) - head.thresholds[None, :]).max(axis=1)
     np.testing.assert_allclose(likeness, expected, atol=1e-5)
-    assert np.isneginf(table_likeness).all(), "no table learned: nothing looks like it"
     assert base_probs is None and not classifier.reads_as_base
     plain = FaceClassifier(ort.InferenceSession(str(base)), "base")
     assert not plain.knows_its_set and np.isposinf(plain.read(crops)[1]).all()
 
-    table = rng.normal(size=(3, feats.shape[1])).astype(np.float32)
-    table /= np.linalg.norm(table, axis=1, keepdims=True)
-    margins = replace(head, table=table).table_margins(feats)
-    with_table = replace(head, table=table, table_threshold=float(np.median(margins)))
-    bake(base, with_table, tmp_path / "with_table.onnx", base_output=True)
-    with_base = FaceClassifier(ort.InferenceSession(str(tmp_path / "with_table.onnx")), "table")
-    blended, likeness, table_likeness, base_probs = with_base.read(crops)[:4]
+    bake(base, head, tmp_path / "with_base.onnx", base_output=True)
+    with_base = FaceClassifier(ort.InferenceSession(str(tmp_path / "with_base.onnx")), "with base")
+    blended, likeness, base_probs = with_base.read(crops)
     assert with_base.reads_as_base
     np.testing.assert_allclose(base_probs, probs, atol=1e-6)  # the classifier it was baked on, as it reads alone
     np.testing.assert_allclose(blended, head.blend(probs, feats), atol=1e-5)
     np.testing.assert_allclose(likeness, expected, atol=1e-5)
-    np.testing.assert_allclose(table_likeness, margins - with_table.table_threshold, atol=1e-5)
-    np.testing.assert_allclose(with_table.table_likeness(feats), table_likeness, atol=1e-5)
-    assert 0 < (table_likeness > 0).sum() < len(crops)
-    with_table.save(tmp_path / "head.npz")
-    again = FewShotHead.load(tmp_path / "head.npz")
-    assert again.table is not None and again.table_threshold == pytest.approx(with_table.table_threshold)
-    np.testing.assert_allclose(again.table, table)
-
-
-def test_a_head_keeping_other_sets_crops_says_which_set_each_crop_is_nearer_and_reads_with_every_gate_open(
-        tmp_path: Path) -> None:
-    """SET_MARGIN_OUTPUT is the crop's cosine with its nearest face of the set minus that with the nearest other
-    set's crop (kept at half precision), and SET_PROBS_OUTPUT the blend with the gate open, both as the head
-    computes them in numpy; the first output stays the gated blend; the crops survive saving."""
-    import onnxruntime as ort
-
-    from training.fewshot import FewShotHead, bake
-    from training.head import Embedder
-    from vision.models import FaceClassifier
-
-    base = tiny_classifier(tmp_path / "base.onnx")
-    rng = np.random.default_rng(4)
-    crops = rng.integers(0, 255, (16, 32, 32, 3), dtype=np.uint8)
-    probs, feats = Embedder(base, 1)(crops)
-    prototypes = rng.normal(size=(1, len(FACE_NAMES), feats.shape[1])).astype(np.float32)
-    prototypes /= np.linalg.norm(prototypes, axis=2, keepdims=True)
-    prototypes[0, :8] = feats[:8]  # half the crops are this set's faces
-    others = feats[8:] + 0.01 * rng.normal(size=feats[8:].shape).astype(np.float32)  # ... the other half another set's
-    others = (others / np.linalg.norm(others, axis=1, keepdims=True)).astype(np.float16).astype(np.float32)
-    head = FewShotHead(prototypes, 1, scale=3.0, keep=1.0, thresholds=np.full(len(FACE_NAMES), 2.0, np.float32),
-                       others=others)
-    margins = head.set_margins(feats)
-    assert (margins[:8] > 0).all() and (margins[8:] < 0).all()
-    bake(base, head, tmp_path / "baked.onnx", base_output=True)
-    reading = FaceClassifier(ort.InferenceSession(str(tmp_path / "baked.onnx")), "baked").read(crops)
-    assert reading.set_margin is not None and reading.set_probs is not None
-    np.testing.assert_allclose(reading.set_margin, margins, atol=1e-4)
-    np.testing.assert_allclose(reading.probs, probs, atol=1e-5)  # every threshold shut (2.0): the gated blend is the classifier
-    np.testing.assert_allclose(reading.set_probs, head.blend_ungated(probs, feats), atol=1e-5)
-    assert (reading.set_probs.argmax(axis=1)[:8] == np.arange(8)).all(), "open, each face of the set reads as itself"
     head.save(tmp_path / "head.npz")
     again = FewShotHead.load(tmp_path / "head.npz")
-    assert again.others is not None
-    np.testing.assert_allclose(again.others, others)
-    assert np.isposinf(replace(head, others=None).set_margins(feats)).all()
+    np.testing.assert_array_equal(again.prototypes, head.prototypes)
+    np.testing.assert_array_equal(again.thresholds, head.thresholds)
+    assert (again.members, again.scale, again.keep) == (1, 3.0, 1.0)
 
 
-def test_whitening_weighs_what_tells_faces_apart_over_what_varies_within_a_face() -> None:
-    """Two faces apart only along a quiet direction, their crops spread along a loud one: plain cosines barely
-    tell them apart; after `whitening_from`, a crop is much nearer its own face's prototype than the other's."""
-    from training.fewshot import normalised, prototypes_from, whitening_from
-
-    rng = np.random.default_rng(7)
-    labels = np.repeat([0, 1], 200)
-    feats = np.zeros((400, 16), np.float32)
-    feats[:, 0] = 1.0
-    feats[:, 1] = np.where(labels == 0, 0.05, -0.05)  # the numeral
-    feats[:, 2] = rng.normal(0, 0.6, 400)  # light and blur
-    feats[:, 3:] = rng.normal(0, 0.01, (400, 13))
-    feats = normalised(feats, 1)
-    ways = np.zeros(400, np.int64)
-
-    def gap(features: np.ndarray) -> float:  # how much nearer its own face's prototype a crop is, on average
-        prototypes = prototypes_from(features, labels, ways, 2, 1)[0]
-        cos = features @ prototypes.T
-        own, other = cos[np.arange(400), labels], cos[np.arange(400), 1 - labels]
-        return float(np.mean(own - other))
-
-    whitening = whitening_from(feats, labels, ways, shrinkage=0.5, rank=4)
-    assert whitening.basis.shape == (16, 4)
-    np.testing.assert_allclose(whitening.basis.T @ whitening.basis, np.eye(4), atol=1e-5)
-    whitened = whitening.apply(feats, 1)
-    np.testing.assert_allclose(np.linalg.norm(whitened, axis=1), 1.0, atol=1e-5)
-    assert gap(whitened) > 2.5 * gap(feats) > 0
-
-
-def test_a_head_with_a_whitened_open_reading_bakes_it_into_set_probs_and_saves_it(tmp_path: Path) -> None:
-    """With an `open_reading`, SET_PROBS_OUTPUT is the ungated blend of the whitened features with its own prototypes
-    and scale, as `blend_ungated` computes it in numpy (two ensemble members, each normalised on its own); the
-    gated output and the set margin stay the plain head's; the reading survives saving."""
-    import onnxruntime as ort
-
-    from training.fewshot import FewShotHead, OpenReading, bake, prototypes_from, whitening_from
-    from training.head import Embedder
-    from vision.models import FaceClassifier
-
-    base = tiny_classifier(tmp_path / "base.onnx")
-    rng = np.random.default_rng(5)
-    crops = rng.integers(0, 255, (24, 32, 32, 3), dtype=np.uint8)
-    probs, feats = Embedder(base, 1)(crops)
-    labels = np.arange(24) % 6
-    ways = np.zeros(24, np.int64)
-    prototypes = prototypes_from(feats, labels, ways, len(FACE_NAMES), 1)
-    others = np.roll(feats, 1, axis=1).astype(np.float16).astype(np.float32)
-    head = FewShotHead(prototypes, 1, scale=3.0, keep=1.0, thresholds=np.full(len(FACE_NAMES), 2.0, np.float32),
-                       others=others)
-    whitening = whitening_from(feats, labels, ways, shrinkage=0.5, rank=5)
-    open_prototypes = prototypes_from(whitening.apply(feats, 1), labels, ways, len(FACE_NAMES), 1)
-    whitened = replace(head, open_reading=OpenReading(whitening, open_prototypes, 7.0))
-    expected = whitened.blend_ungated(probs, feats)
-    assert not np.allclose(expected, head.blend_ungated(probs, feats), atol=1e-3)
-    bake(base, whitened, tmp_path / "baked.onnx", base_output=True)
-    reading = FaceClassifier(ort.InferenceSession(str(tmp_path / "baked.onnx")), "baked").read(crops)
-    assert reading.set_probs is not None and reading.set_margin is not None
-    np.testing.assert_allclose(reading.set_probs, expected, atol=1e-4)
-    np.testing.assert_allclose(reading.set_margin, head.set_margins(feats), atol=1e-4)
-    np.testing.assert_allclose(reading.probs, probs, atol=1e-5)
-    whitened.save(tmp_path / "head.npz")
-    again = FewShotHead.load(tmp_path / "head.npz")
-    assert again.open_reading is not None and again.open_reading.scale == 7.0
-    np.testing.assert_allclose(again.blend_ungated(probs, feats), expected, atol=1e-6)
-    head.save(tmp_path / "plain.npz")
-    assert FewShotHead.load(tmp_path / "plain.npz").open_reading is None
-
-
-def test_a_head_and_classifier_from_an_older_calibration_that_noted_a_rank_corner_still_load(tmp_path: Path) -> None:
-    """Versions calibrated before calibration stopped reading printed ranks keep `numeral_corner` in their
-    head's npz and `mcr_numeral_corner` in their classifier's metadata: both load, the field ignored."""
+def test_a_head_and_classifier_from_an_older_calibration_still_load_and_read_the_same(tmp_path: Path) -> None:
+    """Versions calibrated earlier keep more in their head's npz (a rank corner, table prototypes, other sets'
+    crops, a whitened reading) and in their classifier (a rank corner in its metadata; the table's likeness,
+    the margin over other sets' crops and ungated probabilities among its outputs, before BASE_OUTPUT): both
+    load, that ignored, and read as the head and graph made now."""
     import onnx
     import onnxruntime as ort
 
@@ -482,41 +324,42 @@ def test_a_head_and_classifier_from_an_older_calibration_that_noted_a_rank_corne
     from vision.models import FaceClassifier
 
     base = tiny_classifier(tmp_path / "base.onnx")
-    prototypes = np.random.default_rng(2).normal(size=(1, len(FACE_NAMES), 192)).astype(np.float32)
-    head = FewShotHead(prototypes, 1, scale=3.0, keep=1.0)
+    rng = np.random.default_rng(2)
+    prototypes = rng.normal(size=(1, len(FACE_NAMES), 192)).astype(np.float32)
+    head = FewShotHead(prototypes, 1, scale=3.0, keep=1.0, thresholds=rng.uniform(-0.2, 0.2, len(FACE_NAMES)).astype(np.float32))
     head.save(tmp_path / "head.npz")
     with np.load(tmp_path / "head.npz") as saved:
-        np.savez(tmp_path / "old_head.npz", **dict(saved), numeral_corner="right")
+        np.savez(tmp_path / "old_head.npz", **dict(saved), numeral_corner="right", table=np.ones((3, 192), np.float32),
+                 table_threshold=0.1, others=np.ones((5, 192), np.float16), open_basis=np.eye(192, 4, dtype=np.float32),
+                 open_gains=np.ones(4, np.float32), open_ridge_gain=1.0, open_prototypes=prototypes, open_scale=7.0)
     old = FewShotHead.load(tmp_path / "old_head.npz")
     np.testing.assert_array_equal(old.prototypes, head.prototypes)
+    np.testing.assert_array_equal(old.thresholds, head.thresholds)
     assert (old.scale, old.keep, old.members) == (head.scale, head.keep, head.members)
-    bake(base, head, tmp_path / "baked.onnx")
-    baked = onnx.load(str(tmp_path / "baked.onnx"))
-    baked.metadata_props.append(onnx.StringStringEntryProto(key="mcr_numeral_corner", value="right"))
-    onnx.save(baked, str(tmp_path / "old_baked.onnx"))
-    crops = np.random.default_rng(3).integers(0, 255, (4, 32, 32, 3), np.uint8)
+
+    bake(base, head, tmp_path / "baked.onnx", base_output=True)
+    model = onnx.load(str(tmp_path / "baked.onnx"))
+    graph = model.graph
+    probs_name, likeness_name = graph.output[0].name, graph.output[1].name
+    base_output = graph.output.pop()
+    for name, source, shape in (("table_likeness", likeness_name, ["batch"]), ("set_margin", likeness_name, ["batch"]),
+                                ("set_probs", probs_name, ["batch", len(FACE_NAMES)])):
+        graph.node.append(onnx.helper.make_node("Identity", [source], [name]))
+        graph.output.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, shape))
+    graph.output.append(base_output)
+    model.metadata_props.append(onnx.StringStringEntryProto(key="mcr_numeral_corner", value="right"))
+    onnx.save(model, str(tmp_path / "old_baked.onnx"))
+    crops = rng.integers(0, 255, (4, 32, 32, 3), np.uint8)
     now, before = (FaceClassifier(ort.InferenceSession(str(tmp_path / name)), name) for name in ("baked.onnx", "old_baked.onnx"))
-    assert before.has_fewshot_head and before.knows_its_set
-    np.testing.assert_array_equal(before.read(crops).probs, now.read(crops).probs)
-
-
-def test_the_table_threshold_lies_above_every_tile_crop_and_never_below_its_margin() -> None:
-    from training.head import table_threshold
-
-    class Margins:
-        def table_margins(self, features: np.ndarray) -> np.ndarray:
-            return features[:, 0]
-
-    check, base = np.array([[-0.3], [0.05]], np.float32), np.array([[0.12], [-0.5]], np.float32)
-    assert table_threshold(Margins(), check, base, 0.02) == pytest.approx(0.14)
-    assert table_threshold(Margins(), check, None, 0.02) == pytest.approx(0.07)
-    assert table_threshold(Margins(), check[:1], None, 0.02) == pytest.approx(0.02)
+    assert len(before.session.get_outputs()) == 6 and before.has_fewshot_head and before.reads_as_base
+    for old_reading, reading in zip(before.read(crops), now.read(crops), strict=True):
+        np.testing.assert_array_equal(old_reading, reading)
 
 
 def layout_detected_with_reading(tmp_path: Path, models: Path, monkeypatch, settings: DetectorSettings,
                                  changed: Callable[[ClassifierReading], ClassifierReading]) -> Detections:
     """The layout photo read by the fake finder (every tile at 0.9) and the classifier, whose reading of the face
-    crops `changed` rewrites (likeness, set margin...)."""
+    crops `changed` rewrites (its likeness to the set)."""
     from vision.detector import TileDetector
 
     photo = write_photo(tmp_path / "layout.png", layout_boxes())
@@ -682,7 +525,7 @@ def test_flowers_read_twice_are_named_anew_one_of_each(
         for row, reading in enumerate([{"f2": 0.55, "f1": 0.4}, {"f2": 0.95}, {"s1": 0.95}, {"s1": 0.9}]):
             for name, p in reading.items():
                 probs[row, names.index(name)] = p
-        return ClassifierReading(probs, np.full(len(crops), np.inf, np.float32), np.full(len(crops), -1.0, np.float32), None)
+        return ClassifierReading(probs, np.full(len(crops), np.inf, np.float32), None)
 
     monkeypatch.setattr(detector.classifier, "read", designed)
     read = detector.classify_faces(photo, boxes)

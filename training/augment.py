@@ -1,6 +1,6 @@
 """The crops a set is learned from: augmented copies of the calibration photos (smaller, turned, tilted,
 sideways, other light, glare, blur, noise, JPEG), their tiles cut exactly as the runtime cuts them
-(`vision.crops`), patches of the club's table, and labeled tiles of the base photos."""
+(`vision.crops`), and labeled tiles of the base photos."""
 
 from __future__ import annotations
 
@@ -87,25 +87,16 @@ def augmented_copy(image: np.ndarray, boxes: np.ndarray, rng: random.Random,
 
 
 def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, rng: random.Random,
-                  settings: CalibrateSettings = DEFAULT,
-                  every_tile: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                  settings: CalibrateSettings = DEFAULT) -> np.ndarray:
     """Classifier crops of one copy, one per box, cut as the runtime cuts them: from the finder's box
-    where it found the tile, else from the moved box with a little jitter; and the crops of the face
-    boxes the finder was unsure of (below `UnlikeStraysSettings.max_finder_conf`) that lie on no tile of `every_tile`
-    (default `boxes`; at most a fifth of such a box on one): what it takes for tiles on this table."""
-    from vision.boxes import box_iou, share_on
+    where it found the tile, else from the moved box with a little jitter."""
+    from vision.boxes import box_iou
     from vision.crops import cut_tiles
 
-    found, conf, classes = detector.find_tiles(picture)
+    found, _, classes = detector.find_tiles(picture)
     if len(found):
-        faces = detector.finder.is_face(classes)
-        found, conf = found[faces], conf[faces]
+        found = found[detector.finder.is_face(classes)]
     size = detector.model_info.classifier_imgsz
-    tiles = boxes if every_tile is None else every_tile
-    on_tile = share_on(found, tiles).max(axis=1) if len(found) and len(tiles) else np.zeros(len(found))
-    strays = found[(on_tile <= 0.2) & (conf < detector.settings.unlike_strays.max_finder_conf)]
-    stray_crops = (cut_tiles(picture, strays, size, detector.settings) if len(strays)
-                   else np.zeros((0, size, size, 3), np.uint8))
     use = boxes.copy()
     hit = np.zeros(len(boxes), bool)
     if len(found):
@@ -116,38 +107,7 @@ def crops_of_copy(detector: Any, picture: np.ndarray, boxes: np.ndarray, rng: ra
     for k in range(len(use)):
         if not hit[k]:
             use[k] = jittered(use[k], rng)
-    return cut_tiles(picture, use, size, detector.settings), stray_crops
-
-
-def table_patches(detector: Any, picture: np.ndarray, tiles: np.ndarray, count: int,
-                  rng: random.Random) -> np.ndarray:
-    """Crops of up to `count` tile-sized patches of the table in `picture`, cut as the runtime cuts a
-    tile: each the size of one of the `tiles` (x1, y1, x2, y2) give or take 30 %, lying sideways at
-    times, anywhere that keeps half a tile's size away from every tile."""
-    from vision.boxes import share_on
-    from vision.crops import cut_tiles
-
-    h, w = picture.shape[:2]
-    grown = tiles + np.stack([tiles[:, 0] - tiles[:, 2], tiles[:, 1] - tiles[:, 3],
-                              tiles[:, 2] - tiles[:, 0], tiles[:, 3] - tiles[:, 1]], axis=1) * 0.5
-    boxes: list[tuple[float, float, float, float]] = []
-    for _ in range(count * 20):
-        if len(boxes) == count or not len(tiles):
-            break
-        x1, y1, x2, y2 = tiles[rng.randrange(len(tiles))]
-        bw, bh = (x2 - x1) * rng.uniform(0.7, 1.3), (y2 - y1) * rng.uniform(0.7, 1.3)
-        if rng.random() < 0.3:
-            bw, bh = bh, bw
-        if bw >= w or bh >= h:
-            continue
-        x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
-        if share_on(np.array([(x, y, x + bw, y + bh)]), grown).any():
-            continue
-        boxes.append((x, y, x + bw, y + bh))
-    size = detector.model_info.classifier_imgsz
-    if not boxes:
-        return np.zeros((0, size, size, 3), np.uint8)
-    return cut_tiles(picture, np.array(boxes, np.float32), size, detector.settings)
+    return cut_tiles(picture, use, size, detector.settings)
 
 
 def jittered(box: np.ndarray, rng: random.Random, share: float = 0.04) -> np.ndarray:
@@ -193,19 +153,14 @@ class LearningCrops:
     train_ways: np.ndarray  # 1 where the crop is upside down
     check: np.ndarray  # held-out copies: the head's blend is chosen on them
     check_labels: np.ndarray
-    table: np.ndarray  # patches of the table, and the face boxes the finder found on no tile
-    finder_strays: int  # of `table`, the boxes the finder found on no tile
 
 
 def learning_crops(detector: Any, pictures: Sequence[tuple[np.ndarray, LayoutReading]], settings: CalibrateSettings,
                    seed: int, step: Callable[[float, str], None]) -> LearningCrops:
-    """The crops of every face tile of each photo and of `views` + `check_views` augmented copies of it, and
-    patches of its table; `step` is told every ten copies."""
+    """The crops of every face tile of each photo and of `views` + `check_views` augmented copies of it;
+    `step` is told every ten copies."""
     rng = random.Random(seed)
     train_crops, train_labels, train_ways, check_crops, check_labels = [], [], [], [], []
-    table_crops: list[np.ndarray] = []
-    finder_strays = 0  # of them, boxes the finder found on no tile
-    table_rng = random.Random(seed + 1)  # its own draws: the tiles' crops are cut as without the table
 
     total = len(pictures) * (settings.views + settings.check_views)
     done = 0
@@ -214,22 +169,17 @@ def learning_crops(detector: Any, pictures: Sequence[tuple[np.ndarray, LayoutRea
         boxes = np.array([t.xyxy for t in faces], np.float32)
         labels = np.array([CLASS_ID[t.expected] for t in faces], np.int64)
         every_tile = np.array([t.xyxy for t in reading.tiles], np.float32)
-        crops, strays = crops_of_copy(detector, picture, boxes, rng, settings, every_tile)  # the photo itself
+        crops = crops_of_copy(detector, picture, boxes, rng, settings)  # the photo itself
         train_crops.append(crops)
         train_labels.append(labels)
         train_ways.append(np.zeros(len(labels), np.int64))
-        table_crops += [strays, table_patches(detector, picture, every_tile, settings.table_patches, table_rng)]
-        finder_strays += len(strays)
         for k in range(settings.views + settings.check_views):
             copy, moved, upside_down = augmented_copy(picture, every_tile, rng, settings)
-            moved, moved_tiles = moved[[t.expected != BACK for t in reading.tiles]], moved
-            crops, strays = crops_of_copy(detector, copy, moved, rng, settings, moved_tiles)
+            crops = crops_of_copy(detector, copy, moved[[t.expected != BACK for t in reading.tiles]], rng, settings)
             if k < settings.views:
                 train_crops.append(crops)
                 train_labels.append(labels)
                 train_ways.append(np.full(len(labels), int(upside_down), np.int64))
-                table_crops += [strays, table_patches(detector, copy, moved_tiles, settings.table_patches, table_rng)]
-                finder_strays += len(strays)
             else:
                 check_crops.append(crops)
                 check_labels.append(labels)
@@ -240,5 +190,4 @@ def learning_crops(detector: Any, pictures: Sequence[tuple[np.ndarray, LayoutRea
     # every crop turned over too: the other way up of a tile lying sideways
     train_x = np.concatenate([train_x, np.ascontiguousarray(train_x[:, ::-1, ::-1])])
     train_y, train_w = np.concatenate([train_y, train_y]), np.concatenate([train_w, 1 - train_w])
-    return LearningCrops(train_x, train_y, train_w, np.concatenate(check_crops), np.concatenate(check_labels),
-                         np.concatenate(table_crops), finder_strays)
+    return LearningCrops(train_x, train_y, train_w, np.concatenate(check_crops), np.concatenate(check_labels))

@@ -13,9 +13,7 @@ The photo shows one tile of each face in rows (`shared/spec/calibration-layout.m
    copy and cut exactly as the runtime cuts them (`vision.crops`).
 3. Few-shot head (`training.fewshot`): each face's prototype is the mean pooled feature of its
    crops; the blend with the classifier (temperature and share) is chosen on further copies,
-   never worse crop by crop on the base val data than the classifier alone. The head also keeps the base
-   crops, so that a photo nearer the set than them is read with every gate open; when that version would
-   not be promoted (step 4), it is written again without them.
+   never worse crop by crop on the base val data than the classifier alone.
    `--method finetune`: instead, the classifier's .pt is fine-tuned on the crops mixed with labeled
    crops of the base train photos (ultralytics on the CPU, time-boxed) and exported as `training.adapt`
    does (an ensemble keeps its other members); `--method both`: the head on the fine-tuned classifier;
@@ -145,7 +143,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
                            if finder == "always" or (finder == "missed" and missed) else None)
             made = VersionMade(kept, why, _judge(run, version_dir, base_old), None if head is None else head.choice,
                                None if head is None else head.head, tune=tune)
-            made = _settled(run, made, method, head, version_dir, base_old, embedder)
+            made = _settled(run, made, method, version_dir, base_old, embedder)
             figures = figures_before_after(before_accuracy, made.verdict, base_old)
             seconds = time.monotonic() - started
             write_card(version_dir, calibration_card(
@@ -187,7 +185,6 @@ class _Head(NamedTuple):
     choice: BlendChoice
     head: FewShotHead
     baked: Path  # the classifier with the head inside
-    on: Path  # the classifier it was baked on
 
 
 def _reporter(started: float, log: Callable[[str], None],
@@ -235,8 +232,7 @@ def _photos_report(photos: int, before: Sequence[LayoutReading], accuracy: float
 
 
 def _crops_report(crops: LearningCrops) -> str:
-    return (f"[calibrate 2/5] {len(crops.train)} crops to learn from, {len(crops.check)} to choose the blend with, "
-            f"{len(crops.table)} of the table ({crops.finder_strays} of them boxes the finder found on no tile)")
+    return f"[calibrate 2/5] {len(crops.train)} crops to learn from, {len(crops.check)} to choose the blend with"
 
 
 def _method_to_run(method: str, weights: Path, parent: str) -> tuple[str, str]:
@@ -276,7 +272,7 @@ def _head_baked(run: _Run, embedder: Embedder, classifier: Path, label: str) -> 
     choice, head = learn_head(embedder, run.head_data, run.settings, run.seed, run.step, label)
     target = run.work / "with_head.onnx"
     bake(classifier, head, target, base_output=classifier == run.source)  # the graph reads other sets as before
-    return _Head(choice, head, target, classifier)
+    return _Head(choice, head, target)
 
 
 def _write_models(run: _Run, version_dir: Path, head: _Head | None, tune: FineTune | None, kept: str,
@@ -307,20 +303,14 @@ def _judge(run: _Run, version_dir: Path, base_old: dict[str, Any] | None) -> Ver
     return judge(version_dir, run.pictures, run.detector_settings, run.base, base_old, run.step)
 
 
-def _settled(run: _Run, made: VersionMade, method: str, head: _Head | None, version_dir: Path,
-             base_old: dict[str, Any] | None, source_embedder: Embedder) -> VersionMade:
-    """The version as it stays: auto's fine-tune, or the few-shot head when the fine-tune would not be
-    promoted; and a head that would not be promoted with every gate open in a photo of the set, with the
-    gate per crop alone."""
-    head_on = None if head is None else head.on
-    if method == "auto" and made.kept == "finetune":
-        if made.verdict.promote:
-            made = replace(made, why="the fine-tune would be promoted")
-        else:
-            made, head_on = _head_instead_of_fine_tune(run, made, version_dir, base_old, source_embedder), run.source
-    if not made.verdict.promote and made.head is not None and made.head.others is not None and head_on is not None:
-        made = _gate_per_crop(run, made, head_on, version_dir, base_old)
-    return made
+def _settled(run: _Run, made: VersionMade, method: str, version_dir: Path, base_old: dict[str, Any] | None,
+             source_embedder: Embedder) -> VersionMade:
+    """The version as it stays: auto's fine-tune when it would be promoted, else the few-shot head."""
+    if method != "auto" or made.kept != "finetune":
+        return made
+    if made.verdict.promote:
+        return replace(made, why="the fine-tune would be promoted")
+    return _head_instead_of_fine_tune(run, made, version_dir, base_old, source_embedder)
 
 
 def _head_instead_of_fine_tune(run: _Run, made: VersionMade, version_dir: Path, base_old: dict[str, Any] | None,
@@ -334,21 +324,6 @@ def _head_instead_of_fine_tune(run: _Run, made: VersionMade, version_dir: Path, 
     head.head.save(version_dir / PROTOTYPES_FILE)
     return VersionMade("fewshot", f"the fine-tune would not be promoted: {refused.reason}",
                        _judge(run, version_dir, base_old), head.choice, head.head, made.tune, refused)
-
-
-def _gate_per_crop(run: _Run, made: VersionMade, head_on: Path, version_dir: Path,
-                   base_old: dict[str, Any] | None) -> VersionMade:
-    """A base photo read with every gate open, its tiles nearer this set than the base crops: the head with
-    the gate per crop alone (no other sets' crops) instead, judged by the same rule."""
-    assert made.head is not None
-    run.step(0.9, f"[calibrate 4/5] with every gate open in a photo nearer the set it would not be promoted "
-                  f"({made.verdict.reason}): the gate per crop alone instead")
-    head = replace(made.head, others=None)
-    bake(head_on, head, run.work / "gated_head.onnx", base_output=head_on == run.source)
-    shutil.copy2(run.work / "gated_head.onnx", version_dir / run.detector_settings.classifier_file)
-    head.save(version_dir / PROTOTYPES_FILE)
-    why = "; ".join(filter(None, (made.why, f"no gate opened by photo: with it, {made.verdict.reason}")))
-    return replace(made, why=why, head=head, verdict=_judge(run, version_dir, base_old))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,19 +1,19 @@
 """The few-shot head learned from a calibration's crops (`training.augment`): the classifier's pooled
 features (`Embedder`), each face's prototypes, the blend with the classifier chosen on held-out copies
-(never changing how a base crop reads), the whitened reading of photos of the set, and the table."""
+(never changing how a base crop reads)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from tileset.classes import CLASS_ID
-from training.augment import LearningCrops, labeled_base_crops
-from training.fewshot import EPS, FewShotHead, OpenReading, prototypes_from, whitening_from, with_features
+from training.augment import LearningCrops
+from training.fewshot import EPS, FewShotHead, prototypes_from, with_features
 from vision.settings import CalibrateSettings, DetectorSettings
 
 DEFAULT = CalibrateSettings()
@@ -152,30 +152,13 @@ def base_crops(embedder: Embedder, models_dir: Path, images: Sequence[Path], set
     return embedder.run_inputs(np.concatenate(recorder.batches))
 
 
-def table_threshold(head: Any, check_features: np.ndarray, base_features: np.ndarray | None,
-                    margin: float) -> float:
-    """The margin over the faces a crop must pass to look like the table: above every held-out copy of this
-    set's tiles and every labeled tile of the base photos (another set's, on other tables) by `margin`,
-    and never below 0 (a crop nearer some face than the table is a tile). Labeled tiles, not every crop
-    the runtime cuts from the base photos: those hold the finder's false boxes on other tables, which
-    may well look like this one (kde-traditional on a checked cloth: 0.24 over the faces, where no labeled
-    tile passed -0.06)."""
-    margins = [head.table_margins(check_features)]
-    if base_features is not None and len(base_features):
-        margins.append(head.table_margins(base_features))
-    highest = float(np.concatenate(margins).max()) if sum(len(m) for m in margins) else 0.0
-    return max(0.0, highest) + margin
-
-
-
-
 @dataclass(frozen=True)
 class HeadData:
     """What a few-shot head is learned from, besides the classifier that reads the crops."""
 
     crops: LearningCrops
     base_models: Path  # the version in use: the base crops are those its runtime cuts from `threshold_photos`
-    threshold_photos: Sequence[Path]  # base photos that set the faces' and the table's thresholds
+    threshold_photos: Sequence[Path]  # base photos that set the faces' thresholds
     detector_settings: DetectorSettings
     crop_size: int  # the classifier's input side
 
@@ -196,54 +179,9 @@ def learn_head(embedder: Embedder, data: HeadData, settings: CalibrateSettings, 
     step(0.65, f"{label} few-shot head: scale {choice.scale:g}, threshold margin {choice.margin:g}; "
                f"held-out copies {choice.classifier_check_accuracy:.2%} -> {choice.check_accuracy:.2%} read "
                f"right; every one of {choice.base_crops} base crops read as before")
-    # the base crops, kept as other sets' crops (half precision, as the graph keeps them): a photo whose boxes
-    # are mostly nearer the set's faces than any of them is read with every gate open
-    # (rule `open_gate`, `vision.rules`)
-    others = None if base is None or not settings.keep_other_crops else base[1].astype(np.float16).astype(np.float32)
-    head = FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds, others=others)
-    if others is not None and base is not None and settings.open_rank > 0 and settings.open_shrinkage > 0:
-        head = _with_open_reading(head, embedder, (train_feats, columns, crops.train_ways), check, base, settings,
-                                  seed, step)
-    if len(crops.table) and settings.table_clusters > 0:
-        head = _with_table(head, embedder, data, check_feats, settings, seed, step)
-    return choice, head
+    return choice, FewShotHead(prototypes, embedder.members, choice.scale, 1.0, choice.thresholds)
 
 
 def _prototypes(embedder: Embedder, features: np.ndarray, columns: np.ndarray, ways: np.ndarray,
                 settings: CalibrateSettings, seed: int) -> np.ndarray:
     return prototypes_from(features, columns, ways, len(embedder.names), embedder.members, settings.clusters, seed)
-
-
-def _with_open_reading(head: FewShotHead, embedder: Embedder, train: tuple[np.ndarray, np.ndarray, np.ndarray],
-                       check: tuple[np.ndarray, np.ndarray, np.ndarray], base: tuple[np.ndarray, np.ndarray],
-                       settings: CalibrateSettings, seed: int, step: Callable[[float, str], None]) -> FewShotHead:
-    """`head` with the whitened reading of photos of the set: prototypes and blend chosen again on whitened
-    features. `train`: (features, classifier columns, ways); `check`: (probs, features, columns)."""
-    train_feats, columns, ways = train
-    check_probs, check_feats, check_columns = check
-    members = embedder.members
-    whitening = whitening_from(train_feats, columns, ways, settings.open_shrinkage, settings.open_rank)
-    open_prototypes = _prototypes(embedder, whitening.apply(train_feats, members), columns, ways, settings, seed)
-    open_choice = choose_blend(open_prototypes, members, (check_probs, whitening.apply(check_feats, members), check_columns),
-                               (base[0], whitening.apply(base[1], members)), settings)
-    step(0.655, f"  photos of the set read whitened: scale {open_choice.scale:g}; held-out copies "
-                f"{open_choice.check_accuracy:.2%} read right")
-    return replace(head, open_reading=OpenReading(whitening, open_prototypes, open_choice.scale))
-
-
-def _with_table(head: FewShotHead, embedder: Embedder, data: HeadData, check_feats: np.ndarray,
-                settings: CalibrateSettings, seed: int, step: Callable[[float, str], None]) -> FewShotHead:
-    """`head` with the table's prototypes and the margin over the faces a crop must pass to look like it."""
-    patches = data.crops.table
-    _, table_feats = embedder(patches)
-    table = prototypes_from(table_feats, np.zeros(len(patches), np.int64), np.zeros(len(patches), np.int64),
-                            1, embedder.members, settings.table_clusters, seed)[:, 0]
-    head = replace(head, table=table[np.abs(table).sum(axis=1) > 0])
-    labeled_crops = labeled_base_crops(data.threshold_photos, data.crop_size, data.detector_settings, seed)[0]
-    labeled = embedder(labeled_crops)[1] if len(labeled_crops) else None
-    threshold = table_threshold(head, check_feats, labeled, settings.table_margin)
-    head = replace(head, table_threshold=threshold)
-    told = float(np.mean(head.table_margins(table_feats) > threshold))
-    step(0.66, f"  the table: {len(head.table)} prototypes of {len(patches)} patches; a crop nearer them "
-               f"than any face by {threshold:.3f} looks like it ({told:.1%} of the patches)")
-    return head

@@ -38,22 +38,15 @@ def photo_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def head_entry(made: VersionMade, crops: LearningCrops, settings: CalibrateSettings) -> dict[str, Any] | None:
-    choice, head = made.choice, made.head
+def head_entry(made: VersionMade, crops: LearningCrops) -> dict[str, Any] | None:
+    choice = made.choice
     if choice is None:
         return None
     return {
         "scale": choice.scale, "threshold_margin": choice.margin, "check_accuracy": choice.check_accuracy,
         "classifier_check_accuracy": choice.classifier_check_accuracy,
         "base_crops_unchanged": choice.base_crops,
-        "train_crops": len(crops.train), "check_crops": len(crops.check),
-        "table_patches": len(crops.table),
-        "table_prototypes": 0 if head is None or head.table is None else len(head.table),
-        "table_threshold": None if head is None or head.table is None else round(head.table_threshold, 4),
-        "other_sets_crops": 0 if head is None or head.others is None else len(head.others),
-        "photos_of_the_set_read": "plain" if head is None or head.open_reading is None else
-        f"whitened: rank {head.open_reading.whitening.basis.shape[1]}, shrinkage {settings.open_shrinkage:g}, "
-        f"scale {head.open_reading.scale:g}"}
+        "train_crops": len(crops.train), "check_crops": len(crops.check)}
 
 
 def finetune_entry(made: VersionMade, weights: str) -> dict[str, Any] | None:
@@ -93,7 +86,7 @@ def calibration_card(*, name: str, parent: str, command: str, seconds: float, ph
         "misread_before": [line for r in before for line in r.misread],
         "misread_after": [line for r in verdict.after for line in r.misread],
         "method": made.kept, "method_asked": method_asked, "method_reason": made.why,
-        "head": head_entry(made, crops, settings),
+        "head": head_entry(made, crops),
         "finetune": finetune_entry(made, weights),
         "finder": finder,
         "base_val": {"data": str(base.data) if base.val else None, "photos": len(base.checked),

@@ -125,18 +125,11 @@ class TileFinder:
 # of the set's tiles
 LIKENESS_OUTPUT = "set_likeness"
 FEWSHOT_METADATA = "mcr_fewshot"  # the metadata key a classifier with a few-shot head carries (`training.fewshot.bake`)
-# the third, where the calibration photo's table was learned too (`training.fewshot`: table prototypes): (N,)
-# how far a crop's cosine with the table passes its cosine with the nearest face, over the table's
-# threshold; above 0, the crop looks like the table
-TABLE_OUTPUT = "table_likeness"
-# the fourth, where the head was baked on the classifier the version was calibrated from: (N, 42) that
-# classifier's own probabilities, which read a photo of another set as before (no second classifier run)
+# another, where the head was baked on the classifier the version was calibrated from: (N, 42) that
+# classifier's own probabilities, which read a photo of another set as before (no second classifier run).
+# Outputs are found by name: other outputs of graphs calibrated before (the table's likeness, the margin
+# over other sets' crops, the ungated probabilities) are left unread
 BASE_OUTPUT = "base_probs"
-# where the head keeps crops of other sets (the base photos'): (N,) how much nearer a crop's nearest face of the
-# set is than the nearest of those crops (above 0: nearer this set); and (N, 42) the head's probabilities with
-# every crop's gate open, which read a photo whose boxes are mostly nearer the set
-SET_MARGIN_OUTPUT = "set_margin"
-SET_PROBS_OUTPUT = "set_probs"
 
 
 class FaceClassifier:
@@ -162,10 +155,7 @@ class FaceClassifier:
         self._fixed_batch = isinstance(session.get_inputs()[0].shape[0], int)
         outputs = [o.name for o in session.get_outputs()]
         self._likeness_at = outputs.index(LIKENESS_OUTPUT) if LIKENESS_OUTPUT in outputs else None
-        self._table_at = outputs.index(TABLE_OUTPUT) if TABLE_OUTPUT in outputs else None
         self._base_at = outputs.index(BASE_OUTPUT) if BASE_OUTPUT in outputs else None
-        self._set_margin_at = outputs.index(SET_MARGIN_OUTPUT) if SET_MARGIN_OUTPUT in outputs else None
-        self._set_probs_at = outputs.index(SET_PROBS_OUTPUT) if SET_PROBS_OUTPUT in outputs else None
         if set_reader is not None:
             if not self.knows_its_set:
                 raise ModelLoadError(f"{set_reader.path} reads a calibrated set, but {path} cannot tell a photo of "
@@ -205,10 +195,8 @@ class FaceClassifier:
 
     def read(self, crops_bgr: np.ndarray) -> ClassifierReading:
         """The probabilities of `probabilities`, each crop's likeness to the calibrated set (LIKENESS_OUTPUT;
-        +inf for a classifier that was not calibrated with a few-shot head), to the table it was
-        calibrated on (TABLE_OUTPUT; -inf without table prototypes) and, where the graph has BASE_OUTPUT,
-        the probabilities of the classifier it was calibrated from (None without); where the head keeps other
-        sets' crops, each crop's SET_MARGIN_OUTPUT and the ungated SET_PROBS_OUTPUT (None without)."""
+        +inf for a classifier that was not calibrated with a few-shot head) and, where the graph has BASE_OUTPUT,
+        the probabilities of the classifier it was calibrated from (None without)."""
         with stage(CLASSIFIER):
             batch = to_network_input(crops_bgr)
             if self._fixed_batch:
@@ -225,18 +213,13 @@ class FaceClassifier:
         def rows(at: int | None) -> np.ndarray | None:  # an output the graph may lack, one row per crop
             return None if at is None else np.concatenate([o[at] for o in outs])
 
-        set_margin = None if self._set_margin_at is None else output(self._set_margin_at, np.inf)
-        return ClassifierReading(probs, output(self._likeness_at, np.inf), output(self._table_at, -np.inf),
-                                 rows(self._base_at), set_margin, rows(self._set_probs_at))
+        return ClassifierReading(probs, output(self._likeness_at, np.inf), rows(self._base_at))
 
 
 class ClassifierReading(NamedTuple):
     probs: np.ndarray  # (N, 42)
     likeness: np.ndarray  # (N,)
-    table_likeness: np.ndarray  # (N,)
     base_probs: np.ndarray | None  # (N, 42) in the same columns, where the graph has BASE_OUTPUT
-    set_margin: np.ndarray | None = None  # (N,), where the graph has SET_MARGIN_OUTPUT
-    set_probs: np.ndarray | None = None  # (N, 42), where the graph has SET_PROBS_OUTPUT
 
 
 @dataclass(frozen=True)

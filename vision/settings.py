@@ -232,23 +232,7 @@ class CalibrateSettings:
     # real white dragons pass a calibrated set's flower thresholds
     base_crops_images: int = 80
     threshold_split: str = "train"  # or "val": the val photos after the checked ones
-    # the table: tile-sized patches of each copy away from its tiles (`table_patches`), grouped into
-    # `table_clusters` prototypes (k-means); a crop nearer them than any face by more than the highest such
-    # margin of this set's held-out copies and of the base crops, plus `table_margin`, looks like the table
-    table_patches: int = 12
-    table_clusters: int = 8
-    table_margin: float = 0.02
-    # the base crops are kept in the head too: a photo nearer the set's faces than them is read with every gate
-    # open (SET_PROBS_OUTPUT; no rule of the reader reads it)
-    keep_other_crops: bool = True
-    # ... and read in a whitened space (`training.fewshot.Whitening`): the crops' scatter around their face plus this
-    # share of its mean eigenvalue, kept to `open_rank` directions (0: the plain prototypes, as stop 34). Offline on
-    # stop 34's two fresh rounds, looked at (six sets, 20,202 crops; benchmarks/fewshot_gate/open_whitening.py):
-    # 142 -> 119 crops misread at 0.5 and rank 128, 118 with the full matrix; at 1 (124) and 2, kde-traditional's
-    # first round read worse than without
-    open_shrinkage: float = 0.5
-    open_rank: int = 128
-    base_check_images: int = 30  # ... and that both versions read whole before promotion
+    base_check_images: int = 30  # base val photos that both versions read whole before promotion
     # --method finetune / both: the classifier's .pt fine-tuned on the crops (ultralytics, CPU), time-boxed
     finetune_epochs: int = 2  # ~15-30 s each on the shared 2-core CPU (8200 crops at 96 px); 3 read base val worse
     # no epoch starts that would end past this, and on a busy CPU the epoch running at this time ends
