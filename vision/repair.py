@@ -105,10 +105,10 @@ def read_hand(
 ) -> HandReading:
     """Layout and hand of deduplicated detections (`_read_hand_counting_backs`). A meld-row group of three with a
     face-down tile (`LayoutSettings.short_concealed_kongs`) is read as a concealed kong only when the tiles make no
-    winning hand otherwise: where a kong's back was read as a face, the repairs find the kong whole (looked-at
-    rounds: taking the short kong first left that face as an extra flower). The last tries, a meld made a set and
+    winning hand otherwise: where a kong's back was read as a face, the repairs find the kong whole (taking
+    the short kong first left that face as an extra flower). The last tries, a meld made a set and
     the likeliest face (`_groups_made_sets`, `_likeliest_single_change`), come after the short kong: read sooner,
-    a face of the next set taken for the kong's (round 18: S read as E) made the hand win."""
+    a face of the next set taken for the kong's (S read as E) made the hand win."""
     strict = replace(settings, short_concealed_kongs=False)
     reading = _read_hand_counting_backs(dets, context, strict, is_winning, _read_hand)
     if reading.hand is not None and is_winning(reading.hand):
