@@ -1,5 +1,5 @@
-"""Classifier graphs edited with `onnx`: one member of an ensemble taken out as a classifier of its own,
-and how many members an ensemble averages. Needs the `onnx` package (the train extra)."""
+"""Classifier graphs edited with `onnx`: one member of an ensemble taken out as a classifier of its own (the
+smallest, for the runtime to read with first), and how many members an ensemble averages. Needs the `onnx` package (the train extra)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,24 @@ def member_graph(ensemble_onnx: Path, member: int, target: Path) -> Path:
     return target
 
 
+
+
+def small_member(ensemble_onnx: Path, target: Path) -> Path:
+    """The ensemble's member of the smallest input as a classifier of its own (`member_graph`), marked as that
+    ensemble's (`vision.models.SMALL_MEMBER_METADATA`): the runtime reads every crop with it first."""
+    import onnx
+
+    from vision.models import SMALL_MEMBER_METADATA, ensemble_key
+
+    metadata = onnx_metadata(ensemble_onnx)
+    sizes = [int(part.split()[0]) for part in metadata.get("mcr_ensemble", "").split(" + ") if part.strip()]
+    if len(sizes) < 2:
+        raise ValueError(f"{ensemble_onnx} is not an ensemble of classifiers (no mcr_ensemble of two members)")
+    member_graph(ensemble_onnx, sizes.index(min(sizes)), target)
+    model = onnx.load(str(target))
+    model.metadata_props.add(key=SMALL_MEMBER_METADATA, value=ensemble_key(metadata))
+    onnx.save(model, str(target))
+    return target
 
 
 def onnx_metadata(onnx_path: Path) -> dict[str, str]:

@@ -130,13 +130,20 @@ FEWSHOT_METADATA = "mcr_fewshot"  # the metadata key a classifier with a few-sho
 # Outputs are found by name: other outputs of graphs calibrated before (the table's likeness, the margin
 # over other sets' crops, the ungated probabilities) are left unread
 BASE_OUTPUT = "base_probs"
+SMALL_MEMBER_METADATA = "mcr_small_member_of"  # on a classifier's small member alone: `ensemble_key` of its ensemble
+
+
+def ensemble_key(metadata: dict[str, Any]) -> str:
+    """What tells one exported classifier from another: its version, date, checkpoints and members."""
+    return " | ".join(str(metadata.get(k, "")) for k in ("version", "date", "mcr_source", "mcr_ensemble"))
 
 
 class FaceClassifier:
     """The face classifier: square crops in, a probability for each of the 42 faces out."""
 
     def __init__(self, session: Any, path: str = "<memory>", set_reader: FaceClassifier | None = None,
-                 base_reader: FaceClassifier | None = None) -> None:
+                 base_reader: FaceClassifier | None = None, small_member: FaceClassifier | None = None,
+                 small_member_sure: float = 1.0) -> None:
         self.session = session
         self.path = path
         self.set_reader = set_reader  # reads photos of the calibrated set (`read_as_set`), when it has one
@@ -167,6 +174,14 @@ class FaceClassifier:
             if base_reader.imgsz != self.imgsz:
                 raise ModelLoadError(f"{base_reader.path} reads {base_reader.imgsz} px crops, {path} {self.imgsz} px")
             self._base_columns = np.array([base_reader.names.index(n) for n in names])
+        # the ensemble's small member reads every crop first; only the crops it is unsure of run the whole graph
+        self.small_member = small_member
+        self.small_member_sure = small_member_sure
+        if small_member is not None:
+            if self.has_fewshot_head or len(outputs) != 1 or small_member.imgsz != self.imgsz:
+                raise ModelLoadError(f"{small_member.path} cannot read first for {path}: a plain classifier of "
+                                     f"{self.imgsz} px crops is needed")
+            self._small_columns = np.array([small_member.names.index(n) for n in names])
 
     @property
     def knows_its_set(self) -> bool:
@@ -193,16 +208,27 @@ class FaceClassifier:
         that classifier beside it (`base_reader`)."""
         return self._base_at is not None or self.base_reader is not None
 
+    def _run(self, batch: np.ndarray) -> list[list[np.ndarray]]:
+        if self._fixed_batch:
+            return [self.session.run(None, {self._input: b[None]}) for b in batch]
+        return [self.session.run(None, {self._input: batch})]
+
+    def _small_member_first(self, batch: np.ndarray) -> np.ndarray:
+        """The small member's probabilities where it is sure, the whole classifier's elsewhere."""
+        assert self.small_member is not None
+        probs = np.concatenate([o[0] for o in self.small_member._run(batch)])[:, self._small_columns]
+        unsure = probs.max(axis=1, initial=0.0) < self.small_member_sure
+        if unsure.any():
+            probs[unsure] = np.concatenate([o[0] for o in self._run(batch[unsure])])
+        return probs
+
     def read(self, crops_bgr: np.ndarray) -> ClassifierReading:
         """The probabilities of `probabilities`, each crop's likeness to the calibrated set (LIKENESS_OUTPUT;
         +inf for a classifier that was not calibrated with a few-shot head) and, where the graph has BASE_OUTPUT,
         the probabilities of the classifier it was calibrated from (None without)."""
         with stage(CLASSIFIER):
             batch = to_network_input(crops_bgr)
-            if self._fixed_batch:
-                outs = [self.session.run(None, {self._input: b[None]}) for b in batch]
-            else:
-                outs = [self.session.run(None, {self._input: batch})]
+            outs = self._run(batch) if self.small_member is None else [[self._small_member_first(batch)]]
         probs = np.concatenate([o[0] for o in outs])
 
         def output(at: int | None, absent: float) -> np.ndarray:
@@ -260,7 +286,20 @@ def load_models(models_dir: str | Path, settings: DetectorSettings) -> tuple[Til
     session = open_session(classifier_path, settings)
     base_path = folder / settings.base_classifier_file
     in_graph = BASE_OUTPUT in [o.name for o in session.get_outputs()]  # no second classifier to load
+    metadata = read_metadata(session)
     base_reader = (FaceClassifier(open_session(base_path, settings), str(base_path))
-                   if not in_graph and base_path.is_file()
-                   and FEWSHOT_METADATA in read_metadata(session) else None)
-    return finder, FaceClassifier(session, str(classifier_path), set_reader, base_reader)
+                   if not in_graph and base_path.is_file() and FEWSHOT_METADATA in metadata else None)
+    return finder, FaceClassifier(session, str(classifier_path), set_reader, base_reader,
+                                  _small_member(folder / settings.small_classifier_file, metadata, settings),
+                                  settings.small_member_sure)
+
+
+def _small_member(path: Path, classifier_metadata: dict[str, Any], settings: DetectorSettings) -> FaceClassifier | None:
+    """The small member of the classifier beside it, when `path` is one of that very classifier (a classifier
+    replaced since, or one with a few-shot head, reads every crop itself)."""
+    if not path.is_file() or FEWSHOT_METADATA in classifier_metadata:
+        return None
+    session = open_session(path, settings)
+    if read_metadata(session).get(SMALL_MEMBER_METADATA) != ensemble_key(classifier_metadata):
+        return None
+    return FaceClassifier(session, str(path))

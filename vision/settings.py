@@ -73,6 +73,9 @@ class DetectorSettings:
     classifier_file: str = "classifier.onnx"  # names the faces of the boxes the finder found
     set_classifier_file: str = "set_classifier.onnx"  # a calibrated version's fine-tuned classifier of its set
     base_classifier_file: str = "classifier_base.onnx"  # the classifier a calibrated version was made from
+    small_classifier_file: str = "classifier_small.onnx"  # the classifier's smaller ensemble member on its own
+    # a crop the small member reads at least this surely keeps its reading; the rest are read by the whole classifier
+    small_member_sure: float = 0.999
     conf_threshold: float = 0.25  # tile-finder boxes below this are dropped
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300  # the finder's boxes kept at most, surest first
