@@ -32,6 +32,7 @@ WIDTH, HEIGHT = 640, 480
 TABLE_BGR = (60, 105, 35)  # green felt: no overlay colour is near it
 TILE_W, TILE_H = 40, 56
 MATCH_THUMB = 32
+SURE_CONF, UNSURE_CONF = 0.95, 0.4  # the scene detector's confidence in a tile, and in one the scene marks unsure
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Scene:
     name: str
     image_bgr: np.ndarray
     tiles: tuple[tuple[str, tuple[float, float, float, float]], ...]  # (class, xyxy)
+    unsure: frozenset[int] = frozenset()  # tiles the scene detector reads with little confidence (indices)
 
 
 def _table() -> np.ndarray:
@@ -107,10 +109,12 @@ def groups_scene(name: str, groups: list[str], standing: str, group_gap: int = 4
     return Scene(name, image, tuple(tiles))
 
 
-def finished_scene(name: str, hand_text: str) -> Scene:
-    """A finished hand laid out as the photo page expects (melds, standing row, winning tile apart)."""
+def finished_scene(name: str, hand_text: str, unsure: tuple[str, ...] = ()) -> Scene:
+    """A finished hand laid out as the photo page expects (melds, standing row, winning tile apart); the
+    tiles named in `unsure` are read with little confidence (the reader doubts them)."""
     scene = demo_scene(parse_hand(hand_text), seed=1, width=WIDTH, height=HEIGHT)
-    return Scene(name, scene.image_bgr, tuple((t.cls, tuple(float(v) for v in t.xyxy)) for t in scene.tiles))
+    tiles = tuple((t.cls, (float(t.xyxy[0]), float(t.xyxy[1]), float(t.xyxy[2]), float(t.xyxy[3]))) for t in scene.tiles)
+    return Scene(name, scene.image_bgr, tiles, frozenset(i for i, (cls, _) in enumerate(tiles) if cls in unsure))
 
 
 def empty_scene(name: str = "empty") -> Scene:
@@ -122,7 +126,10 @@ def write_scenes(folder: Path, scenes: list[Scene]) -> None:
     index = []
     for scene in scenes:
         cv2.imwrite(str(folder / f"{scene.name}.png"), scene.image_bgr)
-        index.append({"name": scene.name, "tiles": [{"cls": c, "xyxy": list(b)} for c, b in scene.tiles]})
+        index.append({"name": scene.name, "tiles": [
+            {"cls": c, "xyxy": list(b), "conf": UNSURE_CONF if i in scene.unsure else SURE_CONF}
+            for i, (c, b) in enumerate(scene.tiles)
+        ]})
     (folder / "scenes.json").write_text(json.dumps(index))
 
 
@@ -134,7 +141,7 @@ class SceneDetector:
         for entry in json.loads((folder / "scenes.json").read_text()):
             image = cv2.imread(str(folder / f"{entry['name']}.png"))
             tiles = entry["tiles"]
-            boxes = Detections.from_lists([t["xyxy"] for t in tiles], [0.95] * len(tiles),
+            boxes = Detections.from_lists([t["xyxy"] for t in tiles], [t.get("conf", SURE_CONF) for t in tiles],
                                           [CLASS_ID[t["cls"]] for t in tiles])
             self.scenes.append((entry["name"], thumbnail(image, MATCH_THUMB), boxes))
 

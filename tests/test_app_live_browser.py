@@ -64,7 +64,7 @@ SCENES = [
     (row_scene("ready", READY), 5.0),
     (empty_scene(), 2.5),
     (row_scene("nine", NINE), 5.0),
-    (finished_scene("finished", FINISHED), 8.0),
+    (finished_scene("finished", FINISHED, unsure=("9s",)), 8.0),  # the winning tile read unsure: a doubt
     (groups_scene("groups", GROUPS, "3p4p6s"), 4.0),
     (scattered_scene("scattered", SCATTERED), 4.0),
 ]
@@ -265,8 +265,9 @@ def test_panel_lag_and_rates_are_reported(live):
 
 
 def test_a_tile_fixed_on_the_finished_hand_is_held_with_its_total(live):
-    """The finished hand held (the toggle), its winning tile tapped, the one-tap fix the editor offers,
-    the hand kept while the video moves on, and the fix undone."""
+    """The finished hand held (the toggle), the reader's doubt about its winning tile beside the total,
+    the tile tapped, the one-tap fix the editor offers, the hand kept while the video moves on, the big
+    total, and the fix undone (docs/live-fix.png, docs/live-big.png)."""
     page, _ = live
     expected = score(parse_hand(FINISHED + " seat=E")).total
     assert expected == score(parse_hand(FINISHED.replace("+9s", "+6s") + " seat=E")).total  # 6s wins alike
@@ -283,16 +284,28 @@ def test_a_tile_fixed_on_the_finished_hand_is_held_with_its_total(live):
         pytest.fail(f"never held the finished hand; the page showed {panel_text(page)[-800:]!r}")
     if "How was it won" in panel_text(page):
         page.locator(".st-key-live-won_by").get_by_text("Discard", exact=True).click()
-    wait_for_panel(page, rf"Total\s*{expected}\b", timeout_ms=10_000)
-    winning = page.get_by_role("button", name="9 Bam", exact=True)
-    if not winning.is_visible():
-        page.get_by_text("Fix a tile", exact=True).click()
-    winning.click(timeout=10_000)
+    wait_for_panel(page, rf"Total\s*{expected}\b[\s\S]*Not sure of this one: is it the 9 bamboo", timeout_ms=10_000)
+    winning = page.locator("[class*=st-key-live_doubt_]").get_by_role("button", name="9 Bam", exact=True)
+    winning.click(timeout=10_000)  # framed as doubted, in the fix panel open for the doubt
+    page.get_by_role("button", name="6 Bam", exact=True).wait_for(timeout=10_000)
+    page.mouse.move(5, 5)
+    page.set_viewport_size({"width": 1300, "height": 1900})  # the panel whole: total, doubt, tiles, editor
+    page.wait_for_timeout(500)
+    small_png(page.screenshot(), DOCS / "live-fix.png")
+    page.set_viewport_size({"width": 1300, "height": 1000})
     page.get_by_role("button", name="6 Bam", exact=True).click(timeout=10_000)
     wait_for_panel(page, r"6 Bam ✎", timeout_ms=10_000)
     page.wait_for_timeout(3_000)  # the video goes on to other views: the panel keeps the fixed hand
     text = panel_text(page)
     assert "6 Bam ✎" in text and re.search(rf"Total\s*{expected}\b", text) and "1 correction(s) made" in text, text
+    assert "Not sure" not in text  # the tile the reader doubted is the player's now
+    page.get_by_text("Big total for the table", exact=True).click()
+    big = page.locator("[data-testid=live-big-total]")
+    big.wait_for(timeout=10_000)
+    assert big.inner_text().strip() == str(expected)
+    small_png(page.screenshot(), DOCS / "live-big.png")
+    page.get_by_text("Big total for the table", exact=True).click()
+    big.wait_for(state="detached", timeout=10_000)
     page.get_by_role("button", name="Undo all corrections").click(timeout=10_000)
     wait_for_panel(page, r"^(?![\s\S]*✎)", timeout_ms=10_000)
     assert "9 Bam" in panel_text(page)
