@@ -252,7 +252,8 @@ def _winning_faces(fixed: Reading, index: int) -> tuple[str, ...]:
 
 
 def _hold_for_fixing(snap: LiveSnapshot) -> None:
-    """The reading stays as the player saw it while they fix it: the hold is switched on for that snapshot."""
+    """The reading stays as the player saw it while they fix it or record it: the hold is switched on for
+    that snapshot."""
     st.session_state[HOLD] = True
     st.session_state[HOLD_SHOWN] = snap
 
@@ -301,12 +302,12 @@ def _undo_fixes() -> None:
     st.session_state[FIX_FROM] = st.session_state.get(SHOWN_TOTAL)
 
 
-def _fix_panel(snap: LiveSnapshot, fixes: dict[int, str], doubted: list[int]) -> None:
-    """The tiles as buttons, doubted ones framed red (numbered as the doubts list them); a tap opens the
-    tile's editor: the faces that make the hand win as one-tap fixes, then any face."""
+def _fix_panel(snap: LiveSnapshot, fixes: dict[int, str], doubted: list[int], finished: bool) -> None:
+    """The tiles as buttons, doubted ones framed red; a tap opens the tile's editor: the faces that make the
+    hand win as one-tap fixes, then any face.  Open by itself on a finished hand the reader doubts."""
     tiles = _fixed_tiles(snap, fixes)
     selected = _selected(snap)
-    with st.expander(tr("fix"), expanded=bool(doubted or fixes) or selected is not None):
+    with st.expander(tr("fix"), expanded=bool(finished and doubted) or bool(fixes) or selected is not None):
         st.caption(tr("fix_help"))
         for group, members in _rows(tiles):
             with st.container(horizontal=True, gap="xsmall", vertical_alignment="center"):
@@ -458,11 +459,13 @@ def _fingerprint(deal: OpenDeal, key: tuple[tuple[str, str], ...], winner: str, 
     return hashlib.sha1(json.dumps([deal.match_id, key, winner, discarder, self_drawn]).encode()).hexdigest()
 
 
-def _on_record(deal: OpenDeal, winner: str, discarder: str | None, hand: Hand, print_: str) -> None:
-    """The tap on "Record": the ledger reads the match afresh and refuses a deal already taken."""
+def _on_record(snap: LiveSnapshot, deal: OpenDeal, winner: str, discarder: str | None, hand: Hand, print_: str) -> None:
+    """The tap on "Record": the ledger reads the match afresh and refuses a deal already taken; the reading
+    is held, so the hand recorded stays on the panel with what became of it."""
     from .match import store
 
     state = st.session_state
+    _hold_for_fixing(snap)
     done = record_win(store(), deal, winner, discarder, hand)
     if isinstance(done, Recorded):
         state.setdefault(RECORDED, {}).setdefault(deal.match_id, {})[print_] = deal.number
@@ -475,9 +478,9 @@ def _on_record(deal: OpenDeal, winner: str, discarder: str | None, hand: Hand, p
     state[RECORD_MESSAGE] = (print_, "error", _refusal(done))
 
 
-def _record_panel(winds: Winds, key: tuple[tuple[str, str], ...], hand: Hand, total: int) -> None:
-    """With a match open and the player named: who discarded (on a discard), then one tap records the win
-    as the deal's; the same hand again is said to be recorded already."""
+def _record_panel(snap: LiveSnapshot, winds: Winds, key: tuple[tuple[str, str], ...], hand: Hand, total: int) -> None:
+    """With a match open and the player named: who discarded (on a discard; the reading is held from then
+    on), then one tap records the win as the deal's; the same hand again is said to be recorded already."""
     deal, winner, state = winds.deal, winds.player, st.session_state
     if deal is None or winner is None:
         return
@@ -486,7 +489,7 @@ def _record_panel(winds: Winds, key: tuple[tuple[str, str], ...], hand: Hand, to
         others = [p for p in deal.players if p != winner]
         if state.get(DISCARDER) not in others:
             state[DISCARDER] = None
-        discarder = st.segmented_control(t("discarder"), others, key=DISCARDER,
+        discarder = st.segmented_control(t("discarder"), others, key=DISCARDER, on_change=_hold_for_fixing, args=(snap,),
                                          format_func=lambda p: t("player_seat", player=p, wind=wind_label(deal.seat_of(p))))
     print_ = _fingerprint(deal, key, winner, discarder, hand.context.self_drawn)
     done = state.get(RECORDED, {}).get(deal.match_id, {}).get(print_)
@@ -508,7 +511,7 @@ def _record_panel(winds: Winds, key: tuple[tuple[str, str], ...], hand: Hand, to
         return
     st.button(t("record_win", n=deal.number, winner=winner, fan=total), key=PREFIX + "record", type="primary",
               icon=":material/scoreboard:", width="stretch", on_click=_on_record,
-              args=(deal, winner, discarder, hand, print_))
+              args=(snap, deal, winner, discarder, hand, print_))
 
 
 def _finished(snap: LiveSnapshot, analysis: LiveAnalysis, key: tuple[tuple[str, str], ...], winds: Winds,
@@ -526,7 +529,7 @@ def _finished(snap: LiveSnapshot, analysis: LiveAnalysis, key: tuple[tuple[str, 
         st.warning(t("bad_hand", msg=scored.message))
         return None
     _total(scored.score, context, open_, doubted)
-    _record_panel(winds, key, scored.hand, scored.score.total)
+    _record_panel(snap, winds, key, scored.hand, scored.score.total)
     return scored.score
 
 
@@ -582,7 +585,7 @@ def _reading(snap: LiveSnapshot, winds: Winds) -> Any:
         result = _finished(snap, analysis, key, winds, open_, doubted)
     else:
         _standing(analysis)
-    _fix_panel(snap, fixes, doubted)
+    _fix_panel(snap, fixes, doubted, analysis.kind == "finished")
     return result
 
 

@@ -558,7 +558,9 @@ def ready_to_record(tiles, match_id):
     assert any("Match #1, deal 1" in c.value for c in at.caption), [c.value for c in at.caption]
     ok(at.segmented_control(key="live.player").set_value("Bob").run())
     ok(at.segmented_control(key="live.won_by").set_value("discard").run())
+    assert "live.hold" not in at.session_state
     ok(at.segmented_control(key="live.discarder_player").set_value("Cat").run())
+    assert at.session_state["live.hold"] is True  # about to record: the hand stays as shown
     return at
 
 

@@ -3,7 +3,8 @@ an empty table, 9 standing tiles, a finished hand, tiles in many groups and scat
 
 The server's detector knows the scenes (`live_scenes.SceneDetector`: the boxes of the scene a frame
 looks most like), so the whole live loop runs (thumbnails, reader thread, votes, layout reader,
-analysis, panel) without a model on two shared cores; `benchmarks/live.py` times the real models.
+analysis, panel) without a model on two shared cores; `benchmarks/live.py` (in process) and
+`benchmarks/live_browser.py` (this page in Chromium) time the real models.
 The panel lag (from the first changed frame reaching the server to the browser showing the new
 reading) and the analysed rates are printed (`-s`), never asserted.
 
