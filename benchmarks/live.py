@@ -151,7 +151,7 @@ def view_scenes(art_dir: Path | None) -> list:  # live_scenes.Scene (tests/ goes
         art = next((a for a in load_art(art_dir, only=["gl-mahjongtile"]) if a.name == "gl-mahjongtile"), None)
     size = (44, 62)
     rows = [row_scene("13 standing", "1234m456p789sEEE", art, size), empty_scene(),
-            row_scene("9 standing", "123m456p7sEW", art, size), row_scene("13 other", "2345p77s345678m", art, size)]
+            row_scene("9 standing", "123m456p7sEW", art, size), row_scene("13 other", "23456p77s345678m", art, size)]
     return rows
 
 

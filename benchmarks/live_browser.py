@@ -34,7 +34,7 @@ from test_app_live_browser import READY, lag_report, live_page, panel_text, wait
 from vision.settings import MODELS_DIR
 
 ART = REPO.parent / "shared" / "datasets" / "art"
-OTHER_READY = "2345p77s345678m"  # 13 standing tiles, waiting on 1p 4p 7s
+OTHER_READY = "23456p77s345678m"  # 13 standing tiles, waiting on 1p 4p 7p
 
 
 def main(argv: list[str] | None = None) -> int:
