@@ -588,3 +588,12 @@ def test_record_puts_the_win_in_the_open_match_once(fresh_ledger):
     assert any(e.value.startswith("Not recorded") for e in other_phone.error), [e.value for e in other_phone.error]
     with LedgerStore() as store:
         assert len(store.deals(match_id)) == 1
+
+
+def test_the_finished_hand_panel_speaks_chinese():
+    tiles, issues = misread_hand()
+    at = panel(tiles, {**won_on_a_discard(tiles), "lang": "zh"}, issues)
+    assert [m.label for m in at.metric] == ["总番"]
+    assert "不太确定: 这是 一万 吗?" in texts(at) and "识别不确定之处" in texts(at)
+    assert [e.label for e in at.expander][-1] == "修正一张牌"
+    assert at.button(key="live.tile.13").label == "一万"
