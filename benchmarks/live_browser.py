@@ -28,12 +28,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
+from live_browser_support import lag_report, live_page, panel_text, wait_for_panel
 from live_scenes import empty_scene, row_scene, write_video
-from test_app_live_browser import READY, lag_report, live_page, panel_text, wait_for_panel
 
 from vision.settings import MODELS_DIR
 
 ART = REPO.parent / "shared" / "datasets" / "art"
+READY = "1234m456p789sEEE"  # 13 standing tiles, waiting on 1m 4m (the browser test's row)
 OTHER_READY = "23456p77s345678m"  # 13 standing tiles, waiting on 1p 4p 7p
 
 

@@ -17,27 +17,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import statistics
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
 import pytest
-from browser_support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    FAKE_CAMERA_ARGS,
-    REPO,
-    require_browser,
-    small_png,
-    start_camera_until,
-    streamlit_server,
-    wait_for_app,
-)
+from browser_support import REPO, require_browser, small_png
+from live_browser_support import TIMEOUT_MS, lag_report, live_page, panel_text, wait_for_panel
 from live_scenes import (
     empty_scene,
     finished_scene,
@@ -55,7 +42,6 @@ from scoring.notation import parse_tiles
 
 pytestmark = pytest.mark.slow
 DOCS = REPO / "docs" if os.environ.get("MCR_UPDATE_SCREENSHOTS") == "1" else Path(tempfile.mkdtemp(prefix="mcr-shots-"))
-TIMEOUT_MS = 60_000
 READY = "1234m456p789sEEE"  # waits on 1m and 4m
 NINE = "123m456p7sEW"  # two steps from ready (read as a hand with a meld out of view)
 FINISHED = "[123m] [EEE] (5555p) 78s11p +9s flowers=2"
@@ -73,20 +59,6 @@ VIDEO_FPS = 8  # Chromium plays the file a frame per tick: on busy shared cores 
 LOOP_MS = 1000 * sum(s for _, s in SCENES)
 WAIT_MS = 8 * LOOP_MS  # a state comes round once a loop
 FACE_BGR = np.array((214, 236, 244))  # the glyph tiles' cream face
-LAG_POLLER = """() => {
-  window.__live = {views: {}, rates: []};
-  setInterval(() => {
-    const span = document.querySelector('[data-live-view]');
-    if (!span) return;
-    const view = span.dataset.liveView, tiles = +span.dataset.tiles;
-    const seen = window.__live.views[view] || (window.__live.views[view] = {changed: +span.dataset.viewChangedAt,
-                                                                          shown: null, tiles: 0});
-    if (tiles > 0 && seen.shown === null) { seen.shown = Date.now() / 1000; seen.tiles = tiles; }
-    const status = [...document.querySelectorAll('[data-testid=stCaptionContainer]')]
-      .map(e => e.innerText).find(x => x.includes('readings/s'));
-    if (status) window.__live.rates.push(status);
-  }, 20);
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -96,26 +68,6 @@ def playwright():
 
     with sync_playwright() as p:
         yield p
-
-
-@contextmanager
-def live_page(playwright, video: Path, env: dict[str, str]) -> Iterator[tuple[Any, Path]]:  # type: ignore[no-untyped-def]
-    """The app's live page in Chromium whose fake camera plays `video`, the camera started and the lag
-    poller running: (page, server log path)."""
-    camera = [*FAKE_CAMERA_ARGS, f"--use-file-for-fake-video-capture={video}"]
-    with streamlit_server(env) as url:
-        log = Path(tempfile.gettempdir()) / f"mcr-streamlit-{url.rsplit(':', 1)[1]}.log"
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                              args=CHROMIUM_ARGS + camera)
-        try:
-            page = chromium.new_page(viewport={"width": 1300, "height": 1000})
-            page.goto(f"{url}/live")
-            wait_for_app(page, TIMEOUT_MS)
-            page.evaluate(LAG_POLLER)
-            start_camera_until(page, re.compile(r"Tiles in view: [1-9]"), log, timeout_ms=TIMEOUT_MS)
-            yield page, log
-        finally:
-            chromium.close()
 
 
 @pytest.fixture(scope="module")
@@ -133,26 +85,9 @@ def live(tmp_path_factory, playwright):
         yield opened
 
 
-def panel_text(page) -> str:  # type: ignore[no-untyped-def]
-    return page.locator("[data-testid=stMain]").inner_text()
-
-
-def wait_for_panel(page, pattern: str, timeout_ms: int = WAIT_MS) -> None:  # type: ignore[no-untyped-def]
-    """Until the page's text matches `pattern` (a failure says what it showed last)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        page.wait_for_function(
-            "p => new RegExp(p).test(document.querySelector('[data-testid=stMain]').innerText)", arg=pattern,
-            timeout=timeout_ms, polling=50,
-        )
-    except PlaywrightTimeout:
-        raise AssertionError(f"the page never showed {pattern!r}; it shows {panel_text(page)[-1500:]!r}") from None
-
-
 def test_a_row_of_13_standing_tiles_shows_its_waits(live):
     page, _ = live
-    wait_for_panel(page, r"Tiles in view: 13[\s\S]*Unseen")
+    wait_for_panel(page, r"Tiles in view: 13[\s\S]*Unseen", timeout_ms=WAIT_MS)
     table = page.locator("[data-testid=stTable]", has_text="Unseen").first.inner_text()
     rows = [line for line in table.splitlines() if re.search(r"\b[1-9][mps]\b", line)]
     assert [re.search(r"\b([1-9][mps])\b", r).group(1) for r in rows][:2] == ["1m", "4m"], table
@@ -180,7 +115,7 @@ LAYOUT_ERRORS = ("the group", "has 1 tiles", "not a chow", "winning tile is", "t
 
 def test_nine_tiles_show_the_shanten_and_no_layout_error(live):
     page, _ = live
-    wait_for_panel(page, r"Tiles in view: 9\b")
+    wait_for_panel(page, r"Tiles in view: 9\b", timeout_ms=WAIT_MS)
     text = panel_text(page)
     assert re.search(r"From ready\s*2", text) and not any(e in text.lower() for e in LAYOUT_ERRORS), text
     assert page.locator("[data-testid=stException]").count() == 0
@@ -190,7 +125,7 @@ def test_a_finished_hand_shows_no_total_before_won_by(live):
     page, _ = live
     expected = score(parse_hand(FINISHED + " seat=E")).total
     for _ in range(4):  # the hand is in view 8 s of each loop of the video: a click may come as it leaves
-        wait_for_panel(page, r"How was it won")
+        wait_for_panel(page, r"How was it won", timeout_ms=WAIT_MS)
         assert "Total" not in page.locator("[data-testid=stMetric]").all_inner_texts().__str__()
         try:
             page.locator(".st-key-live-won_by").get_by_text("Discard", exact=True).click(timeout=3_000)
@@ -231,29 +166,11 @@ def test_a_change_of_view_clears_the_old_boxes(live):
 
 def test_tiles_in_many_groups_and_scattered_raise_nothing(live):
     page, log = live
-    wait_for_panel(page, r"meld 7")  # the seventh meld group of the groups scene is listed
-    wait_for_panel(page, rf"Tiles in view: {len(parse_tiles(SCATTERED))}\b")  # the scattered tiles
+    wait_for_panel(page, r"meld 7", timeout_ms=WAIT_MS)  # the seventh meld group of the groups scene is listed
+    wait_for_panel(page, rf"Tiles in view: {len(parse_tiles(SCATTERED))}\b", timeout_ms=WAIT_MS)  # the scattered tiles
     assert page.locator("[data-testid=stException]").count() == 0
     server = log.read_text(errors="replace")
     assert "Traceback" not in server, server[-3000:]
-
-
-def lag_report(page) -> dict:  # type: ignore[no-untyped-def]
-    """The panel lag of each view that reached the panel, and the rates the status line showed."""
-    data = page.evaluate("window.__live")
-    lags = sorted(v["shown"] - v["changed"] for v in data["views"].values() if v["shown"] and v["changed"])
-    rates = [re.search(r"Read ([\d.]+) frames/s \(([\d.]+) readings/s.*video ([\d.]+) frames/s", r)
-             for r in data["rates"]]
-    rates = [m for m in rates if m]
-    return {
-        "views_shown": len(lags),
-        "panel_lag_s": {"median": round(statistics.median(lags), 3), "max": round(max(lags), 3)} if lags else None,
-        "analysed_frames_per_s_median": statistics.median(float(m.group(1)) for m in rates) if rates else None,
-        "readings_per_s_median": statistics.median(float(m.group(2)) for m in rates) if rates else None,
-        "readings_per_s_max": max(float(m.group(2)) for m in rates) if rates else None,
-        "video_frames_per_s_median": statistics.median(float(m.group(3)) for m in rates) if rates else None,
-        "load_average": os.getloadavg()[0],
-    }
 
 
 def test_panel_lag_and_rates_are_reported(live):
@@ -272,9 +189,9 @@ def test_a_tile_fixed_on_the_finished_hand_is_held_with_its_total(live):
     page, _ = live
     expected = score(parse_hand(FINISHED + " seat=E")).total
     assert expected == score(parse_hand(FINISHED.replace("+9s", "+6s") + " seat=E")).total  # 6s wins alike
-    hold = page.get_by_text("Hold this reading", exact=True)
+    hold = page.get_by_text("Hold this reading", exact=True).first
     for _ in range(6):  # the hand is in view 8 s of each loop: the hold may catch the next view
-        wait_for_panel(page, r"A finished hand")
+        wait_for_panel(page, r"A finished hand", timeout_ms=WAIT_MS)
         hold.click()
         wait_for_panel(page, r"Held:", timeout_ms=10_000)
         if "A finished hand" in panel_text(page):
@@ -286,28 +203,28 @@ def test_a_tile_fixed_on_the_finished_hand_is_held_with_its_total(live):
     if "How was it won" in panel_text(page):
         page.locator(".st-key-live-won_by").get_by_text("Discard", exact=True).click()
     wait_for_panel(page, rf"Total\s*{expected}\b[\s\S]*Not sure of this one: is it the 9 bamboo", timeout_ms=10_000)
-    winning = page.locator("[class*=st-key-live_doubt_]").get_by_role("button", name="9 Bam", exact=True)
+    winning = page.locator("[class*=st-key-live_doubt_]").get_by_role("button", name="9 Bam", exact=True).first
     winning.click(timeout=10_000)  # framed as doubted, in the fix panel open for the doubt
-    page.get_by_role("button", name="6 Bam", exact=True).wait_for(timeout=10_000)
+    page.get_by_role("button", name="6 Bam", exact=True).first.wait_for(timeout=10_000)
     page.mouse.move(5, 5)
     page.set_viewport_size({"width": 1300, "height": 1900})  # the panel whole: total, doubt, tiles, editor
     page.wait_for_timeout(500)
     small_png(page.screenshot(), DOCS / "live-fix.png")
     page.set_viewport_size({"width": 1300, "height": 1000})
-    page.get_by_role("button", name="6 Bam", exact=True).click(timeout=10_000)
+    page.get_by_role("button", name="6 Bam", exact=True).first.click(timeout=10_000)
     wait_for_panel(page, r"6 Bam ✎", timeout_ms=10_000)
     page.wait_for_timeout(3_000)  # the video goes on to other views: the panel keeps the fixed hand
     text = panel_text(page)
     assert "6 Bam ✎" in text and re.search(rf"Total\s*{expected}\b", text) and "1 correction(s) made" in text, text
     assert "Not sure" not in text  # the tile the reader doubted is the player's now
-    page.get_by_text("Big total for the table", exact=True).click()
-    big = page.locator("[data-testid=live-big-total]")
+    page.get_by_text("Big total for the table", exact=True).first.click()
+    big = page.locator("[data-testid=live-big-total]").first
     big.wait_for(timeout=10_000)
     assert big.inner_text().strip() == str(expected)
     small_png(page.screenshot(), DOCS / "live-big.png")
-    page.get_by_text("Big total for the table", exact=True).click()
+    page.get_by_text("Big total for the table", exact=True).first.click()
     big.wait_for(state="detached", timeout=10_000)
-    page.get_by_role("button", name="Undo all corrections").click(timeout=10_000)
+    page.get_by_role("button", name="Undo all corrections").first.click(timeout=10_000)
     wait_for_panel(page, r"^(?![\s\S]*✎)", timeout_ms=10_000)
     assert "9 Bam" in panel_text(page)
     hold.click()
@@ -330,12 +247,12 @@ def test_live_page_with_the_shipped_model(tmp_path, playwright):
             (row_scene("nine", NINE, art, (44, 62)), 5.0)]
     write_video(tmp_path / "table.y4m", plan, fps=VIDEO_FPS)
     with live_page(playwright, tmp_path / "table.y4m", {}) as (page, _):
-        wait_for_panel(page, r"Tiles in view: 13[\s\S]*Unseen")
+        wait_for_panel(page, r"Tiles in view: 13[\s\S]*Unseen", timeout_ms=WAIT_MS)
         table = page.locator("[data-testid=stTable]", has_text="Unseen").first.inner_text()
         assert re.search(r"\b1m\b", table) and re.search(r"\b4m\b", table), table
         page.mouse.move(5, 5)  # no video controls over the picture
         page.wait_for_timeout(500)
         small_png(page.screenshot(), DOCS / "live-model.png")
-        wait_for_panel(page, r"Tiles in view: 9\b")
-        wait_for_panel(page, r"Tiles in view: 13\b")
+        wait_for_panel(page, r"Tiles in view: 9\b", timeout_ms=WAIT_MS)
+        wait_for_panel(page, r"Tiles in view: 13\b", timeout_ms=WAIT_MS)
         print("\nlive page, fake camera, shipped models:", json.dumps(lag_report(page)))
