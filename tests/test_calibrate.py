@@ -414,46 +414,25 @@ def with_random_head(classifier: Path, target: Path) -> Path:
     return target
 
 
-@pytest.mark.parametrize("like_the_set, read_by", [(41, "the set classifier"), (10, "the classifier")])
-def test_a_photo_of_the_set_is_read_by_the_set_classifier_and_another_photo_as_before(
-    tmp_path: Path, models: Path, monkeypatch, like_the_set: int, read_by: str
-) -> None:
-    """A gated version (`--method gated`): the classifier with its head, and set_classifier.onnx beside it. The
-    photo counts as one of the set when most of its boxes look like the set (`like_the_set` of 42)."""
+def test_an_earlier_gated_versions_set_classifier_is_not_read(tmp_path: Path, models: Path) -> None:
+    """A version calibrated with the method `gated` (gone) kept a fine-tune, set_classifier.onnx, beside its
+    classifier with the head: no rule reads it now, and the version reads as its classifier with the head alone."""
     from vision.detector import TileDetector
-    from vision.models import ModelLoadError
+    from vision.registry import EARLIER_SET_CLASSIFIER
 
     photo = write_photo(tmp_path / "layout.png", layout_boxes())
-    folders = {name: tmp_path / name for name in ("gated", "head only", "set only")}
+    folders = {name: tmp_path / name for name in ("gated", "head only")}
     for folder in folders.values():
         folder.mkdir()
         (folder / "detector.onnx").write_bytes((models / "detector.onnx").read_bytes())
-    for name in ("gated", "head only"):
-        with_random_head(models / "classifier.onnx", folders[name] / "classifier.onnx")
-    tiny_classifier(folders["gated"] / "set_classifier.onnx", seed=7)
-    tiny_classifier(folders["set only"] / "classifier.onnx", seed=7)
+        with_random_head(models / "classifier.onnx", folder / "classifier.onnx")
+    tiny_classifier(folders["gated"] / EARLIER_SET_CLASSIFIER, seed=7)
 
     def read(folder: Path) -> list[str]:
-        detector = TileDetector.load(folder)
-        assert detector.classifier is not None
-        plain_read = detector.classifier.read
-
-        def set_likeness(crops: np.ndarray) -> ClassifierReading:
-            likeness = np.full(len(crops), -0.05, np.float32)  # unlike the set, but not so unlike as to be dropped
-            likeness[:like_the_set] = 0.3
-            return plain_read(crops)._replace(likeness=likeness)
-
-        monkeypatch.setattr(detector.classifier, "read", set_likeness)
-        dets, _ = detector.detect_file(photo)
+        dets, _ = TileDetector.load(folder).detect_file(photo)
         return [dets.class_names[i] for i in np.lexsort((dets.xyxy[:, 0], dets.xyxy[:, 1]))]
 
-    as_read = read(folders["gated"])
-    expected = read(folders["set only" if read_by == "the set classifier" else "head only"])
-    assert as_read == expected and len(as_read) == 42
-    assert as_read != read(folders["head only" if read_by == "the set classifier" else "set only"])
-    (folders["set only"] / "set_classifier.onnx").write_bytes((folders["gated"] / "set_classifier.onnx").read_bytes())
-    with pytest.raises(ModelLoadError, match="no few-shot head"):
-        TileDetector.load(folders["set only"])
+    assert read(folders["gated"]) == read(folders["head only"])
 
 
 def test_a_crop_passing_one_faces_threshold_gets_every_faces_cosine_and_a_crop_passing_none_reads_as_before() -> None:

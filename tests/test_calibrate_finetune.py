@@ -165,25 +165,16 @@ def test_both_puts_the_head_on_the_fine_tuned_classifier(shipped: Path, tmp_path
 
 
 @pytest.mark.slow
-def test_gated_keeps_the_head_on_the_classifier_in_use_and_the_fine_tune_beside_it(shipped: Path, tmp_path: Path) -> None:
-    from training.calibrate import calibrate
-    from vision.detector import TileDetector
+def test_an_earlier_gated_versions_set_classifier_is_not_carried_into_a_new_version(shipped: Path, tmp_path: Path) -> None:
+    from training.calibrate import METHODS, calibrate
+    from vision.registry import EARLIER_SET_CLASSIFIER
 
+    assert "gated" not in METHODS
     models = models_copy(shipped, tmp_path / "models")
+    (models / EARLIER_SET_CLASSIFIER).write_bytes((shipped / "classifier.onnx").read_bytes())
     photo = calibration_photo(tmp_path / "layout.png")
-    result = calibrate([photo], models_root=models, base_val=None, settings=replace(QUICK, finetune_epochs=1), log=print, method="gated")
-    version = Registry(models).path_of(result.version)
-    card = json.loads((version / "card.json").read_text())
-    assert result.method == card["method"] == "gated" and card["head"] is not None and card["finetune"]["kept"]
-    assert weights_of(version / "classifier.onnx") >= weights_of(shipped / "classifier.onnx")  # the head on it
-    assert not weights_of(version / "set_classifier.onnx") >= weights_of(shipped / "classifier.onnx")  # tuned
-    classifier = TileDetector.load(version).classifier
-    assert classifier is not None and classifier.set_reader is not None
-    # a version calibrated from it starts from the classifier it was made from, with no set classifier
-    Registry(models).activate(result.version)
-    again = calibrate([photo], models_root=models, base_val=None, settings=QUICK,
-                      log=print, method="fewshot")
-    assert not (Registry(models).path_of(again.version) / "set_classifier.onnx").exists()
+    made = calibrate([photo], models_root=models, base_val=None, settings=QUICK, log=print, method="fewshot")
+    assert not (Registry(models).path_of(made.version) / EARLIER_SET_CLASSIFIER).exists()
 
 
 # ---------------------------------------------------------------- --method auto
@@ -273,7 +264,6 @@ def test_auto_falls_back_to_the_few_shot_head_when_the_fine_tune_is_refused(ship
     assert "the few-shot head on shipped's classifier instead" in out.err
     assert versions(models) == [summary["version"]]  # one version: the one kept
     version = Registry(models).path_of(summary["version"])
-    assert not (version / "set_classifier.onnx").exists()
     card = json.loads((version / "card.json").read_text())
     tune = card["finetune"]
     assert card["method"] == "fewshot" and not tune["kept"] and tune["reason"] in card["method_reason"]

@@ -34,7 +34,7 @@ import numpy as np
 
 from tileset.classes import CLASS_NAMES
 from tileset.labelfiles import LabelFileError, Photo, list_photos, read_labels
-from vision.registry import Registry, RegistryError, utc_now
+from vision.registry import EARLIER_SET_CLASSIFIER, Registry, RegistryError, utc_now
 from vision.settings import BASE_PHOTOS_DIR, MODELS_DIR, AdaptSettings, DetectorSettings
 
 DEFAULT = AdaptSettings()
@@ -418,7 +418,7 @@ def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | Non
     version_dir = registry.new_version_dir(name)
     try:
         for model_file in sorted(parent_dir.glob("*.onnx")) + sorted(parent_dir.glob("*.pt")):
-            if model_file.name != DETECTOR_SETTINGS.set_classifier_file:  # it reads the set of a head not kept
+            if model_file.name != EARLIER_SET_CLASSIFIER:
                 shutil.copy2(model_file, version_dir / model_file.name)
         work = Path(work) if work else version_dir / "work"
         data_yaml = build_dataset(work, train, base_data, settings, seed)

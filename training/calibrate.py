@@ -16,14 +16,10 @@ The photo shows one tile of each face in rows (`shared/spec/calibration-layout.m
    never worse crop by crop on the base val data than the classifier alone.
    `--method finetune`: instead, the classifier's .pt is fine-tuned on the crops mixed with labeled
    crops of the base train photos (ultralytics on the CPU, time-boxed) and exported as `training.adapt`
-   does (an ensemble keeps its other members); `--method both`: the head on the fine-tuned classifier;
-   `--method gated`: the head on the version in use's classifier and the fine-tune beside it
-   (`set_classifier.onnx`), which reads the faces of a photo the head finds to be of the set (most of
-   its boxes look like the set's faces), while another set's photo reads as before.
+   does (an ensemble keeps its other members); `--method both`: the head on the fine-tuned classifier.
    `--method auto`: the fine-tune, kept when it would be promoted (step 4); else the
    few-shot head on the version in use, from the same crops, judged by the same rule. Without the .pt
-   or ultralytics (the train extra): the few-shot head. auto never picks gated: nothing measured at
-   calibration tells when gated reads a set's photos better than the head.
+   or ultralytics (the train extra): the few-shot head.
    The default is `--method fewshot`: the fine-tune read no measured set better than the head, and takes
    a minute more.
 4. Write a version of DIR (`vision.registry`): the classifier with the head inside, its card
@@ -61,16 +57,16 @@ from training.promotion import BasePhotos, Verdict, base_figures, base_photos, b
 from training.version_card import VersionMade, calibration_card, write_card
 from vision.calibration_layout import LaidTile, LayoutReading
 from vision.detector import TileDetector
-from vision.registry import Registry, RegistryError
+from vision.registry import EARLIER_SET_CLASSIFIER, Registry, RegistryError
 from vision.settings import BASE_PHOTOS_DIR, MODELS_DIR, CalibrateSettings, DetectorSettings, with_overrides
 
 DEFAULT = CalibrateSettings()
 DEFAULT_BASE_VAL = BASE_PHOTOS_DIR
 BASE_CLASSIFIER = DetectorSettings.base_classifier_file  # a calibrated version keeps the classifier it was made from
 PHOTOS_DIR = "photos"
-# --method: the few-shot head, a fine-tuned classifier, the head on the fine-tuned classifier, the head gated to
-# the fine-tune, or auto (the module doc); why the head is the default: docs/notebook.md
-METHODS = ("auto", "fewshot", "finetune", "both", "gated")
+# --method: the few-shot head, a fine-tuned classifier, the head on the fine-tuned classifier, or auto (the module
+# doc); why the head is the default: docs/notebook.md
+METHODS = ("auto", "fewshot", "finetune", "both")
 DEFAULT_METHOD = "fewshot"
 # fine-tune the finder on every calibration, only when it missed tiles of the photos, or never
 FINDER_CHOICES = ("always", "missed", "never")
@@ -261,7 +257,7 @@ def _head_learned(run: _Run, kept: str, tune: FineTune | None, embedder: Embedde
     on the version in use's."""
     if kept == "finetune":
         return None
-    classifier = run.source if tune is None or kept == "gated" else tune.onnx
+    classifier = run.source if tune is None else tune.onnx
     if tune is not None and kept == "both":  # the head reads the fine-tuned classifier's features
         embedder = Embedder(tune.onnx, run.detector_settings.intra_op_threads)
     return _head_baked(run, embedder, classifier, "[calibrate 3/5]")
@@ -278,20 +274,17 @@ def _head_baked(run: _Run, embedder: Embedder, classifier: Path, label: str) -> 
 def _write_models(run: _Run, version_dir: Path, head: _Head | None, tune: FineTune | None, kept: str,
                   photos: Sequence[Path]) -> None:
     """The version in use's models but its classifiers, the classifier it was made from, the new classifier
-    (the fine-tuned one, or with the head inside), the fine-tune beside it (gated), the head, and the photos."""
+    (the fine-tuned one, or with the head inside), the head, and the photos."""
     files = run.detector_settings
     for model_file in sorted(run.parent_dir.glob("*.onnx")) + sorted(run.parent_dir.glob("*.pt")):
-        if model_file.name not in (BASE_CLASSIFIER, files.classifier_file, files.set_classifier_file):
+        if model_file.name not in (BASE_CLASSIFIER, files.classifier_file, EARLIER_SET_CLASSIFIER):
             shutil.copy2(model_file, version_dir / model_file.name)
     shutil.copy2(run.source, version_dir / BASE_CLASSIFIER)
     if head is not None:
         classifier = head.baked
     else:
-        classifier = run.source if tune is None or kept == "gated" else tune.onnx
+        classifier = run.source if tune is None else tune.onnx
     shutil.copy2(classifier, version_dir / files.classifier_file)
-    if kept == "gated":
-        assert tune is not None
-        shutil.copy2(tune.onnx, version_dir / files.set_classifier_file)
     if head is not None:
         head.head.save(version_dir / PROTOTYPES_FILE)
     (version_dir / PHOTOS_DIR).mkdir()
@@ -343,8 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
                         help="fewshot: a few-shot head baked into the classifier; finetune: the classifier's .pt "
                              "fine-tuned on the photo's crops mixed with base data (ultralytics, time-boxed); both: "
-                             "the head on the fine-tuned classifier; gated: the head on the classifier in use, and "
-                             "the fine-tune for photos the head finds to be of the set; auto: the fine-tune when it "
+                             "the head on the fine-tuned classifier; auto: the fine-tune when it "
                              "would be promoted, else the few-shot head (default: %(default)s)")
     parser.add_argument("--finder", choices=FINDER_CHOICES, default="missed",
                         help="fine-tune the tile finder too when it boxed tiles of the photos only below its "

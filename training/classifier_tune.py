@@ -1,4 +1,4 @@
-"""The classifier's .pt fine-tuned on a calibration's crops (`calibrate --method finetune|both|gated`):
+"""The classifier's .pt fine-tuned on a calibration's crops (`calibrate --method finetune|both`):
 mixed with labeled crops of the base train photos, time-boxed, with ultralytics on the CPU, exported as
 `training.adapt` exports (an ensemble keeps its other members)."""
 

@@ -141,12 +141,11 @@ def ensemble_key(metadata: dict[str, Any]) -> str:
 class FaceClassifier:
     """The face classifier: square crops in, a probability for each of the 42 faces out."""
 
-    def __init__(self, session: Any, path: str = "<memory>", set_reader: FaceClassifier | None = None,
+    def __init__(self, session: Any, path: str = "<memory>",
                  base_reader: FaceClassifier | None = None, small_member: FaceClassifier | None = None,
                  small_member_sure: float = 1.0) -> None:
         self.session = session
         self.path = path
-        self.set_reader = set_reader  # reads photos of the calibrated set (`read_as_set`), when it has one
         self.base_reader = base_reader  # the classifier it was calibrated from: reads other sets' photos
         metadata = read_metadata(session)
         names = class_names_of(metadata, f"classifier {path}")
@@ -163,13 +162,6 @@ class FaceClassifier:
         outputs = [o.name for o in session.get_outputs()]
         self._likeness_at = outputs.index(LIKENESS_OUTPUT) if LIKENESS_OUTPUT in outputs else None
         self._base_at = outputs.index(BASE_OUTPUT) if BASE_OUTPUT in outputs else None
-        if set_reader is not None:
-            if not self.knows_its_set:
-                raise ModelLoadError(f"{set_reader.path} reads a calibrated set, but {path} cannot tell a photo of "
-                                     "that set (no few-shot head)")
-            if set_reader.imgsz != self.imgsz:
-                raise ModelLoadError(f"{set_reader.path} reads {set_reader.imgsz} px crops, {path} {self.imgsz} px")
-            self._set_columns = np.array([set_reader.names.index(n) for n in names])  # into this column order
         if base_reader is not None:
             if base_reader.imgsz != self.imgsz:
                 raise ModelLoadError(f"{base_reader.path} reads {base_reader.imgsz} px crops, {path} {self.imgsz} px")
@@ -187,11 +179,6 @@ class FaceClassifier:
     def knows_its_set(self) -> bool:
         """Whether the classifier says how much a crop looks like its calibrated set (LIKENESS_OUTPUT)."""
         return self._likeness_at is not None
-
-    def read_as_set(self, crops_bgr: np.ndarray) -> np.ndarray:
-        """The set classifier's probabilities of crops of a photo of the calibrated set, in this model's columns."""
-        assert self.set_reader is not None
-        return self.set_reader.probabilities(crops_bgr)[:, self._set_columns]
 
     def read_as_base(self, crops_bgr: np.ndarray) -> np.ndarray:
         """The probabilities the classifier this one was calibrated from gives crops, in this model's columns."""
@@ -281,15 +268,13 @@ def load_models(models_dir: str | Path, settings: DetectorSettings) -> tuple[Til
     classifier_path = folder / settings.classifier_file
     if not classifier_path.is_file():
         raise ModelLoadError(f"detector {finder_path} only finds tiles; a classifier model is needed too")
-    set_path = folder / settings.set_classifier_file
-    set_reader = (FaceClassifier(open_session(set_path, settings), str(set_path)) if set_path.is_file() else None)
     session = open_session(classifier_path, settings)
     base_path = folder / settings.base_classifier_file
     in_graph = BASE_OUTPUT in [o.name for o in session.get_outputs()]  # no second classifier to load
     metadata = read_metadata(session)
     base_reader = (FaceClassifier(open_session(base_path, settings), str(base_path))
                    if not in_graph and base_path.is_file() and FEWSHOT_METADATA in metadata else None)
-    return finder, FaceClassifier(session, str(classifier_path), set_reader, base_reader,
+    return finder, FaceClassifier(session, str(classifier_path), base_reader,
                                   _small_member(folder / settings.small_classifier_file, metadata, settings),
                                   settings.small_member_sure)
 

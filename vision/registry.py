@@ -36,6 +36,9 @@ VERSIONS_DIR = "versions"
 ACTIVATIONS_LOG = "activations.log"
 CARD_JSON = "card.json"
 LOCK_FILE = ".lock"
+# the fine-tune that versions calibrated with the method `gated` kept beside their classifier: read by nothing
+# now, and not carried into a version made from such a one
+EARLIER_SET_CLASSIFIER = "set_classifier.onnx"
 VERSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 

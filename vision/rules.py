@@ -35,7 +35,6 @@ from vision.settings import (
     DetectorSettings,
     MirrorSettings,
     OneFlowerSettings,
-    SetClassifierSettings,
     UnlikeStraysSettings,
     UnstretchSettings,
 )
@@ -218,16 +217,6 @@ def base_reading(faces: FaceReading, own: None, tools: ReaderTools) -> FaceReadi
     if classifier.base_reader is not None and faces.crops is not None:
         return named(faces, classifier.read_as_base(faces.crops), classifier, head_used=False)
     return faces
-
-
-@rule("set_classifier", FACES, "set_classifier")
-def set_classifier(faces: FaceReading, own: SetClassifierSettings, tools: ReaderTools) -> FaceReading:
-    """A photo of the set is read by the version's fine-tuned set classifier, where it has one."""
-    classifier = tools.face_classifier
-    if not faces.of_the_set or classifier.set_reader is None or faces.crops is None:
-        return faces
-    probs = own.share * classifier.read_as_set(faces.crops) + (1 - own.share) * faces.column_probs
-    return named(faces, probs, classifier, head_used=faces.head_used)
 
 
 def named(faces: FaceReading, probs: np.ndarray, classifier: FaceClassifier, head_used: bool) -> FaceReading:

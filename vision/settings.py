@@ -39,13 +39,6 @@ class UnstretchSettings:
 
 
 @dataclass(frozen=True)
-class SetClassifierSettings:
-    """Rule `set_classifier`: a photo of the set is read by the version's fine-tuned set classifier."""
-
-    share: float = 1.0  # its share of the faces' probabilities; the calibrated classifier's the rest
-
-
-@dataclass(frozen=True)
 class OneFlowerSettings:
     """Rule `one_flower_of_each`: boxes read as flowers that name one flower twice are named anew together."""
 
@@ -71,7 +64,6 @@ class DetectorSettings:
 
     detector_file: str = "detector.onnx"  # in the models folder
     classifier_file: str = "classifier.onnx"  # names the faces of the boxes the finder found
-    set_classifier_file: str = "set_classifier.onnx"  # a calibrated version's fine-tuned classifier of its set
     base_classifier_file: str = "classifier_base.onnx"  # the classifier a calibrated version was made from
     small_classifier_file: str = "classifier_small.onnx"  # the classifier's smaller ensemble member on its own
     # a crop the small member reads at least this surely keeps its reading; the rest are read by the whole classifier
@@ -96,7 +88,6 @@ class DetectorSettings:
     intra_op_spinning: bool = False  # whether idle onnxruntime threads busy-wait for the next run
     mirror: MirrorSettings = field(default_factory=MirrorSettings)
     unstretch: UnstretchSettings = field(default_factory=UnstretchSettings)
-    set_classifier: SetClassifierSettings = field(default_factory=SetClassifierSettings)
     one_flower_of_each: OneFlowerSettings = field(default_factory=OneFlowerSettings)
     unlike_strays: UnlikeStraysSettings = field(default_factory=UnlikeStraysSettings)
 
