@@ -21,7 +21,6 @@ from html import escape
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import streamlit as st
 
 from scoring.hand import Hand, WinContext
@@ -33,7 +32,7 @@ from .glyphs import strip_html, tile_label
 from .i18n import lang, t, tile_short, tile_words, translator
 from .live_loop import LiveAnalysis, LiveLoop, LiveSnapshot, analyse, group_rank, reading_key
 from .models import get_detector, read_with
-from .photo import PhotoRead, _doubts, _other_winning_faces, _refusal, doubted_tiles, issue_text
+from .photo import doubted_tiles, issue_text, open_doubts, other_winning_faces, refusal_text
 from .photo_match import MatchClosed, OpenDeal, Recorded, open_deal, record_win
 from .settings import DEFAULT_APP_SETTINGS, DEFAULT_LIVE_SETTINGS
 from .widgets import FLAG_NAMES, WIND_NAMES, main_fans, wind_label
@@ -63,7 +62,6 @@ RTC_CONFIGURATION: dict[str, Any] = {"iceServers": []}
 DOUBTS_SHOWN = 3
 DISCARDS_SHOWN = 4
 SETTINGS = DEFAULT_APP_SETTINGS
-_NO_IMAGE = np.zeros((1, 1, 3), np.uint8)  # the live page keeps no photo: its doubts need none
 
 
 def tr(key: str, **values: Any) -> str:
@@ -234,8 +232,8 @@ def _as_readings(snap: LiveSnapshot, fixes: dict[int, str]) -> tuple[Reading, Re
 @lru_cache(maxsize=32)
 def _open_doubts_of(original: Reading, fixed: Reading, issues: tuple[Any, ...]) -> tuple[tuple[int, Any, list[int]], ...]:
     """The reader's doubts still open once the player's fixes (and the hand's shape) are counted: the
-    photo page's reckoning (`appui.photo._doubts`), cached (it tries every face of a doubted tile)."""
-    open_, _ = _doubts(PhotoRead("live", b"", _NO_IMAGE, original, fixed, issues))
+    photo page's reckoning (`appui.photo.open_doubts`), cached (it tries every face of a doubted tile)."""
+    open_, _ = open_doubts(original, fixed, issues)
     return tuple(open_)
 
 
@@ -248,7 +246,7 @@ def _open_doubts(snap: LiveSnapshot, fixes: dict[int, str]) -> list[tuple[int, A
 @lru_cache(maxsize=32)
 def _winning_faces(fixed: Reading, index: int) -> tuple[str, ...]:
     """The faces, other than tile `index`'s, that make the hand win (the photo page's one-tap fixes)."""
-    return tuple(islice(_other_winning_faces(fixed, index, WinContext()), SETTINGS.fix_suggestions))
+    return tuple(islice(other_winning_faces(fixed, index, WinContext()), SETTINGS.fix_suggestions))
 
 
 def _hold_for_fixing(snap: LiveSnapshot) -> None:
@@ -475,7 +473,7 @@ def _on_record(snap: LiveSnapshot, deal: OpenDeal, winner: str, discarder: str |
                                                       fan=done.deal.total, points=points))
         state[RERUN] = True
         return
-    state[RECORD_MESSAGE] = (print_, "error", _refusal(done))
+    state[RECORD_MESSAGE] = (print_, "error", refusal_text(done))
 
 
 def _record_panel(snap: LiveSnapshot, winds: Winds, key: tuple[tuple[str, str], ...], hand: Hand, total: int) -> None:

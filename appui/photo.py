@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -461,7 +461,7 @@ def _editor(photo: PhotoRead, index: int, total_now: int | None = None) -> None:
             st.markdown(f"**{t('editing')}**: {tile_words(tile.cls)}")
         if total_now is not None:
             st.caption(t("total_now", total=total_now))
-        faces = list(_other_winning_faces(photo.reading, index, WinContext()))[:SETTINGS.fix_suggestions]
+        faces = list(other_winning_faces(photo.reading, index, WinContext()))[:SETTINGS.fix_suggestions]
         if faces and tile.group in (HAND, WIN, *MELD_GROUPS):
             st.caption(t("make_it"))
             with st.container(horizontal=True, gap="small", key="photo_fixes"):
@@ -529,7 +529,7 @@ def _issue_values(params: dict[str, Any], language: str | None) -> dict[str, Any
 _CONFIRMABLE = frozenset({"low_confidence"})  # doubts about one face, which the hand's shape can settle
 
 
-def _other_winning_faces(reading: Reading, index: int, context: WinContext) -> Iterator[str]:
+def other_winning_faces(reading: Reading, index: int, context: WinContext) -> Iterator[str]:
     """The faces, other than the one read, that make the hand win when tile `index` is read as them."""
     for face in CLASS_NAMES[:34]:
         if face == reading.tiles[index].cls:
@@ -551,26 +551,27 @@ def _confirmed_by_hand(reading: Reading, index: int) -> bool:
         return False
     if reading.tiles[index].cls not in _TILE_NAMES or reading.tiles[index].group not in (HAND, WIN, *MELD_GROUPS):
         return False
-    return next(_other_winning_faces(reading, index, context), None) is None
+    return next(other_winning_faces(reading, index, context), None) is None
 
 
-def _doubts(photo: PhotoRead) -> tuple[list[tuple[int, Any, list[int]]], list[Any]]:
-    """(the issues still in doubt as (number, issue, tiles it names here), the ones the hand settles).
+def open_doubts(original: Reading, reading: Reading, issues: Sequence[Any]) -> tuple[list[tuple[int, Any, list[int]]], list[Any]]:
+    """(the reader's `issues` still in doubt as (number, issue, tiles it names in `reading`), the ones the hand
+    settles), for `reading` as the player has corrected `original` (the photo and the live page share it).
 
     An issue about tiles is settled once the player has corrected (or removed) each of them, and a
     doubt about a face once the hand wins with that face and with no other; an issue about the
     hand as a whole once the player has corrected anything.
     """
-    corrected = photo.reading.edits > 0 or len(photo.reading.tiles) != len(photo.original.tiles)
+    corrected = reading.edits > 0 or len(reading.tiles) != len(original.tiles)
     open_: list[tuple[int, Any, list[int]]] = []
     settled: list[Any] = []
-    for n, issue in enumerate(photo.issues):
-        named = photo.reading.tiles_named_in(issue) if getattr(issue, "tiles", ()) else []
+    for n, issue in enumerate(issues):
+        named = reading.tiles_named_in(issue) if getattr(issue, "tiles", ()) else []
         if getattr(issue, "tiles", ()):
-            if not named or all(photo.reading.tiles[i].edited for i in named):
+            if not named or all(reading.tiles[i].edited for i in named):
                 continue
             if str(getattr(issue, "code", "")) in _CONFIRMABLE and all(
-                _confirmed_by_hand(photo.reading, i) for i in named
+                _confirmed_by_hand(reading, i) for i in named
             ):
                 settled.append(issue)
                 continue
@@ -665,7 +666,7 @@ def winning_hints(reading: Reading, context: WinContext, limit: int = 3) -> list
     candidates.sort(key=lambda i: (not reading.tiles[i].edited, reading.tiles[i].conf))
     hints: list[WinningHint] = []
     for index in candidates:
-        face = next(_other_winning_faces(reading, index, context), None)
+        face = next(other_winning_faces(reading, index, context), None)
         if face is not None:
             hints.append(WinningHint(index, face))
         if len(hints) >= limit:
@@ -768,10 +769,10 @@ def _on_record(deal: OpenDeal, winner: str, discarder: str | None, hand: Hand, p
         text = t("recorded_win", n=deal.number, id=deal.match_id, winner=winner, fan=done.deal.total, points=points)
         state[RECORD_MESSAGE] = (print_, "success", text)
         return
-    state[RECORD_MESSAGE] = (print_, "error", _refusal(done))
+    state[RECORD_MESSAGE] = (print_, "error", refusal_text(done))
 
 
-def _refusal(refused: NotRecorded) -> str:
+def refusal_text(refused: NotRecorded) -> str:
     if refused.reason == "under_minimum":
         return t("record_under_minimum", fan=refused.total, without=refused.total - refused.flowers)
     return t("record_refused", msg=refused.detail)
@@ -924,7 +925,7 @@ def _result(photo: PhotoRead, deal: OpenDeal | None) -> tuple[Scored | None, lis
         asked = (_match_questions(deal, facts, flowers, cases_box) if deal is not None
                  else _table_questions(facts, flowers, cases_box))
     _remember_context()
-    open_, settled = _doubts(photo)  # once a run: settling a doubt tries every face in the hand
+    open_, settled = open_doubts(photo.original, photo.reading, photo.issues)  # once a run: settling a doubt tries every face in the hand
     doubted = doubted_tiles(open_)
     with below:
         scored = _score(photo, asked.context) if asked.context is not None else None
