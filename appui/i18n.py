@@ -369,7 +369,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "data_root": ("Data folder", "数据文件夹"),
     "outside_root": ("Not saved: {msg}. Type a folder name; it is made inside the data folder.",
                      "未保存: {msg}。请输入文件夹名, 它会建在数据文件夹之内。"),
-    # photo page, made for a phone (issue 19)
+    # photo page, made for a phone
     "ask_won_by": ("How was it won? Choose Discard or Self-drawn to see the total.",
                    "怎么和的? 选择点和或自摸后显示总番。"),
     "col_fan": ("Fan", "番种"),
@@ -392,7 +392,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "close": ("Close", "关闭"),
     "photo_boxes": ("The photo with the tiles boxed", "标出牌的照片"),
     "more_result": ("Excluded fans and payments", "不计的番种与支付"),
-    # photo page: the result first on a phone, winds from the match (issue 50)
+    # photo page: the result first on a phone, winds from the match
     "phone_first": ("Seat wind, prevalent wind and how it was won: a tap each, then the total.",
                     "门风、圈风、和牌方式: 各点一下, 然后显示总番。"),
     "ask_winds": ("Tap the winner's seat wind and the prevalent wind to see the total.",

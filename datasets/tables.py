@@ -9,7 +9,7 @@ slight slant (a random perspective warp):
     plain (the older felt, wood, cloth, paper and stone of `datasets.render`)
 
 plus `mosaic` (irregular cells with grout, light ones tile-sized) and `marble`
-(pale veined stone, added at stop 30 as a second blind family), which are
+(pale veined stone, a second blind family), which are
 TEST-ONLY: `parse_families("train")` never selects them, so scenes over them
 measure the finder on patterns no training scene used.
 
