@@ -13,9 +13,11 @@ table before reporting success.
 `--classifier` given more than once exports an ensemble as one classifier.onnx:
 the crop comes in at the largest member's input size, is resized inside the
 graph for smaller members, and the members' class probabilities are averaged,
-so the runtime loads it like any classifier; its smallest member is also written
-alone, OUT/classifier_small.onnx, which the runtime reads every crop with first
-(`--small-member` writes it for an ensemble exported before).
+so the runtime loads it like any classifier. Its smallest member is also written
+alone, OUT/classifier_small.onnx, which the runtime reads every crop with first,
+and for an ensemble of two the other one, OUT/classifier_large.onnx, which reads
+the crops the small one is unsure of (`--members` writes them for an ensemble
+exported before).
 """
 
 from __future__ import annotations
@@ -164,18 +166,24 @@ def export_classifiers(checkpoints: list[Path], target: Path) -> Path:
         members = [export_checkpoint(c, Path(scratch) / f"member{k}.onnx", "classifier", dynamic=True)
                    for k, c in enumerate(checkpoints)]
         merged = merge_classifiers(members, target, [str(c) for c in checkpoints])
-    write_small_member(merged)
+    write_members(merged)
     return merged
 
 
-def write_small_member(classifier: Path) -> Path:
-    """The ensemble's small member beside it (`DetectorSettings.small_classifier_file`)."""
-    from training.onnx_graph import small_member
+def write_members(classifier: Path) -> list[Path]:
+    """The ensemble's members alone beside it (`DetectorSettings.small_classifier_file`, and for an ensemble of
+    two `large_classifier_file`); the files written."""
+    from training.onnx_graph import members_alone
 
-    target = small_member(classifier, classifier.with_name(f".{SETTINGS.small_classifier_file}.partial"))
-    os.replace(target, classifier.with_name(SETTINGS.small_classifier_file))
-    print(f"small member -> {classifier.with_name(SETTINGS.small_classifier_file)}", flush=True)
-    return classifier.with_name(SETTINGS.small_classifier_file)
+    names = [SETTINGS.small_classifier_file, SETTINGS.large_classifier_file]
+    partials = members_alone(classifier, *(classifier.with_name(f".{name}.partial") for name in names))
+    written = []
+    for partial in partials:
+        final = partial.with_name(partial.name[1:].removesuffix(".partial"))
+        os.replace(partial, final)
+        print(f"member alone -> {final}", flush=True)
+        written.append(final)
+    return written
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -185,25 +193,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--classifier", type=Path, action="append",
                         help="face classifier checkpoint .pt; repeat it to ship an ensemble of classifiers")
     parser.add_argument("--out", type=Path, default=Path("models"), help="folder for detector.onnx/classifier.onnx")
-    parser.add_argument("--small-member", action="store_true",
-                        help="write OUT/classifier_small.onnx from the ensemble OUT/classifier.onnx (done with every "
-                             "ensemble export): the runtime reads crops with it first")
+    parser.add_argument("--members", action="store_true",
+                        help="write OUT/classifier_small.onnx and OUT/classifier_large.onnx from the ensemble "
+                             "OUT/classifier.onnx (done with every ensemble export): the runtime reads crops with them")
     parser.add_argument("--no-check", action="store_true", help="skip loading the result with the runtime")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if not args.detector and not args.classifier and not args.small_member:
-        print("error: give --detector, --classifier and/or --small-member", file=sys.stderr)
+    if not args.detector and not args.classifier and not args.members:
+        print("error: give --detector, --classifier and/or --members", file=sys.stderr)
         return 2
     try:
         if args.detector:
             export_checkpoint(args.detector, args.out / SETTINGS.detector_file, "detector", dynamic=False)
         if args.classifier:
             export_classifiers(args.classifier, args.out / SETTINGS.classifier_file)
-        elif args.small_member:
-            write_small_member(args.out / SETTINGS.classifier_file)
+        elif args.members:
+            write_members(args.out / SETTINGS.classifier_file)
         if not args.no_check:
             info = TileDetector.load(args.out).model_info
             print(f"runtime check passed: {info.to_json()}", flush=True)

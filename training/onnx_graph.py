@@ -35,22 +35,29 @@ def member_graph(ensemble_onnx: Path, member: int, target: Path) -> Path:
 
 
 
-def small_member(ensemble_onnx: Path, target: Path) -> Path:
-    """The ensemble's member of the smallest input as a classifier of its own (`member_graph`), marked as that
-    ensemble's (`vision.models.SMALL_MEMBER_METADATA`): the runtime reads every crop with it first."""
+def members_alone(ensemble_onnx: Path, small_target: Path, large_target: Path) -> list[Path]:
+    """The ensemble's member of the smallest input as a classifier of its own (`member_graph`) at `small_target`,
+    and, for an ensemble of two, the other one at `large_target`, each marked as that ensemble's
+    (`vision.models.SMALL_MEMBER_METADATA`, `LARGE_MEMBER_METADATA`): the runtime reads every crop with the small
+    one first, the crops it is unsure of with the other. The files written."""
     import onnx
 
-    from vision.models import SMALL_MEMBER_METADATA, ensemble_key
+    from vision.models import LARGE_MEMBER_METADATA, SMALL_MEMBER_METADATA, ensemble_key
 
     metadata = onnx_metadata(ensemble_onnx)
     sizes = [int(part.split()[0]) for part in metadata.get("mcr_ensemble", "").split(" + ") if part.strip()]
     if len(sizes) < 2:
         raise ValueError(f"{ensemble_onnx} is not an ensemble of classifiers (no mcr_ensemble of two members)")
-    member_graph(ensemble_onnx, sizes.index(min(sizes)), target)
-    model = onnx.load(str(target))
-    model.metadata_props.add(key=SMALL_MEMBER_METADATA, value=ensemble_key(metadata))
-    onnx.save(model, str(target))
-    return target
+    small = sizes.index(min(sizes))
+    wanted = [(small, small_target, SMALL_MEMBER_METADATA)]
+    if len(sizes) == 2:
+        wanted.append((1 - small, large_target, LARGE_MEMBER_METADATA))
+    for member, target, key in wanted:
+        member_graph(ensemble_onnx, member, target)
+        model = onnx.load(str(target))
+        model.metadata_props.add(key=key, value=ensemble_key(metadata))
+        onnx.save(model, str(target))
+    return [target for _, target, _ in wanted]
 
 
 def onnx_metadata(onnx_path: Path) -> dict[str, str]:

@@ -131,6 +131,7 @@ FEWSHOT_METADATA = "mcr_fewshot"  # the metadata key a classifier with a few-sho
 # over other sets' crops, the ungated probabilities) are left unread
 BASE_OUTPUT = "base_probs"
 SMALL_MEMBER_METADATA = "mcr_small_member_of"  # on a classifier's small member alone: `ensemble_key` of its ensemble
+LARGE_MEMBER_METADATA = "mcr_large_member_of"  # on the other member of a two-member ensemble, alone
 
 
 def ensemble_key(metadata: dict[str, Any]) -> str:
@@ -143,7 +144,7 @@ class FaceClassifier:
 
     def __init__(self, session: Any, path: str = "<memory>",
                  base_reader: FaceClassifier | None = None, small_member: FaceClassifier | None = None,
-                 small_member_sure: float = 1.0) -> None:
+                 small_member_sure: float = 1.0, large_member: FaceClassifier | None = None) -> None:
         self.session = session
         self.path = path
         self.base_reader = base_reader  # the classifier it was calibrated from: reads other sets' photos
@@ -174,6 +175,13 @@ class FaceClassifier:
                 raise ModelLoadError(f"{small_member.path} cannot read first for {path}: a plain classifier of "
                                      f"{self.imgsz} px crops is needed")
             self._small_columns = np.array([small_member.names.index(n) for n in names])
+        # with the other member alone beside it, the crops the small one is unsure of run that member only: the
+        # mean of the two is what the ensemble's graph gives
+        self.large_member = large_member if small_member is not None else None
+        if self.large_member is not None:
+            if self.large_member.imgsz != self.imgsz:
+                raise ModelLoadError(f"{self.large_member.path} reads {self.large_member.imgsz} px crops, {path} {self.imgsz} px")
+            self._large_columns = np.array([self.large_member.names.index(n) for n in names])
 
     @property
     def knows_its_set(self) -> bool:
@@ -205,7 +213,10 @@ class FaceClassifier:
         assert self.small_member is not None
         probs = np.concatenate([o[0] for o in self.small_member._run(batch)])[:, self._small_columns]
         unsure = probs.max(axis=1, initial=0.0) < self.small_member_sure
-        if unsure.any():
+        if unsure.any() and self.large_member is not None:
+            large = np.concatenate([o[0] for o in self.large_member._run(batch[unsure])])[:, self._large_columns]
+            probs[unsure] = (probs[unsure] + large) / 2
+        elif unsure.any():
             probs[unsure] = np.concatenate([o[0] for o in self._run(batch[unsure])])
         return probs
 
@@ -275,16 +286,17 @@ def load_models(models_dir: str | Path, settings: DetectorSettings) -> tuple[Til
     base_reader = (FaceClassifier(open_session(base_path, settings), str(base_path))
                    if not in_graph and base_path.is_file() and FEWSHOT_METADATA in metadata else None)
     return finder, FaceClassifier(session, str(classifier_path), base_reader,
-                                  _small_member(folder / settings.small_classifier_file, metadata, settings),
-                                  settings.small_member_sure)
+                                  _member(folder / settings.small_classifier_file, SMALL_MEMBER_METADATA, metadata, settings),
+                                  settings.small_member_sure,
+                                  _member(folder / settings.large_classifier_file, LARGE_MEMBER_METADATA, metadata, settings))
 
 
-def _small_member(path: Path, classifier_metadata: dict[str, Any], settings: DetectorSettings) -> FaceClassifier | None:
-    """The small member of the classifier beside it, when `path` is one of that very classifier (a classifier
-    replaced since, or one with a few-shot head, reads every crop itself)."""
+def _member(path: Path, key: str, classifier_metadata: dict[str, Any], settings: DetectorSettings) -> FaceClassifier | None:
+    """The member of the classifier beside it at `path`, when it says (its metadata `key`) that it is one of that
+    very classifier (a classifier replaced since, or one with a few-shot head, reads every crop itself)."""
     if not path.is_file() or FEWSHOT_METADATA in classifier_metadata:
         return None
     session = open_session(path, settings)
-    if read_metadata(session).get(SMALL_MEMBER_METADATA) != ensemble_key(classifier_metadata):
+    if read_metadata(session).get(key) != ensemble_key(classifier_metadata):
         return None
     return FaceClassifier(session, str(path))

@@ -68,6 +68,7 @@ class DetectorSettings:
     small_classifier_file: str = "classifier_small.onnx"  # the classifier's smaller ensemble member on its own
     # a crop the small member reads at least this surely keeps its reading; the rest are read by the whole classifier
     small_member_sure: float = 0.999
+    large_classifier_file: str = "classifier_large.onnx"  # a two-member ensemble's other member alone: it reads the crops the small one is unsure of
     conf_threshold: float = 0.25  # tile-finder boxes below this are dropped
     nms_iou: float = 0.6  # class-agnostic: a tile is either face-up or a back, never both
     max_detections: int = 300  # the finder's boxes kept at most, surest first
