@@ -32,8 +32,8 @@ from .glyphs import strip_html, tile_label
 from .i18n import lang, t, tile_short, tile_words, translator
 from .live_loop import LiveAnalysis, LiveLoop, LiveSnapshot, analyse, group_rank, reading_key
 from .models import get_detector, read_with
-from .photo import doubted_tiles, issue_text, open_doubts, other_winning_faces, refusal_text
-from .photo_match import MatchClosed, OpenDeal, Recorded, open_deal, record_win
+from .photo import doubted_tiles, issue_text, open_doubts, other_winning_faces, record_status, record_tap
+from .photo_match import MatchClosed, OpenDeal, open_deal
 from .settings import DEFAULT_APP_SETTINGS, DEFAULT_LIVE_SETTINGS
 from .widgets import FLAG_NAMES, WIND_NAMES, main_fans, wind_label
 from .winctx import HandFacts, impossible_flags
@@ -459,21 +459,10 @@ def _fingerprint(deal: OpenDeal, key: tuple[tuple[str, str], ...], winner: str, 
 
 def _on_record(snap: LiveSnapshot, deal: OpenDeal, winner: str, discarder: str | None, hand: Hand, print_: str) -> None:
     """The tap on "Record": the ledger reads the match afresh and refuses a deal already taken; the reading
-    is held, so the hand recorded stays on the panel with what became of it."""
-    from .match import store
-
-    state = st.session_state
+    is held, so the hand recorded stays on the panel with what became of it (the photo page's `record_tap`)."""
     _hold_for_fixing(snap)
-    done = record_win(store(), deal, winner, discarder, hand)
-    if isinstance(done, Recorded):
-        state.setdefault(RECORDED, {}).setdefault(deal.match_id, {})[print_] = deal.number
-        row = done.ledger.rows[deal.number - 1]
-        points = " · ".join(f"{p} {row.points[i]:+d}" for i, p in enumerate(done.ledger.match.players))
-        state[RECORD_MESSAGE] = (print_, "success", t("recorded_win", n=deal.number, id=deal.match_id, winner=winner,
-                                                      fan=done.deal.total, points=points))
-        state[RERUN] = True
-        return
-    state[RECORD_MESSAGE] = (print_, "error", refusal_text(done))
+    if record_tap(deal, winner, discarder, hand, print_, RECORDED, RECORD_MESSAGE):
+        st.session_state[RERUN] = True
 
 
 def _record_panel(snap: LiveSnapshot, winds: Winds, key: tuple[tuple[str, str], ...], hand: Hand, total: int) -> None:
@@ -490,19 +479,7 @@ def _record_panel(snap: LiveSnapshot, winds: Winds, key: tuple[tuple[str, str], 
         discarder = st.segmented_control(t("discarder"), others, key=DISCARDER, on_change=_hold_for_fixing, args=(snap,),
                                          format_func=lambda p: t("player_seat", player=p, wind=wind_label(deal.seat_of(p))))
     print_ = _fingerprint(deal, key, winner, discarder, hand.context.self_drawn)
-    done = state.get(RECORDED, {}).get(deal.match_id, {}).get(print_)
-    message = state.get(RECORD_MESSAGE)
-    if message and message[0] != print_:
-        message = None  # about another hand, winner or match
-    if done is not None and done >= deal.number:  # undone since (the match is back at that deal): offer it again
-        state[RECORDED][deal.match_id].pop(print_)
-        done, message = None, None
-        state[RECORD_MESSAGE] = None
-    if message:
-        (st.success if message[1] == "success" else st.error)(message[2])
-    if done is not None:
-        if not (message and message[1] == "success"):
-            st.success(t("already_recorded", n=done, id=deal.match_id))
+    if record_status(deal, print_, RECORDED, RECORD_MESSAGE) is not None:
         return
     if not hand.context.self_drawn and discarder is None:
         st.caption(t("ask_discarder_player"))

@@ -756,20 +756,46 @@ def _fingerprint(match_id: int, photo: PhotoRead, asked: Asked) -> str:
     return hashlib.sha1(json.dumps([match_id, photo.key, tiles, asked.winner, asked.discarder, how]).encode()).hexdigest()
 
 
-def _on_record(deal: OpenDeal, winner: str, discarder: str | None, hand: Hand, print_: str) -> None:
-    """The tap on "Record": the ledger reads the match afresh and refuses a deal already taken."""
+def record_tap(deal: OpenDeal, winner: str, discarder: str | None, hand: Hand, print_: str, recorded_key: str = RECORDED,
+               message_key: str = RECORD_MESSAGE) -> bool:
+    """The tap on "Record" (this page's, or the live page's with its own state keys): the ledger reads the match
+    afresh and refuses a deal already taken. What became of it is kept for `record_status`; True when recorded."""
     from .match import store
 
     state = st.session_state
     done = record_win(store(), deal, winner, discarder, hand)
     if isinstance(done, Recorded):
-        state.setdefault(RECORDED, {}).setdefault(deal.match_id, {})[print_] = deal.number
+        state.setdefault(recorded_key, {}).setdefault(deal.match_id, {})[print_] = deal.number
         row = done.ledger.rows[deal.number - 1]
         points = " · ".join(f"{p} {row.points[i]:+d}" for i, p in enumerate(done.ledger.match.players))
         text = t("recorded_win", n=deal.number, id=deal.match_id, winner=winner, fan=done.deal.total, points=points)
-        state[RECORD_MESSAGE] = (print_, "success", text)
-        return
-    state[RECORD_MESSAGE] = (print_, "error", refusal_text(done))
+        state[message_key] = (print_, "success", text)
+        return True
+    state[message_key] = (print_, "error", refusal_text(done))
+    return False
+
+
+def _on_record(deal: OpenDeal, winner: str, discarder: str | None, hand: Hand, print_: str) -> None:
+    record_tap(deal, winner, discarder, hand, print_)
+
+
+def record_status(deal: OpenDeal, print_: str, recorded_key: str = RECORDED, message_key: str = RECORD_MESSAGE) -> int | None:
+    """What became of the last tap on "Record" for this hand (`print_`), shown; the deal it was recorded as, or
+    None while it can be recorded (a deal undone since is offered again)."""
+    state = st.session_state
+    done = state.get(recorded_key, {}).get(deal.match_id, {}).get(print_)
+    message = state.get(message_key)
+    if message and message[0] != print_:
+        message = None  # about another hand, winner or match
+    if done is not None and done >= deal.number:  # undone since (the match is back at that deal): offer it again
+        state[recorded_key][deal.match_id].pop(print_)
+        done, message = None, None
+        state[message_key] = None
+    if message:
+        (st.success if message[1] == "success" else st.error)(message[2])
+    if done is not None and not (message and message[1] == "success"):
+        st.success(t("already_recorded", n=done, id=deal.match_id))
+    return done
 
 
 def refusal_text(refused: NotRecorded) -> str:
@@ -780,22 +806,9 @@ def refusal_text(refused: NotRecorded) -> str:
 
 def _record_panel(photo: PhotoRead, deal: OpenDeal, asked: Asked, scored: Scored) -> None:
     """One tap records the win as the deal's; the same hand twice records one deal."""
-    state = st.session_state
     assert asked.winner is not None
     print_ = _fingerprint(deal.match_id, photo, asked)
-    done = state.get(RECORDED, {}).get(deal.match_id, {}).get(print_)
-    message = state.get(RECORD_MESSAGE)
-    if message and message[0] != print_:
-        message = None  # about another hand, winner or match
-    if done is not None and done >= deal.number:  # undone since (the match is back at that deal): offer it again
-        state[RECORDED][deal.match_id].pop(print_)
-        done, message = None, None
-        state[RECORD_MESSAGE] = None
-    if message:
-        (st.success if message[1] == "success" else st.error)(message[2])
-    if done is not None:
-        if not (message and message[1] == "success"):
-            st.success(t("already_recorded", n=done, id=deal.match_id))
+    if record_status(deal, print_) is not None:
         return
     if not scored.hand.context.self_drawn and asked.discarder is None:
         st.caption(t("ask_discarder_player"))
