@@ -167,7 +167,7 @@ class FaceClassifier:
             if base_reader.imgsz != self.imgsz:
                 raise ModelLoadError(f"{base_reader.path} reads {base_reader.imgsz} px crops, {path} {self.imgsz} px")
             self._base_columns = np.array([base_reader.names.index(n) for n in names])
-        # the ensemble's small member reads every crop first; only the crops it is unsure of run the whole graph
+        # the ensemble's small member reads every crop first; only the crops it is unsure of are read again
         self.small_member = small_member
         self.small_member_sure = small_member_sure
         if small_member is not None:
@@ -209,7 +209,8 @@ class FaceClassifier:
         return [self.session.run(None, {self._input: batch})]
 
     def _small_member_first(self, batch: np.ndarray) -> np.ndarray:
-        """The small member's probabilities where it is sure, the whole classifier's elsewhere."""
+        """The small member's probabilities where it is sure; elsewhere the mean of its and the large member's (what
+        the ensemble's graph gives), or without the large member alone, the whole classifier's."""
         assert self.small_member is not None
         probs = np.concatenate([o[0] for o in self.small_member._run(batch)])[:, self._small_columns]
         unsure = probs.max(axis=1, initial=0.0) < self.small_member_sure
