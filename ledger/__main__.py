@@ -10,15 +10,17 @@
     python -m ledger penalty 1 --player Cat --points 5 --reason "slow play"     # taken off, paid to nobody
     python -m ledger add 1 --deal 2 --replace --draw                            # edit a past deal
     python -m ledger remove 1 --deal 2                                          # recorded by mistake
-    python -m ledger close 1                                                    # the time limit ended the session
+    python -m ledger close 1                                                    # end it: complete, or at the time limit
     python -m ledger reopen 1                                                   # on purpose, to correct it
     python -m ledger undo 1 --deal 5 | show 1 | list
     python -m ledger export 1 --format csv -o match.csv
     python -m ledger import match.json                                          # a repeat is recognised by its uid
 
-    python -m ledger tournament new --name "Club cup" --seed 7 --players A B C D E F G H
+    python -m ledger tournament new --name "Club cup" --seed 7 --rounds 2 --players A B C D E F G H
     python -m ledger tournament round 1 --url http://192.168.1.5:8501            # seating draw + a link per table
-    python -m ledger tournament standings 1
+    python -m ledger tournament rounds 1 3                                      # play 3 rounds after all
+    python -m ledger tournament standings 1 [--format csv -o standings.csv]
+    python -m ledger tournament end 1                                           # the standings are final
     python -m ledger tournament                                                 # every match in the database
 
 Every write checks what it saw: `--seen REV` (the "revision" every command prints) refuses the write
@@ -39,10 +41,10 @@ from typing import Any
 from scoring.hand import HandError
 from scoring.notation import parse_hand
 
-from .exchange import deal_to_json, ledger_from_json, ledger_to_csv, ledger_to_json, match_to_json, penalty_to_json
-from .match import Deal, EndReason, Ledger, LedgerError, Match, draw, false_win, penalty, void, win
+from .exchange import deal_to_json, ledger_from_json, ledger_to_csv, ledger_to_json, match_to_json, penalty_to_json, standings_csv
+from .match import Deal, Ledger, LedgerError, Match, draw, false_win, penalty, void, win
 from .rules import SeatRule, prevalent_wind
-from .tournament import Tournament, table_link, tournament
+from .tournament import TIE_BREAKS, Tournament, table_link, tournament
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -106,7 +108,8 @@ def _parser() -> argparse.ArgumentParser:
     remove.add_argument("match", type=int)
     remove.add_argument("--deal", type=int, required=True)
     seen(remove)
-    close = sub.add_parser("close", help="end the match before 16 deals (the time limit); it then counts in the standings")
+    close = sub.add_parser("close", help="end the match: complete with 16 deals (after a correction), else at the time "
+                                         "limit; it then counts in the standings")
     close.add_argument("match", type=int)
     seen(close)
     reopen = sub.add_parser("reopen", help="open a finished match again, on purpose, to correct it")
@@ -120,12 +123,20 @@ def _parser() -> argparse.ArgumentParser:
     tnew.add_argument("--name", default="", help="the tournament's name")
     tnew.add_argument("--players", nargs="+", required=True, metavar="NAME")
     tnew.add_argument("--seed", type=int, default=1, help="seed of the seating draws (same seed, same draws)")
+    tnew.add_argument("--rounds", type=int, help="the number of rounds (no round is drawn past it)")
     tround = tsub.add_parser("round", help="draw the next round's seating and start its matches (one per table)")
     tround.add_argument("tournament", type=int)
     tround.add_argument("--url", default="", help="the app's address: each table's link is URL/match?match=UID")
-    tstand = tsub.add_parser("standings", help="players by table points, then score (finished matches only)")
+    trounds = tsub.add_parser("rounds", help="set the number of rounds")
+    trounds.add_argument("tournament", type=int)
+    trounds.add_argument("rounds", type=int)
+    tstand = tsub.add_parser("standings", help="players by table points, then score, then first places (finished matches only)")
     tstand.add_argument("tournament", type=int)
     tstand.add_argument("--url", default="", help="the app's address, for the tables' links")
+    tstand.add_argument("--format", choices=["json", "csv"], default="json", help="csv: the standings alone, a row a player")
+    tstand.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    tend = tsub.add_parser("end", help="end the tournament once every table is finished: the standings are final")
+    tend.add_argument("tournament", type=int)
 
     export = sub.add_parser("export", help="a match as JSON (re-importable) or CSV (score sheet)")
     export.add_argument("match", type=int)
@@ -194,8 +205,10 @@ def _tournament_json(view: Tournament) -> dict[str, Any]:
                      "finished": m.finished,
                      "standings": [{"player": s.player, "points": s.points, "table_points": s.table_points}
                                    for s in m.standings]} for m in view.matches],
-        "players": [{"player": p.player, "matches": p.matches, "table_points": p.table_points, "points": p.points,
-                     **({"playing": p.playing} if p.playing else {})} for p in view.players],
+        "ranked_by": list(TIE_BREAKS),
+        "players": [{"rank": p.rank, "player": p.player, "matches": p.matches, "table_points": p.table_points,
+                     "points": p.points, "firsts": p.firsts, **({"playing": p.playing} if p.playing else {})}
+                    for p in view.players],
     }
 
 
@@ -216,7 +229,7 @@ def run(args: argparse.Namespace) -> Any:
             revision = args.seen if args.seen is not None else ledger.revision
             if args.replace and args.deal is None:
                 raise LedgerError("--replace needs --deal N: the deal to edit")
-            number = args.deal if args.deal is not None else (ledger.next_deal or len(ledger.rows) + 1)
+            number = args.deal if args.deal is not None else ledger.deal_to_add()
             deal = _deal(args, ledger.match, number)
             if args.false_win is not None and args.replace:
                 raise LedgerError("a false win is a penalty of its own: record it with `penalty`, then edit the deal")
@@ -253,7 +266,7 @@ def run(args: argparse.Namespace) -> Any:
             ledger = store.remove_deal(args.match, args.deal, seen=seen_now(args.match))
             return {"removed": args.deal, **_summary(args.match, ledger)}
         if args.command == "close":
-            return _summary(args.match, store.close_match(args.match, seen=seen_now(args.match), reason=EndReason.TIME_LIMIT))
+            return _summary(args.match, store.close_match(args.match, seen=seen_now(args.match)))
         if args.command == "reopen":
             return _summary(args.match, store.reopen_match(args.match, seen=seen_now(args.match)))
         if args.command == "show":
@@ -285,17 +298,32 @@ def _tournament_command(store: Any, args: argparse.Namespace) -> Any:
     if command is None:
         return _tournament_json(tournament(store.ledgers()))
     if command == "new":
-        tournament_id = store.create_tournament(args.name, args.players, args.seed)
+        tournament_id = store.create_tournament(args.name, args.players, args.seed, args.rounds)
         info = store.tournament(tournament_id)
         return {"tournament": tournament_id, "uid": info.uid, "name": info.name, "seed": info.seed,
-                "players": list(info.players)}
+                "rounds": info.planned_rounds, "players": list(info.players)}
+    if command == "rounds":
+        info = store.set_rounds(args.tournament, args.rounds)
+        return {"tournament": info.id, "rounds": info.planned_rounds, "drawn": info.rounds}
+    if command == "end":
+        info = store.end_tournament(args.tournament)
+        view = tournament(store.ledgers(args.tournament), info.players)
+        return {"tournament": info.id, "name": info.name, "ended_at": info.ended_at, **_tournament_json(view)}
     if command == "round":
         round_no = store.start_round(args.tournament)
         return {"tournament": args.tournament, "round": round_no, "tables": _tables(store, args, round_no)}
     if command == "standings":
         info = store.tournament(args.tournament)
         view = tournament(store.ledgers(args.tournament), info.players)
+        if args.format == "csv":
+            text = standings_csv(view)
+            if args.output is None:
+                sys.stdout.write(text)
+                return None
+            _write_atomically(args.output, text)
+            return {"tournament": args.tournament, "written": str(args.output), "format": "csv"}
         return {"tournament": args.tournament, "name": info.name, "rounds": info.rounds,
+                "planned_rounds": info.planned_rounds, "ended": info.ended, "final": info.ended,
                 "tables": _tables(store, args, None), **_tournament_json(view)}
     raise AssertionError(command)
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from .match import Closure, Deal, EndReason, Ledger, LedgerError, Match, Penalty, Result, build_ledger, draw, false_win, penalty, void, win
 from .rules import SeatRule, check_deal_number
+from .tournament import Tournament
 
 FORMAT = "mcr-ledger"
 FORMAT_VERSION = 2
@@ -224,3 +225,14 @@ def ledger_to_csv(ledger: Ledger) -> str:
 def _cells(values: list[Any]) -> list[Any]:
     """Text that a spreadsheet would take for a formula, made text ('=1+1); numbers stay numbers."""
     return ["'" + v if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v for v in values]
+
+
+def standings_csv(view: Tournament) -> str:
+    """A tournament's standings as CSV, a row a player: rank (equal ranks shared), player, matches, table
+    points, score, first places, matches still being played."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["rank", "player", "matches", "table_points", "points", "firsts", "playing"])
+    for p in view.players:
+        writer.writerow(_cells([p.rank, p.player, p.matches, f"{p.table_points:g}", p.points, p.firsts, p.playing]))
+    return CSV_BOM + out.getvalue()

@@ -331,6 +331,20 @@ class Ledger:
         n = len(self.rows) + 1
         return None if self.finished or n > DEALS_PER_MATCH else n
 
+    def deal_to_add(self) -> int:
+        """The next deal's number, or why there is none: MatchLocked when the match is finished, MatchComplete
+        when it was reopened with all 16 deals (a deal may be corrected, none added)."""
+        if self.closed is not None:
+            raise MatchLocked(self.closed)
+        if self.next_deal is None:
+            raise MatchComplete()
+        return self.next_deal
+
+    @property
+    def end_reason(self) -> EndReason:
+        """Why the match ends when it is ended now: all 16 deals, else the time limit."""
+        return EndReason.ALL_DEALS if self.complete else EndReason.TIME_LIMIT
+
     def standings(self) -> tuple[Standing, ...]:
         """Players by rank: raw points, rank (ties share the better one), table points 4-2-1-0 (ties share)."""
         totals = self.totals
@@ -492,6 +506,14 @@ class StaleWrite(LedgerError):
         more = f" (and {len(changes) - 3} earlier changes)" if len(changes) > 3 else ""
         super().__init__(f"{named}{more}. Nothing was recorded: look at the match again, then record what is still missing")
         self.seen, self.changes = seen, changes
+
+
+class MatchComplete(LedgerError):
+    """All 16 deals are recorded (the match was reopened to correct one): no deal 17."""
+
+    def __init__(self) -> None:
+        super().__init__(f"the match is finished: all {DEALS_PER_MATCH} deals are recorded. Correct a deal "
+                         "(replace it), or end the match again")
 
 
 class MatchLocked(LedgerError):

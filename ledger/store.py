@@ -59,7 +59,7 @@ from .rules import DEALS_PER_MATCH, LIMITS, SeatRule, check_name, check_whole
 DATABASE_ENV = "MCR_DATABASE_URL"
 DATABASE_FILE = "ledger.sqlite3"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-SCHEMA_REVISION = "0002_revisions"  # Alembic's head: the schema this program writes
+SCHEMA_REVISION = "0003_tournament_end"  # Alembic's head: the schema this program writes
 MIGRATION_LOCK = 20200520  # PostgreSQL advisory lock: one migrator at a time
 
 
@@ -149,6 +149,8 @@ tournaments = sa.Table(
     sa.Column("name", sa.String(200), nullable=False),
     sa.Column("seed", sa.Integer, nullable=False),
     sa.Column("created_at", sa.String(40), nullable=False),
+    sa.Column("planned_rounds", sa.Integer),
+    sa.Column("ended_at", sa.String(40)),
 )
 entrants = sa.Table(
     "entrants", metadata,
@@ -199,6 +201,16 @@ class TournamentInfo:
     seed: int
     players: tuple[str, ...]  # registered, in registration order
     rounds: int  # rounds drawn so far
+    planned_rounds: int | None = None  # the number of rounds the organiser set (None: not set yet)
+    ended_at: str | None = None  # ISO time, UTC: the organiser ended the tournament; its standings are final
+
+    @property
+    def ended(self) -> bool:
+        return self.ended_at is not None
+
+    @property
+    def rounds_left(self) -> int | None:
+        return None if self.planned_rounds is None else max(0, self.planned_rounds - self.rounds)
 
 
 class RoundUnfinished(LedgerError):
@@ -208,6 +220,25 @@ class RoundUnfinished(LedgerError):
         super().__init__(f"round {round_no} is still being played at table{'s' if len(tables) > 1 else ''} "
                          f"{', '.join(map(str, tables))}: finish or close those matches first")
         self.round_no, self.tables = round_no, tables
+
+
+class TournamentEnded(LedgerError):
+    """The tournament was ended: its standings are final, no round is drawn and no match reopened."""
+
+    def __init__(self, name: str, at: str):
+        from .match import clock
+
+        super().__init__(f"the tournament {name!r} has ended{' at ' + clock(at) if clock(at) else ''}: "
+                         "its standings are final")
+        self.name, self.at = name, at
+
+
+class AllRoundsDrawn(LedgerError):
+    """Every round the organiser set is drawn: the next step is ending the tournament (or setting more rounds)."""
+
+    def __init__(self, rounds: int):
+        super().__init__(f"all {rounds} rounds are drawn: end the tournament, or set more rounds")
+        self.rounds = rounds
 
 
 class TournamentNameTaken(LedgerError):
@@ -523,13 +554,16 @@ class LedgerStore:
             self._log(conn, match_id, seen, ChangeKind.PENALTY_REMOVED, found.deal, penalty=penalty_to_json(found))
         return self.ledger(match_id)
 
-    def close_match(self, match_id: int, *, seen: int, reason: EndReason = EndReason.TIME_LIMIT) -> Ledger:
-        """End the match (the time limit; 16 deals close it by themselves): it counts in the standings and
-        takes no writes until reopened."""
+    def close_match(self, match_id: int, *, seen: int) -> Ledger:
+        """End the match: complete when all 16 deals are recorded (a match reopened to correct a deal), else at
+        the time limit (16 deals close it by themselves). It counts in the standings and takes no writes until
+        reopened."""
         with self._write(match_id, seen) as (conn, _row, _match):
+            recorded = int(conn.scalar(sa.select(sa.func.count()).select_from(deals).where(deals.c.match_id == match_id)) or 0)
+            reason = EndReason.ALL_DEALS if recorded == DEALS_PER_MATCH else EndReason.TIME_LIMIT
             conn.execute(sa.update(matches).where(matches.c.id == match_id)
-                         .values(closed_reason=EndReason(reason).value, closed_at=_now()))
-            self._log(conn, match_id, seen, ChangeKind.CLOSED, reason=EndReason(reason).value)
+                         .values(closed_reason=reason.value, closed_at=_now()))
+            self._log(conn, match_id, seen, ChangeKind.CLOSED, reason=reason.value)
         return self.ledger(match_id)
 
     def reopen_match(self, match_id: int, *, seen: int) -> Ledger:
@@ -537,6 +571,10 @@ class LedgerStore:
         with self._write(match_id, seen, closed_ok=True) as (conn, row, _match):
             if row.closed_reason is None:
                 raise LedgerError("the match is not closed")
+            if row.tournament_id is not None:
+                event = conn.execute(sa.select(tournaments).where(tournaments.c.id == row.tournament_id)).first()
+                if event is not None and event.ended_at is not None:
+                    raise TournamentEnded(event.name, event.ended_at)
             conn.execute(sa.update(matches).where(matches.c.id == match_id).values(closed_reason=None, closed_at=None))
             self._log(conn, match_id, seen, ChangeKind.REOPENED)
         return self.ledger(match_id)
@@ -590,18 +628,24 @@ class LedgerStore:
 
     # --- tournaments --------------------------------------------------------------
 
-    def create_tournament(self, name: str, entrant_names: list[str] | tuple[str, ...], seed: int) -> int:
+    def create_tournament(self, name: str, entrant_names: list[str] | tuple[str, ...], seed: int,
+                          rounds: int | None = None) -> int:
+        """Register the players once (a multiple of 4), with the seed of the seating draws and, when known,
+        the number of rounds."""
         from .tournament import check_entrants
 
         title = check_name(name, "the tournament's name", LIMITS.match_name_chars)
         registered = check_entrants(entrant_names)
         check_whole(seed, "the seed", 0, 2**31 - 1)
+        if rounds is not None:
+            check_whole(rounds, "the number of rounds", 1, LIMITS.max_rounds)
         with self.engine.begin() as conn:
             same = conn.scalar(sa.select(tournaments.c.id).where(tournaments.c.name == title)) if title else None
             if same is not None:  # a second click of Register, or the same event twice
                 raise TournamentNameTaken(title, int(same))
             tournament_id = conn.execute(sa.insert(tournaments).values(
-                uid=str(uuid.uuid4()), name=title, seed=seed, created_at=_now()).returning(tournaments.c.id)).scalar_one()
+                uid=str(uuid.uuid4()), name=title, seed=seed, created_at=_now(), planned_rounds=rounds,
+            ).returning(tournaments.c.id)).scalar_one()
             conn.execute(sa.insert(entrants), [{"tournament_id": tournament_id, "number": i + 1, "name": n}
                                                for i, n in enumerate(registered)])
         return int(tournament_id)
@@ -623,7 +667,38 @@ class LedgerStore:
         names = conn.execute(sa.select(entrants.c.name).where(entrants.c.tournament_id == tournament_id)
                              .order_by(entrants.c.number)).scalars().all()
         rounds = conn.scalar(sa.select(sa.func.max(matches.c.round_no)).where(matches.c.tournament_id == tournament_id))
-        return TournamentInfo(int(row.id), row.uid, row.name, int(row.seed), tuple(names), int(rounds or 0))
+        return TournamentInfo(int(row.id), row.uid, row.name, int(row.seed), tuple(names), int(rounds or 0),
+                              row.planned_rounds, row.ended_at)
+
+    def set_rounds(self, tournament_id: int, rounds: int) -> TournamentInfo:
+        """The number of rounds the tournament plays (at least the rounds drawn so far)."""
+        check_whole(rounds, "the number of rounds", 1, LIMITS.max_rounds)
+        with self.engine.begin() as conn:
+            info = self._tournament(conn, tournament_id, lock=True)
+            if info.ended_at is not None:
+                raise TournamentEnded(info.name, info.ended_at)
+            if rounds < info.rounds:
+                raise LedgerError(f"{info.rounds} rounds are drawn already: the tournament plays at least {info.rounds}")
+            conn.execute(sa.update(tournaments).where(tournaments.c.id == tournament_id).values(planned_rounds=rounds))
+        return self.tournament(tournament_id)
+
+    def end_tournament(self, tournament_id: int) -> TournamentInfo:
+        """End the tournament: its standings are final. Refused while a table is still playing; a second
+        click finds it ended and changes nothing."""
+        with self.engine.begin() as conn:
+            info = self._tournament(conn, tournament_id, lock=True)
+            if info.ended_at is not None:
+                return info
+            if info.rounds == 0:
+                raise LedgerError("no round has been drawn: draw and play one before ending the tournament")
+            playing = conn.execute(sa.select(matches.c.round_no, matches.c.table_no)
+                                   .where(matches.c.tournament_id == tournament_id, matches.c.closed_reason.is_(None))
+                                   .order_by(matches.c.round_no, matches.c.table_no)).all()
+            if playing:
+                round_no = playing[0].round_no
+                raise RoundUnfinished(round_no, tuple(r.table_no for r in playing if r.round_no == round_no))
+            conn.execute(sa.update(tournaments).where(tournaments.c.id == tournament_id).values(ended_at=_now()))
+        return self.tournament(tournament_id)
 
     def start_round(self, tournament_id: int) -> int:
         """Draw the next round's seating (repeated opponents as few as the draw finds; the same seed gives
@@ -634,6 +709,10 @@ class LedgerStore:
         try:
             with self.engine.begin() as conn:
                 info = self._tournament(conn, tournament_id, lock=True)
+                if info.ended_at is not None:
+                    raise TournamentEnded(info.name, info.ended_at)
+                if info.planned_rounds is not None and info.rounds >= info.planned_rounds:
+                    raise AllRoundsDrawn(info.planned_rounds)
                 if info.rounds >= LIMITS.max_rounds:
                     raise LedgerError(f"at most {LIMITS.max_rounds} rounds")
                 rows = conn.execute(sa.select(matches).where(matches.c.tournament_id == tournament_id)
@@ -675,6 +754,7 @@ def _change(match: Match, row: Any) -> Change:
 __all__ = [
     "LIMITS",
     "SCHEMA_REVISION",
+    "AllRoundsDrawn",
     "DealTaken",
     "Imported",
     "LedgerStore",
@@ -683,6 +763,7 @@ __all__ = [
     "MatchSummary",
     "RoundUnfinished",
     "StaleWrite",
+    "TournamentEnded",
     "TournamentInfo",
     "TournamentNameTaken",
     "TournamentNotFound",

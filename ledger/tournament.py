@@ -1,8 +1,14 @@
 """A tournament: players registered once, rounds of tables of four drawn so that opponents repeat as
-little as possible, and standings by table points then score (pure: standard library only).
+little as possible, and standings (pure: standard library only).
 
 Only finished matches count in the standings: all 16 deals recorded, or closed by the organiser at the
 time limit. A match still being played shows its table points as provisional, beside the standings.
+
+The standings rank by table points (标准分, 4-2-1-0 at each table), then by score (比赛分, the points
+summed over the matches), then by first places (tables a player finished first at, a shared first
+counted). Players equal on all three share the place (1, 2, 2, 4). The seeds (竞赛规则 术语) define the
+match and its deals but no ranking rule; table points then score is how MCR competitions rank, and
+first places is the last tie-break before a shared place.
 """
 
 from __future__ import annotations
@@ -10,8 +16,8 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from .match import Ledger, LedgerError, Standing
 from .rules import LIMITS, check_name
@@ -129,6 +135,9 @@ class MatchLine:
     standings: tuple[Standing, ...]
 
 
+TIE_BREAKS = ("table_points", "points", "firsts")  # the standings' order, best first on each; then a shared place
+
+
 @dataclass(frozen=True)
 class PlayerLine:
     player: str
@@ -136,12 +145,18 @@ class PlayerLine:
     table_points: float
     points: int
     playing: int = 0  # matches not finished yet (not counted)
+    firsts: int = 0  # finished matches the player ended first at the table (a shared first counts)
+    rank: int = 0  # 1 for the best; players equal on TIE_BREAKS share it
+
+    def ranking_key(self) -> tuple[float, int, int]:
+        """Bigger is better: table points, then score, then first places."""
+        return (self.table_points, self.points, self.firsts)
 
 
 @dataclass(frozen=True)
 class Tournament:
     matches: tuple[MatchLine, ...]  # by round, then table
-    players: tuple[PlayerLine, ...]  # most table points first, then most points (score)
+    players: tuple[PlayerLine, ...]  # by rank (TIE_BREAKS), then name
 
 
 def _order(label: str) -> tuple[int, int | str]:
@@ -156,18 +171,26 @@ def tournament(ledgers: dict[int, Ledger], entrants: Sequence[str] = ()) -> Tour
          for mid, lg in ledgers.items()),
         key=lambda line: (_order(line.round_label), _order(line.table), line.match_id),
     ))
-    sums: dict[str, list[float]] = {name: [0, 0.0, 0, 0] for name in entrants}
+    sums: dict[str, list[float]] = {name: [0, 0.0, 0, 0, 0] for name in entrants}
     for line in lines:
         for s in line.standings:
-            entry = sums.setdefault(s.player, [0, 0.0, 0, 0])
+            entry = sums.setdefault(s.player, [0, 0.0, 0, 0, 0])
             if line.finished:
                 entry[0] += 1
                 entry[1] += s.table_points
                 entry[2] += s.points
+                entry[4] += s.rank == 1
             else:
                 entry[3] += 1
-    players = tuple(sorted(
-        (PlayerLine(name, int(n), tp, int(pts), int(playing)) for name, (n, tp, pts, playing) in sums.items()),
-        key=lambda p: (-p.table_points, -p.points, p.player),
-    ))
-    return Tournament(lines, players)
+    return Tournament(lines, ranked(PlayerLine(name, int(n), tp, int(pts), int(playing), int(firsts))
+                                    for name, (n, tp, pts, playing, firsts) in sums.items()))
+
+
+def ranked(players: Iterable[PlayerLine]) -> tuple[PlayerLine, ...]:
+    """The players ranked by TIE_BREAKS (each line's `rank` set), best first; equal players share the better
+    place (1, 2, 2, 4) and are listed by name."""
+    unranked = list(players)
+    keys = [p.ranking_key() for p in unranked]
+    lines = [replace(p, rank=1 + sum(other > p.ranking_key() for other in keys)) for p in unranked]
+    return tuple(sorted(lines, key=lambda p: (p.rank, p.player)))
+

@@ -72,21 +72,23 @@ def test_a_match_from_the_command_line(cli, tmp_path):
     csv_text = cli("export", "2", "--format", "csv")
     assert csv_text.startswith("\ufeffdeal,") and csv_text.splitlines()[2].startswith("2,E,Bob,win,Cat,,yes,8,,N,-16,30,")
     assert [m["match"] for m in cli("list")] == [1, 2]
-    assert cli("tournament")["players"][0] == {"player": "Ann", "matches": 0, "table_points": 0.0, "points": 0, "playing": 2}
+    assert cli("tournament")["players"][0] == {"rank": 1, "player": "Ann", "matches": 0, "table_points": 0.0, "points": 0,
+                                               "firsts": 0, "playing": 2}
     closed = cli("close", "1")
     assert closed["finished"] and closed["closed"]["reason"] == "time_limit" and closed["next_deal"] is None
     assert "the match is finished (closed at the time limit" in cli("add", "1", "--draw", ok=False)
     cli("close", "2")
     standings = cli("tournament")["players"]
-    assert standings[0] == {"player": "Bob", "matches": 2, "table_points": 8.0, "points": 146}
+    assert standings[0] == {"rank": 1, "player": "Bob", "matches": 2, "table_points": 8.0, "points": 146, "firsts": 2}
     assert cli("reopen", "1")["next_deal"] == 4
 
 
 def test_a_three_round_tournament_of_eight_players(cli):
     names = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"]
-    made = cli("tournament", "new", "--name", "Club cup", "--seed", "7", "--players", *names)
-    assert made["tournament"] == 1 and made["players"] == names
-    expected: dict[str, list[float]] = {n: [0.0, 0] for n in names}
+    made = cli("tournament", "new", "--name", "Club cup", "--seed", "7", "--rounds", "2", "--players", *names)
+    assert made["tournament"] == 1 and made["players"] == names and made["rounds"] == 2
+    assert cli("tournament", "rounds", "1", "3") == {"tournament": 1, "rounds": 3, "drawn": 0}
+    expected: dict[str, list[float]] = {n: [0.0, 0, 0] for n in names}
     met: set[frozenset[str]] = set()
     repeated = 0
     for round_no in (1, 2, 3):
@@ -112,16 +114,26 @@ def test_a_three_round_tournament_of_eight_players(cli):
             for standing in shown["standings"]:
                 expected[standing["player"]][0] += standing["table_points"]
                 expected[standing["player"]][1] += standing["points"]
+                expected[standing["player"]][2] += standing["rank"] == 1
         if round_no == 1:
             assert all(p["matches"] == 1 for p in cli("tournament", "standings", "1")["players"])
     assert repeated == 4 + 8  # two tables of four: 4 pairs meet again in round 2, 8 in round 3 (the fewest possible)
     standings = cli("tournament", "standings", "1")
     assert standings["rounds"] == 3 and len(standings["tables"]) == 6 and all(t["finished"] for t in standings["tables"])
     players = standings["players"]
-    assert [p["matches"] for p in players] == [3] * 8
-    assert [(p["player"], p["table_points"], p["points"]) for p in players] == sorted(
-        ((n, tp, pts) for n, (tp, pts) in expected.items()), key=lambda x: (-x[1], -x[2], x[0]))
-    assert players[0]["table_points"] >= players[1]["table_points"]
+    assert [p["matches"] for p in players] == [3] * 8 and standings["ranked_by"] == ["table_points", "points", "firsts"]
+    assert [(p["player"], p["table_points"], p["points"], p["firsts"]) for p in players] == sorted(
+        ((n, tp, pts, firsts) for n, (tp, pts, firsts) in expected.items()), key=lambda x: (-x[1], -x[2], -x[3], x[0]))
+    assert players[0]["rank"] == 1 and not standings["final"]
+    assert "all 3 rounds are drawn: end the tournament" in cli("tournament", "round", "1", ok=False)
+    ended = cli("tournament", "end", "1")
+    assert ended["ended_at"] and ended["players"] == players
+    assert cli("tournament", "standings", "1")["final"]
+    assert "has ended" in cli("tournament", "round", "1", ok=False) and "has ended" in cli("reopen", "1", ok=False)
+    csv_text = cli("tournament", "standings", "1", "--format", "csv")
+    rows = csv_text.lstrip("\ufeff").splitlines()
+    assert rows[0] == "rank,player,matches,table_points,points,firsts,playing"
+    assert rows[1] == f"1,{players[0]['player']},3,{players[0]['table_points']:g},{players[0]['points']},{players[0]['firsts']},0"
 
 
 @pytest.mark.parametrize(
@@ -163,3 +175,16 @@ def test_help_and_no_traceback_as_a_program(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "ledger", "--database", "nosuch://", "list"], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and bad.stderr.startswith("error: cannot use database") and "Traceback" not in bad.stderr
+
+
+def test_no_deal_17_a_finished_match_says_it_is_finished(cli):
+    cli("new", "--players", "Ann", "Bob", "Cat", "Dan")
+    for _ in range(16):
+        cli("add", "1", "--draw")
+    assert "the match is finished (closed after all 16 deals" in cli("add", "1", "--draw", ok=False)
+    cli("reopen", "1")
+    refused = cli("add", "1", "--draw", ok=False)
+    assert "the match is finished: all 16 deals are recorded" in refused and "1 to 16" not in refused
+    cli("add", "1", "--deal", "7", "--replace", "--win", "Cat", "--self-drawn", "--fan", "8")
+    closed = cli("close", "1")
+    assert closed["closed"]["reason"] == "all_deals" and closed["totals"]["Cat"] == 48

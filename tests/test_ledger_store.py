@@ -36,7 +36,7 @@ from ledger.match import (
     void,
     win,
 )
-from ledger.store import SCHEMA_REVISION, LedgerStore, default_url
+from ledger.store import SCHEMA_REVISION, AllRoundsDrawn, LedgerStore, TournamentEnded, default_url
 from ledger.tournament import tournament
 
 PLAYERS = ("Ann", "Bob", "Cat", "Dan")
@@ -185,8 +185,11 @@ def test_a_finished_match_is_locked_until_reopened(store):
     store.replace_deal(match_id, draw(16), seen=17)
     with pytest.raises(StaleWrite, match=r"deal 16 was changed by another phone .* to a draw"):
         store.close_match(match_id, seen=17)
-    closed = store.close_match(match_id, seen=18, reason=EndReason.ALL_DEALS)
-    assert closed.finished and closed.totals == (0, 0, 0, 0)
+    with pytest.raises(LedgerError, match="the match is finished: all 16 deals are recorded"):
+        store.ledger(match_id).deal_to_add()  # no deal 17: the page and the command line say so
+    closed = store.close_match(match_id, seen=18)  # all 16 recorded: ended as complete, not at a time limit
+    assert closed.finished and closed.closed.reason is EndReason.ALL_DEALS and closed.totals == (0, 0, 0, 0)
+    assert store.changes_since(match_id, 18)[0].reason is EndReason.ALL_DEALS
 
 
 def test_a_session_ended_by_the_time_limit(store):
@@ -405,6 +408,8 @@ def test_a_tournament_draws_rounds_and_counts_finished_matches(store):
     assert sorted(p for s in tables for p in s.match.players) == names
     with pytest.raises(LedgerError, match="round 1 is still being played at tables 1, 2"):
         store.start_round(tid)
+    with pytest.raises(LedgerError, match="round 1 is still being played at tables 1, 2"):
+        store.end_tournament(tid)
     for s in tables:
         store.close_match(s.id, seen=0)
     assert store.start_round(tid) == 2
@@ -497,3 +502,58 @@ def _east_pung():
     from scoring.notation import parse_hand
 
     return parse_hand("[EEE] [123p] 456p 789p 1s +1s").to_json()
+
+
+def test_a_tournament_of_two_rounds_ends_and_its_standings_are_final(store):
+    names = [f"P{i}" for i in range(8)]
+    with pytest.raises(LedgerError, match="the number of rounds must be a whole number from 1 to 50, not 0"):
+        store.create_tournament("cup", names, seed=2, rounds=0)
+    tid = store.create_tournament("cup", names, seed=2, rounds=2)
+    info = store.tournament(tid)
+    assert (info.planned_rounds, info.rounds, info.rounds_left, info.ended) == (2, 0, 2, False)
+    with pytest.raises(LedgerError, match="no round has been drawn"):
+        store.end_tournament(tid)
+    for round_no in (1, 2):
+        assert store.start_round(tid) == round_no
+        for s in store.list_matches(tid):
+            if s.round_no == round_no:
+                store.add_deal(s.id, draw(1), seen=0)
+                store.close_match(s.id, seen=1)
+    with pytest.raises(AllRoundsDrawn, match="all 2 rounds are drawn: end the tournament, or set more rounds"):
+        store.start_round(tid)
+    with pytest.raises(LedgerError, match="2 rounds are drawn already: the tournament plays at least 2"):
+        store.set_rounds(tid, 1)
+    first = store.list_matches(tid)[0]
+    store.reopen_match(first.id, seen=2)  # a correction before the end: the table plays on
+    with pytest.raises(LedgerError, match="round 1 is still being played at table 1"):
+        store.end_tournament(tid)
+    store.close_match(first.id, seen=3)
+    ended = store.end_tournament(tid)
+    assert ended.ended and ended.ended_at and store.end_tournament(tid).ended_at == ended.ended_at  # a second click
+    for refused in (lambda: store.start_round(tid), lambda: store.set_rounds(tid, 3),
+                    lambda: store.reopen_match(first.id, seen=4)):
+        with pytest.raises(TournamentEnded, match=r"the tournament 'cup' has ended at .*: its standings are final"):
+            refused()
+    assert store.ledger(first.id).finished
+
+
+def test_a_database_of_the_second_schema_keeps_its_tournaments(tmp_path):
+    from alembic import command
+    from alembic.config import Config
+
+    from ledger.store import MIGRATIONS
+
+    url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:  # the schema as revision 0002 left it, with one tournament
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0002_revisions")
+        conn.exec_driver_sql("INSERT INTO tournaments (uid, name, seed, created_at) VALUES ('u1', 'old cup', 3, 'x')")
+    engine.dispose()
+    with LedgerStore(url) as store:
+        assert store.schema_version() == SCHEMA_REVISION == "0003_tournament_end"
+        (info,) = store.tournaments()
+        assert (info.name, info.seed, info.planned_rounds, info.ended) == ("old cup", 3, None, False)
+        assert store.set_rounds(info.id, 4).planned_rounds == 4

@@ -1,5 +1,6 @@
 """The tournament's pure parts: the seating draw (tables of four, repeated opponents as few as it finds,
-the same seed the same draw) and the standings (finished matches only, table points then score)."""
+the same seed the same draw) and the standings (finished matches only; table points, then score, then
+first places, then a shared place)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import itertools
 import pytest
 
 from ledger.match import Closure, EndReason, LedgerError, Match, build_ledger, draw, win
-from ledger.tournament import check_entrants, draw_round, meetings, repeats, table_link, tournament
+from ledger.tournament import TIE_BREAKS, PlayerLine, check_entrants, draw_round, meetings, ranked, repeats, table_link, tournament
 
 
 def names(n: int) -> list[str]:
@@ -83,13 +84,26 @@ def test_standings_count_finished_matches_by_table_points_then_score():
         3: ledger(("A", "E", "B", "F"), lambda m: [draw(1)], closed=False),  # still playing: not counted
     }
     view = tournament(ledgers, entrants=["A", "B", "C", "D", "E", "F", "G", "H", "Z"])
-    assert [(p.player, p.matches, p.table_points, p.points, p.playing) for p in view.players] == [
-        ("E", 1, 4.0, 84, 1), ("A", 1, 4.0, 48, 1), ("B", 1, 1.0, -16, 1), ("C", 1, 1.0, -16, 0),
-        ("D", 1, 1.0, -16, 0), ("F", 1, 1.0, -28, 1), ("G", 1, 1.0, -28, 0), ("H", 1, 1.0, -28, 0),
-        ("Z", 0, 0.0, 0, 0)]
+    assert [(p.rank, p.player, p.matches, p.table_points, p.points, p.playing) for p in view.players] == [
+        (1, "E", 1, 4.0, 84, 1), (2, "A", 1, 4.0, 48, 1), (3, "B", 1, 1.0, -16, 1), (3, "C", 1, 1.0, -16, 0),
+        (3, "D", 1, 1.0, -16, 0), (6, "F", 1, 1.0, -28, 1), (6, "G", 1, 1.0, -28, 0), (6, "H", 1, 1.0, -28, 0),
+        (9, "Z", 0, 0.0, 0, 0)]  # equal table points and score: the same place (first places equal too)
     assert [m.finished for m in view.matches] == [True, True, False]
 
 
 def test_a_table_link_names_the_match_by_its_uid():
     assert table_link("http://192.168.1.5:8501/", "abc") == "http://192.168.1.5:8501/match?match=abc"
     assert table_link("", "abc") == "/match?match=abc"
+
+
+
+def test_ties_break_on_score_then_first_places_then_share_the_place():
+    lines = [PlayerLine("Xia", 3, 8.0, 10, firsts=1), PlayerLine("Yan", 3, 8.0, 10, firsts=2),
+             PlayerLine("Zoe", 3, 8.0, 12), PlayerLine("Wu", 3, 9.0, -50), PlayerLine("Vic", 3, 8.0, 10, firsts=1)]
+    assert [(p.rank, p.player) for p in ranked(lines)] == [
+        (1, "Wu"),  # the most table points, whatever the score
+        (2, "Zoe"),  # equal table points: the better score
+        (3, "Yan"),  # equal table points and score: more first places
+        (4, "Vic"), (4, "Xia"),  # equal on all three: one place, listed by name
+    ]
+    assert TIE_BREAKS == ("table_points", "points", "firsts")
