@@ -29,17 +29,24 @@ class ReadTile:
     group: str
     edited: bool = False
     source: int | None = None  # index in the reader's result; None for a tile the user added
+    # the other faces it may be (the frames' other readings, the classifier's runner-up), likeliest first
+    alternatives: tuple[str, ...] = ()
+    votes: tuple[tuple[str, int], ...] = ()  # live page: each face the frames read, with how many read it
 
     @staticmethod
     def from_json(data: Mapping[str, Any], source: int | None = None) -> ReadTile:
         group = str(data.get("group") or UNPLACED)
         x1, y1, x2, y2 = (float(v) for v in data["xyxy"])
+        runner_up = data.get("runner_up")
+        alternatives = data.get("alternatives") or ([runner_up] if runner_up else [])
         return ReadTile(
             cls=str(data["cls"]),
             xyxy=(x1, y1, x2, y2),
             conf=float(data.get("conf", 1.0)),
             group=group if group in GROUPS else UNPLACED,
             source=source,
+            alternatives=tuple(str(a) for a in alternatives if a in CLASS_ID),
+            votes=tuple((str(face), int(n)) for face, n in data.get("votes") or ()),
         )
 
 

@@ -204,6 +204,38 @@ _LABELS: dict[str, tuple[str, str]] = {
     "live_fix": ("Fix a tile", "修正一张牌"),
     "live_fix_help": ("Tap a tile the reader got wrong and pick its right name: the reading is held meanwhile.",
                       "点一张识别错的牌并选正确的牌名: 修正期间读数保持锁定。"),
+    "live_intro_read": ("Point the webcam at your tiles: the panel reads the view at once and keeps reading it until "
+                        "it is sure, showing how far the hand is from ready, what to let go, or the waits with what each "
+                        "would score. Lay out a finished hand and say how it was won for its total.",
+                        "将摄像头对准你的牌: 右侧立即识别画面, 并持续识别直到确定, 显示离听牌还差几步、该打哪张, "
+                        "或听哪些牌及各自番数。摆出和牌后选择和牌方式即显示总番。"),
+    "live_cam_start": ("Start the camera", "开启摄像头"),
+    "live_cam_stop": ("Stop", "停止"),
+    "live_reading_new": ("Reading the tiles in view…", "正在识别画面中的牌…"),
+    "live_read_sure": ("Sure of this reading: {n} frames agree.", "读数可靠: {n} 帧一致。"),
+    "live_read_more": ("Still reading ({n} frames so far): {why}.", "仍在识别 (已读 {n} 帧): {why}。"),
+    "live_read_unsure": ("Read {n} times, not sure: {why}. Fix a tile below, or move the camera.",
+                         "已读 {n} 次, 仍不确定: {why}。请在下方修正, 或移动摄像头。"),
+    "live_why_few": ("{n} tiles counted, fewer than a hand", "共计 {n} 张, 不足一手牌"),
+    "live_why_disagree": ("the frames disagree on {n} tile(s)", "各帧对 {n} 张牌识别不一"),
+    "live_why_unsure": ("{n} tile(s) seen in few frames or read unsurely", "{n} 张牌只在少数帧出现或识别不确定"),
+    "live_why_frames": ("a few frames more to be sure", "再读几帧以确认"),
+    "live_no_doubt_matters": ("No unsure tile changes the hand.", "不确定的牌都不影响这手牌。"),
+    "live_many_draws": ("Almost any draw helps: {n} kinds of tile.", "几乎任何进张都有用: 共 {n} 种牌。"),
+    "live_recorded_winds": ("As recorded: {seat} seat, {round} round.", "按记录时: 门风 {seat}、圈风 {round}。"),
+    # a tile whose face changes the hand (appui.doubts), on the photo and the live page
+    "doubt_tile": ("Check the {tile} ({where}){frames}: {faces}.", "请检查{where}的{tile}{frames}: {faces}。"),
+    "doubt_frames": (", read so in {n} of {m} frames", ", {m} 帧中 {n} 帧如此识别"),
+    "doubt_as_total": ("as {face} the total is {total} ({change:+d})", "若是{face}, 总番 {total} ({change:+d})"),
+    "doubt_as_wins": ("as {face} the hand wins, {total} fan", "若是{face}, 即和牌, {total} 番"),
+    "doubt_as_no_win": ("as {face} the hand does not win", "若是{face}, 不能和牌"),
+    "doubt_as_shanten": ("as {face} it is {n} from ready", "若是{face}, 向听数 {n}"),
+    "doubt_as_waits": ("as {face} it waits on {waits}", "若是{face}, 听 {waits}"),
+    "doubt_as_other": ("as {face} it makes no hand", "若是{face}, 不成牌型"),
+    "doubt_unknown": ("The reader is unsure of the {tile} ({where}){frames}: check it.",
+                      "识别器对{where}的{tile}没有把握{frames}: 请检查。"),
+    "doubt_group_meld": ("meld", "副露"),
+    "fix_choices": ("It may be:", "可能是:"),
     # label page (appui.labeling)
     "lbl_intro": ("Pre-label a folder first: `python -m datasets.label prelabel FOLDER`. Photos come least sure "
                   "first; every change is saved at once; a photo is reviewed once you press \"Looks right\".",

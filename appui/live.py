@@ -1,24 +1,22 @@
 """Live table page: the webcam through streamlit-webrtc, tiles boxed live, and beside the video what
-the steady reading makes: how far the standing hand is from ready and what to let go, the waits
+the view's reading makes: how far the standing hand is from ready and what to let go, the waits
 of a ready hand with the copies still unseen, or a finished hand's total once "Won by" is answered,
-with the reader's doubts beside it, a tile the player fixes, "Record" into the open match, and a
-big total for the table.
+with the tiles whose face would change it beside it, a tile the player fixes, "Record" into the
+open match, and a big total for the table.
 
-The frame loop and the analysis are `appui.live_loop` (no Streamlit); this module draws them.  The
-doubts, the faces offered as fixes and the recording are the photo page's own (`appui.photo`,
-`appui.correction`, `appui.photo_match`).
+The frame loop is `appui.live_loop`, what the tiles make `appui.live_analysis` (no Streamlit); this
+module draws them.  The doubts and the faces offered as fixes are `appui.doubts` (the photo page's
+too); the recording is the photo page's own (`appui.photo`, `appui.photo_match`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from html import escape
-from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
@@ -26,13 +24,16 @@ import streamlit as st
 from scoring.hand import Hand, WinContext
 from scoring.tiles import Tile
 from tileset.classes import CLASS_NAMES
+from tileset.groups import HAND, UNPLACED, WIN
 
 from .correction import Reading
+from .doubts import TileDoubt, doubt_text, fix_choices, tile_doubts
 from .glyphs import strip_html, tile_label
 from .i18n import lang, t, tile_short, tile_words, translator
-from .live_loop import LiveAnalysis, LiveLoop, LiveSnapshot, analyse, group_rank, reading_key
+from .live_analysis import LiveAnalysis, analyse, counted_tiles, group_rank, meld_sets, reading_key
+from .live_loop import LiveLoop, LiveSnapshot
 from .models import get_detector, read_with
-from .photo import doubted_tiles, issue_text, open_doubts, other_winning_faces, record_status, record_tap
+from .photo import issue_text, record_status, record_tap
 from .photo_match import MatchClosed, OpenDeal, open_deal
 from .settings import DEFAULT_APP_SETTINGS, DEFAULT_LIVE_SETTINGS
 from .widgets import FLAG_NAMES, WIND_NAMES, main_fans, wind_label
@@ -55,6 +56,7 @@ DISCARDER = PREFIX + "discarder_player"
 RECORDED = PREFIX + "recorded"  # match id -> {hand fingerprint: deal number} recorded from this page
 RECORD_MESSAGE = PREFIX + "record_message"  # (fingerprint, kind, text) of the last tap on "Record"
 RERUN = PREFIX + "rerun"  # a deal was recorded: the whole page runs again to read the match's next deal
+RECORDED_WINDS = PREFIX + "recorded_winds"  # (the recorded reading's tiles, its seat and round wind)
 MATCH_CURRENT = "match.current"  # the match open in this session (appui.match.CURRENT; read, not imported)
 # No STUN/TURN servers, in the browser and on the server: they meet through their host candidates,
 # on localhost or on the LAN (scripts/app.sh --lan), and nothing leaves the network.
@@ -72,14 +74,21 @@ def tr(key: str, **values: Any) -> str:
 def camera_messages() -> Translations:
     """The webcam component's own texts, in player words and the page's language (streamlit-webrtc translations)."""
     return {
-        "start": t("cam_start"),
-        "stop": t("cam_stop"),
+        "start": tr("cam_start"),
+        "stop": tr("cam_stop"),
         "select_device": t("cam_select"),
         "media_api_not_available": t("cam_insecure"),
         "device_ask_permission": t("cam_ask"),
         "device_not_available": t("cam_none"),
         "device_access_denied": t("cam_denied"),
     }
+
+
+def camera_constraints() -> dict[str, Any]:
+    """getUserMedia's constraints: the camera's own picture, whole (its aspect, 16:9, 4:3 or square, never
+    cropped or scaled to another), about `camera_ideal_width` wide; no sound."""
+    return {"video": {"width": {"ideal": DEFAULT_LIVE_SETTINGS.camera_ideal_width}, "resizeMode": "none"},
+            "audio": False}
 
 
 def _processor_factory(detector: Any) -> Any:
@@ -164,22 +173,59 @@ def _winds() -> Winds:
 def _status(snap: LiveSnapshot) -> None:
     st.caption(tr("status", analysed=f"{snap.analysed_per_s:.1f}", readings=f"{snap.readings_per_s:.1f}",
                   fps=f"{snap.fps:.0f}"))
-    # when the panel's reading was agreed and its view began, for the browser test's lag measurement
+    # the view, when it began and when its first reading reached the panel, whether it is sure, the camera's
+    # frame size and the tiles shown (face and box): for the browser tests' and benchmarks' measurements
+    read = json.dumps([[tile["cls"], *(round(float(v)) for v in tile["xyxy"])] for tile in snap.tiles])
     st.html(f"<span data-live-view='{snap.view}' data-view-changed-at='{snap.view_changed_at:.3f}' "
-            f"data-steady-at='{snap.steady_at or 0:.3f}' data-tiles='{len(snap.tiles)}'></span>")
+            f"data-shown-at='{snap.shown_at or 0:.3f}' data-tiles='{len(snap.tiles)}' data-sure='{int(snap.sure)}' "
+            f"data-settled='{int(snap.settled)}' data-fused='{snap.fused}' data-readings='{snap.readings}' "
+            f"data-frame='{snap.frame_wh[0]}x{snap.frame_wh[1]}' data-read='{escape(read)}'></span>")
 
 
-def _tiles(tiles: Sequence[dict[str, Any]]) -> None:
+def _read_state(snap: LiveSnapshot, key: tuple[tuple[str, str], ...]) -> None:
+    """How sure the reading is: sure, still being read (and why), or read enough times without being sure."""
+    if snap.held:
+        return
+    if snap.sure:
+        st.caption(tr("read_sure", n=snap.fused))
+        return
+    why = []
+    counted = counted_tiles(key)
+    if counted < 13:
+        why.append(tr("why_few", n=counted))
+    disagree = sum(len(tile.get("votes") or ()) > 1 for tile in snap.tiles)
+    if disagree:
+        why.append(tr("why_disagree", n=disagree))
+    live = DEFAULT_LIVE_SETTINGS
+    unsure = sum(int(tile.get("seen", snap.fused)) < live.sure_seen_share * snap.fused or float(tile.get("conf", 1.0)) < live.sure_conf
+                 for tile in snap.tiles)
+    if unsure:
+        why.append(tr("why_unsure", n=unsure))
+    reason = "; ".join(why) or tr("why_frames")
+    st.caption(tr("read_unsure", n=snap.readings, why=reason) if snap.settled else tr("read_more", n=snap.fused, why=reason))
+
+
+def _tiles(tiles: Sequence[dict[str, Any]], kind: str) -> None:
     st.caption(t("live_tiles", n=len(tiles)))
-    st.markdown(strip_html([(_group_label(g), [tiles[i]["cls"] for i in members]) for g, members in _rows(tiles)]),
+    st.markdown(strip_html([(_group_label(g), [tiles[i]["cls"] for i in members]) for g, members in _rows(tiles, kind)]),
                 unsafe_allow_html=True)
 
 
-def _rows(tiles: Sequence[dict[str, Any]]) -> list[tuple[str, list[int]]]:
-    """(group, indices of its tiles left to right), groups in the layout's order."""
+def _rows(tiles: Sequence[dict[str, Any]], kind: str) -> list[tuple[str, list[int]]]:
+    """(group as shown, indices of its tiles left to right), groups in the layout's order.  Tiles the reader
+    grouped that make no meld are shown with the standing tiles they count as; a tile set apart is the
+    winning tile only on a finished hand (on a standing row it is one of the row)."""
+    sets = meld_sets(reading_key(tiles))
+
+    def shown(tile: dict[str, Any]) -> str:
+        group = tile.get("group") or UNPLACED
+        if (group == WIN and kind != "finished") or (group.startswith("meld") and group not in sets):
+            return HAND
+        return str(group)
+
     groups: dict[str, list[int]] = {}
-    for i in sorted(range(len(tiles)), key=lambda i: (group_rank(tiles[i].get("group") or "unplaced"), tiles[i]["xyxy"][0])):
-        groups.setdefault(tiles[i].get("group") or "unplaced", []).append(i)
+    for i in sorted(range(len(tiles)), key=lambda i: (group_rank(shown(tiles[i])), tiles[i]["xyxy"][0])):
+        groups.setdefault(shown(tiles[i]), []).append(i)
     return list(groups.items())
 
 
@@ -213,40 +259,42 @@ def _fixed_tiles(snap: LiveSnapshot, fixes: dict[int, str]) -> tuple[dict[str, A
 
 
 @lru_cache(maxsize=32)
-def _readings(tiles_id: TilesId, boxes: tuple[tuple[float, ...], ...], confs: tuple[float, ...],
-              fixes: tuple[tuple[int, str], ...]) -> tuple[Reading, Reading]:
-    """(the reading as read, as fixed) in the photo page's correctable form."""
-    original = Reading.from_tiles({"cls": cls, "group": group, "xyxy": box, "conf": conf}
-                                  for (cls, group), box, conf in zip(tiles_id, boxes, confs, strict=True))
+def _original(tiles_json: str) -> Reading:
+    """The reading in the correctable form the doubts take (each tile with what the frames read)."""
+    return Reading.from_tiles(json.loads(tiles_json))
+
+
+def _as_readings(snap: LiveSnapshot, fixes: dict[int, str]) -> tuple[Reading, Reading]:
+    """(the reading as read, as fixed)."""
+    original = _original(json.dumps(snap.tiles, sort_keys=True, default=list))
     fixed = original
-    for index, face in fixes:
+    for index, face in sorted(fixes.items()):
         fixed = fixed.with_face(index, face)
     return original, fixed
 
 
-def _as_readings(snap: LiveSnapshot, fixes: dict[int, str]) -> tuple[Reading, Reading]:
-    return _readings(_tiles_id(snap.tiles), tuple(tuple(tile["xyxy"]) for tile in snap.tiles),
-                     tuple(float(tile.get("conf", 1.0)) for tile in snap.tiles), tuple(sorted(fixes.items())))
+@lru_cache(maxsize=64)
+def _doubts_of(fixed: Reading, context: WinContext, named: tuple[int, ...]) -> tuple[TileDoubt, ...]:
+    """The tiles whose face would change what the hand makes in `context` (cached: each face is tried)."""
+    return tuple(tile_doubts(fixed, context, named))
 
 
-@lru_cache(maxsize=32)
-def _open_doubts_of(original: Reading, fixed: Reading, issues: tuple[Any, ...]) -> tuple[tuple[int, Any, list[int]], ...]:
-    """The reader's doubts still open once the player's fixes (and the hand's shape) are counted: the
-    photo page's reckoning (`appui.photo.open_doubts`), cached (it tries every face of a doubted tile)."""
-    open_, _ = open_doubts(original, fixed, issues)
-    return tuple(open_)
+def _doubts(snap: LiveSnapshot, fixed: Reading, context: WinContext) -> list[TileDoubt]:
+    named = tuple(sorted({i for issue in snap.issues if getattr(issue, "tiles", ()) for i in fixed.tiles_named_in(issue)}))
+    return list(_doubts_of(fixed, context, named))
 
 
-def _open_doubts(snap: LiveSnapshot, fixes: dict[int, str]) -> list[tuple[int, Any, list[int]]]:
-    if not snap.issues:
+def _hand_issues(snap: LiveSnapshot, fixes: dict[int, str]) -> list[Any]:
+    """The reader's doubts about the hand as a whole (no tile named), each once; none once the player fixed a tile."""
+    if fixes:
         return []
-    return list(_open_doubts_of(*_as_readings(snap, fixes), tuple(snap.issues)))
+    return list({issue_text(issue): issue for issue in snap.issues if not getattr(issue, "tiles", ())}.values())
 
 
 @lru_cache(maxsize=32)
-def _winning_faces(fixed: Reading, index: int) -> tuple[str, ...]:
-    """The faces, other than tile `index`'s, that make the hand win (the photo page's one-tap fixes)."""
-    return tuple(islice(other_winning_faces(fixed, index, WinContext()), SETTINGS.fix_suggestions))
+def _choices(fixed: Reading, index: int) -> tuple[str, ...]:
+    """The one-tap faces for tile `index`, from its own group (`appui.doubts.fix_choices`)."""
+    return tuple(fix_choices(fixed, index, WinContext(), SETTINGS.fix_suggestions))
 
 
 def _hold_for_fixing(snap: LiveSnapshot) -> None:
@@ -300,14 +348,15 @@ def _undo_fixes() -> None:
     st.session_state[FIX_FROM] = st.session_state.get(SHOWN_TOTAL)
 
 
-def _fix_panel(snap: LiveSnapshot, fixes: dict[int, str], doubted: list[int], finished: bool) -> None:
-    """The tiles as buttons, doubted ones framed red; a tap opens the tile's editor: the faces that make the
-    hand win as one-tap fixes, then any face.  Open by itself on a finished hand the reader doubts."""
+def _fix_panel(snap: LiveSnapshot, fixes: dict[int, str], doubted: list[int], kind: str) -> None:
+    """The tiles as buttons, doubted ones framed red; a tap opens the tile's editor: the faces it may be, from
+    its own group, as one-tap fixes, then any face.  Open by itself on a finished hand the reader doubts."""
     tiles = _fixed_tiles(snap, fixes)
     selected = _selected(snap)
+    finished = kind == "finished"
     with st.expander(tr("fix"), expanded=bool(finished and doubted) or bool(fixes) or selected is not None):
         st.caption(tr("fix_help"))
-        for group, members in _rows(tiles):
+        for group, members in _rows(tiles, kind):
             with st.container(horizontal=True, gap="xsmall", vertical_alignment="center"):
                 st.caption(_group_label(group))
                 for i in members:
@@ -327,9 +376,9 @@ def _editor(snap: LiveSnapshot, fixes: dict[int, str], index: int) -> None:
     tile = _fixed_tiles(snap, fixes)[index]
     with st.container(border=True, key="live_editor"):
         st.markdown(f"**{t('editing')}**: {tile_words(tile['cls'])}")
-        faces = _winning_faces(_as_readings(snap, fixes)[1], index)
+        faces = _choices(_as_readings(snap, fixes)[1], index)
         if faces:
-            st.caption(t("make_it"))
+            st.caption(t("fix_choices"))
             with st.container(horizontal=True, gap="small"):
                 for face in faces:
                     st.button(tile_short(face), key=f"{PREFIX}fix.{face}", on_click=_fix, args=(snap, index, face),
@@ -340,15 +389,17 @@ def _editor(snap: LiveSnapshot, fixes: dict[int, str], index: int) -> None:
             st.button(t("close"), key=PREFIX + "close", on_click=_close, type="tertiary")
 
 
-def _doubt_lines(open_: list[tuple[int, Any, list[int]]], doubted: list[int]) -> None:
-    """What the reader doubts, in player words (the photo page's sentences); "check below" when tiles are named."""
-    if not open_:
-        st.caption(tr("sure"))
+def _doubt_lines(snap: LiveSnapshot, doubts: list[TileDoubt], hand_issues: list[Any]) -> None:
+    """The tiles whose face would change the hand, each with what it would give, and the reader's doubts about
+    the hand as a whole; each line once."""
+    if not doubts and not hand_issues:
+        st.caption(tr("sure") if snap.sure else tr("no_doubt_matters"))
         return
     st.markdown(f"**{tr('doubts')}**")
-    if doubted:
-        st.markdown(f":orange[:material/warning: {t('rests_on_tiles', n=len(doubted))}]")
-    st.markdown("\n".join(f"- {issue_text(issue)}" for _, issue, _ in open_[:DOUBTS_SHOWN]))
+    if doubts:
+        st.markdown(f":orange[:material/warning: {t('rests_on_tiles', n=len(doubts))}]")
+    lines = list(dict.fromkeys([doubt_text(d) for d in doubts] + [issue_text(issue) for issue in hand_issues]))
+    st.markdown("\n".join(f"- {line}" for line in lines[:DOUBTS_SHOWN]))
 
 
 # --- what the reading makes --------------------------------------------------------------------
@@ -370,6 +421,8 @@ def _standing(analysis: LiveAnalysis) -> None:
              tr("col_helps"): " ".join(f"{u.name} ({analysis.unseen[u.index]})" for u in d.useful)}
             for d in analysis.discards[:DISCARDS_SHOWN]
         ])
+    elif len(analysis.draws) > DEFAULT_LIVE_SETTINGS.draws_named_max:
+        st.caption(tr("many_draws", n=len(analysis.draws)))
     elif analysis.draws:
         st.markdown(f"**{tr('col_helps')}**")
         st.markdown(" · ".join(f"{tile_label(u.name)} ({analysis.unseen[u.index]})" for u in analysis.draws))
@@ -419,8 +472,9 @@ def _finished_context(analysis: LiveAnalysis, seen: tuple[tuple[str, str], ...],
                       prevalent_wind=Tile.parse(winds.prevalent), flowers=analysis.flowers, **flags)
 
 
-def _total(result: Any, context: WinContext, open_: list[tuple[int, Any, list[int]]], doubted: list[int]) -> None:
-    """The total (with the change the last fix made), the reader's doubts beside it, the 8-fan check, the fans."""
+def _total(snap: LiveSnapshot, result: Any, context: WinContext, doubts: list[TileDoubt], hand_issues: list[Any]) -> None:
+    """The total (with the change the last fix made), the tiles that would change it beside it, the 8-fan
+    check, the fans."""
     state = st.session_state
     before = state.get(FIX_FROM)
     delta = result.total - before[0] if before and before[1] == context and before[0] != result.total else None
@@ -428,7 +482,7 @@ def _total(result: Any, context: WinContext, open_: list[tuple[int, Any, list[in
     total_col, doubt_col = st.columns([1, 2])
     total_col.metric(t("total"), result.total, delta=delta, delta_color="off")
     with doubt_col:
-        _doubt_lines(open_, doubted)
+        _doubt_lines(snap, doubts, hand_issues)
     without = result.total - context.flowers
     st.caption(tr("minimum_ok" if result.meets_minimum else "minimum_fail", n=without) + " "
                + tr("scored_with", seat=wind_label(context.seat_wind.name), round=wind_label(context.prevalent_wind.name)))
@@ -457,12 +511,24 @@ def _fingerprint(deal: OpenDeal, key: tuple[tuple[str, str], ...], winner: str, 
     return hashlib.sha1(json.dumps([deal.match_id, key, winner, discarder, self_drawn]).encode()).hexdigest()
 
 
-def _on_record(snap: LiveSnapshot, deal: OpenDeal, winner: str, discarder: str | None, hand: Hand, print_: str) -> None:
+def _on_record(snap: LiveSnapshot, winds: Winds, winner: str, discarder: str | None, hand: Hand, print_: str) -> None:
     """The tap on "Record": the ledger reads the match afresh and refuses a deal already taken; the reading
-    is held, so the hand recorded stays on the panel with what became of it (the photo page's `record_tap`)."""
+    is held, so the hand recorded stays on the panel with what became of it (the photo page's `record_tap`),
+    scored with the winds it was recorded with, not the next deal's."""
     _hold_for_fixing(snap)
-    if record_tap(deal, winner, discarder, hand, print_, RECORDED, RECORD_MESSAGE):
+    assert winds.deal is not None
+    if record_tap(winds.deal, winner, discarder, hand, print_, RECORDED, RECORD_MESSAGE):
+        st.session_state[RECORDED_WINDS] = (_tiles_id(snap.tiles), winds.seat, winds.prevalent)
         st.session_state[RERUN] = True
+
+
+def _as_recorded(snap: LiveSnapshot, winds: Winds) -> Winds:
+    """The winds a reading recorded from this page was scored with (the match has moved on to the next deal)."""
+    pinned = st.session_state.get(RECORDED_WINDS)
+    if not pinned or pinned[0] != _tiles_id(snap.tiles) or winds.deal is None:
+        return winds
+    st.caption(tr("recorded_winds", seat=wind_label(pinned[1]), round=wind_label(pinned[2])))
+    return replace(winds, seat=pinned[1], prevalent=pinned[2])
 
 
 def _record_panel(snap: LiveSnapshot, winds: Winds, key: tuple[tuple[str, str], ...], hand: Hand, total: int) -> None:
@@ -486,26 +552,30 @@ def _record_panel(snap: LiveSnapshot, winds: Winds, key: tuple[tuple[str, str], 
         return
     st.button(t("record_win", n=deal.number, winner=winner, fan=total), key=PREFIX + "record", type="primary",
               icon=":material/scoreboard:", width="stretch", on_click=_on_record,
-              args=(snap, deal, winner, discarder, hand, print_))
+              args=(snap, winds, winner, discarder, hand, print_))
 
 
 def _finished(snap: LiveSnapshot, analysis: LiveAnalysis, key: tuple[tuple[str, str], ...], winds: Winds,
-              open_: list[tuple[int, Any, list[int]]], doubted: list[int]) -> Any:
-    """"Won by", then the total with the doubts beside it and "Record"; returns the score (None until answered)."""
+              fixed: Reading, fixes: dict[int, str]) -> tuple[Any, list[TileDoubt]]:
+    """"Won by", then the total with the tiles that would change it beside it, and "Record"; returns the score
+    (None until answered) and the doubts (their totals in the hand's context, a discard until it is known)."""
     st.markdown(f"**{tr('finished')}**")
     if analysis.win_guessed:
         st.caption(tr("win_guessed"))
     context = _finished_context(analysis, reading_key(snap.tiles), winds)  # as read: a fix asks nothing again
+    seat = Tile.parse(winds.seat or "E")
+    doubts = _doubts(snap, fixed, context or WinContext(seat_wind=seat, prevalent_wind=Tile.parse(winds.prevalent)))
+    hand_issues = _hand_issues(snap, fixes)
     if context is None:
-        _doubt_lines(open_, doubted)
-        return None
+        _doubt_lines(snap, doubts, hand_issues)
+        return None, doubts
     scored = _analysis(key, context)
     if scored.score is None or scored.hand is None:
         st.warning(t("bad_hand", msg=scored.message))
-        return None
-    _total(scored.score, context, open_, doubted)
+        return None, doubts
+    _total(snap, scored.score, context, doubts, hand_issues)
     _record_panel(snap, winds, key, scored.hand, scored.score.total)
-    return scored.score
+    return scored.score, doubts
 
 
 def show_reading(snap: LiveSnapshot, winds: Winds) -> None:
@@ -530,37 +600,36 @@ def _reading(snap: LiveSnapshot, winds: Winds) -> Any:
         st.error(tr("reader_failed", msg=snap.error))
     if snap.held:
         st.info(tr("held"))
-    age = snap.age_s(time.time())
     if not snap.tiles:
-        if snap.votes:
-            st.info(tr("reading", agree=snap.agreeing, votes=snap.votes, need=DEFAULT_LIVE_SETTINGS.vote_agree))
-        else:
-            st.caption(tr("nothing"))
+        st.caption(tr("reading_new") if snap.readings == 0 and not snap.held else tr("nothing"))
         return None
-    if age is not None:
-        st.caption(tr("age", s=age))
+    winds = _as_recorded(snap, winds)
     fixes = _fixes(snap)
     tiles = _fixed_tiles(snap, fixes)
-    _tiles(tiles)
     key = reading_key(tiles)
     base = WinContext(seat_wind=Tile.parse(winds.seat or "E"), prevalent_wind=Tile.parse(winds.prevalent))
     analysis = _analysis(key, None)
     if analysis.kind == "ready":
         analysis = _analysis(key, base)  # the waits with this seat's winds
-    open_ = _open_doubts(snap, fixes)
-    doubted = doubted_tiles(open_)
+    _read_state(snap, key)
+    _tiles(tiles, analysis.kind)
+    _, fixed = _as_readings(snap, fixes)
     result = None
-    if analysis.kind == "empty":
-        st.caption(tr("nothing"))
-    elif analysis.kind == "invalid":
-        st.warning(t("bad_hand", msg=analysis.message))
-    elif analysis.kind == "ready":
-        _ready(analysis)
-    elif analysis.kind == "finished":
-        result = _finished(snap, analysis, key, winds, open_, doubted)
+    if analysis.kind == "finished":
+        result, doubts = _finished(snap, analysis, key, winds, fixed, fixes)
     else:
-        _standing(analysis)
-    _fix_panel(snap, fixes, doubted, analysis.kind == "finished")
+        doubts = _doubts(snap, fixed, base)
+        if analysis.kind == "empty":
+            st.caption(tr("nothing"))
+        elif analysis.kind == "invalid":
+            st.warning(t("bad_hand", msg=analysis.message))
+        elif analysis.kind == "ready":
+            _ready(analysis)
+        else:
+            _standing(analysis)
+        if doubts:
+            _doubt_lines(snap, doubts, [])
+    _fix_panel(snap, fixes, [d.index for d in doubts], analysis.kind)
     return result
 
 
@@ -575,7 +644,7 @@ def _style() -> None:
 
 def render() -> None:
     st.title(t("page_live"))
-    st.caption(tr("intro"))
+    st.caption(tr("intro_read"))
     _style()
     try:
         from streamlit_webrtc import WebRtcMode, webrtc_streamer
@@ -596,7 +665,7 @@ def render() -> None:
                 frontend_rtc_configuration=RTC_CONFIGURATION,
                 server_rtc_configuration=RTC_CONFIGURATION,
                 translations=camera_messages(),
-                media_stream_constraints={"video": {"width": 640, "height": 480}, "audio": False},
+                media_stream_constraints=camera_constraints(),
                 video_processor_factory=_processor_factory(detector),
                 async_processing=True,
             )

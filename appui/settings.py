@@ -70,8 +70,9 @@ DEFAULT_APP_SETTINGS = AppSettings()
 
 @dataclass(frozen=True)
 class LiveSettings:
-    """The live page's own thresholds: the view's change, the votes, the rates, the panel's refresh
-    (the frame size and reader thread are in `AppSettings`)."""
+    """The live page's own thresholds: the view's change, the fusion of its frames, when it is sure,
+    the rates, the panel's refresh, the camera asked for (the frame size and reader thread are in
+    `AppSettings`)."""
 
     # each frame is compared with the view being read through a grey thumbnail this many cells wide
     # (10 pixels a cell at 640: one tile swapped for another changes a few cells)
@@ -82,17 +83,50 @@ class LiveSettings:
     # the view changed when more than this share of the cells changed: its boxes and reading are dropped at once
     # (a row of 13 standing tiles covers about a tenth of a 640x480 view; one tile swapped, under 1 %)
     view_change_share: float = 0.03
-    # the view is still when at most this share changed: a settled reading is kept and nothing is read
+    # the view is still when at most this share changed: a sure reading is kept and nothing is read
     still_share: float = 0.0
-    # the last this many readings of a view are voted on ...
-    vote_window: int = 3
-    # ... and a reading is shown once this many of them agree on the tiles (the same multiset); each is
-    # another frame, so at 15 frames/s two agree 0.13 s after the view settles
-    vote_agree: int = 2
+    # the last this many readings of a view are fused into its reading (appui.live_fusion)
+    fuse_window: int = 12
+    # ... a box of one frame is the same tile as another frame's when they overlap this much (IoU)
+    fuse_iou: float = 0.5
+    # ... a tile is kept when at least this share of the fused readings box it
+    fuse_keep_share: float = 0.4
+    # the panel is given the view's reading once this many readings of it are fused (the first one: the
+    # panel shows it at once, and says it is still reading until it is sure)
+    fuse_show_min: int = 1
+    # the fused reading is sure once it stands on this many readings, every tile boxed by this share of
+    # them, read as one face by this share, with at least this confidence, and it counts 13 tiles or more
+    sure_readings: int = 3
+    sure_seen_share: float = 0.8
+    sure_face_share: float = 0.9
+    sure_conf: float = 0.5
+    # ... and it is settled (nothing read while the view stays still) once sure and unchanged over this many
+    # readings; a still view never sure is settled after `unsure_max_readings` readings, its doubts shown
+    stable_readings: int = 3
+    unsure_max_readings: int = 60
     # readings/s and analysed frames/s are counted over the last this many seconds
     rate_window_s: float = 2.0
-    # the side panel is redrawn this often, seconds (its lag behind the video is at most this plus the vote)
+    # the side panel is redrawn this often, seconds (its lag behind the video is at most this plus a reading)
     panel_every_s: float = 0.2
+    # the camera is asked for its own picture about this wide, no height asked, never cropped or scaled
+    # (getUserMedia resizeMode "none": a 16:9, 4:3 or square camera sends the whole of one of its own modes)
+    camera_ideal_width: int = 960
+    # standing tiles: "draws that help" names the faces when there are at most this many, else counts them
+    draws_named_max: int = 12
 
 
 DEFAULT_LIVE_SETTINGS = LiveSettings()
+
+
+@dataclass(frozen=True)
+class DoubtSettings:
+    """Which tiles the photo and the live page doubt (`appui.doubts`)."""
+
+    # a tile read with less confidence than this is unsure: the faces it may be are tried on the hand
+    # (vision.settings.LayoutSettings.deduce_confidence: below it the reader itself deduces faces)
+    unsure_conf: float = 0.9
+    # a doubt names at most this many faces the tile may be, with what each gives
+    faces_named: int = 2
+
+
+DEFAULT_DOUBT_SETTINGS = DoubtSettings()

@@ -17,11 +17,11 @@ Aim: >= 15 frames/s on the 2-core machine with the shipped models.
 
 `--views` instead times what the player waits for: a camera at `--camera-fps` shows standing rows
 (13 tiles, an empty table, 9 tiles; `tests/live_scenes.py`, in the shared gl-mahjongtile artwork
-when present), each for `--view-seconds`, through the background reader with its votes.
-Reported: per change of view, the time until the panel's reading is steady (reading lag) and that
+when present), each for `--view-seconds`, through the background reader and its fusion of frames.
+Reported: per change of view, the time until the panel has the view's reading (reading lag) and that
 plus half the panel's refresh period (the panel lag a player sees on average; transport left out),
-ms per reading, readings/s while a view settles, and analysed frames/s once it is still (a still
-view's reading is kept for every frame).
+the time until the reading is sure, ms per reading, readings/s until sure, and analysed frames/s once
+it is still (a settled view's reading is kept for every frame).
 
 The scenes are rendered by `datasets.render` from the artwork in `--art` (default: the shared art
 folder when present, else the procedural glyph faces of `appui.demo_scene`).  `--truth` replaces the
@@ -156,10 +156,12 @@ def view_scenes(art_dir: Path | None) -> list:  # live_scenes.Scene (tests/ goes
 
 
 def run_views(loop: LiveLoop, scenes: list, seconds: float, camera_fps: float, cycles: int) -> dict:
-    """Each scene for `seconds` at `camera_fps`, `cycles` times round: how soon each new view reads steady."""
+    """Each scene for `seconds` at `camera_fps`, `cycles` times round: how soon each new view's reading reaches
+    the panel, and how soon it is sure."""
     period = 1.0 / camera_fps
     frames_each = max(2, round(seconds * camera_fps))
     lags: list[float] = []
+    sure_lags: list[float] = []
     unsettled = 0
     still_rates: list[float] = []
     settle_rates: list[float] = []
@@ -169,7 +171,7 @@ def run_views(loop: LiveLoop, scenes: list, seconds: float, camera_fps: float, c
             image = scene.image_bgr
             switched, switched_wall = time.perf_counter(), time.time()
             readings_before = loop.snapshot().detections_run
-            settled_at = None
+            settled_at = sure_at = None
             for n in range(frames_each):
                 pause = switched + n * period - time.perf_counter()
                 if pause > 0:
@@ -178,10 +180,14 @@ def run_views(loop: LiveLoop, scenes: list, seconds: float, camera_fps: float, c
                 loop.process(image)  # type: ignore[arg-type]
                 worst_frame_ms = max(worst_frame_ms, (time.perf_counter() - t0) * 1000)
                 snap = loop.snapshot()
-                if settled_at is None and snap.steady_at is not None and snap.steady_at >= switched_wall:
-                    settled_at = snap.steady_at - switched_wall
+                if settled_at is None and snap.shown_at is not None and snap.shown_at >= switched_wall:
+                    settled_at = snap.shown_at - switched_wall
+                if sure_at is None and snap.sure and snap.shown_at is not None and snap.shown_at >= switched_wall:
+                    sure_at = time.time() - switched_wall
                     made = snap.detections_run - readings_before
                     settle_rates.append(made / max(time.perf_counter() - switched, 1e-3))
+            if sure_at is not None:
+                sure_lags.append(sure_at)
             if settled_at is None:
                 unsettled += 1
             else:
@@ -192,24 +198,31 @@ def run_views(loop: LiveLoop, scenes: list, seconds: float, camera_fps: float, c
     return {
         "camera_fps": camera_fps,
         "views": len(lags) + unsettled,
-        "views_never_steady": unsettled,
+        "views_never_read": unsettled,
+        "views_sure": len(sure_lags),
+        "sure_lag_s_median": round(statistics.median(sure_lags), 3) if sure_lags else None,
         "reading_lag_s_median": round(statistics.median(lags), 3) if lags else None,
         "reading_lag_s_max": round(max(lags), 3) if lags else None,
         "panel_lag_s_median_estimate": round(statistics.median(lags) + panel_half, 3) if lags else None,
-        "readings_per_s_while_settling_median": round(statistics.median(settle_rates), 1) if settle_rates else None,
+        "readings_per_s_until_sure_median": round(statistics.median(settle_rates), 1) if settle_rates else None,
         "analysed_frames_per_s_once_still_median": round(statistics.median(still_rates), 1) if still_rates else None,
         "ms_frame_max": round(worst_frame_ms, 1),
     }
 
 
 def time_readings(detector: object, scenes: list, repeats: int = 5) -> float:
-    """Median ms of one reading (detector and layout reader) of these scenes."""
+    """Median ms of one reading of these scenes: the detector, the fusion (of that one frame) and the layout reader."""
+    from appui.live_fusion import fuse
+    from appui.live_loop import laid_out
+
     loop = LiveLoop(detector)  # type: ignore[arg-type]
     times = []
     for _ in range(repeats):
         for scene in scenes:
             t0 = time.perf_counter()
-            loop._read(scene.image_bgr)
+            read = loop._read(scene.image_bgr)
+            if not isinstance(read, str):
+                laid_out(fuse([read]))
             times.append((time.perf_counter() - t0) * 1000)
     return round(statistics.median(times), 1)
 

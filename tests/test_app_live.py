@@ -19,7 +19,7 @@ from tileset.classes import CLASS_NAMES
 from tileset.groups import GROUPS
 
 SCATTER_GROUPS = GROUPS + tuple(f"meld{k}" for k in range(4, 10))
-THREE_OF_FIVE = LiveSettings(vote_window=5, vote_agree=3)
+THREE_OF_FIVE = LiveSettings(fuse_window=5, sure_readings=3, stable_readings=3)
 
 HAND = "[123m] [EEE] (5555p) 78s11p +9s flowers=2"
 
@@ -225,7 +225,8 @@ def _reading_panel(tiles, state=None, issues=()):
     for name, value in (state or {}).items():
         st.session_state.setdefault(name, value)  # given once: the page's own changes stand on later runs
     snap = LiveSnapshot(tiles=tuple(tiles), issues=tuple(issues), fps=14.5, frames=30, detections_run=10,
-                        readings_per_s=3.0, analysed_per_s=14.0, votes=5, agreeing=5, seen_at=0.0)
+                        readings_per_s=3.0, analysed_per_s=14.0, readings=5, fused=5, sure=True, settled=True,
+                        seen_at=0.0)
     show_reading(snap, Winds("S", "E"))
 
 
@@ -274,15 +275,18 @@ def test_a_finished_hand_shows_no_total_until_won_by_is_answered(scene):
     assert [m.value for m in at.metric] == [str(expected)]
 
 
-def test_reading_panel_says_it_is_reading_until_readings_agree():
-    def unsettled():
-        from appui.live import Winds, show_reading
-        from appui.live_loop import LiveSnapshot
+def _unread(readings):
+    from appui.live import Winds, show_reading
+    from appui.live_loop import LiveSnapshot
 
-        show_reading(LiveSnapshot(votes=2, agreeing=1), Winds("E", "E"))
+    show_reading(LiveSnapshot(readings=readings), Winds("E", "E"))
 
-    at = AppTest.from_function(unsettled, default_timeout=60).run()
-    assert not at.exception and any("1 of the last 2 readings agree" in i.value for i in at.info)
+
+def test_a_new_view_says_it_is_reading_and_only_a_read_one_says_no_tiles():
+    at = AppTest.from_function(_unread, args=(0,), default_timeout=60).run()
+    assert not at.exception and "Reading the tiles in view…" in texts(at) and "No tiles" not in texts(at)
+    read = AppTest.from_function(_unread, args=(2,), default_timeout=60).run()
+    assert "No tiles in view." in texts(read)
 
 
 @pytest.mark.parametrize("groups", [5, 6, 8, 11])
@@ -322,16 +326,65 @@ def box_pixels(frame, scene_image):
     return int(changed.sum())
 
 
-def test_the_panel_gets_a_reading_only_once_readings_agree(scene, other_scene):
-    detector = SequenceDetector(scene, other_scene, scene, scene)
-    loop = LiveLoop(detector, AppSettings(live_detect_every=1), live=THREE_OF_FIVE)
-    shown = []
-    for _ in range(4):
+class FlakyDetector(TruthDetector):
+    """The scene's boxes as a webcam's frames give them: call n leaves out the tiles `missing(n)` names and
+    reads tile `misread[0]` as `misread[1]` on the calls in `misread[2]`."""
+
+    def __init__(self, scene, missing, misread=None):
+        super().__init__(scene)
+        self.missing, self.misread, self.calls = missing, misread, 0
+
+    def detect(self, image_bgr):
+        from tileset.classes import CLASS_ID
+
+        boxes = super().detect(image_bgr)
+        n, self.calls = self.calls, self.calls + 1
+        if self.misread is not None and n in self.misread[2]:
+            boxes = boxes.with_class(self.misread[0], CLASS_ID[self.misread[1]])
+        keep = np.array([i not in self.missing(n) for i in range(len(boxes))])
+        return boxes[keep]
+
+
+def test_a_still_view_is_read_until_sure_and_its_frames_fused(scene):
+    """Each frame misses two tiles of a still view and three frames read its 9s as a 6s: the panel
+    gets the first frame's reading at once, then the frames fused: every tile (more than any frame saw),
+    the 9s as most frames read it with the 6s as what it may be; the view is read on while the frames
+    disagree, and no more once they agree."""
+    count = len(scene.tiles)
+    nine = next(i for i, t in enumerate(scene.tiles) if t.cls == "9s")
+    others = [i for i in range(count) if i != nine]
+    detector = FlakyDetector(scene, lambda n: {others[n % len(others)], others[(n + 5) % len(others)]},
+                             (nine, "6s", {1, 4, 7}))
+    loop = LiveLoop(detector, AppSettings(live_detect_every=1))
+    loop.process(scene.image_bgr)
+    first = loop.snapshot()
+    assert len(first.tiles) == count - 2 and not first.sure and not first.settled and first.shown_at is not None
+    for _ in range(5):
         loop.process(scene.image_bgr)
-        shown.append(len(loop.snapshot().tiles))
-    assert shown == [0, 0, 0, len(scene.tiles)]  # A, B, A: no two of three agree yet; the fourth makes three
+    fused = loop.snapshot()
+    assert len(fused.tiles) == count and fused.fused == 6 and not fused.sure  # every tile, though each frame missed two
+    (nine_read,) = [t for t in fused.tiles if t["votes"][0][0] == "9s" or t["cls"] == "9s"]
+    assert nine_read["cls"] == "9s" and nine_read["votes"] == [["9s", 4], ["6s", 2]] and nine_read["alternatives"] == ["6s"]
+    frames = 6
+    while not loop.snapshot().settled and frames < 40:
+        loop.process(scene.image_bgr)
+        frames += 1
+    assert detector.calls == frames > 12  # read on while the misread frames are among the fused ones
+    settled = loop.snapshot()
+    assert settled.sure and settled.settled and reading_key(settled.tiles) == reading_key(read_tiles(scene))
+    for _ in range(5):
+        loop.process(scene.image_bgr)
+    assert detector.calls == frames and loop.snapshot().still  # settled: the still view is not read again
+
+
+def test_a_still_view_never_sure_is_read_at_most_so_many_times(scene):
+    """Nine tiles of a hand, fewer than a hand's shape needs: never sure, read `unsure_max_readings` times."""
+    detector = FlakyDetector(scene, lambda n: set(range(9, len(scene.tiles))))
+    loop = LiveLoop(detector, AppSettings(live_detect_every=1), live=LiveSettings(unsure_max_readings=8))
+    for _ in range(20):
+        loop.process(scene.image_bgr)
     snap = loop.snapshot()
-    assert (snap.votes, snap.agreeing) == (4, 3) and snap.steady_at is not None and snap.age_s() < 5
+    assert detector.calls == 8 and snap.settled and not snap.sure and len(snap.tiles) == 9
 
 
 def test_a_still_view_keeps_its_reading_and_is_not_read_again(scene):
@@ -376,7 +429,7 @@ def test_a_view_change_while_reading_throws_that_reading_away(scene, other_scene
         empty = np.full_like(scene.image_bgr, 90)
         loop.process(empty)  # the view changes while the scene is read
         assert loop.wait_for_readings(1, timeout=10)  # the scene's reading is in; the empty table's takes 0.3 s more
-        assert loop.snapshot().votes == 0  # it votes for no view
+        assert loop.snapshot().readings == 0  # it counts for no view
         assert box_pixels(loop.process(empty), empty) == 0
         assert loop.wait_for_readings(2, timeout=10)
         assert box_pixels(loop.process(empty), empty) == 0
@@ -439,11 +492,12 @@ MISREAD = "23m456m789m11p123s"  # won on a 1m: a pure straight; the tile was a 4
 
 
 def misread_hand(doubted_index=13):
-    """The standing row and a winning 1m set apart, read with little confidence, and the reader's doubt
-    about tile `doubted_index` (13: the winning tile)."""
+    """The standing row and a winning 1m set apart, tile `doubted_index` (13: the winning tile) read with
+    little confidence, the others surely, and the reader's doubt about it."""
     from vision.issues import IssueCode, ReaderIssue
 
-    tiles = [*row_of(MISREAD), {"cls": "1m", "xyxy": [700.0, 100.0, 740.0, 160.0], "group": "win", "conf": 0.31}]
+    tiles = [*row_of(MISREAD), {"cls": "1m", "xyxy": [700.0, 100.0, 740.0, 160.0], "group": "win"}]
+    tiles = [dict(tile, conf=0.31 if i == doubted_index else 0.99) for i, tile in enumerate(tiles)]
     doubted = tiles[doubted_index]
     issue = ReaderIssue(IssueCode.LOW_CONFIDENCE, (doubted_index,),
                         {"name": doubted["cls"], "x": doubted["xyxy"][0] + 20, "y": 130.0, "conf": 0.31})
@@ -466,10 +520,12 @@ def test_a_low_confidence_tile_is_doubted_beside_the_total_and_framed_among_the_
     tiles, issues = misread_hand()
     at = panel(tiles, won_on_a_discard(tiles), issues)
     assert [m.value for m in at.metric] == [str(total_of(MISREAD + " +1m"))]
-    assert "Not sure of this one: is it the 1 characters" in texts(at) and "Rests on 1 tile(s) in doubt" in texts(at)
+    four = total_of(MISREAD + " +4m")
+    assert (f"Check the 1 characters 一万 (winning tile): as 4 characters 四万 the total is {four} "
+            f"({four - total_of(MISREAD + ' +1m')})") in texts(at) and "Rests on 1 tile(s) in doubt" in texts(at)
     assert "in doubt" in at.button(key="live.tile.13").help
     assert "in doubt" not in at.button(key="live.tile.0").help
-    sure = panel(tiles, won_on_a_discard(tiles))
+    sure = panel([dict(tile, conf=0.99) for tile in tiles], won_on_a_discard(tiles))
     assert "The reader is sure of every tile." in texts(sure) and "in doubt" not in sure.button(key="live.tile.13").help
 
 
@@ -537,7 +593,7 @@ def _match_panel(tiles):
     from appui.live import _winds, show_reading
     from appui.live_loop import LiveSnapshot
 
-    show_reading(LiveSnapshot(tiles=tuple(tiles), votes=3, agreeing=3, seen_at=0.0), _winds())
+    show_reading(LiveSnapshot(tiles=tuple(tiles), readings=3, fused=3, sure=True, seen_at=0.0), _winds())
 
 
 def match_panel(tiles, match_id):
@@ -594,6 +650,6 @@ def test_the_finished_hand_panel_speaks_chinese():
     tiles, issues = misread_hand()
     at = panel(tiles, {**won_on_a_discard(tiles), "lang": "zh"}, issues)
     assert [m.label for m in at.metric] == ["总番"]
-    assert "不太确定: 这是 一万 吗?" in texts(at) and "识别不确定之处" in texts(at)
+    assert f"请检查和牌张的一万: 若是四万, 总番 {total_of(MISREAD + ' +4m')}" in texts(at) and "识别不确定之处" in texts(at)
     assert [e.label for e in at.expander][-1] == "修正一张牌"
     assert at.button(key="live.tile.13").label == "一万"
