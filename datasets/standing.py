@@ -78,9 +78,21 @@ class StandingVariation:
     second_row_behind: Range = Range(2.0, 10.0)  # extra table between the rows, beyond what keeps it in view
     table_beyond: Range = Range(3.0, 25.0)  # table behind the last row up to its far edge
     visible_share: float = 0.5  # a face less visible than this gets no label
+    loose_prob: float = 0.0  # a few tiles lie loose in front of the row, each turned its own way
+    loose_count: tuple[int, int] = (1, 4)
+    finger_prob: float = 0.0  # a player's fingers over the tiles
+    spine_text_prob: float = 0.0  # book spines on the shelves carry printed titles (CJK or Latin glyphs)
 
 
 DEFAULT_VARIATION = StandingVariation()
+# What a webcam at a table sees while the game goes on: the row turned up to 70 degrees, tiles leaning and
+# turned, loose tiles in front, fingers over them, a low camera, titled books on the shelves behind.
+AT_PLAY: dict[str, Any] = {
+    "row_yaw_deg": Range(-70.0, 70.0), "tile_yaw_deg": 12.0, "lean_deg": Range(0.0, 25.0),
+    "elevation_deg": Range(3.0, 35.0), "fill": Range(0.3, 0.95), "gap": Range(0.0, 0.25),
+    "loose_prob": 0.4, "finger_prob": 0.3, "spine_text_prob": 0.7,
+}
+LOOSE = "loose"  # the group of tiles lying loose in front of the row
 MELD_HIDES = 0.1  # flat melds in front hide at most this share of a standing face's height
 MELDS_WITHIN = 3.0  # flat melds lie at most this far in front of the standing row
 MIN_FLAT_VIEW_DEG = 18.0  # flat melds only where the camera sees their faces from at least this high
@@ -144,6 +156,7 @@ class StandingPlan:
     row_normal: Vec  # horizontal, from the rows towards the camera
     row_direction: Vec  # horizontal, along the rows to the right
     row_foot: Vec  # the near row's foot at its middle
+    variation: StandingVariation = DEFAULT_VARIATION
 
 
 # --- geometry -------------------------------------------------------------------------------------
@@ -276,6 +289,15 @@ def plan_standing(hand: Hand, rng: random.Random, width: int, height: int, other
             blocks += placed
             x = x + direction * var.meld_gap.draw(rng)
 
+    if var.loose_prob > 0 and rng.random() < var.loose_prob:
+        faces = [str(t) for t in hand.concealed_with_win]
+        for _ in range(rng.randint(*var.loose_count)):
+            turn = _unit(_turn_about_y(direction, rng.uniform(-90.0, 90.0)))
+            start = foot + direction * rng.uniform(-length / 2, length / 2) + toward * (aspect + rng.uniform(0.4, 2.5))
+            loose, _ = flat_row([rng.choice(faces)], LOOSE, start, turn, np.array([turn[2], 0.0, -turn[0]]),
+                                aspect, thickness, rng, var)
+            blocks += loose
+
     last_row = thickness + aspect * 0.3  # how far behind the near row's foot the last tiles reach
     top = aspect + thickness * 0.3
     if other is not None and rng.random() < var.second_row_prob and camera_height > top * 1.25:
@@ -296,7 +318,7 @@ def plan_standing(hand: Hand, rng: random.Random, width: int, height: int, other
     camera = _fit(foot, toward * row_distance + np.array([0.0, camera_height, 0.0]), aim_height, yaw, roll, focal,
                   blocks, width, height, fill, var.margin, rng)
     table_far = float((camera.position - foot) @ toward) + last_row + var.table_beyond.draw(rng)
-    return StandingPlan(width, height, tuple(blocks), camera, tuple(rows), table_far, toward, direction, foot)
+    return StandingPlan(width, height, tuple(blocks), camera, tuple(rows), table_far, toward, direction, foot, var)
 
 
 def _variation(overrides: dict[str, Any]) -> StandingVariation:
@@ -561,14 +583,18 @@ def draw_wall(rng: random.Random, image: np.ndarray, unit: float) -> None:
         draw_paper(rng, image, unit * rng.uniform(0.8, 1.5))
 
 
-def _book(rng: random.Random, image: np.ndarray, x: float, floor: float, unit: float) -> float:
-    """One book standing on a shelf at `floor` from `x` (or leaning); returns its width."""
+def _book(rng: random.Random, image: np.ndarray, x: float, floor: float, unit: float, spine_text: float = 0.0) -> float:
+    """One book standing on a shelf at `floor` from `x` (or leaning); returns its width.  `spine_text`: the
+    chance that its spine carries a printed title."""
     width, height = unit * rng.uniform(0.5, 2.0), unit * rng.uniform(5.0, 10.0)
     colour = _any_colour(rng)
     lean = rng.uniform(-15, 15) if rng.random() < 0.1 else 0.0
     box = cv2.boxPoints(((x + width / 2, floor - height / 2), (width, height), lean)).astype(np.float32)
     cv2.fillConvexPoly(image, np.round(box).astype(np.int32), colour, cv2.LINE_AA)
     light = _shade(colour, rng.uniform(1.2, 1.6)) if sum(colour) < 400 else _shade(colour, 0.6)
+    if spine_text > 0 and rng.random() < spine_text:
+        print_title(rng, image, (x, floor - height, x + width, floor), colour)
+        return width
     for _ in range(rng.randint(0, 3)):  # bands across the spine
         y = floor - height * rng.uniform(0.05, 0.9)
         band = max(1, int(unit * rng.uniform(0.1, 0.5)))
@@ -611,8 +637,57 @@ def _plant(rng: random.Random, image: np.ndarray, x: float, floor: float, size: 
         cv2.ellipse(image, centre, axes, rng.uniform(0, 180), 0, 360, leaf, -1, cv2.LINE_AA)
 
 
-def draw_shelves(rng: random.Random, image: np.ndarray, unit: float, bottom: int) -> None:
-    """One to three shelves above `bottom` (image rows), filled with books, boxes, mugs and plants."""
+def print_title(rng: random.Random, image: np.ndarray, box: tuple[float, float, float, float],
+                colour: Sequence[int]) -> None:
+    """A title printed down a spine (in place): CJK glyphs stacked, or Latin letters turned on their side,
+    dark on light or light on dark, sometimes on a light label: from a low webcam a white spine with black
+    glyphs looks much like a standing tile, and the finder must tell them apart."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    from datasets.restyle import system_fonts
+
+    x0, y0, x1, y1 = (round(v) for v in box)
+    h, w = image.shape[:2]
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    bw, bh = x1 - x0, y1 - y0
+    if bw < 4 or bh < 8:
+        return
+    latin, cjk = system_fonts()
+    background: tuple[int, int, int] = (int(colour[0]), int(colour[1]), int(colour[2]))
+    if rng.random() < 0.35:  # a white or cream label with dark print: the hardest spines
+        background = _hsv_colour(rng.uniform(30, 60), rng.uniform(0.0, 0.15), rng.uniform(0.85, 0.98))
+        image[y0:y1, x0:x1] = background
+    ink = _shade(background, 0.25) if sum(background) > 380 else _shade(background, 3.0)
+    if rng.random() < 0.3:
+        ink = _any_colour(rng)
+    size = max(6, int(bw * rng.uniform(0.55, 0.85)))
+    use_cjk = bool(cjk) and (rng.random() < 0.6 or not latin)
+    fonts = cjk if use_cjk else latin
+    try:
+        font = ImageFont.truetype(str(rng.choice(fonts)), size) if fonts else ImageFont.load_default()
+    except OSError:
+        font = ImageFont.load_default()
+    if use_cjk:  # glyphs stacked top to bottom
+        count = max(1, min(int(bh * rng.uniform(0.4, 0.9) / (size * 1.1)), 8))
+        text = "".join(chr(rng.randint(0x4E00, 0x9FA5)) for _ in range(count))
+        canvas = Image.new("RGB", (bw, bh), background[::-1])
+        draw = ImageDraw.Draw(canvas)
+        top = rng.uniform(0.03, 0.3) * bh
+        for k, glyph in enumerate(text):
+            draw.text(((bw - size) / 2, top + k * size * 1.1), glyph, font=font, fill=tuple(ink[::-1]))
+        spine = np.asarray(canvas)[..., ::-1]
+    else:  # a line of Latin letters and digits read sideways
+        letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz 0123456789"
+        text = "".join(rng.choice(letters) for _ in range(rng.randint(4, 18))).strip() or "A"
+        canvas = Image.new("RGB", (bh, bw), background[::-1])
+        ImageDraw.Draw(canvas).text((rng.uniform(0.03, 0.3) * bh, (bw - size) / 2), text, font=font, fill=tuple(ink[::-1]))
+        spine = np.ascontiguousarray(np.rot90(np.asarray(canvas)[..., ::-1], rng.choice([1, 3])))
+    image[y0:y1, x0:x1] = spine[:bh, :bw]
+
+
+def draw_shelves(rng: random.Random, image: np.ndarray, unit: float, bottom: int, spine_text: float = 0.0) -> None:
+    """One to three shelves above `bottom` (image rows), filled with books, boxes, mugs and plants;
+    `spine_text`: the chance that a book's spine carries a printed title."""
     _h, w = image.shape[:2]
     if bottom < unit * 4:
         return
@@ -627,7 +702,7 @@ def draw_shelves(rng: random.Random, image: np.ndarray, unit: float, bottom: int
         while x < x1:
             roll = rng.random()
             if roll < 0.7:
-                x += _book(rng, image, x, floor, unit)
+                x += _book(rng, image, x, floor, unit, spine_text)
             elif roll < 0.8:
                 _mug(rng, image, x, floor, unit * rng.uniform(2, 3.5))
                 x += unit * 4.5
@@ -673,6 +748,48 @@ def _shadows(plan: StandingPlan, image: np.ndarray, rng: random.Random, tile_px:
     image[:] = (image * (1 - shadow[..., None])).astype(np.uint8)
 
 
+def fingers_over(rng: random.Random, image: np.ndarray, tiles: list[PlacedTile], tile_px: float) -> list[PlacedTile]:
+    """A player's hand reaching over the tiles (in place); a tile whose box the fingers cover by more than
+    half loses its label, one covered less keeps it (a labeler boxes the tile it can still read)."""
+    before = image.copy()
+    h, w = image.shape[:2]
+    if tiles:  # the hand reaches in towards one of the tiles
+        x0, y0, x1, y1 = rng.choice(tiles).xyxy
+        room = image[max(0, int(y0 - tile_px * 3)):h, :]
+        draw_hand(rng, room, tile_px * rng.uniform(0.6, 1.0))
+    else:
+        draw_hand(rng, image, tile_px * rng.uniform(0.6, 1.0))
+    covered = np.any(image != before, axis=2)
+    kept = []
+    for tile in tiles:
+        x0, y0, x1, y1 = (round(v) for v in tile.xyxy)
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+        area = max(1, (x1 - x0) * (y1 - y0))
+        if np.count_nonzero(covered[y0:y1, x0:x1]) / area <= 0.5:
+            kept.append(tile)
+    return kept
+
+
+def render_room(rng: random.Random, width: int, height: int, families: Sequence[str] = TRAIN_FAMILIES) -> np.ndarray:
+    """A webcam photo of what stands around a table and no tile: a wall with shelves of titled books,
+    boxes, mugs and plants, the table's edge below with papers, hands, dice and coins (a background image)."""
+    image = np.zeros((height, width, 3), np.uint8)
+    unit = min(width, height) / rng.uniform(14, 40)  # a book spine about as wide as a tile at the table
+    draw_wall(rng, image, unit)
+    table_top = int(height * rng.uniform(0.45, 1.0))
+    draw_shelves(rng, image, unit, table_top, spine_text=0.8)
+    if table_top < height:
+        table = table_source(families, negatives=1.0)(rng, width, height - table_top, unit * rng.uniform(0.7, 1.3))
+        image[table_top:] = table
+        from datasets.render import draw_clutter
+
+        draw_clutter(rng, image[table_top:], unit)
+    if rng.random() < 0.5:
+        sigma = unit * rng.uniform(0.02, 0.1)
+        image[:] = cv2.GaussianBlur(image, (0, 0), sigma)
+    return photo_effects(rng, image, [])
+
+
 def render_standing(hand: Hand, art: ArtSet, rng: random.Random, width: int = 1280, height: int = 720, *,
                     other: Hand | None = None, families: Sequence[str] = TRAIN_FAMILIES, effects: bool = True,
                     **variation: Any) -> tuple[np.ndarray, list[PlacedTile], tuple[tuple[str, ...], ...]]:
@@ -687,7 +804,7 @@ def render_standing(hand: Hand, art: ArtSet, rng: random.Random, width: int = 12
     draw_wall(rng, image, wall_unit)
     edge = plan.camera.project(np.array([_table_point(plan, s, plan.table_far - camera_distance) for s in (-40, 0, 40)]))
     table_top = int(np.clip(edge[:, 1].min(), 0, height - 1))
-    draw_shelves(rng, image, wall_unit, table_top)
+    draw_shelves(rng, image, wall_unit, table_top, plan.variation.spine_text_prob)
     tile_px = draw_table_plane(plan, image, table_source(families), rng)
     if rng.random() < BACKGROUND_BLUR_SHARE:  # the webcam focused on the tiles: the room behind is soft
         sigma = tile_px * rng.uniform(0.02, 0.08)
@@ -698,6 +815,8 @@ def render_standing(hand: Hand, art: ArtSet, rng: random.Random, width: int = 12
         draw_hand(rng, image[table_top:], tile_px * rng.uniform(0.5, 0.9))
     _shadows(plan, image, rng, tile_px)
     tiles = list(draw_blocks(image, plan, art, style, rng))
+    if plan.variation.finger_prob > 0 and rng.random() < plan.variation.finger_prob:
+        tiles = fingers_over(rng, image, tiles, tile_px)
     if effects:
         image = photo_effects(rng, image, tiles)
     return image, tiles, plan.rows

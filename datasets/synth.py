@@ -32,7 +32,7 @@ from datasets.art import ART_SETS, ArtError, ArtSet, load_art
 from datasets.render import render_plan, render_scene
 from datasets.restyle import drawn_set, restyle
 from datasets.scene import PlacedTile, SceneVariation, plan_calibration, plan_layout, plan_scene
-from datasets.standing import WEBCAM_SIZES, render_standing
+from datasets.standing import AT_PLAY, WEBCAM_SIZES, render_room, render_standing
 from datasets.tables import TRAIN_FAMILIES, TableSpecError, parse_families, render_empty, table_source
 from scoring.hand import Hand
 from scoring.notation import format_hand, parse_hand
@@ -206,10 +206,17 @@ def make_calibration_scene(index: int, seed: int, sets: Sequence[ArtSet], bonus:
 
 def make_standing_scene(index: int, seed: int, sets: Sequence[ArtSet],
                         source: Callable[[random.Random], Hand] | None = None, restyle_share: float = 0.0,
-                        tables: tuple[str, ...] = ()) -> Scene:
+                        tables: tuple[str, ...] = (), at_play: bool = False, empty_share: float = 0.0) -> Scene:
     """Webcam photo number `index` of standing tiles (`datasets.standing`): a hand and maybe a second
-    row, drawn from Random(seed + index); the table from `tables` (default: every training family)."""
+    row, drawn from Random(seed + index); the table from `tables` (default: every training family).
+    `at_play`: as a webcam sees them while the game goes on (`datasets.standing.AT_PLAY`); `empty_share` of
+    the photos show the room around the table and no tile (`render_room`, `NAME_room`, an empty label file)."""
     rng = random.Random(seed + index)
+    if empty_share > 0 and rng.random() < empty_share:
+        width, height = rng.choice(WEBCAM_SIZES)
+        image = render_room(rng, width, height, tables or TRAIN_FAMILIES)
+        return Scene(f"{seed + index:08d}_room", image, rng.randint(*JPEG_QUALITY), "none", None, None, (),
+                     layout="standing")
     art = sets[rng.randrange(len(sets))]
     art_name = art.name
     if restyle_share > 0 and rng.random() < restyle_share:
@@ -217,7 +224,8 @@ def make_standing_scene(index: int, seed: int, sets: Sequence[ArtSet],
     source = source or _hand_source()
     hand, other = source(rng), source(rng)
     width, height = rng.choice(WEBCAM_SIZES)
-    image, tiles, rows = render_standing(hand, art, rng, width, height, other=other, families=tables or TRAIN_FAMILIES)
+    image, tiles, rows = render_standing(hand, art, rng, width, height, other=other, families=tables or TRAIN_FAMILIES,
+                                         **(AT_PLAY if at_play else {}))
     quality = rng.randint(*JPEG_QUALITY)
     return Scene(f"{seed + index:08d}_{art_name}_standing", image, quality, art_name, None, None, tuple(tiles), rows,
                  layout="standing")
@@ -240,14 +248,14 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(art_root: str, only: list[str], hold_out: list[str], seed: int, out: str, restyle_share: float,
                  layout: str = "hand", bonus: tuple[str, ...] | None = None, back_share: float = 0.0,
                  tables: tuple[str, ...] = (), empty_share: float = 0.0, drawn: int | None = None,
-                 cloth: int | None = None, dice_share: float = 0.0) -> None:
+                 cloth: int | None = None, dice_share: float = 0.0, at_play: bool = False) -> None:
     cv2.setNumThreads(1)
     sets = load_art(art_root, only=only, hold_out=hold_out)
     _WORKER.update(
         sets=[drawn_set(s, drawn) for s in sets] if drawn is not None else sets, seed=seed, out=Path(out),
         source=_hand_source(), scorer=_scorer(), restyle_share=restyle_share,
         layout=layout, bonus=bonus, back_share=back_share, tables=tables, empty_share=empty_share, cloth=cloth,
-        dice_share=dice_share,
+        dice_share=dice_share, at_play=at_play,
     )
 
 
@@ -259,7 +267,7 @@ def _work(index: int) -> str:
         return scene.art
     if _WORKER.get("layout") == "standing":
         scene = make_standing_scene(index, _WORKER["seed"], _WORKER["sets"], _WORKER["source"],
-                                    _WORKER["restyle_share"], _WORKER["tables"])
+                                    _WORKER["restyle_share"], _WORKER["tables"], _WORKER["at_play"], _WORKER["empty_share"])
         write_scene(scene, _WORKER["out"])
         return scene.art
     scene = make_scene(index, _WORKER["seed"], _WORKER["sets"], _WORKER["source"], _WORKER["scorer"],
@@ -272,7 +280,8 @@ def _work(index: int) -> str:
 def _run(indices: range, args: argparse.Namespace) -> Iterator[str]:
     init = (str(args.art), args.only, args.hold_out, args.seed, str(args.out), args.restyle,
             args.layout, parse_bonus(args.bonus), args.back,
-            parse_families(args.tables) if args.tables else (), args.empty, args.drawn, args.cloth, args.dice)
+            parse_families(args.tables) if args.tables else (), args.empty, args.drawn, args.cloth, args.dice,
+            args.at_play)
     if args.workers <= 1:
         _init_worker(*init)
         cv2.setNumThreads(0)
@@ -306,6 +315,10 @@ def _parser() -> argparse.ArgumentParser:
                         "standing on the table, seen from the front and low, before shelves and books "
                         "(datasets.standing; --tables default train)")
     p.add_argument("--view", dest="layout", choices=("standing",), help="--view standing is --layout standing")
+    p.add_argument("--at-play", action="store_true",
+                   help="standing: as a webcam sees the tiles while the game goes on (rows turned up to 70 degrees, "
+                        "leaning, loose tiles in front, fingers, a low camera, titled books behind: datasets.standing.AT_PLAY); "
+                        "--empty SHARE then gives photos of the room around the table without tiles")
     p.add_argument("--bonus", default=None, metavar="LIST",
                    help="calibration row 5: the bonus tiles the set has (f1,f2,f3,f4), or none (default: all eight "
                         "when the art has them)")

@@ -12,7 +12,7 @@ import pytest
 
 from datasets.art import ArtSet, load_art
 from datasets.fake_art import FAKE_BACK_COLOUR, class_colour, write_fake_art
-from datasets.standing import SECOND_ROW, plan_standing, render_standing
+from datasets.standing import AT_PLAY, LOOSE, SECOND_ROW, plan_standing, render_standing
 from datasets.synth import main, make_standing_scene
 from scoring.notation import parse_hand
 from tileset.classes import BACK, CLASS_NAMES, FACE_NAMES
@@ -148,3 +148,67 @@ def test_cli_writes_images_labels_and_truth(art_root: Path, tmp_path: Path) -> N
     again = tmp_path / "again"
     assert main([*argv[:5], str(again), *argv[6:]]) == 0
     assert [p.read_bytes() for p in images] == [p.read_bytes() for p in sorted((again / "images").glob("*.jpg"))]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_at_play_views_label_only_faces_that_show(art: ArtSet, seed: int) -> None:
+    """Rows turned up to 70 degrees, loose tiles, fingers: every label still lies on its own face's colour."""
+    image, tiles, _ = render_standing(HAND, art, random.Random(seed), 640, 480, other=OTHER, effects=False,
+                                      **{**AT_PLAY, "finger_prob": 0.0})
+    assert tiles
+    for t in tiles:
+        x0, y0, x1, y1 = t.xyxy
+        assert 0 <= x0 < x1 <= 640 and 0 <= y0 < y1 <= 480, t
+        if t.cls != BACK and (x1 - x0) > 12 and (y1 - y0) > 12 and t.group != LOOSE:
+            assert _nearest_class(_centre_patch(image, t.corners)) == t.cls, t
+
+
+def test_loose_tiles_lie_in_front_of_the_row_and_are_labeled(art: ArtSet) -> None:
+    found = 0
+    for seed in range(8):
+        _image, tiles, rows = render_standing(HAND, art, random.Random(seed), 800, 600, effects=False, loose_prob=1.0,
+                                              loose_count=(2, 2), elevation_deg=30.0, **NO_EXTRAS)
+        loose = [t for t in tiles if t.group == LOOSE]
+        assert len(loose) <= 2
+        found += len(loose)
+        assert all(t.cls in HAND_FACES for t in loose)
+    assert found >= 8  # most loose tiles show their faces from 30 degrees up
+
+
+HAND_FACES = {str(t) for t in HAND.concealed_with_win}
+
+
+def test_fingers_over_the_tiles_take_the_labels_of_the_faces_they_hide(art: ArtSet) -> None:
+    from datasets.standing import fingers_over
+
+    image, tiles, _ = render_standing(HAND, art, random.Random(3), 640, 480, effects=False, **NO_EXTRAS)
+    height, width = image.shape[:2]
+    covered_everything = fingers_over(random.Random(0), np.zeros_like(image), [], 400.0)
+    assert covered_everything == []
+    kept = fingers_over(random.Random(5), image, list(tiles), 60.0)
+    assert len(kept) <= len(tiles)
+    before = image.copy()
+    dropped = [t for t in tiles if t not in kept]
+    for t in dropped:  # a dropped tile's box is mostly skin now
+        x0, y0, x1, y1 = (round(v) for v in t.xyxy)
+        assert (x1 - x0) * (y1 - y0) > 0 and np.array_equal(before[y0:y1, x0:x1], image[y0:y1, x0:x1])
+
+
+def test_rooms_without_tiles_have_titled_spines_and_no_label(art_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "rooms"
+    assert main(["--view", "standing", "--at-play", "--art", str(art_root), "--out", str(out), "--n", "4",
+                 "--seed", "70", "--empty", "1"]) == 0
+    images = sorted((out / "images").glob("*_room.jpg"))
+    assert len(images) == 4
+    assert all((out / "labels" / f"{p.stem}.txt").read_text() == "" for p in images)
+
+
+def test_printed_titles_put_glyphs_on_the_spine() -> None:
+    from datasets.standing import print_title
+
+    plain = np.full((200, 60, 3), 200, np.uint8)
+    printed = plain.copy()
+    print_title(random.Random(1), printed, (10, 10, 40, 190), (200, 200, 200))
+    spine = printed[10:190, 10:40].reshape(-1, 3)
+    assert np.array_equal(printed[:, :10], plain[:, :10]) and np.array_equal(printed[:, 40:], plain[:, 40:])
+    assert len({tuple(p) for p in spine}) > 2  # ink on the spine, not one flat colour
