@@ -1,5 +1,6 @@
 """The live page's frame loop and analysis (appui.live_loop), and the page itself under AppTest."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -653,3 +654,65 @@ def test_the_finished_hand_panel_speaks_chinese():
     assert f"请检查和牌张的一万: 若是四万, 总番 {total_of(MISREAD + ' +4m')}" in texts(at) and "识别不确定之处" in texts(at)
     assert [e.label for e in at.expander][-1] == "修正一张牌"
     assert at.button(key="live.tile.13").label == "一万"
+
+
+def test_a_recorded_hand_keeps_the_winds_it_was_recorded_with(fresh_ledger):
+    """Bob's pung of South scored in deal 1 (he sits South); once recorded the match is at deal 2, where he sits
+    East: the hand on the panel is still scored as it was recorded."""
+    from ledger.match import Match
+    from ledger.store import LedgerStore
+
+    with LedgerStore() as store:
+        match_id = store.create_match(Match(("Ann", "Bob", "Cat", "Dan")))
+    pung = [{"cls": "S", "xyxy": [45.0 * i, 10.0, 45.0 * i + 40, 60.0], "group": "meld0", "conf": 0.99} for i in range(3)]
+    tiles = [*pung, *(dict(t, conf=0.99) for t in row_of("23m456m789m11p")),
+             {"cls": "1m", "xyxy": [700.0, 100.0, 740.0, 160.0], "group": "win", "conf": 0.99}]
+    as_south, as_east = (score(parse_hand(f"[SSS] 23m456m789m11p +1m seat={w}")).total for w in "SE")
+    assert as_south != as_east
+    at = ready_to_record(tiles, match_id)
+    ok(at.button(key="live.record").click().run())
+    assert any("deal 2" in c.value for c in at.caption)  # the match moved on
+    assert [m.value for m in at.metric] == [str(as_south)]
+    assert any("As recorded: S 南 seat, E 东 round." in c.value for c in at.caption)
+    assert "live.record" not in [b.key for b in at.button] and any("deal 1" in s.value for s in at.success)
+
+
+def test_partial_views_say_what_they_are():
+    """A 1-9 run: draws that help counted, not all listed; tiles the reader grouped apart that make no meld shown
+    as standing tiles, not as melds; a 13-tile row whose last tile stands apart has no winning tile."""
+    run = panel(row_of("123456789m"))
+    assert "Almost any draw helps: 34 kinds of tile." in texts(run) and not run.table
+    scattered = [{"cls": c, "xyxy": [60.0 * i, 10.0, 60.0 * i + 40, 60.0], "group": f"meld{i}", "conf": 0.99}
+                 for i, c in enumerate(["1m", "5p", "9s", "E", "C"])] + [dict(t, conf=0.99) for t in row_of("3p4p6s")]
+    shown = texts(panel(scattered))
+    assert not re.search(r"meld \d", shown) and "standing" in shown
+    row = [dict(t, conf=0.99) for t in row_of("1234m456p789sEE")] + [
+        {"cls": "E", "xyxy": [700.0, 100.0, 740.0, 160.0], "group": "win", "conf": 0.99}]
+    ready = panel(row)
+    assert [m.value for m in ready.metric] == ["Ready"] and "winning tile" not in texts(ready)
+
+
+def test_a_hand_doubt_said_twice_is_shown_once():
+    from vision.issues import IssueCode, ReaderIssue
+
+    tiles, _ = misread_hand()
+    tiles = [dict(t, conf=0.99) for t in tiles]
+    twice = ReaderIssue(IssueCode.ROWS_TILTED, (), {"angle_deg": 20.0})
+    at = panel(tiles, won_on_a_discard(tiles), (twice, ReaderIssue(IssueCode.ROWS_TILTED, (), {"angle_deg": 20.0})))
+    said = " ".join(m.value for m in at.markdown)
+    assert said.count("The rows are tilted (20°)") == 1, said
+
+
+def test_the_camera_is_asked_for_its_own_picture_and_its_buttons_speak_chinese():
+    import streamlit as st
+
+    from appui.live import camera_constraints, camera_messages
+
+    video = camera_constraints()["video"]
+    assert video["resizeMode"] == "none" and "height" not in video and "aspectRatio" not in video
+    st.session_state["lang"] = "zh"
+    try:
+        messages = camera_messages()
+    finally:
+        del st.session_state["lang"]
+    assert (messages["start"], messages["stop"]) == ("开启摄像头", "停止")
