@@ -1,0 +1,99 @@
+"""The finder's training command (`training.finder`): its data in the finder's two classes, a run that stops at
+its time budget and keeps a checkpoint with the optimizer, and a later run that goes on from it."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tileset.classes import BACK_ID, CLASS_ID
+from training.finder import FinderTrainError, TrainOptions, add_images, main, train
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _labeled(folder: Path, name: str, lines: list[str]) -> None:
+    import cv2
+    import numpy as np
+
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    (folder / "labels").mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(folder / "images" / f"{name}.jpg"), np.full((48, 64, 3), 120, np.uint8))
+    (folder / "labels" / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines))
+
+
+def test_images_are_linked_with_their_labels_in_the_finders_two_classes(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    _labeled(source, "a", [f"{CLASS_ID['5m']} 0.5 0.5 0.2 0.3", f"{BACK_ID} 0.2 0.2 0.1 0.1", "broken line"])
+    _labeled(source, "b", [])
+    _labeled(source, "c", [f"{CLASS_ID['f1']} 0.4 0.4 0.1 0.1"])
+    target = tmp_path / "finder" / "train"
+    assert add_images(source, target, "real") == 3
+    assert (target / "images" / "real_a.jpg").resolve() == (source / "images" / "a.jpg").resolve()
+    assert (target / "labels" / "real_a.txt").read_text() == "0 0.5 0.5 0.2 0.3\n1 0.2 0.2 0.1 0.1\n"
+    assert (target / "labels" / "real_b.txt").read_text() == ""
+    assert add_images(source, tmp_path / "two", "x", limit=2) == 2
+
+
+def test_missing_data_or_checkpoint_is_said_plainly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", "--data", str(tmp_path / "none"), "--minutes", "1"]) == 2
+    assert "no finder data" in capsys.readouterr().err
+    (tmp_path / "data.yaml").write_text("names: {0: tile, 1: back}\n")
+    assert main(["train", "--data", str(tmp_path / "data.yaml"), "--minutes", "1", "--resume", "--work",
+                 str(tmp_path / "run")]) == 2
+    assert "nothing to resume" in capsys.readouterr().err
+    assert main(["prepare", "--real", str(tmp_path / "no-real"), "--art", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    assert "no real photo folder" in capsys.readouterr().err
+    with pytest.raises(FinderTrainError, match="above 0"):
+        train(TrainOptions(tmp_path / "data.yaml", tmp_path / "run", minutes=0))
+
+
+def _epochs_in(results: Path) -> list[int]:
+    with results.open() as f:
+        return [int(row["epoch"]) for row in csv.DictReader(f)]
+
+
+@pytest.mark.slow
+def test_a_run_stops_at_its_budget_and_the_next_goes_on_from_its_checkpoint(tmp_path: Path) -> None:
+    pytest.importorskip("ultralytics", reason="ultralytics is in the train extra")
+    import torch
+
+    from datasets.fake_art import write_fake_art
+    from training.finder import write_data_yaml
+
+    art = write_fake_art(tmp_path / "art")
+    scenes = tmp_path / "scenes"
+    synth = [sys.executable, "-m", "datasets.synth", "--view", "standing", "--at-play", "--art", str(art), "--out",
+             str(scenes), "--n", "6", "--seed", "5"]
+    subprocess.run(synth, cwd=REPO, check=True, capture_output=True)
+    data = tmp_path / "data"
+    add_images(scenes, data / "train", "s")
+    add_images(scenes, data / "val", "s", limit=2)
+    data_yaml = write_data_yaml(data)
+    weights = REPO / "models" / "detector.pt"
+    env = dict(os.environ, YOLO_OFFLINE="1", YOLO_CONFIG_DIR=str(tmp_path / "yolo"))
+    work = tmp_path / "run"
+    command = [sys.executable, "-m", "training.finder", "train", "--data", str(data_yaml), "--work", str(work),
+               "--imgsz", "128", "--batch", "2", "--workers", "0", "--cache", "off"]
+
+    first = subprocess.run([*command, "--minutes", "0.01", "--weights", str(weights)], cwd=REPO, env=env,
+                           capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert "done: 1 epoch(s), 1 batches" in first.stdout  # 0.6 s of budget: it stops after its first batch
+    resume = work / "finder" / "resume.pt"
+    state = torch.load(resume, map_location="cpu", weights_only=False)
+    assert state["optimizer"] is not None and state["epoch"] == 0
+    assert _epochs_in(work / "finder" / "results.csv") == [1]
+
+    second = subprocess.run([*command, "--minutes", "0.01", "--resume"], cwd=REPO, env=env, capture_output=True,
+                            text=True, timeout=900)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert f"resuming from {resume}" in second.stdout and "epoch 2 of 300" in second.stdout
+    assert _epochs_in(work / "finder" / "results.csv") == [1, 2]
+    assert torch.load(resume, map_location="cpu", weights_only=False)["epoch"] == 1
+    assert (work / "finder" / "weights" / "last.pt").is_file()

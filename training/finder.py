@@ -1,0 +1,406 @@
+"""The tile finder trained on this machine's CPU, in the background, within a time budget, resumable.
+
+    python -m training.finder prepare --real REAL --art ART --out DATA [--standing 1500] [--hands 400] [--seed S]
+    python -m training.finder train --data DATA --minutes 120 [--work runs/finder] [--weights models/detector.pt]
+    python -m training.finder train --data DATA --minutes 60 --resume        # later, from the last checkpoint
+
+`prepare` draws what the real misses call for and mixes it with the real photos (REAL: a folder in the
+form of chinese-v4, with manifest.csv; ART: artwork folders as `datasets.art` reads them):
+
+- the real train photos, split by capture session as every figure is (`datasets.build --real-test --seed 0`,
+  label fixes applied, half of them also squeezed), so that val and test stay unseen; `--real-train N` of them,
+  spread evenly (the split holds Roboflow's augmented copies too);
+- standing tiles as a webcam sees them at play (`datasets.synth --view standing --at-play`): rows turned up to
+  70 degrees, leaning and overlapping, loose tiles in front, fingers over them, a low camera, shelves of
+  books with printed titles behind, restyled white dragons and flowers; a fifth of them the room around a
+  table with no tile (book spines, boxes, mugs, papers, dice, coins: hard negatives beside the positives);
+- hands laid out on the table families (a fifth of them bare tables), so the photo layout is not forgotten.
+
+The held-out artwork (kde-traditional, gnome-smooth) is never drawn. val = the real val photos and
+rendered standing views of other seeds. Labels are the finder's two classes (tile, back).
+
+`train` fine-tunes the finder's weights on DATA with ultralytics on torch threads = the CPU's cores, the
+images cached in RAM, a constant learning rate (so that a run stopped anywhere and resumed later follows
+the same course), mosaic on (every training image then holds pieces of four: standing positives reach
+every batch). It stops at its time budget between two batches, keeping every epoch's checkpoint
+(`WORK/finder/weights/last.pt`, `best.pt`) and `WORK/finder/resume.pt` (the optimizer too), from which
+`--resume` goes on; `--resume-from CKPT` goes on from a checkpoint kept elsewhere (`models/detector_train.pt`
+beside the shipped `.pt` when that is the one to continue from). Progress goes to stdout, one line a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tileset.classes import BACK_ID
+from tileset.labelfiles import IMAGE_SUFFIXES
+
+HELD_OUT_ART = ("kde-traditional", "gnome-smooth")
+FINDER_NAMES = {0: "tile", 1: "back"}
+RESUME_NAME = "resume.pt"
+DEFAULT_SEED = 56_000_000  # scenes i are drawn from seed + i; val scenes from seed + VAL_OFFSET + i
+VAL_OFFSET = 500_000
+HANDS_OFFSET = 1_000_000
+REPO_ROOT = Path(__file__).resolve().parent.parent
+LABEL_FIXES = REPO_ROOT / "datasets" / "label_fixes" / "chinese-v4.csv"
+
+
+class FinderTrainError(RuntimeError):
+    """Bad input to finder training (no data, no checkpoint to resume): reported without a traceback."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """When a run must stop: `seconds` of training after set-up (data caching does not count)."""
+
+    seconds: float
+    progress_every_s: float = 60.0
+
+
+# ---------------------------------------------------------------- data
+
+
+def _finder_line(line: str) -> str | None:
+    parts = line.split()
+    if len(parts) != 5:
+        return None
+    cls = 1 if int(float(parts[0])) == BACK_ID else 0
+    return " ".join([str(cls), *parts[1:]])
+
+
+def add_images(source: Path, target: Path, prefix: str, limit: int = 0) -> int:
+    """Every image of `source` (images/ + labels/, 43-class labels), or `limit` of them spread evenly, linked
+    into `target` (images/ + labels/) under `prefix`, its labels written in the finder's two classes; the
+    number of images."""
+    from training.train import spread
+
+    (target / "images").mkdir(parents=True, exist_ok=True)
+    (target / "labels").mkdir(parents=True, exist_ok=True)
+    count = 0
+    images = sorted(p for p in (source / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    for image in spread(images, limit) if limit else images:
+        name = f"{prefix}_{image.stem}"
+        link = target / "images" / f"{name}{image.suffix.lower()}"
+        if link.exists() or link.is_symlink():
+            link.unlink()
+        link.symlink_to(image.resolve())
+        label = source / "labels" / f"{image.stem}.txt"
+        text = label.read_text(encoding="utf-8") if label.is_file() else ""
+        lines = [out for line in text.splitlines() if (out := _finder_line(line)) is not None]
+        (target / "labels" / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        count += 1
+    return count
+
+
+def write_data_yaml(folder: Path) -> Path:
+    import yaml
+
+    config = {"path": str(folder.resolve()), "train": "train/images", "val": "val/images", "names": FINDER_NAMES}
+    path = folder / "data.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_standing: int, seed: int,
+            workers: int, real_train: int = 0, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Draw and gather the finder's training data into `out` (see the module's docstring); its summary."""
+    import subprocess
+
+    from datasets import build
+
+    if not real.is_dir():
+        raise FinderTrainError(f"no real photo folder at {real}")
+    if not art.is_dir():
+        raise FinderTrainError(f"no artwork folder at {art}")
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    hold_out = [arg for name in HELD_OUT_ART for arg in ("--hold-out", name)]
+    parts: dict[str, Path] = {}
+
+    def render(name: str, argv: list[str]) -> None:
+        folder = out / "parts" / name
+        if (folder / "synth.json").is_file():
+            log(f"{name}: already drawn in {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+            log(f"{name}: drawing ({time.monotonic() - started:.0f} s)")
+            # its own process: a pool forked from this one (threads started by the real photos' build) can hang
+            command = [sys.executable, "-m", "datasets.synth", *argv, "--art", str(art), "--out", str(folder), *hold_out,
+                       "--workers", str(workers)]
+            if subprocess.run(command, cwd=REPO_ROOT, check=False).returncode != 0:
+                raise FinderTrainError(f"drawing {name} failed")
+        parts[name] = folder
+
+    real_folder = out / "parts" / "real"
+    if not (real_folder / "data.yaml").is_file():
+        log(f"real photos: split by session into {real_folder}")
+        argv = [str(real_folder), "--real", str(real), "--real-test", "--seed", "0", "--squeezed-copies", "0.5",
+                "--link", "--overwrite"]
+        if LABEL_FIXES.is_file():
+            argv += ["--label-fixes", str(LABEL_FIXES)]
+        if build.main(argv) != 0:
+            raise FinderTrainError(f"building the real photos from {real} failed")
+    if standing:
+        render("standing", ["--view", "standing", "--at-play", "--n", str(standing), "--seed", str(seed),
+                            "--restyle", "0.3", "--empty", "0.2"])
+    if hands:
+        render("hands", ["--n", str(hands), "--seed", str(seed + HANDS_OFFSET), "--tables", "train", "--empty", "0.2",
+                         "--restyle", "0.3", "--dice", "0.3"])
+    if val_standing:
+        render("standing_val", ["--view", "standing", "--at-play", "--n", str(val_standing),
+                                "--seed", str(seed + VAL_OFFSET), "--restyle", "0.3"])
+
+    finder = out / "finder"
+    shutil.rmtree(finder, ignore_errors=True)
+    counts = {
+        "real_train": _add_split(real_folder, "train", finder / "train", "real", real_train),
+        "real_val": _add_split(real_folder, "val", finder / "val", "real"),
+    }
+    for name in ("standing", "hands"):
+        if name in parts:
+            counts[name] = add_images(parts[name], finder / "train", name)
+    if "standing_val" in parts:
+        counts["standing_val"] = add_images(parts["standing_val"], finder / "val", "standing")
+    data_yaml = write_data_yaml(finder)
+    summary = {"data": str(data_yaml), "images": counts, "seed": seed, "held_out_art": list(HELD_OUT_ART),
+               "seconds": round(time.monotonic() - started)}
+    (out / "prepared.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    log(f"finder data: {counts} -> {data_yaml}")
+    return summary
+
+
+def _add_split(built: Path, split: str, target: Path, prefix: str, limit: int = 0) -> int:
+    """One split of a `datasets.build` folder (images/SPLIT, labels/SPLIT) added as `add_images` does."""
+    view = built / f"_{split}_view"
+    shutil.rmtree(view, ignore_errors=True)
+    view.mkdir()
+    (view / "images").symlink_to((built / "images" / split).resolve())
+    (view / "labels").symlink_to((built / "labels" / split).resolve())
+    try:
+        return add_images(view, target, prefix, limit)
+    finally:
+        shutil.rmtree(view, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- training
+
+
+@dataclass(frozen=True)
+class TrainOptions:
+    data: Path  # data.yaml in the finder's classes (`prepare`)
+    work: Path
+    minutes: float
+    weights: Path | None = None  # start here (a new run); None with resume
+    resume_from: Path | None = None  # go on from this checkpoint (its optimizer and epoch)
+    imgsz: int = 512
+    batch: int = 16
+    lr0: float = 0.002
+    freeze: int = 0
+    workers: int = 2
+    threads: int = 0  # torch threads; 0: every core
+    cache: str = "ram"
+    epochs: int = 300  # the course's length in epochs; the learning rate stays constant along it
+    seed: int = 0
+    val: bool = True
+
+
+@dataclass(frozen=True)
+class TrainRun:
+    epochs: int  # finished in this run (a run stopped by its budget counts the epoch it stopped in)
+    batches: int
+    images: int
+    seconds: float  # training, after set-up
+    last: Path
+    best: Path
+    resume: Path
+
+    def images_per_second(self) -> float:
+        return self.images / self.seconds if self.seconds > 0 else 0.0
+
+
+def time_boxed_callbacks(budget: Budget, threads: int, batch: int, log: Callable[[str], None] = print
+                         ) -> tuple[dict[str, Callable[[Any], None]], dict[str, Any]]:
+    """ultralytics callbacks: torch on `threads` threads (ultralytics sets 1 on a CPU), a stop between two
+    batches once `budget.seconds` of training have passed (set-up and caching not counted), a progress line
+    every `budget.progress_every_s`, and the counts for `TrainRun` (the second thing returned, filled as training goes)."""
+    import torch
+
+    state: dict[str, Any] = {"start": None, "batches": 0, "epochs": 0, "said": 0.0}
+
+    def use_threads(_: Any) -> None:
+        torch.set_num_threads(threads)
+
+    def on_train_start(trainer: Any) -> None:
+        use_threads(trainer)
+        state["start"] = time.monotonic()
+        state["said"] = state["start"]
+        log(f"training: {len(trainer.train_loader.dataset)} images an epoch, epoch {trainer.start_epoch + 1} of "
+            f"{trainer.epochs}, budget {budget.seconds / 60:.1f} min, {threads} torch threads")
+
+    def on_batch_end(trainer: Any) -> None:
+        state["batches"] += 1
+        now = time.monotonic()
+        spent = now - state["start"]
+        if now - state["said"] >= budget.progress_every_s:
+            state["said"] = now
+            losses = " ".join(f"{v:.3f}" for v in trainer.tloss.tolist()) if hasattr(trainer.tloss, "tolist") else ""
+            log(f"  epoch {trainer.epoch + 1}: {state['batches'] * batch / spent:.1f} images/s, {spent / 60:.1f} of "
+                f"{budget.seconds / 60:.1f} min, losses {losses}")
+        if spent > budget.seconds:
+            trainer.stop = True
+
+    def on_epoch_end(trainer: Any) -> None:
+        state["epochs"] += 1
+
+    def on_fit_epoch_end(trainer: Any) -> None:  # also called by the final validation: said once an epoch
+        if state.get("logged") == trainer.epoch:
+            return
+        state["logged"] = trainer.epoch
+        metrics = {k.split("/")[-1]: round(float(v), 4) for k, v in (trainer.metrics or {}).items()
+                   if k.startswith("metrics/")}
+        log(f"epoch {trainer.epoch + 1} done ({(time.monotonic() - state['start']) / 60:.1f} min): val {metrics}")
+
+    def on_model_save(trainer: Any) -> None:  # last.pt keeps its optimizer only until the run ends: keep a copy
+        target = Path(trainer.save_dir) / RESUME_NAME
+        partial = target.with_suffix(".tmp")
+        shutil.copy2(trainer.last, partial)
+        os.replace(partial, target)
+
+    callbacks = {"on_pretrain_routine_end": use_threads, "on_train_start": on_train_start,
+                 "on_train_epoch_start": use_threads, "on_train_batch_end": on_batch_end,
+                 "on_train_epoch_end": on_epoch_end, "on_fit_epoch_end": on_fit_epoch_end,
+                 "on_model_save": on_model_save}
+    return callbacks, state
+
+
+def _check_resumable(checkpoint: Path) -> None:
+    import torch
+
+    if not checkpoint.is_file():
+        raise FinderTrainError(f"nothing to resume: no checkpoint at {checkpoint}")
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    if state.get("optimizer") is None or int(state.get("epoch", -1)) < 0:
+        raise FinderTrainError(f"{checkpoint} holds no optimizer (a finished run's weights): start a new run "
+                               f"from it with --weights instead")
+
+
+def train(options: TrainOptions, log: Callable[[str], None] = print) -> TrainRun:
+    """Fine-tune the finder (see the module's docstring) within `options.minutes`; what the run did."""
+    from training.train import _share_tensors_through_files_if_shm_is_small, _ultralytics_environment
+
+    if not options.data.is_file():
+        raise FinderTrainError(f"no finder data at {options.data} (python -m training.finder prepare)")
+    if options.minutes <= 0:
+        raise FinderTrainError(f"--minutes must be above 0, not {options.minutes}")
+    _ultralytics_environment()
+    _share_tensors_through_files_if_shm_is_small()
+    import ultralytics.utils.torch_utils as torch_utils
+    from ultralytics import YOLO
+
+    threads = options.threads or os.cpu_count() or 1
+    torch_utils.NUM_THREADS = max(torch_utils.NUM_THREADS, threads)
+    save_dir = (options.work / "finder").resolve()
+    callbacks, state = time_boxed_callbacks(Budget(options.minutes * 60), threads, options.batch, log)
+    if options.resume_from is not None:
+        _check_resumable(options.resume_from)
+        log(f"resuming from {options.resume_from}")
+        model = YOLO(str(options.resume_from))
+        for event, callback in callbacks.items():
+            model.add_callback(event, callback)
+        model.train(resume=str(options.resume_from), data=str(options.data), save_dir=str(save_dir),
+                    workers=options.workers, cache=options.cache, val=options.val)
+    else:
+        if options.weights is None or not options.weights.is_file():
+            raise FinderTrainError(f"no finder weights to start from at {options.weights}")
+        log(f"a new run from {options.weights}")
+        model = YOLO(str(options.weights))
+        for event, callback in callbacks.items():
+            model.add_callback(event, callback)
+        model.train(data=str(options.data), epochs=options.epochs, imgsz=options.imgsz, batch=options.batch,
+                    device="cpu", workers=options.workers, seed=options.seed, deterministic=False,
+                    project=str(save_dir.parent), name=save_dir.name, exist_ok=True, plots=False, amp=False,
+                    optimizer="SGD", lr0=options.lr0, lrf=1.0, momentum=0.937, warmup_epochs=0,
+                    cos_lr=False, freeze=options.freeze or None, cache=options.cache, close_mosaic=0,
+                    patience=options.epochs + 1, degrees=5.0, val=options.val, verbose=False)
+    weights = save_dir / "weights"
+    run = TrainRun(state["epochs"], state["batches"], state["batches"] * options.batch,
+                   time.monotonic() - state["start"] if state["start"] else 0.0,
+                   weights / "last.pt", weights / "best.pt", save_dir / RESUME_NAME)
+    if not run.last.is_file():
+        raise FinderTrainError(f"training left no checkpoint in {weights}")
+    log(f"done: {run.epochs} epoch(s), {run.batches} batches, {run.images_per_second():.1f} images/s; "
+        f"weights {run.last}, {run.best}; go on with --resume (from {run.resume})")
+    return run
+
+
+# ---------------------------------------------------------------- command
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m training.finder", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    p = commands.add_parser("prepare", help="draw and gather the finder's training data")
+    p.add_argument("--real", type=Path, required=True, help="real photos with manifest.csv (chinese-v4's form)")
+    p.add_argument("--art", type=Path, required=True, help="artwork folder (datasets.art's form)")
+    p.add_argument("--out", type=Path, required=True, help="data folder (DATA/finder/data.yaml is trained on)")
+    p.add_argument("--standing", type=int, default=1500, help="webcam views at play (a fifth of them rooms without tiles)")
+    p.add_argument("--hands", type=int, default=400, help="hands laid out on the table families (a fifth bare tables)")
+    p.add_argument("--val-standing", type=int, default=60, help="webcam views at play for val (other seeds)")
+    p.add_argument("--real-train", type=int, default=700,
+                   help="real train photos taken, spread evenly (their split holds augmented and squeezed copies); 0: all")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    t = commands.add_parser("train", help="fine-tune the finder within a time budget; resumable")
+    t.add_argument("--data", type=Path, required=True, help="DATA (prepare's --out) or its finder/data.yaml")
+    t.add_argument("--minutes", type=float, required=True, help="training time budget (set-up not counted)")
+    t.add_argument("--work", type=Path, default=Path("runs/finder"), help="run folder (WORK/finder/weights, resume.pt)")
+    t.add_argument("--weights", type=Path, default=REPO_ROOT / "models" / "detector.pt",
+                   help="a new run starts from these weights (default: the shipped finder's)")
+    t.add_argument("--resume", action="store_true", help="go on from WORK/finder/resume.pt")
+    t.add_argument("--resume-from", type=Path, default=None, help="go on from this checkpoint (e.g. models/detector_train.pt)")
+    t.add_argument("--imgsz", type=int, default=512)
+    t.add_argument("--batch", type=int, default=16)
+    t.add_argument("--lr0", type=float, default=0.002)
+    t.add_argument("--freeze", type=int, default=0, help="freeze the first N layers (10: the backbone)")
+    t.add_argument("--workers", type=int, default=2, help="data-loading processes")
+    t.add_argument("--threads", type=int, default=0, help="torch threads (default: every core)")
+    t.add_argument("--cache", choices=("ram", "disk", "off"), default="ram")
+    t.add_argument("--epochs", type=int, default=300, help="the course's length (constant learning rate)")
+    t.add_argument("--no-val", action="store_true", help="no validation after each epoch")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "prepare":
+            prepare(args.real, args.art, args.out, args.standing, args.hands, args.val_standing, args.seed, args.workers,
+                    args.real_train, lambda line: print(line, flush=True))
+            return 0
+        data = args.data / "finder" / "data.yaml" if args.data.is_dir() else args.data
+        resume_from = args.resume_from or (args.work / "finder" / RESUME_NAME if args.resume else None)
+        options = TrainOptions(data=data, work=args.work, minutes=args.minutes,
+                               weights=None if resume_from else args.weights, resume_from=resume_from,
+                               imgsz=args.imgsz, batch=args.batch, lr0=args.lr0, freeze=args.freeze,
+                               workers=args.workers, threads=args.threads,
+                               cache="off" if args.cache == "off" else args.cache, epochs=args.epochs,
+                               val=not args.no_val)
+        train(options, lambda line: print(line, flush=True))
+    except FinderTrainError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
