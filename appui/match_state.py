@@ -13,7 +13,7 @@ from ledger.match import (
 )
 from ledger.store import LedgerStore, default_url
 
-from .match_words import refusal_words
+from .match_words import plain, refusal_words
 
 PREFIX = "match."
 MATCH_ID = PREFIX + "id"
@@ -64,8 +64,17 @@ def catch_up(exc: LedgerError, match_id: int) -> None:
         saw(match_id, exc.changes[-1].revision)
 
 
-def flash(text: str | None) -> None:
-    st.session_state[MESSAGE] = text
+def flash(text: str | None, kind: str = "error") -> None:
+    """What the last click did, shown once by the next run: an "error" (refused), "success" or "info"."""
+    st.session_state[MESSAGE] = None if text is None else (kind, text)
+
+
+def show_flash() -> None:
+    """The last click's message, once."""
+    message = st.session_state.pop(MESSAGE, None)
+    if message:
+        kind, text = message
+        {"success": st.success, "info": st.info}.get(kind, st.error)(plain(text))
 
 
 def write(match_id: int, action: Callable[[int], object]) -> bool:

@@ -35,7 +35,6 @@ from .match_state import (
     MANUAL_PREFIX,
     MATCH_ID,
     MATCH_PARAM,
-    MESSAGE,
     NOTATION,
     PENDING,
     PHOTO_PREFIX,
@@ -45,6 +44,7 @@ from .match_state import (
     flash,
     saw,
     seen_revision,
+    show_flash,
     store,
     write,
 )
@@ -140,8 +140,8 @@ def _on_confirm(what: str, match_id: int, number: int) -> None:
         undone: list[Deal] = []
         if write(match_id, lambda seen: undone.append(store().undo_last(match_id, seen=seen, number=number))):
             st.session_state[UNDONE] = (match_id, undone[0], seen_revision(match_id, 0))
-    elif what == "close":
-        write(match_id, lambda seen: store().close_match(match_id, seen=seen, reason=EndReason.TIME_LIMIT))
+    elif what == "close":  # complete with 16 deals (a reopened match corrected), else the time limit
+        write(match_id, lambda seen: store().close_match(match_id, seen=seen))
     elif what == "reopen":
         write(match_id, lambda seen: store().reopen_match(match_id, seen=seen))
 
@@ -252,9 +252,8 @@ def current_deal(match_id: int, ledger: Ledger) -> None:
         st.success(tr("finished_as", why=tr(f"why_{closure.reason.value}"), at=clock(closure.at)))
         _confirmable("reopen", match_id, 0, tr("reopen"), tr("reopen_ask"), tr("reopen_yes"))
         return
-    if n is None:  # reopened with all 16 deals: a deal may be edited, or the match ended again
-        st.info(tr("finished"))
-        _confirmable("close", match_id, len(ledger.rows), tr("close"), tr("close_ask", n=len(ledger.rows)), tr("close_yes"))
+    if n is None:  # reopened with all 16 deals: a deal may be corrected below, then the match ended again
+        st.info(tr("complete_reopened"))
         return
     wind = prevalent_wind(n)
     st.subheader(plain(tr("deal_header", n=n, round=wind_name(wind) if lang() == "en" else WIND_ZH[wind], dealer=match.dealer(n))))
@@ -362,7 +361,10 @@ def record_panel(match_id: int, ledger: Ledger) -> None:
         last = ledger.rows[-1].deal
         _confirmable("undo", match_id, last.number, plain(tr("undo_named", n=last.number, what=deal_words(last))),
                      tr("undo_ask", n=last.number, what=deal_words(last)), tr("undo_yes", n=last.number))
-    _confirmable("close", match_id, recorded, tr("close"), tr("close_ask", n=recorded), tr("close_yes"))
+    if ledger.end_reason is EndReason.ALL_DEALS:
+        _confirmable("close", match_id, recorded, tr("close_complete"), tr("close_complete_ask"), tr("close_yes"))
+    else:
+        _confirmable("close", match_id, recorded, tr("close"), tr("close_ask", n=recorded), tr("close_yes"))
 
 
 def _penalty_forms(match_id: int, ledger: Ledger, number: int, replace: bool) -> None:
@@ -416,8 +418,7 @@ def table_view() -> None:
     """One match at its table: pick it (or start or import one), its deal, recording, sheet."""
     match_id = pick_match()
     new_match_form(open_it=match_id is None)
-    if message := st.session_state.pop(MESSAGE, None):  # shown once: what the last click did
-        st.error(plain(message))
+    show_flash()  # what the last click did, once
     if match_id is None:
         st.info(tr("no_match"))
         return

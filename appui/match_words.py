@@ -12,6 +12,7 @@ from ledger.match import (
     Deal,
     EndReason,
     LedgerError,
+    MatchComplete,
     MatchLocked,
     Penalty,
     Result,
@@ -19,7 +20,7 @@ from ledger.match import (
     clock,
 )
 from ledger.rules import LIMITS
-from ledger.store import RoundUnfinished, TournamentNameTaken
+from ledger.store import AllRoundsDrawn, RoundUnfinished, TournamentEnded, TournamentNameTaken
 from ledger.tournament import RegistrationError
 
 from .i18n import pick, translator
@@ -44,7 +45,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "imported": ("Imported as match {id}.", "已导入为对局 {id}。"),
     "already_imported": ("This file was imported before, as match {id}: nothing was added.", "该文件已导入过（对局 {id}）：未重复添加。"),
     "deal_header": ("Deal {n} of 16 · {round} round · dealer {dealer}", "第 {n}/16 盘 · {round}风圈 · 庄家 {dealer}"),
-    "finished": ("The match is over: 16 deals.", "本局结束：16 盘已完成。"),
+    "complete_reopened": ("All 16 deals are recorded: correct a deal below, then end the match again (as complete).",
+                          "16 盘均已记录：请在下面更正某一盘，然后再次结束本局（按打满结束）。"),
     "player": ("Player", "选手"),
     "seat_wind": ("Seat wind", "门风"),
     "seats": ("Seats", "门风"),
@@ -129,6 +131,10 @@ _LABELS: dict[str, tuple[str, str]] = {
     "close_ask": ("End the match after {n} deals? Its table points then count in the standings; nothing more can be recorded until it is reopened.",
                   "在第 {n} 盘后结束本局？其标准分将计入排名；重新打开前不能再记录。"),
     "close_yes": ("Yes, end the match", "确定结束本局"),
+    "close_complete": ("End the match (all 16 deals)", "结束本局（16 盘打完）"),
+    "close_complete_ask": ("End the match with all 16 deals? Its table points then count in the standings; nothing "
+                           "more can be recorded until it is reopened.",
+                           "以 16 盘打完结束本局？其标准分将计入排名；重新打开前不能再记录。"),
     "reopen": ("Reopen the match to correct it", "重新打开本局以更正"),
     "reopen_ask": ("Reopen this finished match? It leaves the standings until it is ended again.",
                    "重新打开已结束的对局？再次结束前它不计入排名。"),
@@ -160,10 +166,47 @@ _LABELS: dict[str, tuple[str, str]] = {
     "t_new": ("Register a tournament", "登记赛事"),
     "t_name": ("Tournament name", "赛事名称"),
     "t_players": ("Players, one a line (a multiple of 4)", "选手，每行一人（4 的倍数）"),
+    "t_rounds": ("Rounds to play", "比赛轮数"),
+    "t_set_rounds": ("Set the rounds", "设定轮数"),
+    "t_rounds_state": ("{drawn} of {n} rounds drawn.", "共 {n} 轮，已抽签 {drawn} 轮。"),
+    "t_rounds_unset": ("Set the number of rounds to play.", "请设定比赛轮数。"),
+    "t_registered": ("{name}: {count} players registered. Draw the first round below.", "{name}：已登记 {count} 名选手。请在下面抽第一轮。"),
+    "t_all_drawn": ("All {n} rounds are drawn: end the tournament once every table has finished, or set more rounds.",
+                    "{n} 轮均已抽签：各桌结束后请结束赛事，或增加轮数。"),
+    "t_ended_refused": ("The tournament {name} has ended: its standings are final.", "赛事 {name} 已结束：排名为最终结果。"),
+    "t_ended": ("The tournament ended at {at}: these are its final standings.", "赛事已于 {at} 结束：以下为最终排名。"),
+    "t_round_state": ("{done} of {tables} tables finished", "{tables} 桌中已结束 {done} 桌"),
+    "t_state_playing": ("playing · {deals}/16 deals", "进行中 · {deals}/16 盘"),
+    "t_state_complete": ("finished · all {deals} deals", "已结束 · {deals} 盘打完"),
+    "t_state_time_limit": ("finished at the time limit · {deals} deals", "已结束（到达规定时间）· {deals} 盘"),
+    "t_end_table": ("End table {n}", "结束第 {n} 桌"),
+    "t_end_ask_complete": ("End table {n}'s match with all 16 deals? Its table points then count in the standings.",
+                           "以 16 盘打完结束第 {n} 桌？其标准分将计入排名。"),
+    "t_end_ask_time": ("End table {n}'s match at the time limit, after {deals} deals? Its table points then count in "
+                       "the standings.", "在第 {deals} 盘后按规定时间结束第 {n} 桌？其标准分将计入排名。"),
+    "t_end_yes": ("Yes, end table {n}", "确定结束第 {n} 桌"),
+    "t_links": ("Round {n}: the tables' links and QR codes", "第 {n} 轮：各桌链接与二维码"),
+    "t_standings_now": ("Standings ({n} finished matches)", "当前排名（已结束 {n} 局）"),
+    "t_standings_print": ("Standings after {rounds} rounds (not final)", "{rounds} 轮后的排名（非最终）"),
+    "t_final": ("Final standings", "最终排名"),
+    "t_ranked_by": ("Ranked by table points (4-2-1-0 at each table), then points, then first places; players equal on "
+                    "all three share the place. Finished matches only.",
+                    "排名依次按标准分（每桌 4-2-1-0）、比赛分、第一名次数；三项均相同者名次并列。仅计已结束的对局。"),
+    "t_firsts": ("First places", "第一名次数"),
+    "t_csv": ("Download the standings (CSV)", "下载排名 (CSV)"),
+    "t_print": ("Standings to print (HTML)", "打印用排名 (HTML)"),
+    "t_end": ("End the tournament", "结束赛事"),
+    "t_end_ask": ("End the tournament? Its standings become final; no round is drawn and no match reopened after it.",
+                  "结束赛事？排名将成为最终结果；此后不能再抽签或重新打开对局。"),
+    "t_end_ask_early": ("Only {drawn} of {n} rounds were drawn. End the tournament now? Its standings become final.",
+                        "{n} 轮中只抽了 {drawn} 轮。现在结束赛事？排名将成为最终结果。"),
+    "t_end_tournament_yes": ("Yes, end the tournament", "确定结束赛事"),
+    "t_end_waits": ("The tournament can end once every table has finished (still playing: round/table {tables}).",
+                    "各桌均结束后才能结束赛事（仍在进行：轮/桌 {tables}）。"),
     "t_seed": ("Seed of the seating draws", "抽签种子"),
     "t_create": ("Register", "登记"),
     "t_choose": ("Tournament", "赛事"),
-    "t_none": ("No tournament yet: register the players below.", "还没有赛事：在下面登记选手。"),
+    "t_none": ("No tournament yet: register its players below.", "还没有赛事：请在下面登记选手。"),
     "t_draw": ("Draw round {n}", "第 {n} 轮抽签"),
     "t_round": ("Round {n}", "第 {n} 轮"),
     "t_table": ("Table {n}: {players}", "第 {n} 桌：{players}"),
@@ -171,7 +214,6 @@ _LABELS: dict[str, tuple[str, str]] = {
     "t_done": ("finished", "已结束"),
     "t_link": ("Open table {n}", "打开第 {n} 桌"),
     "t_url": ("App address for the tables' links", "各桌链接所用的应用地址"),
-    "t_standings": ("Standings: table points, then score (finished matches only)", "排名：先标准分，后比赛分（仅计已结束的对局）"),
     "t_playing": ("Playing", "进行中"),
     "t_provisional": ("provisional", "暂定"),
     "t_unfinished": ("Round {n} is still being played at table(s) {tables}: finish or end those matches first.",
@@ -275,6 +317,12 @@ def refusal_words(exc: LedgerError, language: str | None = None) -> str:
         return locked_words(exc.closure, language)
     if isinstance(exc, RoundUnfinished):
         return tr("t_unfinished", language, n=exc.round_no, tables=", ".join(map(str, exc.tables)))
+    if isinstance(exc, TournamentEnded):
+        return tr("t_ended_refused", language, name=exc.name)
+    if isinstance(exc, AllRoundsDrawn):
+        return tr("t_all_drawn", language, n=exc.rounds)
+    if isinstance(exc, MatchComplete):
+        return tr("complete_reopened", language)
     if isinstance(exc, TournamentNameTaken):
         return tr("t_taken", language, name=exc.name, id=exc.tournament_id)
     if isinstance(exc, RegistrationError):

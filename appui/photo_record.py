@@ -34,12 +34,14 @@ def record_tap(deal: OpenDeal, winner: str, discarder: str | None, hand: Hand, p
                message_key: str = RECORD_MESSAGE) -> bool:
     """The tap on "Record" (this page's, or the live page's with its own state keys): the ledger reads the match
     afresh and refuses a deal already taken. What became of it is kept for `record_status`; True when recorded."""
-    from .match import store
+    from .match_state import SEEN, saw, store
 
     state = st.session_state
     done = record_win(store(), deal, winner, discarder, hand)
     if isinstance(done, Recorded):
         state.setdefault(recorded_key, {}).setdefault(deal.match_id, {})[print_] = deal.number
+        if state.get(SEEN, {}).get(deal.match_id) == deal.revision:
+            saw(deal.match_id, done.ledger.revision)  # this phone's own deal: the Match page does not call it another's
         row = done.ledger.rows[deal.number - 1]
         points = " · ".join(f"{p} {row.points[i]:+d}" for i, p in enumerate(done.ledger.match.players))
         text = t("recorded_win", n=deal.number, id=deal.match_id, winner=winner, fan=done.deal.total, points=points)

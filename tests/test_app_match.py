@@ -164,37 +164,95 @@ def test_a_table_link_opens_its_own_match():
 def test_the_organiser_runs_a_three_round_tournament_of_eight():
     at = open_page()
     at.button_group(key="match.view").set_value("organiser").run()
+    assert [i.value for i in at.info] == ["No tournament yet: register its players below."]
     at.text_input(key="match.t_name").input("Club cup")
     at.text_area(key="match.t_players").input("\n".join(f"P{i}" for i in range(8)))
+    at.number_input(key="match.t_rounds_new").set_value(3)
     (register,) = [b for b in at.button if b.label == "Register"]
-    ok(register.click().run())
+    register.click().run()
+    assert [shown(s) for s in at.success] == ["Club cup: 8 players registered. Draw the first round below."]
+    assert any(c.value == "0 of 3 rounds drawn." for c in at.caption)
     expected: dict[str, list[float]] = {f"P{i}": [0.0, 0] for i in range(8)}
     for round_no in (1, 2, 3):
         ok(at.button(key="match.t_draw").click().run())
         assert next(s.value for s in at.subheader if s.value.startswith("Round")) == f"Round {round_no}"
+        assert at.button(key="match.t_draw").disabled  # round 1's tables are playing
+        assert any(c.value == f"Round {round_no} is still being played at table(s) 1, 2: finish or end those matches first."
+                   for c in at.caption)
         with LedgerStore() as store:
             tables = [s for s in store.list_matches(1) if s.round_no == round_no]
             links = [c.value for c in at.code if "/match?match=" in c.value]
             assert all(any(link.endswith(f"/match?match={s.uid}") for link in links) for s in tables)
-            for s in tables:  # each table: the first deal's dealer self-draws, then the time limit
-                ledger = store.add_deal(s.id, win(s.match, 1, s.match.dealer(1), total=8 + s.table_no), seen=0)
-                if s.table_no == 1 and round_no < 3:
-                    at.run()  # table 1 still playing: the next round waits, the provisional points are not counted
-                    playing = at.dataframe[0].value.to_dict("records")
-                    assert sum(p["Playing"] for p in playing) == 8  # both tables still playing
-                    at.button(key="match.t_draw").click().run()
-                    assert any(f"Round {round_no} is still being played at table(s) 1, 2" in shown(e) for e in at.error)
-                closed = store.close_match(s.id, seen=1)
-                for standing in closed.standings():
+            for s in tables:  # each table: the first deal's dealer self-draws; table 2 ends here, table 1 on the organiser's screen
+                store.add_deal(s.id, win(s.match, 1, s.match.dealer(1), total=8 + s.table_no), seen=0)
+            store.close_match(tables[1].id, seen=1)
+        at.run()
+        assert any(c.value == "playing · 1/16 deals" for c in at.caption)
+        assert any(c.value == "finished at the time limit · 1 deals" for c in at.caption)
+        playing = at.dataframe[0].value.to_dict("records")
+        assert sum(p["Playing"] for p in playing) == 4  # table 1 still playing: its points are provisional
+        ok(at.button(key=f"match.t_end_table_{tables[0].id}").click().run())
+        assert any("End table 1's match at the time limit, after 1 deals?" in shown(w) for w in at.warning)
+        ok(at.button(key=f"match.t_end_table_{tables[0].id}_yes").click().run())
+        with LedgerStore() as store:
+            for s in tables:
+                for standing in store.ledger(s.id).standings():
                     expected[standing.player][0] += standing.table_points
                     expected[standing.player][1] += standing.points
-                assert ledger.totals == closed.totals
-        at.run()
     assert len(at.get("image")) == 6  # a QR code per table and round
+    assert at.button(key="match.t_draw").disabled
+    assert any(c.value.startswith("All 3 rounds are drawn: end the tournament") for c in at.caption)
     players = at.dataframe[0].value.to_dict("records")
     assert [(p["Player"], p["Table points"], p["Points"]) for p in players] == sorted(
         ((n, tp, pts) for n, (tp, pts) in expected.items()), key=lambda x: (-x[1], -x[2], x[0]))
-    assert [p["Matches"] for p in players] == [3] * 8 and [p["Rank"] for p in players] == list(range(1, 9))
+    assert [p["Matches"] for p in players] == [3] * 8
+    ranks = [p["Rank"] for p in players]
+    keys = [(p["Table points"], p["Points"], p["First places"]) for p in players]
+    assert ranks == [1 + sum(k > mine for k in keys) for mine in keys]  # equal players share a place
+    assert any(c.value.startswith("Ranked by table points (4-2-1-0 at each table), then points, then first places")
+               for c in at.caption)
+    ok(at.button(key="match.t_end_1").click().run())
+    ok(at.button(key="match.t_end_1_yes").click().run())
+    assert any(shown(s).startswith("The tournament ended at ") for s in at.success)
+    assert any(s.value == "Final standings" for s in at.subheader)
+    assert not [b for b in at.button if b.key == "match.t_draw"]
+    with LedgerStore() as store:
+        assert store.tournament(1).ended
+
+
+def test_a_tie_is_ranked_as_a_shared_place_on_the_organiser_screen():
+    with LedgerStore() as store:
+        tid = store.create_tournament("cup", [f"P{i}" for i in range(8)], seed=1, rounds=1)
+        store.start_round(tid)
+        for s in store.list_matches(tid):
+            store.close_match(s.id, seen=0)  # no deal played: all eight equal
+    at = open_page()
+    at.button_group(key="match.view").set_value("organiser").run()
+    players = ok(at).dataframe[0].value.to_dict("records")
+    assert [p["Rank"] for p in players] == [1] * 8 and [p["Table points"] for p in players] == [1.75] * 8
+
+
+def test_the_organiser_standings_download_as_csv_and_a_page_to_print():
+    from appui.match_exchange import standings_html
+    from ledger.exchange import standings_csv
+    from ledger.tournament import tournament
+
+    with LedgerStore() as store:
+        tid = store.create_tournament("<Club> cup", [f"P{i}" for i in range(8)], seed=1, rounds=1)
+        store.start_round(tid)
+        for s in store.list_matches(tid):
+            store.add_deal(s.id, win(s.match, 1, s.match.players[2], total=8), seen=0)
+            store.close_match(s.id, seen=1)
+        view = tournament(store.ledgers(tid), store.tournament(tid).players)
+    page = standings_html("<Club> cup", view, final=True, rounds=1)
+    assert "<h1>&lt;Club&gt; cup</h1><h2>Final standings</h2>" in page and page.count("<tr>") == 9
+    first = view.players[0]
+    assert f"<tr><td>1</td><td>{first.player}</td><td>1</td><td>4</td><td>{first.points}</td><td>1</td></tr>" in page
+    lines = standings_csv(view).lstrip("\ufeff").splitlines()
+    assert lines[0] == "rank,player,matches,table_points,points,firsts,playing" and len(lines) == 9
+    at = open_page()
+    at.button_group(key="match.view").set_value("organiser").run()
+    assert len(ok(at).get("download_button")) == 2  # the CSV and the page to print
 
 
 def test_score_in_the_manual_scorer_then_add_with_one_click():
@@ -318,3 +376,48 @@ def test_the_page_in_chinese():
     assert at.subheader[0].value == "第 1/16 盘 · 东风圈 · 庄家 甲"
     ok(at.button(key="match.draw").click().run())
     assert at.subheader[0].value == "第 2/16 盘 · 东风圈 · 庄家 乙"
+
+
+def test_a_complete_match_reopened_is_corrected_and_ends_complete_again():
+    from ledger.match import EndReason, draw
+
+    with LedgerStore() as store:
+        match_id = store.create_match(Match(("Ann", "Bob", "Cat", "Dan")))
+        for n in range(1, 17):
+            store.add_deal(match_id, draw(n), seen=n - 1)
+    at = ok(open_page())
+    assert any(s.value.startswith("The match is over (all 16 deals") for s in at.success)
+    ok(at.button(key="match.reopen").click().run())
+    ok(at.button(key="match.reopen_yes").click().run())
+    assert next(i.value for i in at.info).startswith("All 16 deals are recorded: correct a deal below")
+    assert not any("The match is over" in s.value for s in at.success)
+    assert at.selectbox(key="match.deal_no").value == 16 and at.selectbox(key="match.deal_no").options[-1] == "16"
+    assert [b.key for b in at.button].count("match.close") == 1
+    assert len(at.get("download_button")) == 2 and any(s.value == "Deals" for s in at.subheader)  # the sheet is there
+    at.selectbox(key="match.deal_no").select(7).run()
+    add_win(at, "Cat", EAST_PUNG, discarder="Ann")
+    assert at.button(key="match.close").label == "End the match (all 16 deals)"
+    ok(at.button(key="match.close").click().run())
+    assert any("End the match with all 16 deals?" in shown(w) for w in at.warning)
+    ok(at.button(key="match.close_yes").click().run())
+    assert any(s.value.startswith("The match is over (all 16 deals") for s in at.success)
+    with LedgerStore() as store:
+        ledger = store.ledger(match_id)
+        assert ledger.closed.reason is EndReason.ALL_DEALS and ledger.rows[6].deal.winner == "Cat"
+
+
+def test_an_import_is_confirmed_and_a_repeat_is_not_an_error():
+    import json
+
+    from ledger.exchange import ledger_to_json
+    from ledger.match import build_ledger, draw
+
+    match = Match(("Ann", "Bob", "Cat", "Dan")).validate()
+    data = json.dumps(ledger_to_json(build_ledger(match, [draw(1)]))).encode()
+    at = open_page()
+    at.file_uploader(key="match.import").upload("m.json", data, "application/json").run()
+    ok(at.button(key="match.import_go").click().run())
+    assert [shown(s) for s in at.success] == ["Imported as match 1."]
+    at.file_uploader(key="match.import").upload("m.json", data, "application/json").run()
+    ok(at.button(key="match.import_go").click().run())  # no red error: nothing is wrong
+    assert [shown(i) for i in at.info] == ["This file was imported before, as match 1: nothing was added."]

@@ -137,3 +137,28 @@ def test_no_match_open_asks_the_winds_and_says_how_to_take_them_from_a_match(sce
     at = photo_page(scene, None)
     assert {"photo.seat", "photo.prevalent", "photo.won_by"} <= {w.key for w in at.button_group}
     assert any(c.value.startswith("Keeping a match? Open it on the Match page") for c in at.caption)
+
+
+def test_a_win_recorded_here_is_not_called_another_phones_on_the_match_page(scene):
+    match_id = match_at_deal(6)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state[DETECTOR_OVERRIDE_KEY] = TruthDetector(scene)
+    at.run()
+    at.switch_page("appui/pages/match.py").run()  # the match shown here first: its revision is what this phone saw
+    assert at.session_state["match.current"] == match_id
+    at.switch_page("appui/pages/photo.py").run()
+    at.file_uploader(key="photo.upload").upload("scene.jpg", scene.jpeg(), "image/jpeg").run()
+    seats = dict(zip(PLAYERS, Match(PLAYERS).seat_winds(6), strict=False))
+    at.button_group(key="photo.winner").set_value(next(p for p, w in seats.items() if w == "W")).run()
+    at.button_group(key="photo.won_by").set_value("self_drawn").run()
+    at.button(key="photo.record").click().run()
+    assert len(deals(match_id)) == 6
+    at.switch_page("appui/pages/match.py").run()
+    assert not at.exception, at.exception
+    assert at.subheader[0].value.startswith("Deal 7 of 16")
+    assert not [w.value for w in at.warning if "Changed on another phone" in w.value]
+    with LedgerStore() as store:  # another phone's deal is still told
+        store.add_deal(match_id, draw(7), seen=store.ledger(match_id).revision)
+    at.run()
+    assert any("Changed on another phone: deal 7 was recorded by another phone" in w.value.replace("\\", "")
+               for w in at.warning)
