@@ -30,6 +30,9 @@ from .match_state import PREFIX, store
 from .match_table import chart_data, deal_table, standings_table, table_view
 from .match_words import change_words, labeler, plain, refusal_words, tr
 
+VIEWS = ["table", "organiser"]
+VIEW_PARAM = "view"  # ?view=organiser: the organiser's screen survives a reload
+
 
 def render() -> None:
     st.title(tr("title"))
@@ -39,9 +42,18 @@ def render() -> None:
     except LedgerError as exc:
         st.error(tr("db_error", msg=str(exc)))
         return
-    st.session_state.setdefault(PREFIX + "view", "table")
-    view = st.segmented_control(tr("view"), ["table", "organiser"], required=True, key=PREFIX + "view",
-                                format_func=labeler("view_"))
+    state = st.session_state
+    asked = st.query_params.get(VIEW_PARAM)
+    if asked in VIEWS and state.get(PREFIX + "view_linked") != asked:
+        state[PREFIX + "view"] = asked  # ?view=organiser (a bookmark, a reload) opens the organiser's screen, once
+    state.setdefault(PREFIX + "view", "table")
+    view = st.segmented_control(tr("view"), VIEWS, required=True, key=PREFIX + "view", format_func=labeler("view_")) or "table"
+    if st.query_params.get(VIEW_PARAM, "table") != view:
+        if view == "table":
+            del st.query_params[VIEW_PARAM]
+        else:
+            st.query_params[VIEW_PARAM] = view
+    state[PREFIX + "view_linked"] = view
     if view == "organiser":
         organiser()
     else:

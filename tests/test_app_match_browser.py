@@ -153,3 +153,68 @@ def test_two_tabs_a_stale_record_and_undo_are_refused_and_a_finished_match_is_lo
                 print(f"screenshot of the failure: {shot}")
             raise
         chromium.close()
+
+
+def choose(page, label: str, option: str) -> None:  # type: ignore[no-untyped-def]
+    """Pick `option` in the selectbox labelled `label`."""
+    page.get_by_role("combobox", name=label, exact=True).click()
+    page.get_by_role("option", name=option, exact=True).click()
+    wait_for_app(page, TIMEOUT_MS)
+
+
+@pytest.mark.slow
+def test_a_complete_match_reopened_corrected_and_ended_complete_again(tmp_path):
+    """16 deals recorded in the browser; reopened, deal 7 corrected, and ended as complete (not as a time limit),
+    the page whole throughout: the sheet, the standings and the downloads, no error."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    from ledger.match import EndReason, Match
+    from ledger.store import LedgerStore
+
+    data = tmp_path / "data"
+    url_db = f"sqlite:///{data / 'ledger.sqlite3'}"
+    with LedgerStore(url_db) as store:
+        match_id = store.create_match(Match(("Ann", "Bob", "Cat", "Dan")))
+    env = {"MCR_DATA": str(data), "MCR_DATABASE_URL": ""}
+    with streamlit_server(env) as url, sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = chromium.new_page(viewport={"width": 1280, "height": 900})
+        try:
+            page.goto(f"{url}/match")
+            wait_for_app(page, TIMEOUT_MS)
+            for n in range(1, 16):
+                press(page, "Draw (荒牌)", then=f"Deal {n + 1} of 16")
+            press(page, "Draw (荒牌)", then="The match is over (all 16 deals")
+            page.get_by_role("button", name="Reopen the match to correct it").click()
+            press(page, "Yes, reopen it", then="All 16 deals are recorded: correct a deal below")
+            assert page.get_by_test_id("stException").count() == 0
+            assert page.get_by_text("The match is over").count() == 0
+            for whole in ("Deals", "Standings so far"):
+                assert page.get_by_role("heading", name=whole).count() == 1
+            assert page.get_by_role("button", name="Download CSV").count() == 1
+            assert page.get_by_role("button", name="End the session now (time limit)").count() == 0
+
+            choose(page, "Deal", "7")
+            page.get_by_text("Deal 7 is recorded: this replaces it").wait_for(timeout=TIMEOUT_MS)
+            notation = page.get_by_label("Hand notation (winds and self-drawn come from the ledger)")
+            notation.fill("[EEE] [123p] 456p 789p 1s +1s")
+            notation.press("Enter")
+            page.get_by_text("fan · Ann").wait_for(timeout=TIMEOUT_MS)
+            wait_for_app(page, TIMEOUT_MS)
+            press(page, "Add the win", then="All 16 deals are recorded")
+            page.get_by_role("button", name="End the match (all 16 deals)").click()
+            press(page, "Yes, end the match", then="The match is over (all 16 deals")
+            assert page.get_by_test_id("stException").count() == 0
+            assert page.get_by_role("heading", name="Final standings").count() == 1
+            with LedgerStore(url_db) as store:
+                ledger = store.ledger(match_id)
+                assert ledger.closed is not None and ledger.closed.reason is EndReason.ALL_DEALS
+                assert ledger.rows[6].deal.winner == "Ann" and ledger.rows[6].deal.discarder == "Bob"
+                assert [r.deal.result.value for r in ledger.rows].count("draw") == 15 and sum(ledger.totals) == 0
+        except Exception:
+            shot = Path(tempfile.gettempdir()) / "mcr-match-reopen-failure.png"
+            page.screenshot(path=str(shot), full_page=True)
+            print(f"screenshot of the failure: {shot}")
+            raise
+        chromium.close()
