@@ -21,7 +21,7 @@ from ledger.tournament import Tournament, table_link, tournament
 
 from .match_exchange import standings_html
 from .match_state import PREFIX, SEEN, TOURNAMENT, flash, saw, show_flash, store
-from .match_words import plain, refusal_words, tr
+from .match_words import deals_words, plain, refusal_words, tr
 
 ASK = PREFIX + "t_ask"  # (what, target id) of the organiser's question waiting for its answer
 DEFAULT_ROUNDS = 4
@@ -52,7 +52,7 @@ def table_state(summary: MatchSummary) -> str:
         return tr("t_state_playing", deals=summary.deals)
     if summary.closed.reason is EndReason.ALL_DEALS:
         return tr("t_state_complete", deals=summary.deals)
-    return tr("t_state_time_limit", deals=summary.deals)
+    return tr("t_state_time_limit", deals=deals_words(summary.deals))
 
 
 # --- callbacks ----------------------------------------------------------------------
@@ -202,7 +202,7 @@ def _round(round_no: int, tables: list[MatchSummary], base: str, latest: bool) -
             if s.closed is None:
                 complete = s.deals == DEALS_PER_MATCH
                 question = (tr("t_end_ask_complete", n=s.table_no) if complete
-                            else tr("t_end_ask_time", n=s.table_no, deals=s.deals))
+                            else tr("t_end_ask_time", n=s.table_no, deals=deals_words(s.deals)))
                 _ask(("end_table", s.id), tr("t_end_table", n=s.table_no), question, tr("t_end_yes", n=s.table_no),
                      _on_end_table, (s.id, s.revision))
     with st.expander(tr("t_links", n=round_no), expanded=latest and done < len(tables)):

@@ -178,12 +178,14 @@ _LABELS: dict[str, tuple[str, str]] = {
     "t_round_state": ("{done} of {tables} tables finished", "{tables} 桌中已结束 {done} 桌"),
     "t_state_playing": ("playing · {deals}/16 deals", "进行中 · {deals}/16 盘"),
     "t_state_complete": ("finished · all {deals} deals", "已结束 · {deals} 盘打完"),
-    "t_state_time_limit": ("finished at the time limit · {deals} deals", "已结束（到达规定时间）· {deals} 盘"),
+    "t_state_time_limit": ("finished at the time limit · {deals}", "已结束（到达规定时间）· {deals}"),
+    "n_deals": ("{n} deals", "{n} 盘"),
+    "one_deal": ("1 deal", "1 盘"),
     "t_end_table": ("End table {n}", "结束第 {n} 桌"),
     "t_end_ask_complete": ("End table {n}'s match with all 16 deals? Its table points then count in the standings.",
                            "以 16 盘打完结束第 {n} 桌？其标准分将计入排名。"),
-    "t_end_ask_time": ("End table {n}'s match at the time limit, after {deals} deals? Its table points then count in "
-                       "the standings.", "在第 {deals} 盘后按规定时间结束第 {n} 桌？其标准分将计入排名。"),
+    "t_end_ask_time": ("End table {n}'s match at the time limit, after {deals}? Its table points then count in "
+                       "the standings.", "按规定时间结束第 {n} 桌（已打 {deals}）？其标准分将计入排名。"),
     "t_end_yes": ("Yes, end table {n}", "确定结束第 {n} 桌"),
     "t_links": ("Round {n}: the tables' links and QR codes", "第 {n} 轮：各桌链接与二维码"),
     "t_standings_now": ("Standings ({n} finished matches)", "当前排名（已结束 {n} 局）"),
@@ -267,6 +269,11 @@ MARKDOWN_SPECIAL = "\\`*_{}[]()#+-.!<>|~$:"
 def plain(text: str) -> str:
     """User text (a name, a reason) shown as itself in Streamlit's Markdown: every markup character escaped."""
     return "".join("\\" + c if c in MARKDOWN_SPECIAL else c for c in str(text))
+
+
+def deals_words(n: int, language: str | None = None) -> str:
+    """"1 deal", "5 deals"."""
+    return tr("one_deal", language) if n == 1 else tr("n_deals", language, n=n)
 
 
 def deal_words(deal: Deal | None, language: str | None = None) -> str:

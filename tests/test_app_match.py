@@ -188,11 +188,11 @@ def test_the_organiser_runs_a_three_round_tournament_of_eight():
             store.close_match(tables[1].id, seen=1)
         at.run()
         assert any(c.value == "playing · 1/16 deals" for c in at.caption)
-        assert any(c.value == "finished at the time limit · 1 deals" for c in at.caption)
+        assert any(c.value == "finished at the time limit · 1 deal" for c in at.caption)
         playing = at.dataframe[0].value.to_dict("records")
         assert sum(p["Playing"] for p in playing) == 4  # table 1 still playing: its points are provisional
         ok(at.button(key=f"match.t_end_table_{tables[0].id}").click().run())
-        assert any("End table 1's match at the time limit, after 1 deals?" in shown(w) for w in at.warning)
+        assert any("End table 1's match at the time limit, after 1 deal?" in shown(w) for w in at.warning)
         ok(at.button(key=f"match.t_end_table_{tables[0].id}_yes").click().run())
         with LedgerStore() as store:
             for s in tables:
