@@ -12,8 +12,9 @@ from typing import TypeVar
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MODELS_DIR = REPO_ROOT / "models"
-# the labeled real photos that calibration and adaptation check a new version on (and mix into its training)
-BASE_PHOTOS_DIR = REPO_ROOT.parent / "shared" / "datasets" / "real" / "chinese-v4"
+# the labeled real photos of another set that calibration and adaptation check a new version on (and mix into its
+# training), shipped with the models: models/base/README.md (what they are, their licence, how they were picked)
+BASE_PHOTOS_DIR = MODELS_DIR / "base"
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,9 @@ class AdaptSettings:
     min_gain: float = 0.0  # the new model must read the held-back photos better by more than this
     user_repeat: int = 4  # the club's photos are few: each appears this many times per epoch
     base_images: int = 60  # base-data images mixed in, so faces missing from the club's photos are kept
+    # drawn layouts of every face (`training.adapt.drawn_stand_ins`) mixed in when some face is on no photo to train
+    # on: the classifier's fine-tune needs crops of every face
+    stand_in_layouts: int = 4
     base_val_images: int = 10
     hard_negatives: int = 40  # photos of bare tables (patterned cloths, books, papers, hands) with no tile, mixed into training
     classifier_epochs: int = 6
