@@ -117,39 +117,46 @@ def choose_blend(prototypes: np.ndarray, members: int, check: tuple[np.ndarray, 
     return BlendChoice(scale, margin, thresholds, got_check, 0 if base is None else len(base[0]), check_plain)
 
 
-class _Recorder:
-    """Stands in for the classifier session and keeps every batch the runtime feeds it."""
+class _CropRecorder:
+    """Stands in for the version in use's face classifier and keeps every crop it is given to read, whichever of
+    its sessions then reads it: the ensemble's graph, or its members alone (the small member first, the large one
+    on the crops it is unsure of). The sessions themselves are not watched: which of them runs depends on the
+    members shipped beside the classifier, and a session never run would record nothing."""
 
-    def __init__(self, session: Any) -> None:
-        self.session = session
-        self.batches: list[np.ndarray] = []
+    def __init__(self, classifier: Any) -> None:
+        self.classifier = classifier
+        self.crops: list[np.ndarray] = []
 
-    def run(self, names: Any, feeds: dict[str, np.ndarray]) -> Any:
-        self.batches.append(next(iter(feeds.values())))
-        return self.session.run(names, feeds)
+    def read(self, crops_bgr: np.ndarray) -> Any:
+        self.crops.append(np.array(crops_bgr, copy=True))
+        return self.classifier.read(crops_bgr)
+
+    def probabilities(self, crops_bgr: np.ndarray) -> np.ndarray:
+        return np.asarray(self.read(crops_bgr)[0])
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.session, name)
+        return getattr(self.classifier, name)
 
 
 def base_crops(embedder: Embedder, models_dir: Path, images: Sequence[Path], settings: DetectorSettings,
                ) -> tuple[np.ndarray, np.ndarray] | None:
     """(probs, features) of every crop the runtime cuts from base photos (another set's tiles, false
-    boxes included), recorded from the classifier's input while the version in use reads them."""
+    boxes included), recorded from what the version in use's classifier is given to read while that version
+    reads them; None when it cut none."""
     from vision.detector import TileDetector
 
     detector = TileDetector.load(models_dir, settings)
     assert detector.classifier is not None
-    recorder = _Recorder(detector.classifier.session)
-    detector.classifier.session = recorder
+    recorder = _CropRecorder(detector.classifier)
+    detector.classifier = recorder  # type: ignore[assignment]
     for image in images:
         try:
             detector.detect_file(image)
         except ValueError:  # an unreadable photo
             continue
-    if not recorder.batches:
+    if not recorder.crops:
         return None
-    return embedder.run_inputs(np.concatenate(recorder.batches))
+    return embedder(np.concatenate(recorder.crops))
 
 
 @dataclass(frozen=True)
