@@ -77,15 +77,43 @@ def test_too_few_reviewed_photos_says_how_many_were_skipped(tmp_path: Path) -> N
 def test_the_finders_fine_tune_sees_bare_tables_with_no_tile(tmp_path: Path) -> None:
     labeled_folder(tmp_path / "club", ["reviewed"] * 2)
     train = list_photos(tmp_path / "club")
-    data_yaml = build_dataset(tmp_path / "work", train, None, AdaptSettings(user_repeat=1, hard_negatives=3), seed=5)
-    labels = sorted((data_yaml.parent / "train" / "labels").glob("*.txt"))
-    images = sorted((data_yaml.parent / "train" / "images").iterdir())
+    data_yaml = build_dataset(tmp_path / "work", train, None, AdaptSettings(user_repeat=1, hard_negatives=3), seed=5,
+                              log=lambda line: None)
+    labels = sorted(p for p in (data_yaml.parent / "train" / "labels").glob("*.txt") if "_drawn" not in p.stem)
+    images = sorted(p for p in (data_yaml.parent / "train" / "images").iterdir() if "_drawn" not in p.stem)
     assert len(labels) == len(images) == 2 + 3
     empty = [p for p in labels if p.read_text() == ""]
     assert len(empty) == 3, "three photos of tables with nothing on them to box"
     tables = [cv2.imread(str(p)) for p in images if p.stem.endswith(tuple(f"table{k:03d}" for k in range(3)))]
     assert len(tables) == 3 and all(t is not None and t.shape == (480, 640, 3) and t.std() > 5 for t in tables)
     assert not np.array_equal(tables[0], tables[1]), "each table its own"
-    again = build_dataset(tmp_path / "again", train, None, AdaptSettings(user_repeat=1, hard_negatives=3), seed=5)
+    again = build_dataset(tmp_path / "again", train, None, AdaptSettings(user_repeat=1, hard_negatives=3), seed=5,
+                          log=lambda line: None)
     assert np.array_equal(cv2.imread(str(sorted((again.parent / "negatives").glob("*.jpg"))[0])),
                           cv2.imread(str(sorted((data_yaml.parent / "negatives").glob("*.jpg"))[0]))), "same seed, same tables"
+
+
+def test_the_fine_tune_sees_every_face_from_the_shipped_base_photos_or_drawn_stand_ins(tmp_path: Path) -> None:
+    """With the shipped base photos, the base photos picked hold every face (none drawn); without base data, faces
+    the club's photos lack are learned from drawn layouts of every face, and the log says which faces and how."""
+    from tileset.classes import FACE_NAMES
+    from training.adapt import Sample, faces_held
+    from training.train import read_yolo_yaml
+    from vision.settings import BASE_PHOTOS_DIR
+
+    labeled_folder(tmp_path / "club", ["reviewed"] * 2)
+    train = list_photos(tmp_path / "club")
+    assert len(faces_held([Sample(p.image, p.label_path) for p in train])) < len(FACE_NAMES)
+    settings = AdaptSettings(user_repeat=1, hard_negatives=0, base_images=12, stand_in_layouts=2)
+    said: list[str] = []
+    with_base = build_dataset(tmp_path / "base", train, BASE_PHOTOS_DIR, settings, seed=3, log=said.append)
+    splits = read_yolo_yaml(with_base)
+    assert len(splits.train) == 2 + 12 and not said, "12 base photos, every face among them: nothing drawn"
+    assert faces_held([Sample(item.image, item.label) for item in splits.train]) == set(FACE_NAMES)
+
+    alone = build_dataset(tmp_path / "alone", train, None, settings, seed=3, log=said.append)
+    splits = read_yolo_yaml(alone)
+    drawn = [item for item in splits.train if "_drawn" in item.image.stem]
+    assert len(drawn) == 2 and faces_held([Sample(item.image, item.label) for item in splits.train]) == set(FACE_NAMES)
+    (line,) = said
+    assert line.startswith("  no photo to train on holds ") and "2 drawn layouts of every face" in line

@@ -8,8 +8,13 @@ LABELED_DIR is a labeled folder (`tileset.labelfiles`: photos plus `labels/NAME.
 1. Hold back a share of the labeled photos (seeded); the rest is for training.
 2. Read the held-back photos with the model version in use (the "old" model).
 3. Fine-tune the face classifier from the old version's `classifier.pt` on crops of the
-   training photos (repeated, they are few) mixed with crops of `--base-data`, so faces the
-   club's photos lack are not forgotten.  The tile finder is fine-tuned too (from
+   training photos (repeated, they are few) mixed with crops of `--base-data` (default: the
+   shipped base photos, `models/base/`: real photos of another set holding every face), so
+   faces the club's photos lack are not forgotten: the base photos picked hold every face they
+   have. A face that neither the club's photos nor the base photos hold (`--no-base-data`, or a
+   base set without it) is learned from layouts drawn here (`drawn_stand_ins`: every face, the
+   suits and honours drawn by `datasets.drawn`, the rest by `datasets.fake_art`), as the log
+   says: the classifier needs crops of every face.  The tile finder is fine-tuned too (from
    `detector.pt`) only when the old one misses tiles: recall below `AdaptSettings`.
 4. Export to ONNX, read the held-back photos with the new model.
 5. Write the new version to `models/versions/<date>-<name>/` with its card (data, command,
@@ -213,6 +218,68 @@ def base_samples(base: Path, split: str) -> list[Sample]:
     return [Sample(p.image, p.label_path) for p in photos[: len(photos) - max(1, len(photos) // 10)]]
 
 
+def faces_held(samples: Sequence[Sample]) -> set[str]:
+    """The face classes the samples' labels hold (backs are no face)."""
+    from tileset.classes import FACE_NAMES
+
+    held: set[str] = set()
+    for sample in samples:
+        if sample.label.is_file():
+            held.update(CLASS_NAMES[box.class_id] for box in read_labels(sample.label))
+    return held & set(FACE_NAMES)
+
+
+def pick_base(pool: Sequence[Sample], count: int, rng: random.Random) -> list[Sample]:
+    """`count` samples of `pool` (the base train split): for each face in turn that those picked do not hold
+    yet, a sample holding it (a random one), then random others; so a fine-tune sees every face the base set has."""
+    from tileset.classes import FACE_NAMES
+
+    if count <= 0 or not pool:
+        return []
+    holds = {sample: faces_held([sample]) for sample in pool}
+    picked: list[Sample] = []
+    seen: set[str] = set()
+    for face in FACE_NAMES:
+        if face in seen or len(picked) >= count:
+            continue
+        holders = [sample for sample in pool if face in holds[sample] and sample not in picked]
+        if holders:
+            choice = rng.choice(holders)
+            picked.append(choice)
+            seen |= holds[choice]
+    rest = [sample for sample in pool if sample not in picked]
+    return picked + rng.sample(rest, min(count - len(picked), len(rest)))
+
+
+def drawn_stand_ins(folder: Path, count: int, seed: int) -> list[Sample]:
+    """`count` photos of the calibration layout (every face once) of a set drawn here, with their labels: the
+    suits and honours drawn by `datasets.drawn` (seeded), the white dragon, flowers and seasons by
+    `datasets.fake_art`. They stand in for faces that no photo of the fine-tune holds."""
+    from datasets.art import load_art
+    from datasets.fake_art import write_fake_art
+    from datasets.restyle import drawn_set
+    from datasets.synth import make_calibration_scene
+
+    art = load_art(write_fake_art(folder / "art"), only=["gl-mahjongtile"])
+    drawn = [drawn_set(art[0], seed)]
+    samples: list[Sample] = []
+    for index in range(count):
+        scene = make_calibration_scene(index, seed, drawn)
+        image, label = folder / f"drawn{index:03d}.jpg", folder / f"drawn{index:03d}.txt"
+        _write_image(image, scene.image)
+        label.write_text("".join(line + "\n" for line in scene.yolo_lines()), encoding="utf-8")
+        samples.append(Sample(image, label))
+    return samples
+
+
+def _write_image(path: Path, image: np.ndarray) -> None:
+    import cv2
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(path), image):
+        raise AdaptError(f"cannot write {path}")
+
+
 def hard_negatives(folder: Path, count: int, seed: int) -> list[Sample]:
     """`count` photos of bare tables (patterned cloths, books, papers, hands; no tile) with empty labels.
 
@@ -248,8 +315,11 @@ def link_samples(samples: Sequence[Sample], folder: Path, prefix: str) -> None:
 
 
 def build_dataset(work: Path, train: Sequence[Photo], base: Path | None, settings: AdaptSettings,
-                  seed: int) -> Path:
-    """WORK/dataset/data.yaml: the club's training photos (repeated) plus a sample of the base data."""
+                  seed: int, log: Callable[[str], None] = print) -> Path:
+    """WORK/dataset/data.yaml: the club's training photos (repeated) plus a sample of the base data holding every
+    face it has (`pick_base`), and drawn layouts (`drawn_stand_ins`) when some face is in neither, said in `log`."""
+    from tileset.classes import FACE_NAMES
+
     root = work / "dataset"
     if root.exists():
         shutil.rmtree(root)
@@ -260,8 +330,15 @@ def build_dataset(work: Path, train: Sequence[Photo], base: Path | None, setting
     if base is not None:
         base_train = base_samples(base, "train")
         base_val = base_samples(base, "val")
-        train_samples += rng.sample(base_train, min(settings.base_images, len(base_train)))
+        train_samples += pick_base(base_train, settings.base_images, rng)
         val_samples += rng.sample(base_val, min(settings.base_val_images, len(base_val)))
+    missing = [face for face in FACE_NAMES if face not in faces_held(train_samples)]
+    if missing:
+        stand_ins = drawn_stand_ins(root / "drawn", settings.stand_in_layouts, seed)
+        train_samples += stand_ins
+        log(f"  no photo to train on holds {' '.join(missing)}"
+            f"{'' if base is None else f' (nor the base data {base})'}: {len(stand_ins)} drawn layouts of every face "
+            "(datasets.drawn, datasets.fake_art) stand in for them")
     train_samples += hard_negatives(root / "negatives", settings.hard_negatives, seed)
     link_samples(train_samples, root / "train", "t")
     link_samples(val_samples, root / "val", "v")
@@ -421,7 +498,7 @@ def adapt(labeled_dir: Path, *, base_data: Path | None = None, epochs: int | Non
             if model_file.name != EARLIER_SET_CLASSIFIER:
                 shutil.copy2(model_file, version_dir / model_file.name)
         work = Path(work) if work else version_dir / "work"
-        data_yaml = build_dataset(work, train, base_data, settings, seed)
+        data_yaml = build_dataset(work, train, base_data, settings, seed, log)
         log(f"[adapt 3/5] fine-tuning {' and '.join(roles)} on {len(train)} photos x{settings.user_repeat}"
             + (f" + base data {base_data}" if base_data else ""))
         for index, role in enumerate(roles):
@@ -487,7 +564,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("labeled", type=Path, metavar="LABELED_DIR", help="photos with reviewed labels/")
     parser.add_argument("--base-data", type=Path, default=BASE_PHOTOS_DIR if BASE_PHOTOS_DIR.is_dir() else None,
                         help="base dataset mixed in, whose val photos the new models must read no worse: a data.yaml, "
-                             "or a folder with images/ and labels/ (default: %(default)s)")
+                             "or a folder with images/ and labels/ (default: the shipped base photos, %(default)s)")
     parser.add_argument("--no-base-data", dest="base_data", action="store_const", const=None,
                         help="neither mix in nor check on a base dataset")
     parser.add_argument("--minutes", type=float, help="time budget of the whole run: training stops early enough "
