@@ -21,6 +21,7 @@ from tests.calibrate_support import (
     tiny_classifier,
     write_photo,
 )
+from tileset.calibration import calibration_rows
 from tileset.classes import CLASS_ID, CLASS_NAMES, FACE_NAMES
 from vision.detections import Detections
 from vision.models import ClassifierReading
@@ -49,6 +50,12 @@ def test_learns_the_set_promotes_it_and_goes_back(tmp_path: Path, models: Path) 
     assert (version / "photos").is_dir()
     registry.back()
     assert registry.active_name() == "shipped"
+    (tiles,) = result.to_json()["tiles"]  # one photo: each tile as the version in use and the new version read it
+    assert [(t["row"], t["place"], t["expected"]) for t in tiles] == [
+        (r + 1, k + 1, name) for r, row in enumerate(calibration_rows()) for k, name in enumerate(row)]
+    assert all(t["after"] == t["expected"] for t in tiles)
+    assert sum(t["before"] == t["expected"] for t in tiles) == round(result.before["read_accuracy"] * len(tiles))
+    assert all(0 <= t["before_confidence"] <= 1 and 0 < t["after_confidence"] <= 1 and len(t["xyxy"]) == 4 for t in tiles)
 
 
 def test_with_base_photos_the_head_s_thresholds_come_from_their_crops_and_its_graph_reads_faces_and_likeness(

@@ -2,7 +2,7 @@
 
     python -m vision calibrate PHOTO... [--models DIR] [--bonus LIST] [--base-val DATA]
 
-The photo shows one tile of each face in rows (`shared/spec/calibration-layout.md`,
+The photo shows one tile of each face in rows (`docs/spec/calibration-layout.md`,
 `tileset.calibration`). Steps, each reported on stderr:
 
 1. Find the tiles with the version in use of DIR, group them into rows (`vision.rows`) and name
@@ -83,11 +83,26 @@ class CalibrationResult:
     issues: tuple[str, ...] = field(default=())
     method: str = "fewshot"  # the one the version was made with
     method_asked: str = ""  # auto: the fine-tune or, when it would not be promoted, the few-shot head
+    tiles: tuple[tuple[dict[str, Any], ...], ...] = ()  # per photo: `tile_readings`
 
     def to_json(self) -> dict[str, Any]:
         return {"version": self.version, "promoted": self.promoted, "seconds": round(self.seconds, 1),
                 "before": self.before, "after": self.after, "issues": list(self.issues), "reason": self.reason,
-                "method": self.method, "method_asked": self.method_asked or self.method}
+                "method": self.method, "method_asked": self.method_asked or self.method,
+                "tiles": [list(photo) for photo in self.tiles]}
+
+
+def tile_readings(before: Sequence[LayoutReading], after: Sequence[LayoutReading]
+                  ) -> tuple[tuple[dict[str, Any], ...], ...]:
+    """Per photo, each tile of the layout: its row, place and face, and the face the version in use (`before`)
+    and the new version (`after`) read on it, each with its confidence. The new version reads the same tiles
+    (`vision.calibration_layout.reread`), in the same order."""
+    return tuple(tuple({"row": old.row, "place": old.place, "expected": old.expected,
+                        "before": old.read_as, "before_confidence": round(old.confidence, 4),
+                        "after": new.read_as, "after_confidence": round(new.confidence, 4),
+                        "xyxy": [round(v, 1) for v in old.xyxy]}
+                       for old, new in zip(first.tiles, second.tiles, strict=True))
+                 for first, second in zip(before, after, strict=True))
 
 
 def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: tuple[str, ...] | None = None,
@@ -156,7 +171,7 @@ def calibrate(photos: Sequence[Path], *, models_root: Path = MODELS_DIR, bonus: 
     step(1.0, f"[calibrate 5/5] {'promoted' if verdict.promote else 'not promoted'}: {verdict.reason}; version "
               f"{version_dir.name}, method {made.kept}{f' ({made.why})' if method == 'auto' else ''}")  # `step` adds the time
     return CalibrationResult(version_dir.name, verdict.promote, verdict.reason, seconds, *figures, tuple(issues),
-                             made.kept, method)
+                             made.kept, method, tile_readings(before, verdict.after))
 
 
 @dataclass(frozen=True)
@@ -327,8 +342,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--bonus", default=None, metavar="LIST",
                         help="the bonus tiles of row 5 when the set has only some (e.g. f1,f2,f3,f4), or none")
     parser.add_argument("--base-val", type=Path, default=DEFAULT_BASE_VAL,
-                        help="labeled dataset whose val photos the new version must read no worse (default: "
-                             "%(default)s; skipped when absent)")
+                        help="labeled dataset of another set (train and val splits) whose val photos the new version "
+                             "must read no worse and whose train photos' crops gate the head (default: the shipped "
+                             "%(default)s; skipped, with an issue said, when absent)")
     parser.add_argument("--tiles", type=Path, default=None, metavar="JSON",
                         help="the tiles of each photo as a person confirmed them (the app's one-of-each fallback): "
                              "a JSON list, per photo, of {row, place, expected, read_as, confidence, xyxy}")
