@@ -332,6 +332,11 @@ _LABELS: dict[str, tuple[str, str]] = {
                           "已经在训练中 (于 {since} 由此页或另一个标签页开始): 只运行一次; 进度和结果显示在这里。"),
     "lbl_learn_running": ("A tile set is being learned on the Teach my tiles page (since {since}); teach the model "
                           "when it has ended.", "“教它认我的牌”页正在学习一套牌 (从 {since} 开始); 结束后再训练模型。"),
+    "lbl_teach_step": ("Teaching, step {step} of 5: {text} (at most {minutes} min left; the page stays usable)",
+                       "训练中, 第 {step} 步 (共 5 步): {text} (最多还需 {minutes} 分钟; 本页可照常使用)"),
+    "lbl_teach_log": ("Teaching log ({n} lines, the last ones here)", "训练日志 (共 {n} 行, 这里显示最后几行)"),
+    "lbl_teach_failed_why": ("Teaching stopped: {reason}. The model in use is unchanged (exit status {code}).",
+                             "训练中止: {reason}。当前模型未改变 (退出码 {code})。"),
     # Teach my tiles page (appui.teach)
     "teach_intro": ("Lay out one tile of each face in five rows, far to near: 1-9 characters, 1-9 dots, 1-9 bamboo, "
                     "E S W N C F P, then the flowers and seasons. Tiles may touch; keep the rows straight. "
@@ -384,6 +389,16 @@ _LABELS: dict[str, tuple[str, str]] = {
     "teach_base": ("Other sets (base val photos)", "其他牌（基础验证照片）"),
     "teach_stopped": ("Learning stopped (exit status {code}); the models in use are unchanged.",
                       "学习中止 (退出码 {code}); 当前模型未改变。"),
+    "teach_legend": ("Boxes: green, read as its place's face; orange, so but unsure (confidence under {sure}); red, "
+                     "read as another face or not found.",
+                     "框的颜色: 绿色, 认作该位置的牌; 橙色, 认对但不确定 (置信度低于 {sure}); 红色, 认成别的牌或没找到。"),
+    "teach_learned": ("Learned (read wrong before, right now): {tiles}", "学会的牌 (之前认错, 现在认对): {tiles}"),
+    "teach_still_unsure": ("Still unsure or wrong: {tiles}", "仍不确定或认错: {tiles}"),
+    "teach_none": ("none", "无"),
+    "teach_was": ("was {face}", "之前认作 {face}"),
+    "teach_read_as": ("read as {face}", "认作 {face}"),
+    "teach_after_caption": ("Read by the new version", "新版本的识别结果"),
+    "teach_spec": ("The layout in full ({file})", "摆放方式详解 ({file})"),
     # LAN mode (appui.access, appui.lan)
     "access_title": ("Enter the access code", "请输入访问码"),
     "access_intro": ("The code is shown where the app was started (the laptop's terminal).",

@@ -13,6 +13,7 @@ the page shows the labels as they are now.  The
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
@@ -616,9 +617,9 @@ def adapt_command(folder: Path, models_root: Path) -> list[str]:
 
 
 def _teach(folder: Path, reviewed: int) -> None:
-    """"Teach the model": `python -m vision.adapt` on the `reviewed` photos, its progress and before/after figures.
-    It runs once (`appui.jobs`, shared with "Learn this set"): a second click, or a second tab, while it
-    runs is told so and watches that run."""
+    """"Teach the model": `python -m vision.adapt` on the `reviewed` photos, its progress (`_teaching_panel`, which
+    leaves the photo and editor below it) and its verdict. It runs once (`appui.jobs`, shared with "Learn this
+    set"): a second click, or a second tab, while it runs is told so and watches that run."""
     import importlib.util
 
     from .access import confirm_again
@@ -629,12 +630,11 @@ def _teach(folder: Path, reviewed: int) -> None:
     if not confirm_again(PREFIX + "teach_code"):  # LAN mode: adapting may change the model in use for everyone
         return
     state = jobs.status(data_root(), LEARN_JOB)
-    running = state is not None and state.running
     if state is not None and state.running and state.token != st.session_state.get(TEACH_WATCHING):
         st.info(t("lbl_teach_running" if state.kind == TEACH_KIND else "lbl_learn_running", since=_since(state)))
-        if state.kind == TEACH_KIND:
-            st.session_state[TEACH_WATCHING] = state.token
-    st.button(t("lbl_teach", n=reviewed), key=PREFIX + "teach", disabled=bool(missing) or not reviewed or running,
+    running = state is not None and state.running and state.kind == TEACH_KIND
+    st.button(t("lbl_teach", n=reviewed), key=PREFIX + "teach",
+              disabled=bool(missing) or not reviewed or (state is not None and state.running),
               help=missing or t("lbl_teach_help"))
     if missing:
         st.caption(missing)
@@ -652,7 +652,9 @@ def _teach(folder: Path, reviewed: int) -> None:
             st.error(t("lbl_teach_failed", code=str(error)))
             return
         st.session_state[TEACH_WATCHING] = state.token
-    _watch_teaching()
+        running = True
+    if running or TEACH_WATCHING in st.session_state:
+        _teaching_panel()
 
 
 def _since(state: jobs.JobState) -> str:
@@ -661,38 +663,79 @@ def _since(state: jobs.JobState) -> str:
     return time.strftime("%H:%M:%S", time.localtime(state.started))
 
 
-def _watch_teaching() -> None:
-    """The teaching run this session started or joined: its lines until it ends, then the before/after figures
-    (as the page's message, after a fresh run of the page)."""
+TEACH_REFRESH_S = 1.0  # how often the teaching panel reads the run's log
+TEACH_LOG_LINES = 40  # the log's last lines in the panel's folded "log" part
+ADAPT_STEP = re.compile(r"^\[adapt (\d)/(\d)\]\s*(.*)")
+
+
+def teach_progress(lines: list[str], elapsed_s: float, minutes: float = TEACH_MINUTES) -> tuple[float, int, str, float]:
+    """How far a teaching run is, from its log: (share done, its step 1..5 (0 before the first), that step's line,
+    the most seconds left). The run ends within `minutes` (`--minutes`): the share is the larger of the steps
+    done and the time spent; the time left is what remains of the budget."""
+    step, total, text = 0, 5, ""
+    for line in lines:
+        if found := ADAPT_STEP.match(line.strip()):
+            step, total, text = int(found[1]), int(found[2]), found[3]
+    budget = 60.0 * minutes
+    share = max((step - 1) / total if step else 0.0, min(elapsed_s / budget, 1.0))
+    return min(share, 0.99), step, text, max(0.0, budget - elapsed_s)
+
+
+def failure_reason(lines: list[str]) -> str | None:
+    """Why a run stopped, in its own words: its last `error: ...` line, else the last line of a traceback
+    (`SomeError: what`); None when the log says neither."""
+    for line in reversed(lines):
+        if line.startswith("error: "):
+            return line[len("error: "):].strip()
+    for line in reversed(lines):
+        if found := re.match(r"^[A-Za-z_.]*(Error|Exception|Interrupt)\b:?\s*(.*)$", line.strip()):
+            return found[0]
+    return None
+
+
+def teach_verdict(state: jobs.JobState) -> tuple[str, str]:
+    """The message a teaching run ends with: (kind of box, text). Kept: success; not kept: a warning with the
+    reason; stopped: an error with the reason from its log."""
+    result = state.result()
+    if state.exit_code not in (0, None) or result is None:
+        why = failure_reason(state.log_lines())
+        if why:
+            return "error", t("lbl_teach_failed_why", reason=why, code=state.exit_code)
+        return "error", t("lbl_teach_failed", code=state.exit_code)
+    old, new = result.get("old", {}), result.get("new", {})
+    figures = {"version": result.get("version"), "old": f"{100 * float(old.get('read_accuracy', 0)):.1f}",
+               "new": f"{100 * float(new.get('read_accuracy', 0)):.1f}",
+               "reason": result.get("reason") or t("lbl_not_better")}
+    if result.get("promoted"):
+        return "success", t("lbl_taught_promoted", **figures)
+    return "warning", t("lbl_taught_kept", **figures)
+
+
+@st.fragment(run_every=TEACH_REFRESH_S)
+def _teaching_panel() -> None:
+    """The teaching run, read again every TEACH_REFRESH_S without the rest of the page: one bar with its step
+    and the time left at most, its log folded away; once it ends, its verdict at the top of the page (for the
+    sessions that watched it)."""
     import time
 
     from .dataroot import data_root
 
     state = jobs.status(data_root(), LEARN_JOB)
-    if state is None or state.token != st.session_state.get(TEACH_WATCHING):
+    if state is None or state.kind != TEACH_KIND:
+        st.session_state.pop(TEACH_WATCHING, None)
         return
-    with st.status(t("lbl_teaching"), expanded=True):
-        shown = 0
-        while True:
-            lines = [line for line in state.log_lines() if line.strip() and not line.startswith("{")]
-            for line in lines[shown:]:
-                st.text(line)
-            shown = max(shown, len(lines))
-            if not state.running:
-                break
-            time.sleep(jobs.POLL_S)
-            state = jobs.status(data_root(), LEARN_JOB) or state
-    st.session_state.pop(TEACH_WATCHING, None)
-    result = state.result()
-    if state.exit_code not in (0, None) or result is None:
-        _say("error", t("lbl_teach_failed", code=state.exit_code))
-    else:
-        old, new = result.get("old", {}), result.get("new", {})
-        _say("success", t("lbl_taught_promoted" if result.get("promoted") else "lbl_taught_kept",
-                          version=result.get("version"), old=f"{100 * float(old.get('read_accuracy', 0)):.1f}",
-                          new=f"{100 * float(new.get('read_accuracy', 0)):.1f}",
-                          reason=result.get("reason") or t("lbl_not_better")))
-    st.rerun()  # the message at the top of the page, and the button back
+    if state.running:
+        st.session_state[TEACH_WATCHING] = state.token  # this session says how it ended
+        lines = [line for line in state.log_lines() if line.strip()]
+        share, step, text, left = teach_progress(lines, time.time() - state.started)
+        st.progress(share, text=t("lbl_teach_step", step=step or 1, text=text[:100] or t("lbl_teaching"),
+                                  minutes=max(1, round(left / 60))))
+        with st.expander(t("lbl_teach_log", n=len(lines))):
+            st.code("\n".join(lines[-TEACH_LOG_LINES:]) or "...", language=None)
+        return
+    if state.token == st.session_state.pop(TEACH_WATCHING, None):
+        _say(*teach_verdict(state))
+        st.rerun()  # the verdict at the top of the page, and the button back
 
 
 def render() -> None:

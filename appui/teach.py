@@ -43,6 +43,7 @@ MAX_PHOTOS = 3  # the layout's spec: "two or three from other angles help"
 BONUS_CHOICES = ("all", "f1,f2,f3,f4", "s1,s2,s3,s4", "none")
 REPO_ROOT = Path(__file__).resolve().parent.parent
 STEP = re.compile(r"\[calibrate (\d)/5\]")
+SPEC = REPO_ROOT / "docs" / "spec" / "calibration-layout.md"  # the layout in full, shown on the page
 
 def tr(key: str, **values: Any) -> str:
     """The page's label `teach_<key>` (appui.i18n) in the page's language."""
@@ -126,17 +127,69 @@ def unordered_reading(read: TeachRead, detector: Any) -> Any:
     return read_unordered(detector, read.image_bgr, bonus_of(read.bonus))
 
 
+RIGHT, UNSURE, WRONG = (40, 170, 40), (0, 150, 240), (30, 30, 220)  # BGR: the boxes' colours (`LEGEND`)
+
+
+def unsure_below() -> float:
+    """A tile read with less confidence than this is "unsure" (the reader's own bound, `LayoutSettings`)."""
+    from vision.settings import LayoutSettings
+
+    return LayoutSettings().low_confidence
+
+
+def box_colour(expected: str, read_as: str, confidence: float) -> tuple[int, int, int]:
+    """Green: read as its place's face; orange: so, but unsure; red: read as another face (or not found)."""
+    if read_as != expected:
+        return WRONG
+    return UNSURE if confidence < unsure_below() else RIGHT
+
+
 def annotated(image_bgr: np.ndarray, reading: Any) -> np.ndarray:
-    """The photo with each tile boxed: its place (row.place) and name; misread ones in red."""
+    """The photo with each tile boxed: its place (row.place) and name, coloured by `box_colour`."""
+    return _boxed(image_bgr, [(tile.row, tile.place, tile.expected, tile.xyxy,
+                               box_colour(tile.expected, tile.read_as, tile.confidence)) for tile in reading.tiles])
+
+
+def annotated_after(image_bgr: np.ndarray, tiles: Sequence[dict[str, Any]]) -> np.ndarray:
+    """The photo with each tile boxed as the new version reads it (`training.calibrate.tile_readings`)."""
+    return _boxed(image_bgr, [(tile["row"], tile["place"], tile["expected"], tuple(tile["xyxy"]),
+                               box_colour(tile["expected"], tile["after"], tile["after_confidence"]))
+                              for tile in tiles])
+
+
+def _boxed(image_bgr: np.ndarray, boxes: Sequence[tuple[int, int, str, Sequence[float], tuple[int, int, int]]]
+           ) -> np.ndarray:
     out = image_bgr.copy()
     scale = max(1.0, max(out.shape[:2]) / 1000)
-    for tile in reading.tiles:
-        x0, y0, x1, y1 = (round(v) for v in tile.xyxy)
-        colour = (40, 170, 40) if tile.read_as == tile.expected else (30, 30, 220)
+    for row, place, expected, xyxy, colour in boxes:
+        x0, y0, x1, y1 = (round(v) for v in xyxy)
         cv2.rectangle(out, (x0, y0), (x1, y1), colour, max(1, int(2 * scale)))
-        cv2.putText(out, f"{tile.row}.{tile.place} {tile.expected}", (x0, max(12, y0 - 4)),
+        cv2.putText(out, f"{row}.{place} {expected}", (x0, max(12, y0 - 4)),
                     cv2.FONT_HERSHEY_SIMPLEX, 0.45 * scale, colour, max(1, int(scale)), cv2.LINE_AA)
     return out
+
+
+@dataclass(frozen=True)
+class TileOutcome:
+    """What learning changed on one photo's tiles: those read wrong before and right now, those it still reads
+    wrong or unsure (each "face (confidence)" or "face read as other")."""
+
+    learned: tuple[str, ...]
+    unsure: tuple[str, ...]
+
+
+def tile_outcome(tiles: Sequence[dict[str, Any]]) -> TileOutcome:
+    """The learned and still-unsure tiles of one photo's `tiles` (the result's "tiles" of that photo)."""
+    learned, unsure = [], []
+    for tile in tiles:
+        place = f"{tile['row']}.{tile['place']} {tile['expected']}"
+        if tile["after"] == tile["expected"] and tile["before"] != tile["expected"]:
+            learned.append(f"{place} ({tr('was', face=tile['before'])})")
+        if tile["after"] != tile["expected"]:
+            unsure.append(f"{place} ({tr('read_as', face=tile['after'])})")
+        elif tile["after_confidence"] < unsure_below():
+            unsure.append(f"{place} ({tile['after_confidence']:.2f})")
+    return TileOutcome(tuple(learned), tuple(unsure))
 
 
 def learn_command(photos: Sequence[tuple[TeachRead, Any]], models_root: Path) -> list[str]:
@@ -234,6 +287,35 @@ def _show_result() -> None:
     if "base_read_accuracy" in result["after"]:
         right.metric(tr("base"), f"{result['after']['base_read_accuracy']:.1%}",
                      delta=f"{result['after']['base_read_accuracy'] - result['before']['base_read_accuracy']:+.1%}")
+    _show_tiles(result)
+
+
+def _show_tiles(result: dict[str, Any]) -> None:
+    """Per photo learned from: the tiles learned and those still read unsure or wrong, and the photo boxed as the
+    new version reads it, with the legend."""
+    reads: dict[str, TeachRead] = st.session_state.get(READ) or {}
+    shown = [reads[key] for key in st.session_state.get(PHOTOS) or [] if key in reads and reads[key].reading]
+    for number, tiles in enumerate(result.get("tiles") or []):
+        outcome = tile_outcome(tiles)
+        if len(result["tiles"]) > 1:
+            st.markdown(f"**{tr('photo_n', n=number + 1)}**")
+        st.markdown(tr("learned", tiles=", ".join(outcome.learned) or tr("none")))
+        st.markdown(tr("still_unsure", tiles=", ".join(outcome.unsure) or tr("none")))
+        if number < len(shown) and shown[number].image_bgr.shape[0] > 1:
+            st.image(cv2.cvtColor(fit(annotated_after(shown[number].image_bgr, tiles), 1400), cv2.COLOR_BGR2RGB),
+                     caption=tr("after_caption"))
+    if result.get("tiles"):
+        st.caption(tr("legend", sure=f"{unsure_below():.1f}"))
+
+
+def _spec() -> None:
+    """The layout's spec (`docs/spec/calibration-layout.md`), folded away."""
+    try:
+        text = SPEC.read_text(encoding="utf-8")
+    except OSError:
+        return
+    with st.expander(tr("spec", file=SPEC.relative_to(REPO_ROOT).as_posix())):
+        st.markdown(text)
 
 
 def _versions() -> None:
@@ -253,6 +335,7 @@ def _changed() -> None:
 def render() -> None:
     st.title(t("page_teach"))
     st.caption(tr("intro"))
+    _spec()
     bonus = st.selectbox(tr("bonus"), BONUS_CHOICES, key=PREFIX + "bonus", format_func=lambda c: tr(
         {"all": "bonus_all", "f1,f2,f3,f4": "bonus_f", "s1,s2,s3,s4": "bonus_s", "none": "bonus_none"}[c]))
     photos = _photo_inputs()
@@ -326,6 +409,7 @@ def _photo(number: int, key: str, detector: Any) -> tuple[Any, bool]:
                 for problem in reading.problems:
                     st.markdown(f"- {problem}")
     st.image(cv2.cvtColor(fit(annotated(read.image_bgr, reading), 1400), cv2.COLOR_BGR2RGB))
+    st.caption(tr("legend", sure=f"{unsure_below():.1f}"))
     if not reading.ok:
         return None, False
     right = sum(tile.read_as == tile.expected for tile in reading.tiles)

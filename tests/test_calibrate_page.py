@@ -236,3 +236,45 @@ def test_learn_this_set_runs_once_for_two_clicks_or_two_tabs(models: Path, tmp_p
     assert starts.read_text() == "start\nstart\n", "a click after the end learns again"
     assert not [i for i in tab.info if "already running" in i.value], "this run was started here"
     assert "Learned: version club-1 is now in use (2 s)." in [s.value for s in tab.success]
+
+
+def test_after_learning_the_page_lists_the_tiles_learned_and_those_still_unsure(models: Path, tmp_path: Path) -> None:
+    """The result's tiles (`training.calibrate.tile_readings`): those read wrong before and right now are listed as
+    learned, those read unsure (under the reader's `low_confidence`) or wrong as still unsure; the photo is shown
+    again boxed as the new version reads it, and the boxes' colours have a legend, before and after."""
+    import json
+    import sys
+
+    def tile(place: int, expected: str, before: str, after: str, confidence: float) -> dict:
+        x = 100 + 70 * place
+        return {"row": 1, "place": place, "expected": expected, "before": before, "before_confidence": 0.6,
+                "after": after, "after_confidence": confidence, "xyxy": [x, 100, x + 60, 185]}
+
+    answer = {"version": "club-2", "promoted": True, "seconds": 40.0, "before": {"read_accuracy": 0.5},
+              "after": {"read_accuracy": 0.9},
+              "tiles": [[tile(1, "1m", "7m", "1m", 0.97), tile(2, "2m", "2m", "2m", 0.31), tile(3, "3m", "3m", "5m", 0.8),
+                         tile(4, "4m", "4m", "4m", 0.99)]]}
+    script = tmp_path / "calibrate.py"
+    script.write_text(f"print({json.dumps(json.dumps(answer))})\n")
+    at = open_page(layout())
+    assert any(c.value.startswith("Boxes: green, read as its place's face; orange, so but unsure (confidence under 0.5)")
+               for c in at.caption), "the legend under the photo as read before learning"
+    at.session_state["teach.learn_command"] = [sys.executable, str(script)]
+    at.button(key="teach.learn").click().run(timeout=60)
+    assert not at.exception, at.exception
+    assert "Learned: version club-2 is now in use (40 s)." in [s.value for s in at.success]
+    said = [m.value for m in at.markdown]
+    assert "Learned (read wrong before, right now): 1.1 1m (was 7m)" in said
+    assert "Still unsure or wrong: 1.2 2m (0.31), 1.3 3m (read as 5m)" in said
+    assert [i for i in at.get("image") if "Read by the new version" in i.captions], "the photo as the new version reads it"
+    assert sum(c.value.startswith("Boxes: green") for c in at.caption) == 2, "a legend before and after"
+
+
+def test_the_box_colours_and_the_tiles_learned() -> None:
+    from appui.teach import RIGHT, UNSURE, WRONG, box_colour, tile_outcome
+
+    assert box_colour("1m", "1m", 0.9) == RIGHT and box_colour("1m", "1m", 0.2) == UNSURE
+    assert box_colour("1m", "2m", 0.99) == WRONG and box_colour("1m", "none", 0.0) == WRONG
+    outcome = tile_outcome([{"row": 2, "place": 5, "expected": "5p", "before": "none", "before_confidence": 0.0,
+                             "after": "5p", "after_confidence": 0.95, "xyxy": [0, 0, 1, 1]}])
+    assert outcome.learned == ("2.5 5p (was none)",) and outcome.unsure == ()

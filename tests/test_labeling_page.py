@@ -327,32 +327,123 @@ REFUSED = {"version": "v3", "promoted": False, "old": {"read_accuracy": 0.8}, "n
                      "the model in use is kept"}
 
 
-@pytest.mark.parametrize("result, shown", [
-    ({"version": "v2", "promoted": True, "old": {"read_accuracy": 0.8}, "new": {"read_accuracy": 0.95}},
-     "New version v2 in use"),
-    (REFUSED, "Version v3 is not used (80.0 % -> 95.0 % on the held-back photos): its precision on the base val"),
-])
-def test_teach_the_model_shows_progress_and_the_before_after_figures(
-    folder: Path, tmp_path: Path, result: dict, shown: str
-) -> None:
-    """Promoted, or refused with the reason adapt gives: a version that reads better but adds false
-    boxes must not read as "not better"."""
-    import json
+def stand_in_adapt(tmp_path: Path, body: str) -> list[str]:
+    """A command standing in for `python -m vision.adapt`: a Python script of `body`."""
     import sys
 
-    stand_in = tmp_path / "adapt.py"
-    stand_in.write_text("print('[adapt 1/5] reading the held-back photos', flush=True)\n"
-                        f"print({json.dumps(json.dumps(result))})\n")
+    script = tmp_path / "adapt.py"
+    script.write_text(body)
+    return [sys.executable, str(script)]
+
+
+def ended(at: AppTest, data_root: Path, timeout_s: float = 20.0) -> AppTest:
+    """Wait until the teaching run ends, then run the page again (as its panel does every second)."""
+    import time
+
+    from appui import jobs
+
+    deadline = time.monotonic() + timeout_s
+    while (state := jobs.status(data_root, "learn")) is not None and state.running:
+        assert time.monotonic() < deadline, "the stand-in run did not end"
+        time.sleep(0.1)
+    return at.run()
+
+
+def teach_page(folder: Path, tmp_path: Path, command: list[str]) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=30)
     at.session_state["label.models_root"] = str(tmp_path / "models")
-    at.session_state["label.adapt_command"] = [sys.executable, str(stand_in)]
+    at.session_state["label.adapt_command"] = command
     at.run()
     at.text_input(key="label.folder").input(str(folder)).run()
+    return at
+
+
+@pytest.mark.parametrize("result, kind, shown", [
+    ({"version": "v2", "promoted": True, "old": {"read_accuracy": 0.8}, "new": {"read_accuracy": 0.95}},
+     "success", "New version v2 in use"),
+    (REFUSED, "warning", "Version v3 is not used (80.0 % -> 95.0 % on the held-back photos): its precision on the base val"),
+])
+def test_teach_the_model_shows_progress_and_the_before_after_figures(
+    folder: Path, tmp_path: Path, result: dict, kind: str, shown: str
+) -> None:
+    """Promoted, or refused with the reason adapt gives: a version that reads better but adds false
+    boxes must not read as "not better", and a run not kept is no success."""
+    import json
+
+    command = stand_in_adapt(tmp_path, "print('[adapt 1/5] reading the held-back photos', flush=True)\n"
+                                       f"print({json.dumps(json.dumps(result))})\n")
+    at = teach_page(folder, tmp_path, command)
     assert at.button(key="label.teach").disabled, "nothing reviewed yet: nothing to teach"
     at.button(key="label.reviewed").click().run()
     at.button(key="label.teach").click().run()
+    ended(at, tmp_path)
     assert not at.exception, at.exception
-    assert any(shown in s.value and "80.0 % -> 95.0 %" in s.value for s in at.success), [s.value for s in at.success]
+    boxes = {"success": at.success, "warning": at.warning}
+    assert any(shown in s.value and "80.0 % -> 95.0 %" in s.value for s in boxes[kind]), [s.value for s in boxes[kind]]
+    other = at.warning if kind == "success" else at.success
+    assert not any("v2" in s.value or "v3" in s.value for s in other), "one verdict, in its own kind of box"
+
+
+def test_while_teaching_runs_every_tab_keeps_the_photo_and_editor(folder: Path, tmp_path: Path) -> None:
+    """A run started in one tab: a tab opened on the page meanwhile shows one bar (its step, the time left at most)
+    and the log folded away, and below it the photo, the box editor and "Looks right" as ever; once the run ends,
+    its verdict."""
+    import json
+
+    answer = {"version": "v2", "promoted": True, "old": {"read_accuracy": 0.8}, "new": {"read_accuracy": 0.95}}
+    log = "".join(f"print('epoch {k}: loss 0.{k}', flush=True)\n" for k in range(300))  # a training log's length
+    command = stand_in_adapt(tmp_path, "import time\n"
+                                       "print('[adapt 3/5] fine-tuning classifier on 4 photos x4', flush=True)\n"
+                                       f"{log}time.sleep(2.5)\nprint({json.dumps(json.dumps(answer))})\n")
+    first = teach_page(folder, tmp_path, command)
+    first.button(key="label.reviewed").click().run()
+    first.button(key="label.teach").click().run()
+
+    other = teach_page(folder, tmp_path, command)  # another tab, while the run goes on
+    assert not other.exception, other.exception
+    bars = other.get("progress")
+    assert len(bars) == 1
+    assert "step 3 of 5: fine-tuning classifier on 4 photos x4" in bars[0].proto.text
+    assert "min left" in bars[0].proto.text
+    (log_part,) = [e for e in other.expander if e.label.startswith("Teaching log (301 lines")]
+    assert "epoch 299" in log_part.code[0].value and "epoch 200" not in log_part.code[0].value
+    assert not other.text, "no raw log lines on the page"
+    assert other.multiselect(key="label.box").options, "the box editor is there"
+    assert not other.button(key="label.reviewed").disabled and other.subheader[0].value.startswith("1 / 2")
+    assert other.button(key="label.teach").disabled
+
+    ended(other, tmp_path)
+    assert any("New version v2 in use" in s.value for s in other.success), [s.value for s in other.success]
+    assert not other.get("progress")
+
+
+def test_a_failed_run_says_why_in_words(folder: Path, tmp_path: Path) -> None:
+    """A run that stops says the reason its log gives, not only its exit status."""
+    command = stand_in_adapt(tmp_path, "import sys\nprint('[adapt 3/5] fine-tuning classifier', flush=True)\n"
+                                       "print(\"error: no training crops for classes ['1p', 's4']: the classifier needs "
+                                       "every face class\", file=sys.stderr)\nsys.exit(2)\n")
+    at = teach_page(folder, tmp_path, command)
+    at.button(key="label.reviewed").click().run()
+    at.button(key="label.teach").click().run()
+    ended(at, tmp_path)
+    assert [e.value for e in at.error] == [
+        "Teaching stopped: no training crops for classes ['1p', 's4']: the classifier needs every face class. "
+        "The model in use is unchanged (exit status 2)."]
+    assert not at.success
+
+
+def test_teaching_progress_and_failure_reason_from_the_log() -> None:
+    from appui.labeling import failure_reason, teach_progress
+
+    lines = ["[adapt 1/5] 6 reviewed photos", "[adapt 2/5] model in use", "  classifier: 700 s of the 15-minute budget"]
+    share, step, text, left = teach_progress(lines, elapsed_s=90.0, minutes=15)
+    assert (step, text) == (2, "model in use") and share == pytest.approx(0.2) and left == pytest.approx(810.0)
+    share, step, _, left = teach_progress([*lines, "[adapt 3/5] fine-tuning"], elapsed_s=600.0, minutes=15)
+    assert step == 3 and share == pytest.approx(600 / 900) and left == pytest.approx(300.0)
+    assert teach_progress([], elapsed_s=2000.0, minutes=15)[0] == 0.99 and teach_progress([], 2000.0)[3] == 0.0
+    assert failure_reason(["[adapt 1/5] x", "error: 2 labeled photos: label at least 4"]) == "2 labeled photos: label at least 4"
+    assert failure_reason(["Traceback (most recent call last):", '  File "x.py"', "MemoryError"]) == "MemoryError"
+    assert failure_reason(["[adapt 1/5] x", "Killed"]) is None
 
 
 def test_a_drag_with_no_face_picked_picks_the_boxes_inside() -> None:
@@ -436,6 +527,7 @@ def test_teach_the_model_runs_once_while_learning_runs(folder: Path, tmp_path: P
     jobs.start(tmp_path, "learn", "adapt", command)  # the other tab's click (MCR_DATA is tmp_path)
     at.button(key="label.teach").click().run()
     assert not at.exception, at.exception
+    ended(at, tmp_path)
     assert starts.read_text() == "start\n", "one teaching run"
     assert any("New version v2 in use" in s.value for s in at.success), [s.value for s in at.success]
     assert not at.button(key="label.teach").disabled
