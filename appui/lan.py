@@ -22,6 +22,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .access import ACCESS_CODE_ENV, LAN_ENV, new_code
 from .dataroot import data_root
@@ -80,8 +81,10 @@ def certificate_hosts(cert_path: Path) -> tuple[tuple[str, ...], dt.datetime]:
     return tuple(hosts), cert.not_valid_after_utc
 
 
-def ensure_certificate(folder: Path, addresses: Iterable[str], now: dt.datetime | None = None) -> Certificate:
-    """The certificate in `folder`, reused if it names every address and is not about to expire; else a new one."""
+def ensure_certificate(folder: Path, addresses: Iterable[str], now: dt.datetime | None = None, *,
+                       write: bool = True) -> Certificate:
+    """The certificate in `folder`, reused if it names every address and is not about to expire; else a new one
+    (`write` False: nothing is written, and `created` says a new one would be made)."""
     now = now or dt.datetime.now(dt.UTC)
     hosts = tuple(dict.fromkeys([*LOOPBACK_NAMES, *addresses]))
     cert_path, key_path = folder / "lan-cert.pem", folder / "lan-key.pem"
@@ -94,7 +97,8 @@ def ensure_certificate(folder: Path, addresses: Iterable[str], now: dt.datetime 
             named, expires = (), now
         if set(hosts) <= set(named) and expires - now > dt.timedelta(days=RENEW_BEFORE_DAYS):
             return Certificate(cert_path, key_path, named, created=False)
-    _write_certificate(cert_path, key_path, hosts, now)
+    if write:
+        _write_certificate(cert_path, key_path, hosts, now)
     return Certificate(cert_path, key_path, hosts, created=True)
 
 
@@ -171,6 +175,55 @@ def qr_png(text: str, box_size: int = 8) -> bytes:
     return out.getvalue()
 
 
+PLAIN_HTTP_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Use https</title></head><body>
+<p>The MCR scorer on this network is served over <b>https</b>: open <a href="{url}">{url}</a>.</p>
+<p>局域网中的 MCR 算番服务使用 <b>https</b>：请打开 <a href="{url}">{url}</a>。</p></body></html>
+"""
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
+
+
+def plain_http_answer(request_tail: bytes, url: str) -> bytes:
+    """What a plain http:// request on the HTTPS port is answered: a redirect to https on the host it asked for
+    (its Host header, when one is readable in `request_tail`, the request's bytes after the first ones), else to
+    `url`, with a page in both languages saying to use https."""
+    target = url.rstrip("/") + "/"
+    for line in request_tail.split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        host = value.strip().decode("ascii", "replace")
+        if name.strip().lower() == b"host" and host and set(host) <= _HOST_CHARS:
+            target = f"https://{host}/"
+            break
+    body = PLAIN_HTTP_PAGE.format(url=target).encode()
+    head = (f"HTTP/1.1 301 Moved Permanently\r\nLocation: {target}\r\nContent-Type: text/html; charset=utf-8\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
+    return head + body
+
+
+def answer_plain_http(url: str) -> None:
+    """Make a plain http:// request on this process's TLS ports answered with `plain_http_answer` instead of a
+    closed connection (a phone typing the address without https gets nothing otherwise). The server's TLS is
+    asyncio's own (uvicorn without uvloop): the handshake that fails because the bytes are an HTTP request
+    writes the answer on the raw connection first. Installed once per process."""
+    import asyncio.sslproto
+    import ssl
+
+    protocol = asyncio.sslproto.SSLProtocol
+    if getattr(protocol, "_mcr_answers_http", False):
+        return
+    handshake_complete = protocol._on_handshake_complete
+
+    def on_handshake_complete(self: Any, handshake_exc: BaseException | None) -> None:
+        raw = getattr(self, "_transport", None)
+        if isinstance(handshake_exc, ssl.SSLError) and handshake_exc.reason == "HTTP_REQUEST" and raw is not None:
+            with contextlib.suppress(Exception):
+                incoming = getattr(self, "_incoming", None)
+                raw.write(plain_http_answer(incoming.read() if incoming is not None else b"", url))
+        handshake_complete(self, handshake_exc)
+
+    protocol._on_handshake_complete = on_handshake_complete  # type: ignore[method-assign]
+    protocol._mcr_answers_http = True  # type: ignore[attr-defined]
+
+
 def lan_url(address: str, port: int) -> str:
     return f"https://{address}:{port}"
 
@@ -187,10 +240,12 @@ class LanPlan:
     env: dict[str, str]
 
 
-def plan(port: int, extra_args: Sequence[str] = (), environ: dict[str, str] | None = None) -> LanPlan:
+def plan(port: int, extra_args: Sequence[str] = (), environ: dict[str, str] | None = None, *,
+         dry_run: bool = False) -> LanPlan:
+    """What `serve` starts; `dry_run`: the same, with nothing written (no certificate made)."""
     environ = dict(os.environ if environ is None else environ)
     addresses = lan_addresses()
-    certificate = ensure_certificate(data_root(environ) / "lan", addresses)
+    certificate = ensure_certificate(data_root(environ) / "lan", addresses, write=not dry_run)
     shown = addresses[0] if addresses else "127.0.0.1"
     certificate_names = tuple(dict.fromkeys([*LOOPBACK_NAMES, *addresses]))  # the only Host names let in
     url = lan_url(shown, port)
@@ -211,8 +266,10 @@ def plan(port: int, extra_args: Sequence[str] = (), environ: dict[str, str] | No
     return LanPlan(url, code, generated, certificate, args, env)
 
 
-def announce(lan: LanPlan) -> str:
+def announce(lan: LanPlan, dry_run: bool = False) -> str:
     """What the terminal shows: the URL, its QR code, the access code."""
+    made = " (none yet: a real start makes it, and the phone asks once to accept it)" if dry_run else \
+        " (new: the phone asks once to accept it)"
     lines = [
         "",
         "  MCR scorer on your network (HTTPS). On the phone, scan this or open the URL:",
@@ -220,7 +277,7 @@ def announce(lan: LanPlan) -> str:
         qr_text(lan.url),
         f"  URL:          {lan.url}",
         f"  Access code:  {lan.code}" + ("   (new every start; set MCR_ACCESS_CODE to keep one)" if lan.code_generated else ""),
-        f"  Certificate:  {lan.certificate.cert_path}" + (" (new: the phone asks once to accept it)" if lan.certificate.created else ""),
+        f"  Certificate:  {lan.certificate.cert_path}" + (made if lan.certificate.created else ""),
         "  The browser warns about the self-signed certificate: accept it once (Advanced > Proceed).",
         "",
     ]
@@ -233,14 +290,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve = sub.add_parser("serve", help="make or reuse the certificate, print URL, QR and code, start Streamlit")
     serve.add_argument("--port", "--server.port", dest="port", type=int, default=DEFAULT_PORT,
                        help="the one port of the server, the printed URL and the QR codes")
-    serve.add_argument("--dry-run", action="store_true", help="print what would be started, start nothing")
+    serve.add_argument("--dry-run", action="store_true", help="print what would be started; start and write nothing")
     sub.add_parser("addresses", help="print this computer's LAN addresses")
     args, rest = parser.parse_known_args(argv)
     if args.command == "addresses":
         print("\n".join(lan_addresses()) or "no LAN address found")
         return 0
-    lan = plan(args.port, rest)
-    print(announce(lan), flush=True)
+    lan = plan(args.port, rest, dry_run=args.dry_run)
+    print(announce(lan, dry_run=args.dry_run), flush=True)
     command = [sys.executable, "-m", "streamlit", "run", str(Path(__file__).resolve().parent.parent / SERVER_SCRIPT),
                *lan.streamlit_args]
     if args.dry_run:

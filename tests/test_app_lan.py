@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from appui.access import AccessGuard, new_code
 from appui.dataroot import OutsideDataRoot, data_root, resolve_inside, subfolders
-from appui.lan import certificate_hosts, ensure_certificate, plan, qr_png, qr_text
+from appui.lan import answer_plain_http, certificate_hosts, ensure_certificate, main, plain_http_answer, plan, qr_png, qr_text
 from appui.settings import AppSettings
 
 
@@ -174,8 +174,10 @@ def test_lan_mode_listens_beyond_loopback_over_https(tmp_path):
         lan_host = lan.url.split("//")[1].split(":")[0]
         statuses = {host: websocket_status(port, f"{host}:{port}", https=True)
                     for host in ("127.0.0.1", lan_host, "rebound.example")}
+        plain = http_get(port, f"127.0.0.1:{port}")  # http:// typed on the https port
     assert addresses & {"0.0.0.0", "*", "::"}, addresses
     assert statuses == {"127.0.0.1": 101, lan_host: 101, "rebound.example": 403}, statuses
+    assert plain[0] == 301 and plain[1] == f"https://127.0.0.1:{port}/" and "served over <b>https</b>" in plain[2]
     assert f"Access code:  {CODE}" in terminal and "https://" in terminal
     assert "█" in terminal  # the QR code
 
@@ -199,3 +201,72 @@ def test_the_folder_picker_lists_folders_inside_the_root_and_fills_the_box(tmp_p
     assert at.selectbox(key="f.pick").options == ["club-set"]  # the symlink out is not offered
     at.selectbox(key="f.pick").set_value("club-set").run()
     assert at.text_input(key="f").value == "club-set"
+
+
+def http_get(port: int, host: str) -> tuple[int, str, str]:
+    """(status, Location, body) of a plain http:// GET on 127.0.0.1:`port` claiming Host `host`."""
+    import http.client
+
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", "/photo", headers={"Host": host})
+        response = connection.getresponse()
+        return response.status, response.getheader("Location") or "", response.read().decode()
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("request_tail, location", [
+    (b"photo HTTP/1.1\r\nHost: 192.168.1.5:8501\r\nAccept: */*\r\n\r\n", "https://192.168.1.5:8501/"),
+    (b"photo HTTP/1.1\r\nhost:  laptop.local:8501\r\n\r\n", "https://laptop.local:8501/"),
+    (b"photo HTTP/1.1\r\nHost: evil.example/\"><script>\r\n\r\n", "https://10.0.0.2:8501/"),  # not a host: the printed URL
+    (b"", "https://10.0.0.2:8501/"),
+])
+def test_plain_http_on_the_https_port_is_sent_to_https(request_tail, location):
+    answer = plain_http_answer(request_tail, "https://10.0.0.2:8501")
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 301 ") and f"\r\nLocation: {location}\r\n".encode() in head
+    assert f"Content-Length: {len(body)}".encode() in head and f'<a href="{location}">'.encode() in body
+    assert "请打开".encode() in body
+
+
+def test_a_tls_server_answers_plain_http_with_the_redirect_and_still_speaks_https(tmp_path):
+    import asyncio
+    import http.client
+    import ssl
+
+    certificate = ensure_certificate(tmp_path, [])
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(certificate.cert_path, certificate.key_path)
+    answer_plain_http("https://10.0.0.2:8501")
+    answer_plain_http("https://10.0.0.2:8501")  # installed once
+
+    async def hello(_reader, writer) -> None:  # type: ignore[no-untyped-def]
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
+        await writer.drain()
+        writer.close()
+
+    def both(port: int) -> tuple[tuple[int, str, str], str]:
+        plain = http_get(port, f"127.0.0.1:{port}")
+        secure = http.client.HTTPSConnection("127.0.0.1", port, timeout=10, context=ssl._create_unverified_context())
+        secure.request("GET", "/")
+        return plain, secure.getresponse().read().decode()
+
+    async def run() -> tuple[tuple[int, str, str], str]:
+        server = await asyncio.start_server(hello, "127.0.0.1", 0, ssl=context)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(None, both, server.sockets[0].getsockname()[1])
+        finally:
+            server.close()
+
+    (status, location, body), secure = asyncio.run(run())
+    assert status == 301 and location.startswith("https://127.0.0.1:") and "https" in body
+    assert secure == "hello"
+
+
+def test_a_dry_run_writes_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("MCR_DATA", str(tmp_path / "data"))
+    assert main(["serve", "--dry-run", "--port", "8600"]) == 0
+    out = capsys.readouterr().out
+    assert "streamlit run" in out and "none yet: a real start makes it" in out
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").rglob("*.pem"))
