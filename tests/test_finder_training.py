@@ -97,3 +97,18 @@ def test_a_run_stops_at_its_budget_and_the_next_goes_on_from_its_checkpoint(tmp_
     assert _epochs_in(work / "finder" / "results.csv") == [1, 2]
     assert torch.load(resume, map_location="cpu", weights_only=False)["epoch"] == 1
     assert (work / "finder" / "weights" / "last.pt").is_file()
+
+
+def test_batchnorm_layers_keep_their_statistics_while_the_rest_trains() -> None:
+    torch = pytest.importorskip("torch", reason="torch is in the train extra")
+    from types import SimpleNamespace
+
+    from training.finder import keep_batchnorm
+
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.ReLU())
+    model.train()
+    before = model[1].running_mean.clone()
+    keep_batchnorm(SimpleNamespace(model=model))
+    assert model.training and model[0].training and not model[1].training
+    model(torch.randn(2, 3, 8, 8) + 5.0)
+    assert torch.equal(model[1].running_mean, before)

@@ -21,11 +21,12 @@ rendered standing views of other seeds. Labels are the finder's two classes (til
 
 `train` fine-tunes the finder's weights on DATA with ultralytics on torch threads = the CPU's cores, the
 images cached in RAM, a constant learning rate (so that a run stopped anywhere and resumed later follows
-the same course), mosaic on (every training image then holds pieces of four: standing positives reach
-every batch). It stops at its time budget between two batches, keeping every epoch's checkpoint
-(`WORK/finder/weights/last.pt`, `best.pt`) and `WORK/finder/resume.pt` (the optimizer too), from which
-`--resume` goes on; `--resume-from CKPT` goes on from a checkpoint kept elsewhere (`models/detector_train.pt`
-beside the shipped `.pt` when that is the one to continue from). Progress goes to stdout, one line a minute.
+the same course), BatchNorm statistics kept as they came (`keep_batchnorm`), mosaic on (every training
+image then holds pieces of four: standing positives reach every batch). It stops at its time budget between
+two batches, keeping every epoch's checkpoint (`WORK/finder/weights/last.pt`, `best.pt`) and
+`WORK/finder/resume.pt` (the optimizer too), from which `--resume` goes on; `--resume-from CKPT` goes on from a
+checkpoint kept elsewhere (`models/detector_train.pt` beside the shipped `.pt` when that is the one to continue
+from). Progress goes to stdout, one line a minute.
 """
 
 from __future__ import annotations
@@ -203,7 +204,7 @@ class TrainOptions:
     resume_from: Path | None = None  # go on from this checkpoint (its optimizer and epoch)
     imgsz: int = 512
     batch: int = 16
-    lr0: float = 0.002
+    lr0: float = 0.001
     freeze: int = 0
     workers: int = 2
     threads: int = 0  # torch threads; 0: every core
@@ -211,6 +212,7 @@ class TrainOptions:
     epochs: int = 300  # the course's length in epochs; the learning rate stays constant along it
     seed: int = 0
     val: bool = True
+    keep_batchnorm: bool = True  # BatchNorm layers keep the statistics they came with (eval mode while training)
 
 
 @dataclass(frozen=True)
@@ -225,6 +227,18 @@ class TrainRun:
 
     def images_per_second(self) -> float:
         return self.images / self.seconds if self.seconds > 0 else 0.0
+
+
+def keep_batchnorm(trainer: Any) -> None:
+    """An ultralytics callback (each batch's start): every BatchNorm layer in eval mode, its statistics kept.
+
+    With a CPU's batch of 16, mostly rendered, they drift from the statistics of real photos and the finder
+    misses real tiles it found before."""
+    import torch
+
+    for module in trainer.model.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.eval()
 
 
 def time_boxed_callbacks(budget: Budget, threads: int, batch: int, log: Callable[[str], None] = print
@@ -252,7 +266,8 @@ def time_boxed_callbacks(budget: Budget, threads: int, batch: int, log: Callable
         spent = now - state["start"]
         if now - state["said"] >= budget.progress_every_s:
             state["said"] = now
-            losses = " ".join(f"{v:.3f}" for v in trainer.tloss.tolist()) if hasattr(trainer.tloss, "tolist") else ""
+            values = trainer.tloss.values() if hasattr(trainer.tloss, "values") else getattr(trainer.tloss, "tolist", list)()
+            losses = " ".join(f"{float(v):.3f}" for v in values)
             log(f"  epoch {trainer.epoch + 1}: {state['batches'] * batch / spent:.1f} images/s, {spent / 60:.1f} of "
                 f"{budget.seconds / 60:.1f} min, losses {losses}")
         if spent > budget.seconds:
@@ -310,6 +325,8 @@ def train(options: TrainOptions, log: Callable[[str], None] = print) -> TrainRun
     torch_utils.NUM_THREADS = max(torch_utils.NUM_THREADS, threads)
     save_dir = (options.work / "finder").resolve()
     callbacks, state = time_boxed_callbacks(Budget(options.minutes * 60), threads, options.batch, log)
+    if options.keep_batchnorm:
+        callbacks["on_train_batch_start"] = keep_batchnorm
     if options.resume_from is not None:
         _check_resumable(options.resume_from)
         log(f"resuming from {options.resume_from}")
@@ -370,7 +387,9 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--resume-from", type=Path, default=None, help="go on from this checkpoint (e.g. models/detector_train.pt)")
     t.add_argument("--imgsz", type=int, default=512)
     t.add_argument("--batch", type=int, default=16)
-    t.add_argument("--lr0", type=float, default=0.002)
+    t.add_argument("--lr0", type=float, default=0.001)
+    t.add_argument("--train-batchnorm", action="store_true",
+                   help="let BatchNorm statistics follow the training batches (by default they are kept)")
     t.add_argument("--freeze", type=int, default=0, help="freeze the first N layers (10: the backbone)")
     t.add_argument("--workers", type=int, default=2, help="data-loading processes")
     t.add_argument("--threads", type=int, default=0, help="torch threads (default: every core)")
@@ -394,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
                                imgsz=args.imgsz, batch=args.batch, lr0=args.lr0, freeze=args.freeze,
                                workers=args.workers, threads=args.threads,
                                cache="off" if args.cache == "off" else args.cache, epochs=args.epochs,
-                               val=not args.no_val)
+                               val=not args.no_val, keep_batchnorm=not args.train_batchnorm)
         train(options, lambda line: print(line, flush=True))
     except FinderTrainError as error:
         print(f"error: {error}", file=sys.stderr)
