@@ -1,7 +1,7 @@
 """The doubts that matter, for the photo page and the live page alike (no Streamlit).
 
 A tile is unsure when the frames read it as different faces, when it was read with little confidence
-(`DoubtSettings.unsure_conf`) or when a reader issue names it.  It is in doubt only when a face it
+(`DoubtSettings.unsure_conf`) or when a reader issue about its face names it (`FACE_ISSUES`).  It is in doubt only when a face it
 may be (the frames' other readings, the classifier's runner-up, else any face that makes the hand
 win) changes what the hand makes: the total in the hand's context, whether it wins, how far it is
 from ready or what it waits on.  A flower's face never does (a flower counts as one whatever its
@@ -20,12 +20,24 @@ from typing import Any
 from scoring.hand import HandError, WinContext
 from tileset.classes import FLOWER_NAMES, TILE_NAMES, is_flower
 from tileset.groups import FLOWERS, HAND, MELD_GROUPS, UNPLACED, WIN
+from vision.issues import IssueCode
 
 from .correction import CorrectionError, Reading
-from .live_analysis import analyse, reading_key
+from .live_analysis import analyse, meld_sets, reading_key
 from .settings import DEFAULT_DOUBT_SETTINGS, DoubtSettings
 
 DEFAULT_CONTEXT = WinContext()  # a claimed win, East seat and round: the total before "Won by" is answered
+# the reader's issues about a tile's face (the others name tiles for the layout: a group that is no set, a gap)
+FACE_ISSUES = frozenset({
+    IssueCode.DUPLICATE_READING, IssueCode.LOW_CONFIDENCE, IssueCode.SECOND_READING, IssueCode.DEDUCED,
+    IssueCode.GROUP_MADE_SET, IssueCode.LIKELIEST_FACE, IssueCode.BACK_AS_FLOWER,
+})
+
+
+def face_doubted(reading: Reading, issues: Sequence[Any]) -> tuple[int, ...]:
+    """The tiles of `reading` that the reader's issues about faces name."""
+    return tuple(sorted({i for issue in issues if getattr(issue, "code", None) in FACE_ISSUES
+                         for i in reading.tiles_named_in(issue)}))
 
 
 @dataclass(frozen=True)
@@ -140,7 +152,17 @@ def tile_doubt(reading: Reading, index: int, context: WinContext, now: Outcome |
             changed.append(Alternative(face, other))
     if not changed and (faces or now.wins):
         return None
-    return TileDoubt(index, tile.cls, tile.group, now, tuple(changed[:settings.faces_named]), tile.votes)
+    return TileDoubt(index, tile.cls, _shown_group(reading, index, now), now, tuple(changed[:settings.faces_named]),
+                     tile.votes)
+
+
+def _shown_group(reading: Reading, index: int, now: Outcome) -> str:
+    """Where the tile is, as the player sees it: tiles grouped apart that make no meld count as standing, and
+    a tile set apart from a hand that is not finished is one of the standing row."""
+    group = reading.tiles[index].group
+    if group in MELD_GROUPS and group not in meld_sets(reading_key(_tile_dicts(reading))):
+        return HAND
+    return HAND if group == WIN and now.kind != "finished" else group
 
 
 def other_winning_faces(reading: Reading, index: int, context: WinContext) -> Iterator[str]:
@@ -177,9 +199,10 @@ def open_doubts(original: Reading, reading: Reading, issues: Sequence[Any], cont
     """(the reader's `issues` still in doubt as (number, issue, tiles it names in `reading`), the ones settled),
     for `reading` as the player has corrected `original` (the photo and the live page share it).
 
-    An issue about tiles is settled once the player has corrected (or removed) each of them, or when none of
-    its tiles is in doubt (`tile_doubts`: no face it may be changes the hand); an issue about the hand as a
-    whole once the player has corrected anything.  Each issue is listed once (the same sentence twice is one).
+    An issue about tiles is settled once the player has corrected (or removed) each of them; one about their
+    faces (`FACE_ISSUES`) also when none of its tiles is in doubt (`tile_doubt`: no face it may be changes
+    the hand); an issue about the hand as a whole once the player has corrected anything.  Each issue is
+    listed once (the same issue twice is one).
     """
     corrected = reading.edits > 0 or len(reading.tiles) != len(original.tiles)
     open_: list[tuple[int, Any, list[int]]] = []
@@ -194,7 +217,8 @@ def open_doubts(original: Reading, reading: Reading, issues: Sequence[Any], cont
             if not named or all(reading.tiles[i].edited for i in named):
                 continue
             now = outcome(reading, context)
-            if all(reading.tiles[i].edited or tile_doubt(reading, i, context, now, settings) is None for i in named):
+            if getattr(issue, "code", None) in FACE_ISSUES and all(
+                    reading.tiles[i].edited or tile_doubt(reading, i, context, now, settings) is None for i in named):
                 settled.append(issue)
                 continue
         elif corrected:
@@ -235,3 +259,14 @@ def _as_face(now: Outcome, alternative: Alternative, language: str | None) -> st
     if then.kind in ("standing", "ready") and then.shanten is not None:
         return t("doubt_as_shanten", language, face=face, n=then.shanten)
     return t("doubt_as_other", language, face=face)
+
+
+def with_runner_ups(tiles: Sequence[dict[str, Any]], detections: Any) -> list[dict[str, Any]]:
+    """The reader's tiles (`vision.read.ReadResult.tiles`) each with the classifier's runner-up, from the
+    detections they were read from (`ReadResult.detections`, in the same order): the face a doubt tries."""
+    from tileset.classes import CLASS_NAMES
+
+    runner_ups = getattr(detections, "runner_up", None)
+    if runner_ups is None or len(runner_ups) != len(tiles):
+        return [dict(tile) for tile in tiles]
+    return [{**tile, "runner_up": CLASS_NAMES[int(r)] if int(r) >= 0 else None} for tile, r in zip(tiles, runner_ups, strict=True)]

@@ -27,7 +27,7 @@ from tileset.classes import CLASS_NAMES
 from tileset.groups import HAND, UNPLACED, WIN
 
 from .correction import Reading
-from .doubts import TileDoubt, doubt_text, fix_choices, tile_doubts
+from .doubts import TileDoubt, doubt_text, face_doubted, fix_choices, tile_doubts
 from .glyphs import strip_html, tile_label
 from .i18n import lang, t, tile_short, tile_words, translator
 from .live_analysis import LiveAnalysis, analyse, counted_tiles, group_rank, meld_sets, reading_key
@@ -179,7 +179,8 @@ def _status(snap: LiveSnapshot) -> None:
     st.html(f"<span data-live-view='{snap.view}' data-view-changed-at='{snap.view_changed_at:.3f}' "
             f"data-shown-at='{snap.shown_at or 0:.3f}' data-tiles='{len(snap.tiles)}' data-sure='{int(snap.sure)}' "
             f"data-settled='{int(snap.settled)}' data-fused='{snap.fused}' data-readings='{snap.readings}' "
-            f"data-frame='{snap.frame_wh[0]}x{snap.frame_wh[1]}' data-read='{escape(read)}'></span>")
+            f"data-frame='{snap.frame_wh[0]}x{snap.frame_wh[1]}' data-read='{escape(read)}' "
+            f"data-frames='{escape(json.dumps(snap.frame_readings))}'></span>")
 
 
 def _read_state(snap: LiveSnapshot, key: tuple[tuple[str, str], ...]) -> None:
@@ -280,8 +281,7 @@ def _doubts_of(fixed: Reading, context: WinContext, named: tuple[int, ...]) -> t
 
 
 def _doubts(snap: LiveSnapshot, fixed: Reading, context: WinContext) -> list[TileDoubt]:
-    named = tuple(sorted({i for issue in snap.issues if getattr(issue, "tiles", ()) for i in fixed.tiles_named_in(issue)}))
-    return list(_doubts_of(fixed, context, named))
+    return list(_doubts_of(fixed, context, face_doubted(fixed, snap.issues)))
 
 
 def _hand_issues(snap: LiveSnapshot, fixes: dict[int, str]) -> list[Any]:

@@ -133,7 +133,7 @@ def _result(photo: PhotoRead, deal: OpenDeal | None) -> tuple[Scored | None, lis
                 record_panel(photo, deal, asked, scored)
         checks(photo, open_, doubted)
         tap_photo(photo, doubted)
-        doubt_texts(open_)
+        doubt_texts(open_, photo.reading, asked.context)
         selected = st.session_state.get(SELECTED)
         if selected is not None and st.session_state.get(SELECTED_AT, "photo") == "photo":
             editor(photo, selected)

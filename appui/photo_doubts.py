@@ -1,20 +1,21 @@
-"""Photo page, the reader's doubts: what it is unsure of in player words, which doubts the hand settles,
-the faces that would make the hand win (the live page uses these too).
+"""Photo page, the reader's doubts: what it is unsure of in player words, which doubts the hand settles and
+what a doubted face would give (`appui.doubts`, the live page's too), the faces that would make the hand win.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-from scoring.hand import HandError, WinContext
-from scoring.scorer import is_winning
+from scoring.hand import WinContext
 from tileset.classes import CLASS_NAMES
 
-from .correction import HAND, MELD_GROUPS, WIN, CorrectionError, Reading
+from . import doubts
+from .correction import HAND, WIN, Reading
+from .doubts import DEFAULT_CONTEXT, other_winning_faces
 from .i18n import t, tile_short, tile_words
 from .photo_read import PREFIX, PhotoRead, select
 
@@ -51,59 +52,12 @@ def _issue_values(params: dict[str, Any], language: str | None) -> dict[str, Any
     return out
 
 
-_CONFIRMABLE = frozenset({"low_confidence"})  # doubts about one face, which the hand's shape can settle
-
-
-def other_winning_faces(reading: Reading, index: int, context: WinContext) -> Iterator[str]:
-    """The faces, other than the one read, that make the hand win when tile `index` is read as them."""
-    for face in CLASS_NAMES[:34]:
-        if face == reading.tiles[index].cls:
-            continue
-        try:
-            if is_winning(reading.with_face(index, face).to_hand(context)):
-                yield face
-        except (HandError, CorrectionError):
-            continue
-
-
-def _confirmed_by_hand(reading: Reading, index: int) -> bool:
-    """The hand wins as read, and with no other face at `index`: its shape confirms that tile."""
-    context = WinContext()
-    try:
-        if not is_winning(reading.to_hand(context)):
-            return False
-    except (HandError, CorrectionError):
-        return False
-    if reading.tiles[index].cls not in TILE_NAMES or reading.tiles[index].group not in (HAND, WIN, *MELD_GROUPS):
-        return False
-    return next(other_winning_faces(reading, index, context), None) is None
-
-
-def open_doubts(original: Reading, reading: Reading, issues: Sequence[Any]) -> tuple[list[tuple[int, Any, list[int]]], list[Any]]:
-    """(the reader's `issues` still in doubt as (number, issue, tiles it names in `reading`), the ones the hand
-    settles), for `reading` as the player has corrected `original` (the photo and the live page share it).
-
-    An issue about tiles is settled once the player has corrected (or removed) each of them, and a
-    doubt about a face once the hand wins with that face and with no other; an issue about the
-    hand as a whole once the player has corrected anything.
-    """
-    corrected = reading.edits > 0 or len(reading.tiles) != len(original.tiles)
-    open_: list[tuple[int, Any, list[int]]] = []
-    settled: list[Any] = []
-    for n, issue in enumerate(issues):
-        named = reading.tiles_named_in(issue) if getattr(issue, "tiles", ()) else []
-        if getattr(issue, "tiles", ()):
-            if not named or all(reading.tiles[i].edited for i in named):
-                continue
-            if str(getattr(issue, "code", "")) in _CONFIRMABLE and all(
-                _confirmed_by_hand(reading, i) for i in named
-            ):
-                settled.append(issue)
-                continue
-        elif corrected:
-            continue
-        open_.append((n, issue, named))
-    return open_, settled
+def open_doubts(original: Reading, reading: Reading, issues: Sequence[Any],
+                context: WinContext = DEFAULT_CONTEXT) -> tuple[list[tuple[int, Any, list[int]]], list[Any]]:
+    """(the reader's `issues` still in doubt as (number, issue, tiles it names), the ones settled): the live
+    page's reckoning too, `appui.doubts.open_doubts` (a doubt about a face is settled when no face the tile
+    may be changes the hand)."""
+    return doubts.open_doubts(original, reading, issues, context)
 
 
 def doubted_tiles(open_: list[tuple[int, Any, list[int]]]) -> list[int]:
@@ -126,10 +80,20 @@ def checks(photo: PhotoRead, open_: list[tuple[int, Any, list[int]]], doubted: l
                           help=tile_words(photo.reading.tiles[index].cls))
 
 
-def doubt_texts(open_: list[tuple[int, Any, list[int]]]) -> None:
-    """What the reader doubts, in player words, one short line each."""
-    for _, issue, _ in open_:
-        st.markdown(f":orange-background[:material/help: {issue_text(issue)}]")
+def doubt_texts(open_: list[tuple[int, Any, list[int]]], reading: Reading | None = None,
+                context: WinContext | None = None) -> None:
+    """What the reader doubts, in player words, one short line each, each once; a doubt about a tile's face
+    says what each face it may be would give (`appui.doubts.doubt_text`, in the hand's `context` once known)."""
+    lines = []
+    for _, issue, named in open_:
+        said = []
+        if reading is not None and getattr(issue, "code", None) in doubts.FACE_ISSUES:
+            now = doubts.outcome(reading, context or DEFAULT_CONTEXT)
+            found = (doubts.tile_doubt(reading, i, context or DEFAULT_CONTEXT, now) for i in named)
+            said = [doubts.doubt_text(d) for d in found if d is not None and d.could_be]
+        lines += said or [issue_text(issue)]
+    for line in dict.fromkeys(lines):
+        st.markdown(f":orange-background[:material/help: {line}]")
 
 
 def settled_doubts(settled: list[Any]) -> None:
@@ -140,6 +104,7 @@ def settled_doubts(settled: list[Any]) -> None:
 
 
 TILE_NAMES = frozenset(CLASS_NAMES[:34])
+__all__ = ["other_winning_faces"]  # re-exported: appui.photo and the tile editor import it from here
 
 
 @dataclass(frozen=True)

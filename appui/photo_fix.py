@@ -14,10 +14,10 @@ from scoring.hand import WinContext
 from tileset.classes import CLASS_NAMES
 
 from .correction import FLOWERS, GROUPS, HAND, MELD_GROUPS, UNPLACED, WIN, CorrectionError, Reading
+from .doubts import fix_choices
 from .glyphs import tile_label
 from .i18n import lang, t, tile_short, tile_words
 from .overlay import crop, group_colour
-from .photo_doubts import other_winning_faces
 from .photo_read import (
     ADD_FACE,
     ADD_GROUP,
@@ -168,7 +168,8 @@ def strip_tile(photo: PhotoRead, index: int, flagged: bool) -> None:
 
 
 def editor(photo: PhotoRead, index: int, total_now: int | None = None) -> None:
-    """The tapped tile: the faces that make the hand win as one-tap fixes, then any face and group.
+    """The tapped tile: the faces it may be, from its own group (flowers for a flower), as one-tap fixes, then
+    any face and group.
     `total_now` (an editor far below the total) is shown in it."""
     if index >= len(photo.reading.tiles):
         return
@@ -179,9 +180,9 @@ def editor(photo: PhotoRead, index: int, total_now: int | None = None) -> None:
             st.markdown(f"**{t('editing')}**: {tile_words(tile.cls)}")
         if total_now is not None:
             st.caption(t("total_now", total=total_now))
-        faces = list(other_winning_faces(photo.reading, index, WinContext()))[:SETTINGS.fix_suggestions]
-        if faces and tile.group in (HAND, WIN, *MELD_GROUPS):
-            st.caption(t("make_it"))
+        faces = fix_choices(photo.reading, index, WinContext(), SETTINGS.fix_suggestions)  # from the tile's own group
+        if faces:
+            st.caption(t("fix_choices"))
             with st.container(horizontal=True, gap="small", key="photo_fixes"):
                 for face in faces:
                     st.button(tile_short(face), key=f"{PREFIX}fix.{face}", on_click=fix_face, args=(index, face),

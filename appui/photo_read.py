@@ -6,6 +6,7 @@ Also the page's session keys and the tile selection, which every part of the pag
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,9 +17,11 @@ import streamlit as st
 from scoring.hand import WinContext
 
 from .correction import Reading
-from .i18n import t, translator
+from .doubts import with_runner_ups
+from .i18n import lang, pick, t, translator
 from .models import get_detector, model_label, read_with
 from .overlay import draw_checks
+from .photo_zoom import ZoomStrip, draw_strip
 from .phototap import View, tile_at
 from .settings import DEFAULT_APP_SETTINGS
 
@@ -31,6 +34,8 @@ EDIT_FACE, EDIT_GROUP = PREFIX + "edit_face", PREFIX + "edit_group"
 ADD_FACE, ADD_GROUP = PREFIX + "add_face", PREFIX + "add_group"
 SAVE_DIR = PREFIX + "save_dir"
 TAP = PREFIX + "tap"  # streamlit-image-coordinates' answer: the last tap on the photo
+ZOOM_TAP = PREFIX + "zoom_tap"  # ... and on the zoomed strip of tiles under it
+OPENED = PREFIX + "opened"  # tiles picked so far: a new pick scrolls its editor into view once
 SHOWN_TOTAL = PREFIX + "shown_total"  # (total, context) as last shown: a fix says what it changed
 FIX_FROM = PREFIX + "fix_from"  # the shown total when the last fix was made
 FIXED = PREFIX + "fixed"  # fixes made from an editor; a new one scrolls the total into view once
@@ -81,7 +86,7 @@ def read_photo(image_bytes: bytes, key: str) -> PhotoRead | str:
         result = read_detections(detector.detect(image), WinContext(), with_score=False)
     except Exception as exc:  # a broken model must give a message, not a traceback
         return t("detector_failed", msg=f"{type(exc).__name__}: {exc}")
-    reading = Reading.from_tiles(result.tiles)
+    reading = Reading.from_tiles(with_runner_ups(result.tiles, result.detections))
     return PhotoRead(key, image_bytes, image, reading, reading, tuple(result.issues), model=model_label(detector),
                      version=read_with())
 
@@ -92,6 +97,7 @@ def select(index: int, where: str = "photo") -> None:
         return
     st.session_state[SELECTED] = index
     st.session_state[SELECTED_AT] = where
+    st.session_state[OPENED] = int(st.session_state.get(OPENED) or 0) + 1
     st.session_state[EDIT_FACE] = photo.reading.tiles[index].cls
     st.session_state[EDIT_GROUP] = photo.reading.tiles[index].group
 
@@ -103,6 +109,16 @@ def on_tap() -> None:
         return
     index = tile_at([tile.xyxy for tile in photo.reading.tiles], view_of(photo), st.session_state.get(TAP),
                     SETTINGS.tap_reach_px)
+    if index is not None:
+        select(index, "photo")
+
+
+def on_zoom_tap() -> None:
+    """A tap on the zoomed strip picks the tile in the cell under the finger."""
+    photo = current()
+    if photo is None:
+        return
+    index = zoom_of(photo).tile_at(st.session_state.get(ZOOM_TAP))
     if index is not None:
         select(index, "photo")
 
@@ -134,13 +150,39 @@ def photo_input() -> bytes | None:
     if source == "camera":
         shot = st.camera_input(t("camera"), key=PREFIX + "camera", help=t("camera_small"))
     elif source == "files":
-        shot = st.file_uploader(t("upload"), type=IMAGE_TYPES, key=PREFIX + "files", help=t("upload_limit"))
+        with st.container(key="photo_files"):
+            shot = st.file_uploader(t("upload"), type=IMAGE_TYPES, key=PREFIX + "files", help=t("upload_limit"))
     else:
         with st.container(key="photo_shoot"):
             shot = st.file_uploader(t("shoot"), type=IMAGE_TYPES, key=PREFIX + "upload",
                                     help=t("shoot_help") + " " + t("upload_limit"))
             st.html(CAPTURE_JS, unsafe_allow_javascript=True)
+    st.html(uploader_words_css())
     return shot.getvalue() if shot is not None else None
+
+
+_UPLOADER_WORDS: dict[str, tuple[str, str]] = {
+    "shoot_button": ("Take a photo", "拍照"),
+    "files_button": ("Choose a photo", "选择照片"),
+    "limit": ("Up to {mb} MB: JPG, PNG, WEBP, BMP, HEIC", "最大 {mb} MB：JPG、PNG、WEBP、BMP、HEIC"),
+}
+
+
+def uploader_words_css(language: str | None = None) -> str:
+    """Streamlit's uploader says "Upload" and "50MB per file • JPG, ..." in English whatever the page's language:
+    its words replaced, in the page's language, by CSS (the widget takes no texts of its own)."""
+    language = language or lang()
+    limit = pick(_UPLOADER_WORDS, "limit", language, mb=st.get_option("server.maxUploadSize"))
+    rules = []
+    for box, key in (("photo_shoot", "shoot_button"), ("photo_files", "files_button")):
+        button = f".st-key-{box} [data-testid=stFileUploaderDropzone] button [data-testid=stMarkdownContainer] p"
+        rules.append(f"{button} {{ font-size: 0; }}")
+        rules.append(f"{button}::after {{ content: {json.dumps(pick(_UPLOADER_WORDS, key, language), ensure_ascii=False)}; "
+                     "font-size: 1rem; }")
+        words = f".st-key-{box} [data-testid=stFileUploaderDropzoneInstructions] span"
+        rules.append(f"{words} {{ font-size: 0; }}")
+        rules.append(f"{words}::after {{ content: {json.dumps(limit, ensure_ascii=False)}; font-size: 0.875rem; }}")
+    return "<style>" + "\n".join(rules) + "</style>"
 
 
 # --- the photo to tap: the tiles' part of it, the doubted tiles red and numbered ----------------
@@ -171,6 +213,23 @@ def tap_photo(photo: PhotoRead, doubted: list[int]) -> None:
     with st.container(key="photo_tap"):
         streamlit_image_coordinates(rgb, key=TAP, use_column_width="always", image_format="JPEG", jpeg_quality=85,
                                     cursor="pointer", on_click=on_tap)
-    st.caption(t("tap_photo"))
+    zoom = zoom_of(photo)
+    strip = draw_strip(photo.image_bgr, [tile.xyxy for tile in photo.reading.tiles],
+                       [tile.group for tile in photo.reading.tiles], zoom, doubted, st.session_state.get(SELECTED))
+    st.html(f"<style>.st-key-photo_zoom {{ max-width: {SETTINGS.zoom_max_css_px}px; }}</style>")
+    with st.container(key="photo_zoom"):
+        streamlit_image_coordinates(cv2.cvtColor(strip, cv2.COLOR_BGR2RGB), key=ZOOM_TAP, use_column_width="always",
+                                    image_format="JPEG", jpeg_quality=85, cursor="pointer", on_click=on_zoom_tap)
+    st.caption(t("tap_photo") + " " + pick(_ZOOM_WORDS, "tap_strip"))
+
+
+_ZOOM_WORDS: dict[str, tuple[str, str]] = {
+    "tap_strip": ("Or tap it in the row of tiles under it, each a fingertip wide.", "或点击其下方放大的一排牌。"),
+}
+
+
+def zoom_of(photo: PhotoRead) -> ZoomStrip:
+    """The zoomed strip of the photo's tiles, in reading order, rows of `zoom_columns`."""
+    return ZoomStrip.of([tile.xyxy for tile in photo.reading.tiles], SETTINGS.zoom_columns, SETTINGS.zoom_cell_px)
 
 

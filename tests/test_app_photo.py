@@ -181,34 +181,51 @@ class UnsureDetector(TruthDetector):
         return Detections(dets.xyxy, conf, dets.class_id)
 
 
-def test_doubts_are_shown_next_to_the_tiles_they_name_until_fixed(scene):
-    # an unsure 9s, the winning tile of 78s: a 6s would win too, so the tile is really in doubt
-    at = upload(open_photo_page(UnsureDetector(scene, "9s")), scene.jpeg())
+OUTSIDE = "23m789m123p789p99s +1m self-drawn seat=S prevalent=W flowers=4"  # won on 4m: no Outside Hand
+
+
+@pytest.fixture(scope="module")
+def outside_scene():
+    return demo_scene(parse_hand(OUTSIDE), seed=2)
+
+
+def test_doubts_are_shown_next_to_the_tiles_they_name_until_fixed(outside_scene):
+    # an unsure 1m, the winning tile: a 4m would win too, with another total, so the tile is really in doubt
+    at = upload(open_photo_page(UnsureDetector(outside_scene, "1m")), outside_scene.jpeg())
     doubts = doubt_lines(at)
-    assert any("Not sure" in w and "9 bamboo" in w for w in doubts), doubts
+    assert any("Check the 1 characters" in w and "(winning tile)" in w for w in doubts), doubts
     assert not any("(0.20)" in w or "at (" in w for w in doubts), doubts  # player words, not the reader's
     assert any(m.value == "**Check this tile, red on the photo**" for m in at.markdown), [m.value for m in at.markdown]
     check_buttons = [b for b in at.button if b.key and b.key.startswith("photo.check.")]
-    assert [b.label for b in check_buttons] == ["1 · 9 Bam"]  # numbered as on the photo, named in words
+    assert [b.label for b in check_buttons] == ["1 · 1 Char"]  # numbered as on the photo, named in words
     in_doubt = [b.label for b in at.button if b.key and b.key.startswith("photo.tile.") and "in doubt" in b.help]
-    assert in_doubt == ["9 Bam"]
+    assert in_doubt == ["1 Char"]
     set_context(at, self_drawn=True, seat="S", prevalent="W")
     assert any("Rests on 1 tile(s) in doubt" in m.value for m in at.markdown), [m.value for m in at.markdown]
     before = total_shown(at)
+    fixed = score(parse_hand(OUTSIDE.replace("+1m", "+4m"))).total
+    said = f"as 4 characters 四万 the total is {fixed} ({fixed - before})"
+    assert any(said in w for w in doubt_lines(at)), doubt_lines(at)  # which tile changes the total, and by how much
 
-    check_buttons[0].click().run()  # opens the tile's editor under the photo, the winning faces offered
-    assert at.selectbox(key="photo.edit_face").value == "9s"
+    check_buttons[0].click().run()  # opens the tile's editor under the photo, the faces it may be offered
+    assert at.selectbox(key="photo.edit_face").value == "1m"
     fixes = [b.key for b in at.button if b.key and b.key.startswith("photo.fix.")]
-    assert fixes == ["photo.fix.6s"], fixes
-    at.button(key="photo.fix.6s").click().run()  # one tap: fixed, the editor closed, the doubt gone
+    assert fixes == ["photo.fix.4m"], fixes
+    at.button(key="photo.fix.4m").click().run()  # one tap: fixed, the editor closed, the doubt gone
     assert not at.exception, at.exception
-    assert not any("bamboo" in w for w in doubt_lines(at)), doubt_lines(at)
+    assert not any("characters" in w for w in doubt_lines(at)), doubt_lines(at)
     assert not [b for b in at.button if b.key and b.key.startswith("photo.check.")]
     assert not [b for b in at.button if b.key == "photo.apply"]
-    fixed = score(parse_hand(HAND.replace("+9s", "+6s"))).total
     (metric,) = [m for m in at.metric if m.label == "Total"]
-    assert int(metric.value) == fixed == before and not metric.delta  # 6s or 9s: the same fans, no change to show
+    assert int(metric.value) == fixed and int(metric.delta) == fixed - before
     assert not any("Rests on" in m.value for m in at.markdown)
+
+
+def test_a_doubt_whose_other_face_gives_the_same_total_is_folded_away(scene):
+    # an unsure 9s, the winning tile of 78s: a 6s wins too, with the same fans, so it changes nothing
+    at = upload(open_photo_page(UnsureDetector(scene, "9s")), scene.jpeg())
+    assert not any("9 bamboo" in w for w in doubt_lines(at)), doubt_lines(at)
+    assert any("the hand confirms" in e.label for e in at.expander), [e.label for e in at.expander]
 
 
 def test_a_doubt_the_hand_settles_is_folded_away(scene):
@@ -220,13 +237,13 @@ def test_a_doubt_the_hand_settles_is_folded_away(scene):
     assert any("8 bamboo" in c.value for c in at.caption)
 
 
-def test_doubts_are_translated(scene):
+def test_doubts_are_translated(outside_scene):
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state[DETECTOR_OVERRIDE_KEY] = UnsureDetector(scene, "9s")
+    at.session_state[DETECTOR_OVERRIDE_KEY] = UnsureDetector(outside_scene, "1m")
     at.session_state["lang"] = "zh"
     at.run()
-    upload(at, scene.jpeg())
-    assert any("不太确定" in w and "九条" in w for w in doubt_lines(at)), doubt_lines(at)
+    upload(at, outside_scene.jpeg())
+    assert any("请检查" in w and "一万" in w and "四万" in w for w in doubt_lines(at)), doubt_lines(at)
 
 
 class LeavesOutABox(TruthDetector):

@@ -76,14 +76,14 @@ def test_an_unsure_tile_with_no_face_known_is_doubted_by_the_faces_that_make_the
 
 
 def test_on_a_ready_row_a_face_that_changes_the_waits_is_the_doubt():
-    ready = reading("1234m456p789sEEE", tiles={12: {"conf": 0.5, "alternatives": ["S"]}})
+    ready = reading("1234m456p789sEEE", tiles={12: {"conf": 0.4, "alternatives": ["S"]}})
     (doubt,) = tile_doubts(ready, WinContext())
     assert doubt.now.waits == ("1m", "4m") and doubt.could_be[0].outcome.shanten == 1
     assert doubt_text(doubt, "en") == "Check the East wind 东 (standing): as South wind 南 it is 1 from ready."
-    unknown = reading("1234m456p789sEEE", tiles={0: {"conf": 0.5}})  # no other face known: it is to be checked
+    unknown = reading("1234m456p789sEEE", tiles={0: {"conf": 0.4}})  # no other face known: it is to be checked
     (doubt,) = tile_doubts(unknown, WinContext())
     assert doubt.could_be == () and doubt_text(doubt, "en") == "The reader is unsure of the 1 characters 一万 (standing): check it."
-    same_waits = reading("1234m456p789sEEE", tiles={9: {"conf": 0.5, "alternatives": ["6s"]}})
+    same_waits = reading("1234m456p789sEEE", tiles={9: {"conf": 0.4, "alternatives": ["6s"]}})
     assert tile_doubts(same_waits, WinContext()) == []  # 9s or 6s, 789s or 678s: the same waits
 
 
@@ -108,3 +108,14 @@ def test_open_doubts_lists_an_issue_once_and_settles_the_ones_no_face_changes():
     assert [(n, issue) for n, issue, _ in open_] == [(0, win), (3, apart)] and settled == [pair]
     fixed = hand.with_face(13, "4m")
     assert open_doubts(hand, fixed, [win, apart]) == ([], [])
+
+
+def test_an_issue_about_the_layout_makes_no_tile_unsure_and_stays_open_until_its_tiles_are_fixed():
+    from appui.doubts import face_doubted
+
+    hand = reading(STANDING, "1m")
+    group = ReaderIssue(IssueCode.GROUP_NOT_SET, (0, 1), {"shown": "2m 3m"})
+    assert face_doubted(hand, [group]) == () and tile_doubts(hand, WinContext(), face_doubted(hand, [group])) == []
+    assert [issue for _, issue, _ in open_doubts(hand, hand, [group])[0]] == [group]
+    fixed = hand.with_face(0, "1m").with_face(1, "2m")
+    assert open_doubts(hand, fixed, [group]) == ([], [])
