@@ -104,7 +104,6 @@ def settled_doubts(settled: list[Any]) -> None:
 
 
 TILE_NAMES = frozenset(CLASS_NAMES[:34])
-__all__ = ["other_winning_faces"]  # re-exported: appui.photo and the tile editor import it from here
 
 
 @dataclass(frozen=True)
