@@ -1,6 +1,9 @@
 """Adapting to a tile set the shipped models never saw: read accuracy before and after, and the time it takes.
 
-    .venv/bin/python benchmarks/adapt.py [--artwork gnome-smooth] [--labeled 20] [--test 100] [--work DIR]
+    .venv/bin/python benchmarks/adapt.py --art ART [--artwork gnome-smooth] [--labeled 20] [--test 100] [--work DIR]
+
+ART: an artwork folder in the form of `datasets/fake_art.py`'s (`datasets.art`); the base data mixed in is the
+shipped base photos (`models/base/`) unless `--base-data` names another.
 
 1. Renders `labeled + test` scenes of one artwork (`python -m datasets.synth --only ARTWORK`).
 2. Pre-labels the first `labeled` scenes with the shipped models (`datasets.label.prelabel_folder`), then
@@ -31,10 +34,9 @@ sys.path.insert(0, str(REPO))
 
 from tileset.classes import CLASS_ID
 from tileset.labelfiles import LabelBox, Photo, list_photos, read_labels
-from vision.settings import MODELS_DIR
+from vision.settings import BASE_PHOTOS_DIR, MODELS_DIR
 
-DEFAULT_ART = REPO.parent / "shared" / "datasets" / "art"
-DEFAULT_BASE = REPO.parent / "shared" / "datasets" / "real" / "chinese-v4" / "data.yaml"
+DEFAULT_BASE = BASE_PHOTOS_DIR / "data.yaml"
 MATCH_IOU = 0.5
 
 
@@ -137,7 +139,7 @@ def private_models(source: Path, work: Path, weights: Path | None) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--art", type=Path, default=DEFAULT_ART)
+    parser.add_argument("--art", type=Path, required=True, help="ART: the artwork folder the scenes are drawn from")
     parser.add_argument("--artwork", default="gnome-smooth", help="an artwork the shipped models never saw")
     parser.add_argument("--labeled", type=int, default=20)
     parser.add_argument("--test", type=int, default=100)

@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = (ROOT / "tests/data/scored-hands-sample.jsonl", ROOT.parent / "shared/spec/scored-hands-sample.jsonl")
+SAMPLES = (ROOT / "tests/data/scored-hands-sample.jsonl",)
 
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the reference adapter lives beside the differential test

@@ -1,6 +1,6 @@
 """Rendering speed of datasets.synth: scenes per second on one core (goal: >= 5 at ~1280x960).
 
-    .venv/bin/python benchmarks/synth_speed.py --art /work/shared/datasets/art --n 60
+    .venv/bin/python benchmarks/synth_speed.py --art ART --n 60
 
 Renders and JPEG-encodes scenes in this process (one OpenCV thread), and reports
 wall-clock and CPU-time rates; on a shared machine the CPU-time rate is the one

@@ -1,4 +1,4 @@
-"""Tile artwork for synthetic scenes: every art set of `shared/datasets/art/` by its mapping.tsv.
+"""Tile artwork for synthetic scenes: every art set of an artwork folder (ART) by its mapping.tsv.
 
 An `ArtSet` maps canonical class names (`tileset.classes`) to face images
 (RGBA, `FACE_SIZE`).  Faces drawn as glyphs on a transparent background (KDE,

@@ -1,10 +1,12 @@
 """Assemble a YOLO training set (43 canonical classes) from real photos and synthetic scenes.
 
-    python -m datasets.build /work/data/yolo --real /work/shared/datasets/real/chinese-v4 \\
-        --synth /work/data/synth --val-fraction 0.15 --seed 0
+    python -m datasets.build OUT --real REAL --synth SYNTH --val-fraction 0.15 --seed 0
+
+REAL: a real dataset in the form of chinese-v4 (its manifest.csv, `images/` and `labels/` by split; the
+source of `models/base/`, named in its README.md); SYNTH: the output of `python -m datasets.synth`.
 
 Writes `OUT/images/{train,val}`, `OUT/labels/{train,val}` (copies: ultralytics
-writes `.cache` files beside the labels, and nothing trains from /work/shared),
+writes `.cache` files beside the labels, and nothing trains from the source folders),
 `OUT/data.yaml` (absolute path, names from `tileset.classes`) and
 `OUT/build.json` (the summary and which sessions went where).
 
@@ -365,7 +367,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Assemble a YOLO train/val dataset (43 classes) from real photos re-split by session and synthetic scenes.",
     )
     p.add_argument("out", type=Path, help="output folder")
-    p.add_argument("--real", type=Path, help="real dataset with manifest.csv (e.g. shared/datasets/real/chinese-v4)")
+    p.add_argument("--real", type=Path, help="real dataset with manifest.csv (REAL: in the form of chinese-v4, see the module doc)")
     p.add_argument("--synth", type=Path, action="append", default=[], metavar="DIR", help="synthetic folder for train (repeatable)")
     p.add_argument("--synth-val", type=Path, action="append", default=[], metavar="DIR", help="synthetic folder for val (repeatable)")
     p.add_argument("--val-fraction", type=float, default=0.15, help="share of real source photos for val (default 0.15)")

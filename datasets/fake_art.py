@@ -1,4 +1,5 @@
-"""A tiny artwork folder drawn from scratch, in the form of `shared/datasets/art/`.
+"""A tiny artwork folder drawn from scratch, in the form of the artwork folders
+`datasets.art` reads (ART: one folder per set, each with its mapping.tsv).
 
 For tests and demos without the real (partly GPL) artwork: every face is a
 filled block of one colour per class (`class_colour`) with the class name

@@ -1,6 +1,6 @@
 """Where every tile of a laid-out hand lies in a photo: pure geometry, no pixels.
 
-The layout follows `shared/spec/photo-layout.md`: the standing row nearest the
+The layout follows `docs/spec/photo-layout.md`: the standing row nearest the
 camera (bottom of the image) with the winning tile set apart at its right end,
 the meld row above it (gaps between melds, one tile of an exposed set may lie
 sideways, a concealed kong shows its two outer tiles face down), flowers as

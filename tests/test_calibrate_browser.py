@@ -1,8 +1,8 @@
 """The Teach my tiles page in a real browser (Chromium, Playwright) with the shipped models: two rendered
-calibration photos of Unlicense artwork (two angles) are uploaded together and every tile of each is
-named by its place. Learning is not clicked (it would write a version into the repository's models/).
-The README's screenshot is refreshed with MCR_UPDATE_SCREENSHOTS=1; skipped, with the reason, without
-Chromium or artwork."""
+calibration photos of a set drawn by the tests (`tests/held_out_art.py`, two angles) are uploaded together and
+every tile of each is named by its place. Learning is not clicked (it would write a version into the repository's
+models/). The README's screenshot is refreshed with MCR_UPDATE_SCREENSHOTS=1; skipped, with the reason, without
+Chromium."""
 
 from __future__ import annotations
 
@@ -26,18 +26,17 @@ def test_teach_page_names_every_tile_of_a_calibration_photo(tmp_path: Path) -> N
     require_browser()
     if not (MODELS_DIR / "detector.onnx").exists():
         pytest.skip(f"no shipped model in {MODELS_DIR}")
-    art_root = REPO.parent / "shared" / "datasets" / "art"
-    if not art_root.is_dir():
-        pytest.skip(f"no tile artwork at {art_root}")
     import numpy as np
+    from held_out_art import DRAWN_SEED, write_held_out_art
     from playwright.sync_api import sync_playwright
 
     from datasets.art import load_art
     from datasets.render import compose, draw_style
+    from datasets.restyle import drawn_set
     from datasets.scene import plan_calibration
     from tileset.calibration import calibration_rows
 
-    art = next(a for a in load_art(art_root) if a.name == "gl-mahjongtile")  # Unlicense: the screenshot ships
+    art = drawn_set(load_art(write_held_out_art(tmp_path / "art"), only=["gl-mahjongtile"])[0], DRAWN_SEED)
     photos = []
     for seed, rotation in ((5, 4), (6, -6)):  # two photos of the layout, as a club takes them: another angle
         rng = random.Random(seed)

@@ -1,4 +1,4 @@
-"""The calibration layout (`shared/spec/calibration-layout.md`): one tile of each face in rows.
+"""The calibration layout (`docs/spec/calibration-layout.md`): one tile of each face in rows.
 
 Rows run far from the camera to near, tiles left to right:
 

@@ -1,6 +1,6 @@
 """The canonical class table, defined once.
 
-43 names in the order of `shared/datasets/classes.txt` (class id = position):
+43 names, class id = position (the order of the datasets' `classes.txt` and `data.yaml`):
 the 34 tile faces, flowers f1..f4, seasons s1..s4, and `back` (a face-down
 tile).  Dataset YAMLs, model metadata checks and the app's labels derive from
 this table.

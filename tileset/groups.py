@@ -1,6 +1,6 @@
 """The groups a tile of a laid-out hand belongs to, as the reader, the scenes and the app name them.
 
-`shared/spec/photo-layout.md`: the standing hand, the winning tile set apart at its right end,
+`docs/spec/photo-layout.md`: the standing hand, the winning tile set apart at its right end,
 up to four melds (left to right, `meld0`..`meld3`) and the flowers; `unplaced` is a tile the app
 leaves out of the hand.  Label files and the `python -m vision read` JSON carry these names.
 """

@@ -1,6 +1,9 @@
 """int8 copies of a models folder's finder and classifier, for small CPUs (onnxruntime static quantization).
 
-    python -m training.quantize --models models --art /work/shared/datasets/art --out DIR [--scenes 40] [--seed 4900]
+    python -m training.quantize --models models --art ART --out DIR [--scenes 40] [--seed 4900]
+
+ART: an artwork folder in the form of the one `datasets/fake_art.py` writes (`datasets.art`: one folder per set with
+its mapping.tsv).
 
 Writes DIR: every file of the models folder, with `detector.onnx` replaced by an int8 copy (and with
 `--classifier` `classifier.onnx` too). QDQ: int8 weights per output channel, uint8 activations whose
@@ -15,8 +18,9 @@ kept, with `mcr_quantized` added; the pair is loaded by `vision.detector.TileDet
 reports success.
 
 The shipped finder is this command's output for the float finder of git commit bb04f50
-(`git show bb04f50:models/detector.onnx`, the export of `detector.pt`), with `--photos` every 8th photo of
-chinese-v4's train split, the first 24, and the defaults; its figures are in models/MODEL_CARD.md.
+(`git show bb04f50:models/detector.onnx`, the export of `detector.pt`), with `--art` the training artwork
+(`docs/synthetic-data.md`), `--photos` every 8th photo of chinese-v4's train split (the real photos named in
+`models/base/README.md`), the first 24, and the defaults; its figures are in models/MODEL_CARD.md.
 """
 
 from __future__ import annotations
@@ -172,7 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", type=Path, required=True, help="the models folder (detector.onnx, classifier.onnx)")
     parser.add_argument("--out", type=Path, required=True, help="folder the int8 copy is written to")
-    parser.add_argument("--art", type=Path, required=True, help="the art/ folder the calibration scenes are drawn with")
+    parser.add_argument("--art", type=Path, required=True,
+                        help="ART: the artwork folder the calibration scenes are drawn with (the form of "
+                             "datasets/fake_art.py's)")
     parser.add_argument("--scenes", type=int, default=40, help="synthetic calibration photos (default 40)")
     parser.add_argument("--standing", type=int, default=0,
                         help="synthetic webcam photos of standing tiles added (default 0)")
@@ -183,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "`vision calibrate` needs the float classifier)")
     parser.add_argument("--seed", type=int, default=4900, help="scene i is drawn from seed + i (default 4900)")
     parser.add_argument("--photos", type=Path, nargs="*", default=[],
-                        help="real photos added to the calibration (e.g. shared/datasets/real/japanese-layout/images/*)")
+                        help="real photos added to the calibration (e.g. models/base/images/train/*.jpg)")
     return parser
 
 

@@ -1,4 +1,4 @@
-"""The calibration layout read from a photo (`shared/spec/calibration-layout.md`, `tileset.calibration`).
+"""The calibration layout read from a photo (`docs/spec/calibration-layout.md`, `tileset.calibration`).
 
 Every tile named by its row and place (rows far to near, tiles left to right), or the problems that
 say which row or place is missing or extra; for a photo in no particular order, the faces given one

@@ -4,7 +4,7 @@ A `ReaderIssue` names its tiles by their index in the reading's detections (the 
 `vision.read.ReadResult`, after duplicates are merged), so a page can point at them without
 parsing the sentence; `message()` gives the English sentence (`str()` too), built from the
 parameters alone, so another language can be written from the same code and parameters.
-The `python -m vision read` JSON keeps the sentences (`shared/spec/contracts.md`).
+The `python -m vision read` JSON keeps the sentences (`docs/spec/contracts.md`).
 """
 
 from __future__ import annotations

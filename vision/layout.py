@@ -1,4 +1,4 @@
-"""Detections -> layout -> hand, following `shared/spec/photo-layout.md`.
+"""Detections -> layout -> hand, following `docs/spec/photo-layout.md`.
 
 Stages, each testable alone with plain data between them:
 

@@ -4,7 +4,7 @@
                                    [--last-tile] [--last-of-wall] [--kong-replacement]
                                    [--robbing-kong] [--model DIR]
 
-prints one JSON object per image (`shared/spec/contracts.md`).  In Python:
+prints one JSON object per image (`docs/spec/contracts.md`).  In Python:
 `HandReader(detector).read(image_bgr, context)` with a model, or
 `read_detections(dets, context)` without one (the app re-scores corrected tiles
 through it).
@@ -136,7 +136,7 @@ def _wind(value: str) -> Tile:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m vision read",
-        description="Read finished hands from photos laid out as in shared/spec/photo-layout.md; "
+        description="Read finished hands from photos laid out as in docs/spec/photo-layout.md; "
         "one JSON object per image: tiles with their groups, the hand, the issues and the score.",
     )
     p.add_argument("images", nargs="+", metavar="IMAGE", help="photo file(s)")

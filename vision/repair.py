@@ -223,7 +223,7 @@ def _last_tries(
     return HandReading(layout, hand, layout.issues + tuple(more), detections=dets)
 
 
-# what a laid-out hand never shows (shared/spec/photo-layout.md), where a stray box is the likelier cause.
+# what a laid-out hand never shows (docs/spec/photo-layout.md), where a stray box is the likelier cause.
 # Not faces apart counted as flowers, nor a flower seen twice: those are mostly flowers misread (every
 # measured set lost more hands than it won when they were left out, most of all before calibration)
 LAYOUT_BREACHES = frozenset({IssueCode.UNUSUAL_CONCEALED_KONG})
