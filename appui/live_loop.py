@@ -65,6 +65,8 @@ class LiveSnapshot:
     still: bool = False
     held: bool = False
     frame_wh: tuple[int, int] = (0, 0)  # the camera's frame size as it arrives, pixels
+    # with `LiveSettings.show_frames`: each fused frame's own reading, ((face, x1, y1, x2, y2), ...) a frame
+    frame_readings: tuple[tuple[tuple[str, int, int, int, int], ...], ...] = ()
 
     def age_s(self, now: float | None = None) -> float | None:
         """How old what the panel shows is: since the view was last seen to show it."""
@@ -83,6 +85,13 @@ class _Reading:
     read_at: float = 0.0
     fused: int = 0
     sure: bool = False
+    frames: tuple[tuple[tuple[str, int, int, int, int], ...], ...] = ()  # each fused frame's reading (show_frames)
+
+
+def _frame_reading(dets: Detections) -> tuple[tuple[str, int, int, int, int], ...]:
+    """One frame's reading as plain values: (face, x1, y1, x2, y2) a tile, whole pixels."""
+    boxes = np.rint(dets.xyxy).astype(int).tolist()
+    return tuple((name, x1, y1, x2, y2) for name, (x1, y1, x2, y2) in zip(dets.class_names, boxes, strict=True))
 
 
 def thumbnail(frame_bgr: np.ndarray, width: int) -> np.ndarray:
@@ -154,6 +163,8 @@ class LiveLoop:
         self._readings = 0  # readings of this view
         self._fused: _Reading | None = None  # the view's reading, once it may be shown
         self._settled = False
+        self._slow = False  # stable but not sure with a full window: read only every `unsure_every_s`
+        self._last_read = 0.0  # perf_counter of the last frame handed to the reader
         self._shown_at: float | None = None
         self._seen_at: float | None = None
         self._still = False
@@ -201,15 +212,17 @@ class LiveLoop:
             self._window.clear()
             self._keys.clear()
             self._readings, self._fused, self._shown_at, self._seen_at = 0, None, None, None
-            self._still = self._settled = False
+            self._still = self._settled = self._slow = False
+            self._last_read = now
             return self._view, True
         self._still = share <= self.live.still_share and self._fused is not None
         if not self._still:
-            self._settled = False  # something moved in the view: read it again
-        elif self._settled:
+            self._settled = self._slow = False  # something moved in the view: read it again
+        elif self._settled or (self._slow and now - self._last_read < self.live.unsure_every_s):
             self._seen_at = time.time()
             self._analysed_times.append(now)
             return self._view, False
+        self._last_read = now
         return self._view, True
 
     def _offer(self, frame_bgr: np.ndarray, view: int, thumb: np.ndarray) -> None:
@@ -265,10 +278,12 @@ class LiveLoop:
             self._keys.append(key)
             stable = len(self._keys) == self._keys.maxlen and len(set(self._keys)) == 1
             self._settled = stable and (is_sure or readings >= self.live.unsure_max_readings)
+            self._slow = stable and not is_sure and fusion.frames >= self.live.fuse_window
             if fusion.frames < self.live.fuse_show_min:
                 return
             wall = time.time()
-            self._fused = _Reading(tiles, issues, view, wall, fusion.frames, is_sure)
+            frames = tuple(_frame_reading(d) for d in window) if self.live.show_frames else ()
+            self._fused = _Reading(tiles, issues, view, wall, fusion.frames, is_sure, frames)
             self._seen_at = wall
             if self._shown_at is None:
                 self._shown_at = wall
@@ -335,6 +350,7 @@ class LiveLoop:
                 sure=shown.sure if shown is not None else False, settled=self._settled and not held,
                 shown_at=self._shown_at, seen_at=seen_at, view_changed_at=self._view_changed_at,
                 still=self._still, held=held, frame_wh=self._frame_wh,
+                frame_readings=shown.frames if shown is not None else (),
             )
 
 

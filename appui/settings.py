@@ -8,6 +8,7 @@ from pathlib import Path
 
 LABELED_DIR_ENV = "MCR_LABELED_DIR"
 DETECTOR_ENV = "MCR_DETECTOR"
+LIVE_FRAMES_ENV = "MCR_LIVE_FRAMES"
 
 
 def _default_labeled_dir() -> Path:
@@ -46,6 +47,12 @@ class AppSettings:
     tap_view_max_css_px: int = 720
     # photo page: the tappable photo's longest side as sent to the browser, pixels
     tap_view_max_side: int = 1200
+    # photo page: the zoomed strip under the photo, every tile a tap target: this many tiles a row (7 on a 390 px
+    # phone: 51 CSS px each, over the 44 px a fingertip needs; the tiles on the photo itself are 17-41 px wide)
+    zoom_columns: int = 7
+    # ... a tile's cell in the strip's picture, pixels wide (4:3 tall), and the strip's widest on a large screen, CSS px
+    zoom_cell_px: int = 96
+    zoom_max_css_px: int = 448
     # photo page: how many faces that make the hand win the tile editor offers as one-tap fixes
     fix_suggestions: int = 4
     # live page: read the table in a thread of its own, so the video never waits for the detector
@@ -95,7 +102,8 @@ class LiveSettings:
     # panel shows it at once, and says it is still reading until it is sure)
     fuse_show_min: int = 1
     # the fused reading is sure once it stands on this many readings, every tile boxed by this share of
-    # them, read as one face by this share, with at least this confidence, and it counts 13 tiles or more
+    # them, read as one face by this share, with at least this confidence (DoubtSettings.unsure_conf's
+    # measure), and it counts 13 tiles or more
     sure_readings: int = 3
     sure_seen_share: float = 0.8
     sure_face_share: float = 0.9
@@ -104,6 +112,9 @@ class LiveSettings:
     # readings; a still view never sure is settled after `unsure_max_readings` readings, its doubts shown
     stable_readings: int = 3
     unsure_max_readings: int = 60
+    # ... and once its window is full and unchanged, a view not sure is read at most this often (seconds): the
+    # reader is mostly free for the next view, and the video and panel keep the cores
+    unsure_every_s: float = 0.5
     # readings/s and analysed frames/s are counted over the last this many seconds
     rate_window_s: float = 2.0
     # the side panel is redrawn this often, seconds (its lag behind the video is at most this plus a reading)
@@ -113,6 +124,9 @@ class LiveSettings:
     camera_ideal_width: int = 960
     # standing tiles: "draws that help" names the faces when there are at most this many, else counts them
     draws_named_max: int = 12
+    # the panel also carries each fused frame's own reading (for the browser tests and benchmarks to measure
+    # fusion against single frames); env MCR_LIVE_FRAMES=1
+    show_frames: bool = field(default_factory=lambda: os.environ.get(LIVE_FRAMES_ENV) == "1")
 
 
 DEFAULT_LIVE_SETTINGS = LiveSettings()
@@ -122,9 +136,11 @@ DEFAULT_LIVE_SETTINGS = LiveSettings()
 class DoubtSettings:
     """Which tiles the photo and the live page doubt (`appui.doubts`)."""
 
-    # a tile read with less confidence than this is unsure: the faces it may be are tried on the hand
-    # (vision.settings.LayoutSettings.deduce_confidence: below it the reader itself deduces faces)
-    unsure_conf: float = 0.9
+    # a tile read with less confidence (the finder's times the face's) than this is unsure: the faces it may
+    # be are tried on the hand.  The shipped models on the real photos (japanese-layout, chinese-v4 test and
+    # 80 of val: 3 730 tiles read right, 24 wrong): below 0.5 are 54 % of the wrong faces and 0.7 % of the
+    # right ones; 0.9 takes in 98 % of the right ones (the finder's own confidence is mostly 0.7-0.9)
+    unsure_conf: float = 0.5
     # a doubt names at most this many faces the tile may be, with what each gives
     faces_named: int = 2
 

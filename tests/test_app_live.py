@@ -356,7 +356,7 @@ def test_a_still_view_is_read_until_sure_and_its_frames_fused(scene):
     others = [i for i in range(count) if i != nine]
     detector = FlakyDetector(scene, lambda n: {others[n % len(others)], others[(n + 5) % len(others)]},
                              (nine, "6s", {1, 4, 7}))
-    loop = LiveLoop(detector, AppSettings(live_detect_every=1))
+    loop = LiveLoop(detector, AppSettings(live_detect_every=1), live=LiveSettings(unsure_every_s=0.0))
     loop.process(scene.image_bgr)
     first = loop.snapshot()
     assert len(first.tiles) == count - 2 and not first.sure and not first.settled and first.shown_at is not None
@@ -381,11 +381,25 @@ def test_a_still_view_is_read_until_sure_and_its_frames_fused(scene):
 def test_a_still_view_never_sure_is_read_at_most_so_many_times(scene):
     """Nine tiles of a hand, fewer than a hand's shape needs: never sure, read `unsure_max_readings` times."""
     detector = FlakyDetector(scene, lambda n: set(range(9, len(scene.tiles))))
-    loop = LiveLoop(detector, AppSettings(live_detect_every=1), live=LiveSettings(unsure_max_readings=8))
+    loop = LiveLoop(detector, AppSettings(live_detect_every=1), live=LiveSettings(unsure_max_readings=8, unsure_every_s=0))
     for _ in range(20):
         loop.process(scene.image_bgr)
     snap = loop.snapshot()
     assert detector.calls == 8 and snap.settled and not snap.sure and len(snap.tiles) == 9
+
+
+def test_a_still_view_not_sure_is_read_slower_once_its_window_is_full(scene):
+    import time
+
+    detector = FlakyDetector(scene, lambda n: set(range(9, len(scene.tiles))))
+    loop = LiveLoop(detector, AppSettings(live_detect_every=1), live=LiveSettings(fuse_window=4, unsure_every_s=0.3))
+    for _ in range(20):
+        loop.process(scene.image_bgr)
+    assert detector.calls == 4 and not loop.snapshot().settled  # a full window, unchanged: read again only later
+    time.sleep(0.35)
+    loop.process(scene.image_bgr)
+    loop.process(scene.image_bgr)
+    assert detector.calls == 5
 
 
 def test_a_still_view_keeps_its_reading_and_is_not_read_again(scene):
