@@ -26,6 +26,7 @@ from .photo_read import (
     FIX_FROM,
     FIXED,
     MESSAGE,
+    OPENED,
     PREFIX,
     SELECTED,
     SELECTED_AT,
@@ -35,6 +36,12 @@ from .photo_read import (
     current,
     select,
 )
+
+SCROLLED_TO_EDITOR = PREFIX + "scrolled_to_editor"  # the pick (appui.photo_read.OPENED) its editor was shown for
+# a tile just picked: its editor scrolled into view, the least scroll that shows it (a pick's number makes each script new)
+SCROLL_TO_EDITOR_JS = """<script>/* pick PICK */
+setTimeout(() => document.querySelector('.st-key-photo_editor')?.scrollIntoView({block: 'nearest'}), 300);
+</script>"""
 
 
 def group_label(group: str, language: str | None = None) -> str:
@@ -174,6 +181,10 @@ def editor(photo: PhotoRead, index: int, total_now: int | None = None) -> None:
     if index >= len(photo.reading.tiles):
         return
     tile = photo.reading.tiles[index]
+    opened = st.session_state.get(OPENED)
+    if opened and st.session_state.get(SCROLLED_TO_EDITOR) != opened:  # just picked: it may open below the screen
+        st.session_state[SCROLLED_TO_EDITOR] = opened
+        st.html(SCROLL_TO_EDITOR_JS.replace("PICK", str(int(opened))), unsafe_allow_javascript=True)
     with st.container(border=True, key="photo_editor"):  # CSS class st-key-photo_editor
         with st.container(horizontal=True, vertical_alignment="center"):
             st.image(crop(photo.image_bgr, tile.xyxy, SETTINGS.crop_height), channels="BGR", width="content")

@@ -71,7 +71,7 @@ def test_uploaded_scene_is_read_and_scored_then_a_correction_rescores(scene):
     assert not at.error, [e.value for e in at.error]
     assert total_shown(at) == score(parse_hand(HAND)).total
     assert len(at.image) >= len(scene.tiles)  # one crop per tile
-    assert len(at.get("component_instance")) == 1  # the photo to tap
+    assert [c.key for c in at.get("component_instance")] == ["photo.tap", "photo.zoom_tap"]  # the photo, its tiles zoomed
 
     # the E pung was really an S pung: fix its three tiles one by one
     for index in [i for i, cls in tile_buttons(at).items() if cls == "E"]:
