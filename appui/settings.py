@@ -53,12 +53,6 @@ class AppSettings:
     # ... a tile's cell in the strip's picture, pixels wide (4:3 tall), and the strip's widest on a large screen, CSS px
     zoom_cell_px: int = 96
     zoom_max_css_px: int = 448
-    # photo page: the zoomed strip under the photo, every tile a tap target: this many tiles a row (7 on a 390 px
-    # phone: 51 CSS px each, over the 44 px a fingertip needs; the tiles on the photo itself are 17-41 px wide)
-    zoom_columns: int = 7
-    # ... a tile's cell in the strip's picture, pixels wide (4:3 tall), and the strip's widest on a large screen, CSS px
-    zoom_cell_px: int = 96
-    zoom_max_css_px: int = 448
     # photo page: how many faces that make the hand win the tile editor offers as one-tap fixes
     fix_suggestions: int = 4
     # live page: read the table in a thread of its own, so the video never waits for the detector
