@@ -229,7 +229,7 @@ def open_doubts(original: Reading, reading: Reading, issues: Sequence[Any], cont
 
 def doubt_text(doubt: TileDoubt, language: str | None = None) -> str:
     """The doubt as a player reads it: which tile, where, what the frames read, and what each face it may be
-    gives ("Check the 1 characters 一万 (winning tile), read so in 3 of 5 frames: as 4 characters 四万 the
+    gives ("Check the 1 character 一万 (winning tile), read so in 3 of 5 frames: as 4 characters 四万 the
     total is 12 (-5).")."""
     from .i18n import t, tile_words
 

@@ -598,7 +598,8 @@ def tile_words(name: str, language: str | None = None) -> str:
     if (language or lang()) == "zh":
         return zh
     if len(name) == 2 and name[0].isdigit() and name[1] in _SUIT_WORDS:
-        return f"{name[0]} {_SUIT_WORDS[name[1]][0]} {zh}"
+        suit = _SUIT_WORDS[name[1]][0]
+        return f"{name[0]} {suit.rstrip('s') if name[0] == '1' else suit} {zh}"  # 1 character, 1 dot; 5 characters
     return f"{_HONOUR_WORDS.get(name, name)} {zh}"
 
 

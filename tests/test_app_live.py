@@ -536,7 +536,7 @@ def test_a_low_confidence_tile_is_doubted_beside_the_total_and_framed_among_the_
     at = panel(tiles, won_on_a_discard(tiles), issues)
     assert [m.value for m in at.metric] == [str(total_of(MISREAD + " +1m"))]
     four = total_of(MISREAD + " +4m")
-    assert (f"Check the 1 characters 一万 (winning tile): as 4 characters 四万 the total is {four} "
+    assert (f"Check the 1 character 一万 (winning tile): as 4 characters 四万 the total is {four} "
             f"({four - total_of(MISREAD + ' +1m')})") in texts(at) and "Rests on 1 tile(s) in doubt" in texts(at)
     assert "in doubt" in at.button(key="live.tile.13").help
     assert "in doubt" not in at.button(key="live.tile.0").help

@@ -88,7 +88,7 @@ def test_every_reader_issue_is_said_in_both_languages(code):
 def test_the_copies_issue_of_the_report():
     doubt = issue(IssueCode.TOO_MANY_COPIES, name="1p", seen=5, limit=4)
     assert issue_text(doubt, "zh") == "一筒 出现 5 次, 但一副牌只有 4 张: 其中一张是别的牌。"
-    assert "1 dots" in issue_text(doubt, "en") and "1p is seen" not in issue_text(doubt, "en")
+    assert "1 dot 一筒" in issue_text(doubt, "en") and "1p is seen" not in issue_text(doubt, "en")
 
 
 def image_errors(tmp_path) -> list[str]:

@@ -193,7 +193,7 @@ def test_doubts_are_shown_next_to_the_tiles_they_name_until_fixed(outside_scene)
     # an unsure 1m, the winning tile: a 4m would win too, with another total, so the tile is really in doubt
     at = upload(open_photo_page(UnsureDetector(outside_scene, "1m")), outside_scene.jpeg())
     doubts = doubt_lines(at)
-    assert any("Check the 1 characters" in w and "(winning tile)" in w for w in doubts), doubts
+    assert any("Check the 1 character 一万" in w and "(winning tile)" in w for w in doubts), doubts
     assert not any("(0.20)" in w or "at (" in w for w in doubts), doubts  # player words, not the reader's
     assert any(m.value == "**Check this tile, red on the photo**" for m in at.markdown), [m.value for m in at.markdown]
     check_buttons = [b for b in at.button if b.key and b.key.startswith("photo.check.")]

@@ -44,7 +44,7 @@ def test_the_winning_tile_the_frames_disagree_on_is_the_doubt_with_the_total_it_
     (doubt,) = tile_doubts(hand, SELF_DRAWN)
     assert (doubt.index, doubt.read_as, doubt.group, doubt.change) == (13, "1m", "win", right - wrong)
     assert doubt.now.total == wrong and doubt.could_be[0].face == "4m" and doubt.could_be[0].outcome.total == right
-    assert doubt_text(doubt, "en") == ("Check the 1 characters 一万 (winning tile), read so in 3 of 5 frames: "
+    assert doubt_text(doubt, "en") == ("Check the 1 character 一万 (winning tile), read so in 3 of 5 frames: "
                                        "as 4 characters 四万 the total is 12 (-5).")
     assert doubt_text(doubt, "zh") == "请检查和牌张的一万, 5 帧中 3 帧如此识别: 若是四万, 总番 12 (-5)。"
 
@@ -82,7 +82,7 @@ def test_on_a_ready_row_a_face_that_changes_the_waits_is_the_doubt():
     assert doubt_text(doubt, "en") == "Check the East wind 东 (standing): as South wind 南 it is 1 from ready."
     unknown = reading("1234m456p789sEEE", tiles={0: {"conf": 0.4}})  # no other face known: it is to be checked
     (doubt,) = tile_doubts(unknown, WinContext())
-    assert doubt.could_be == () and doubt_text(doubt, "en") == "The reader is unsure of the 1 characters 一万 (standing): check it."
+    assert doubt.could_be == () and doubt_text(doubt, "en") == "The reader is unsure of the 1 character 一万 (standing): check it."
     same_waits = reading("1234m456p789sEEE", tiles={9: {"conf": 0.4, "alternatives": ["6s"]}})
     assert tile_doubts(same_waits, WinContext()) == []  # 9s or 6s, 789s or 678s: the same waits
 
