@@ -42,7 +42,7 @@ FIXED = PREFIX + "fixed"  # fixes made from an editor; a new one scrolls the tot
 SCROLLED_FOR = PREFIX + "scrolled_for"  # the fix the total was last scrolled into view for
 CONTEXT_SEEN = PREFIX + "context_seen"  # the context as the page last showed it
 RECORDED = PREFIX + "recorded"  # match id -> {hand fingerprint: deal number} recorded from this page
-RECORD_MESSAGE = PREFIX + "record_message"  # (fingerprint, kind, text) of the last tap on "Record"
+RECORD_MESSAGE = PREFIX + "record_message"  # (fingerprint, kind, (label, values)) of the last tap on "Record"
 WINNER, DISCARDER_PLAYER = PREFIX + "winner", PREFIX + "discarder_player"  # with a match open
 SOURCES = ("upload", "files", "camera")  # the phone's camera (full resolution), a photo file, the in-page camera
 IMAGE_TYPES = ["jpg", "jpeg", "png", "webp", "bmp", "heic", "heif"]  # HEIC: an iPhone's photos (pillow-heif)
@@ -213,6 +213,17 @@ def tap_photo(photo: PhotoRead, doubted: list[int]) -> None:
     with st.container(key="photo_tap"):
         streamlit_image_coordinates(rgb, key=TAP, use_column_width="always", image_format="JPEG", jpeg_quality=85,
                                     cursor="pointer", on_click=on_tap)
+    st.caption(t("tap_photo"))
+
+
+def zoom_panel(photo: PhotoRead, doubted: list[int]) -> None:
+    """Every tile cut out and zoomed, a fingertip wide each (the photo shows them 17-41 px on a phone), in rows
+    under the photo; a tap on one opens its editor."""
+    try:
+        from streamlit_image_coordinates import streamlit_image_coordinates
+    except ImportError:
+        return
+    st.caption(pick(_ZOOM_WORDS, "tap_strip"))
     zoom = zoom_of(photo)
     strip = draw_strip(photo.image_bgr, [tile.xyxy for tile in photo.reading.tiles],
                        [tile.group for tile in photo.reading.tiles], zoom, doubted, st.session_state.get(SELECTED))
@@ -220,11 +231,10 @@ def tap_photo(photo: PhotoRead, doubted: list[int]) -> None:
     with st.container(key="photo_zoom"):
         streamlit_image_coordinates(cv2.cvtColor(strip, cv2.COLOR_BGR2RGB), key=ZOOM_TAP, use_column_width="always",
                                     image_format="JPEG", jpeg_quality=85, cursor="pointer", on_click=on_zoom_tap)
-    st.caption(t("tap_photo") + " " + pick(_ZOOM_WORDS, "tap_strip"))
 
 
 _ZOOM_WORDS: dict[str, tuple[str, str]] = {
-    "tap_strip": ("Or tap it in the row of tiles under it, each a fingertip wide.", "或点击其下方放大的一排牌。"),
+    "tap_strip": ("Every tile, a fingertip wide: tap one to fix it.", "每张牌放大显示：点击即可修正。"),
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 import streamlit as st
 
@@ -44,10 +45,11 @@ def record_tap(deal: OpenDeal, winner: str, discarder: str | None, hand: Hand, p
             saw(deal.match_id, done.ledger.revision)  # this phone's own deal: the Match page does not call it another's
         row = done.ledger.rows[deal.number - 1]
         points = " · ".join(f"{p} {row.points[i]:+d}" for i, p in enumerate(done.ledger.match.players))
-        text = t("recorded_win", n=deal.number, id=deal.match_id, winner=winner, fan=done.deal.total, points=points)
-        state[message_key] = (print_, "success", text)
+        said = ("recorded_win", {"n": deal.number, "id": deal.match_id, "winner": winner, "fan": done.deal.total,
+                                 "points": points})
+        state[message_key] = (print_, "success", said)  # put in words when shown: in the page's language then
         return True
-    state[message_key] = (print_, "error", refusal_text(done))
+    state[message_key] = (print_, "error", _refusal(done))
     return False
 
 
@@ -68,16 +70,23 @@ def record_status(deal: OpenDeal, print_: str, recorded_key: str = RECORDED, mes
         done, message = None, None
         state[message_key] = None
     if message:
-        (st.success if message[1] == "success" else st.error)(message[2])
+        said = message[2]
+        (st.success if message[1] == "success" else st.error)(t(said[0], **said[1]) if isinstance(said, tuple) else said)
     if done is not None and not (message and message[1] == "success"):
         st.success(t("already_recorded", n=done, id=deal.match_id))
     return done
 
 
 def refusal_text(refused: NotRecorded) -> str:
+    key, values = _refusal(refused)
+    return t(key, **values)
+
+
+def _refusal(refused: NotRecorded) -> tuple[str, dict[str, Any]]:
+    """Why a win was not recorded, as a label and its values (put in words in the language it is shown in)."""
     if refused.reason == "under_minimum":
-        return t("record_under_minimum", fan=refused.total, without=refused.total - refused.flowers)
-    return t("record_refused", msg=refused.detail)
+        return "record_under_minimum", {"fan": refused.total, "without": refused.total - refused.flowers}
+    return "record_refused", {"msg": refused.detail}
 
 
 def record_panel(photo: PhotoRead, deal: OpenDeal, asked: Asked, scored: Scored) -> None:

@@ -730,3 +730,19 @@ def test_the_camera_is_asked_for_its_own_picture_and_its_buttons_speak_chinese()
     finally:
         del st.session_state["lang"]
     assert (messages["start"], messages["stop"]) == ("开启摄像头", "停止")
+
+
+def test_the_record_message_follows_the_language(fresh_ledger):
+    """Recorded in English, then the page switched to Chinese: the message is said again in Chinese."""
+    from ledger.match import Match
+    from ledger.store import LedgerStore
+
+    with LedgerStore() as store:
+        match_id = store.create_match(Match(("Ann", "Bob", "Cat", "Dan")))
+    tiles, _ = misread_hand()
+    at = ready_to_record(tiles, match_id)
+    ok(at.button(key="live.record").click().run())
+    assert any(s.value.startswith("Recorded as deal 1 of match #1") for s in at.success)
+    at.session_state["lang"] = "zh"
+    ok(at.run())
+    assert any(s.value.startswith("已记入对局 #1 第 1 盘") for s in at.success), [s.value for s in at.success]
