@@ -64,7 +64,9 @@ class LiveSnapshot:
     view_changed_at: float = 0.0  # the first frame that changed away from the last reading
     still: bool = False
     held: bool = False
-    frame_wh: tuple[int, int] = (0, 0)  # the camera's frame size as it arrives, pixels
+    # the camera's frame size, pixels, as the view's first frame came (the tiles' boxes are in its pixels: the
+    # browser's encoder may scale the picture down and up again while a view lasts)
+    frame_wh: tuple[int, int] = (0, 0)
     # with `LiveSettings.show_frames`: each fused frame's own reading, ((face, x1, y1, x2, y2), ...) a frame
     frame_readings: tuple[tuple[tuple[str, int, int, int, int], ...], ...] = ()
 
@@ -152,7 +154,7 @@ class LiveLoop:
         self._times: deque[float] = deque(maxlen=30)
         self._reading_times: deque[float] = deque()
         self._analysed_times: deque[float] = deque()
-        self._pending: tuple[np.ndarray, int, np.ndarray] | None = None
+        self._pending: tuple[np.ndarray, int, np.ndarray, tuple[int, int]] | None = None
         self._closed = False
         self._worker: threading.Thread | None = None
         self._view = 0
@@ -171,22 +173,23 @@ class LiveLoop:
         self._held: tuple[_Reading, float | None] | None = None
         self._error: str | None = None
         self._fps = 0.0
-        self._frame_wh = (0, 0)
+        self._view_wh = (0, 0)  # the size of the view's first frame: its readings are kept in its pixels
         self._started = time.perf_counter()
 
     def process(self, frame_bgr: np.ndarray) -> np.ndarray:
         """Decide whether the view needs reading, read it (inline or by the reader), draw the view's boxes."""
         now = time.perf_counter()
         thumb = thumbnail(frame_bgr, self.live.thumb_width)
+        frame_wh = (int(frame_bgr.shape[1]), int(frame_bgr.shape[0]))
         with self._lock:
-            self._frame_wh = (int(frame_bgr.shape[1]), int(frame_bgr.shape[0]))
-            view, read_it = self._look(thumb, now)
+            view, read_it = self._look(thumb, now, frame_wh)
+            view_wh = self._view_wh
             due = self.background or self._frames % max(1, self.settings.live_detect_every) == 0
         if read_it and due:
             if self.background:
-                self._offer(frame_bgr, view, thumb)
+                self._offer(frame_bgr, view, thumb, view_wh)
             else:
-                self._store(self._read(frame_bgr), view, thumb)
+                self._store(self._read(frame_bgr, view_wh), view, thumb)
         self._times.append(time.perf_counter())
         with self._lock:
             self._frames += 1
@@ -195,17 +198,20 @@ class LiveLoop:
             shown = self._fused if self._fused is not None and self._fused.view == self._view else _Reading()
             rate = self._rate(self._reading_times, time.perf_counter())
         tiles = shown.tiles
+        sx, sy = frame_wh[0] / max(view_wh[0], 1), frame_wh[1] / max(view_wh[1], 1)
         out = draw_boxes(
-            frame_bgr, [t["xyxy"] for t in tiles], [t["cls"] for t in tiles], [t.get("group") or "" for t in tiles]
+            frame_bgr, [(t["xyxy"][0] * sx, t["xyxy"][1] * sy, t["xyxy"][2] * sx, t["xyxy"][3] * sy) for t in tiles],
+            [t["cls"] for t in tiles], [t.get("group") or "" for t in tiles],
         )
         _banner(out, f"{fps:4.1f} fps  {rate:4.1f} readings/s  {len(tiles)} tiles")
         return out
 
-    def _look(self, thumb: np.ndarray, now: float) -> tuple[int, bool]:
+    def _look(self, thumb: np.ndarray, now: float, frame_wh: tuple[int, int]) -> tuple[int, bool]:
         """(Under the lock) the view this frame shows and whether it needs reading."""
         share = 1.0 if self._reference is None else changed_share(thumb, self._reference, self.live.cell_change)
         if share > self.live.view_change_share:
             self._view += 1
+            self._view_wh = frame_wh
             if self._fused is not None:  # a burst of changes (a hand moving in) counts from its first frame
                 self._view_changed_at = time.time()
             self._reference = thumb
@@ -225,9 +231,9 @@ class LiveLoop:
         self._last_read = now
         return self._view, True
 
-    def _offer(self, frame_bgr: np.ndarray, view: int, thumb: np.ndarray) -> None:
+    def _offer(self, frame_bgr: np.ndarray, view: int, thumb: np.ndarray, view_wh: tuple[int, int]) -> None:
         with self._lock:
-            self._pending = (frame_bgr, view, thumb)  # a newer frame replaces one the reader has not taken yet
+            self._pending = (frame_bgr, view, thumb, view_wh)  # a newer frame replaces one the reader has not taken yet
             if self._worker is None:
                 self._worker = threading.Thread(target=self._read_forever, name="live-reader", daemon=True)
                 self._worker.start()
@@ -242,8 +248,8 @@ class LiveLoop:
                     return
                 pending, self._pending = self._pending, None
             if pending is not None:
-                frame, view, thumb = pending
-                self._store(self._read(frame), view, thumb)
+                frame, view, thumb, view_wh = pending
+                self._store(self._read(frame, view_wh), view, thumb)
 
     def _store(self, read: Detections | str, view: int, thumb: np.ndarray) -> None:
         """One frame's detections (or the error reading it) into the view's fused reading."""
@@ -317,16 +323,19 @@ class LiveLoop:
         if worker is not None:
             worker.join(timeout=5)
 
-    def _read(self, frame_bgr: np.ndarray) -> Detections | str:
-        """The frame's tiles, one box each, in the frame's pixels (or what went wrong, in words)."""
+    def _read(self, frame_bgr: np.ndarray, view_wh: tuple[int, int] | None = None) -> Detections | str:
+        """The frame's tiles, one box each, in the pixels of a frame `view_wh` in size (the view's first frame;
+        default: this one), or what went wrong, in words."""
         from vision.layout import merge_duplicates
 
-        small, scale = _shrink(frame_bgr, self.settings.live_max_side)
+        small, _ = _shrink(frame_bgr, self.settings.live_max_side)
         try:
             dets, _ = merge_duplicates(self.detector.detect(small), DEFAULT_SETTINGS.layout)
         except Exception as exc:  # the video must keep running; the page shows the error
             return f"{type(exc).__name__}: {exc}"
-        return dets.scaled(1 / scale, 1 / scale) if scale != 1.0 else dets
+        width, height = view_wh or (frame_bgr.shape[1], frame_bgr.shape[0])
+        sx, sy = width / small.shape[1], height / small.shape[0]
+        return dets if sx == sy == 1.0 else dets.scaled(sx, sy)
 
     def _rate(self, times: deque[float], now: float) -> float:
         """Events per second over the last `rate_window_s` (or since the loop started, if that is shorter)."""
@@ -349,7 +358,7 @@ class LiveLoop:
                 readings=self._readings, fused=shown.fused if shown is not None else 0,
                 sure=shown.sure if shown is not None else False, settled=self._settled and not held,
                 shown_at=self._shown_at, seen_at=seen_at, view_changed_at=self._view_changed_at,
-                still=self._still, held=held, frame_wh=self._frame_wh,
+                still=self._still, held=held, frame_wh=self._view_wh,
                 frame_readings=shown.frames if shown is not None else (),
             )
 

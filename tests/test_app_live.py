@@ -746,3 +746,20 @@ def test_the_record_message_follows_the_language(fresh_ledger):
     at.session_state["lang"] = "zh"
     ok(at.run())
     assert any(s.value.startswith("已记入对局 #1 第 1 盘") for s in at.success), [s.value for s in at.success]
+
+
+def test_frames_scaled_by_the_browser_mid_view_fuse_in_the_views_pixels(scene):
+    """The browser's encoder sends the view at half size for a while: the same view, its readings fused in the
+    pixels of its first frame, the boxes drawn where the tiles are on each frame."""
+    import cv2
+
+    half = cv2.resize(scene.image_bgr, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    loop = LiveLoop(TruthDetector(scene), AppSettings(live_detect_every=1), live=LiveSettings(sure_readings=9))
+    for frame in (scene.image_bgr, half, half, scene.image_bgr, half):  # not sure before 9 readings: all read
+        out = loop.process(frame)
+    snap = loop.snapshot()
+    assert snap.view == 1 and snap.frame_wh == (640, 480) and snap.fused == 5
+    assert all(t["seen"] == 5 for t in snap.tiles)  # every reading of every tile fused, whatever its frame's size
+    got = sorted(tuple(round(v) for v in t["xyxy"]) for t in snap.tiles)
+    assert np.allclose(got, sorted(tuple(round(v) for v in t.xyxy) for t in scene.tiles), atol=2)
+    assert out.shape == half.shape and box_pixels(out, half) > 100  # drawn on the half-size frame
