@@ -46,6 +46,7 @@ from .photo_read import (
     photo_input,
     read_photo,
     tap_photo,
+    zoom_panel,
 )
 from .photo_record import deal_in_match, record_panel, record_status, record_tap, refusal_text, save_panel
 from .photo_score import Scored, hand_facts, match_questions, remember_context, score_photo, start_context, table_questions, total_panel
@@ -137,6 +138,7 @@ def _result(photo: PhotoRead, deal: OpenDeal | None) -> tuple[Scored | None, lis
         selected = st.session_state.get(SELECTED)
         if selected is not None and st.session_state.get(SELECTED_AT, "photo") == "photo":
             editor(photo, selected)
+        zoom_panel(photo, doubted)  # under the editor: a tile picked there opens its editor just above
     if scored is not None:
         show_fans(scored.result, scored.hand.context, asked.discarder_seat)
     settled_doubts(settled)

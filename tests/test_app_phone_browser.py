@@ -45,6 +45,22 @@ SMALL_TARGETS_JS = """(size) => [...document.querySelectorAll(
     .map(([name, r]) => `${name}: ${Math.round(r.width)}x${Math.round(r.height)}`)"""
 
 
+# the words an element shows: its text where its font is not shrunk to nothing (icons' ligatures left out),
+# and the ::after content of the elements whose own text is hidden that way
+SHOWN_TEXT_JS = """e => {
+    const shown = [];
+    const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const parent = node.parentElement;
+        if (getComputedStyle(parent).fontSize !== '0px' && !parent.closest('[data-testid=stIconMaterial]'))
+            shown.push(node.textContent.trim());
+    }
+    for (const hidden of e.querySelectorAll('p, span'))
+        if (getComputedStyle(hidden).fontSize === '0px') shown.push(getComputedStyle(hidden, '::after').content);
+    return shown.filter(Boolean).join(' | ');
+}"""
+
+
 @pytest.fixture(scope="module")
 def browser():
     require_browser()
@@ -112,6 +128,15 @@ def on_screen(locator) -> bool:  # type: ignore[no-untyped-def]
             and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"])
 
 
+def until_on_screen(page, locator, timeout_ms: int = 5000) -> bool:  # type: ignore[no-untyped-def]
+    """The element comes wholly onto the screen within `timeout_ms` (the page scrolls by itself)."""
+    for _ in range(timeout_ms // 100):
+        if locator.count() and on_screen(locator):
+            return True
+        page.wait_for_timeout(100)
+    return False
+
+
 def total(page) -> int:  # type: ignore[no-untyped-def]
     (value,) = page.get_by_test_id("stMetricValue").all_inner_texts()
     return int(value)
@@ -156,6 +181,7 @@ def test_phone_result_first_a_tap_on_the_photo_fixes_the_doubted_tile(browser, p
 
         tap_tile_on_photo(page, where)  # one tap on the tile in the photo: its editor, the faces that win
         fix = page.locator(".st-key-photo_fixes").get_by_role("button", name="9 Dot", exact=True)
+        assert until_on_screen(page, fix), "the editor opened below the screen"  # the page scrolls to it
         page.locator(".st-key-photo_total").evaluate("e => e.scrollIntoView({block: 'start'})")  # total on top
         page.wait_for_timeout(300)
         assert on_screen(fix) and on_screen(page.get_by_test_id("stMetricValue"))  # the fix a screen below it
@@ -218,3 +244,71 @@ def test_phone_with_a_match_open_takes_the_deal_winds_and_records_the_win(browse
     with LedgerStore() as store:
         deal = store.deals(match_id)[-1]
     assert (deal.number, deal.winner, deal.discarder, deal.total) == (5, "Cat", None, expected)
+
+
+def zoom_cells(page) -> tuple[float, float, list[float]]:  # type: ignore[no-untyped-def]
+    """(the zoomed strip's shown width, a cell's width, its left and top on the screen), CSS px."""
+    strip = page.frame_locator(".st-key-photo_zoom iframe").locator("img")
+    box = strip.bounding_box()
+    cell = box["width"] / DEFAULT_APP_SETTINGS.zoom_columns
+    return box["width"], cell, [box["x"], box["y"]]
+
+
+@pytest.mark.slow
+def test_phone_every_tile_is_a_fingertip_wide_under_the_photo_and_opens_its_editor(browser, photo, tmp_path):
+    """The tiles on the photo are 17-41 px wide on a phone; the zoomed strip under it gives each one a cell of
+    at least 44 px, and a tap on the misread tile's cell opens its editor, scrolled into view."""
+    image, truth, _ = photo
+    with streamlit_server(env_for(truth, tmp_path / "data")) as url:
+        context, page = new_phone(browser)
+        page.goto(url)
+        wait_for_app(page, TIMEOUT_MS)
+        upload(page, image)
+        tap(page, "photo.seat", "S 南")
+        tap(page, "photo.prevalent", "E 东")
+        tap(page, "photo.won_by", "Self-drawn")
+        strip = page.locator(".st-key-photo_zoom")
+        strip.scroll_into_view_if_needed()
+        width, cell, (left, top) = zoom_cells(page)
+        assert cell >= DEFAULT_APP_SETTINGS.touch_target_px, (width, cell)
+        truth_tiles = json.loads(truth.read_text())["tiles"]
+        from appui.photo_zoom import reading_order
+
+        order = reading_order([tuple(t["xyxy"]) for t in truth_tiles])
+        misread = next(i for i, t in enumerate(truth_tiles) if t["group"] == "win")
+        n = order.index(misread)
+        row, column = divmod(n, DEFAULT_APP_SETTINGS.zoom_columns)
+        cell_height = cell * 4 / 3
+        small_png(page.screenshot(), DOCS / "phone-zoom.png", max_width=PHONE["width"])
+        page.mouse.click(left + (column + 0.5) * cell, top + (row + 0.5) * cell_height)  # the tap on its cell
+        page.locator(".st-key-photo_editor").wait_for(timeout=TIMEOUT_MS)
+        wait_for_app(page, TIMEOUT_MS)
+        assert "6 dots" in page.locator(".st-key-photo_editor").inner_text()  # the misread 9 dots, read 6
+        fix = page.locator(".st-key-photo_fixes").get_by_role("button", name="9 Dot", exact=True)
+        assert until_on_screen(page, fix)
+        fix.tap()
+        wait_for_app(page, TIMEOUT_MS)
+        assert total(page) == score(parse_hand(TRUTH + " self-drawn seat=S prevalent=E")).total
+        context.close()
+
+
+@pytest.mark.slow
+def test_phone_in_chinese_the_uploader_speaks_chinese(browser, photo, tmp_path):
+    _, truth, _ = photo
+    with streamlit_server(env_for(truth, tmp_path / "data")) as url:
+        context, page = new_phone(browser)
+        page.goto(url)
+        wait_for_app(page, TIMEOUT_MS)
+        page.get_by_test_id("stExpandSidebarButton").or_(page.get_by_test_id("stSidebarCollapsedControl")).first.tap()
+        page.get_by_role("radio", name="中文").tap()
+        wait_for_app(page, TIMEOUT_MS)
+        page.get_by_test_id("stSidebarCollapseButton").locator("button").click(force=True)
+        page.wait_for_timeout(500)
+        page.get_by_role("heading", name="拍照算番").wait_for(timeout=TIMEOUT_MS)
+        dropzone = page.locator(".st-key-photo_shoot [data-testid=stFileUploaderDropzone]")
+        shown = dropzone.evaluate(SHOWN_TEXT_JS)
+        assert "拍照" in shown and "最大 50 MB" in shown, shown
+        assert "Upload" not in shown and "per file" not in shown, shown
+        assert dropzone.locator("button").bounding_box()["height"] >= DEFAULT_APP_SETTINGS.touch_target_px - 4
+        small_png(page.screenshot(), DOCS / "phone-upload-zh.png", max_width=PHONE["width"])
+        context.close()
