@@ -15,6 +15,9 @@ transaction that locks the match, refuses a stale revision (`StaleWrite`, naming
 or a closed match (`MatchLocked`), and logs itself as the next revision in `changes`, whose key
 (match, revision) lets only one of two writers that saw the same revision through, whatever the
 database's locking does. A deal number taken twice is refused by a unique constraint too.
+
+The tables are in `ledger.schema`; a tournament's methods (registration, rounds, its end) in
+`ledger.tournament_store`, which `LedgerStore` takes them from.
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +56,17 @@ from .match import (
     check_next,
     without_deal,
 )
-from .rules import DEALS_PER_MATCH, LIMITS, SeatRule, check_name, check_whole
+from .rules import DEALS_PER_MATCH, LIMITS, SeatRule, check_whole
+from .schema import changes, deals, matches, now_iso, penalties, players, tournaments
+from .tournament_store import (
+    AllRoundsDrawn,
+    RoundUnfinished,
+    TournamentEnded,
+    TournamentInfo,
+    TournamentNameTaken,
+    TournamentNotFound,
+    TournamentTables,
+)
 
 DATABASE_ENV = "MCR_DATABASE_URL"
 DATABASE_FILE = "ledger.sqlite3"
@@ -84,80 +96,6 @@ def _driver_url(url: str) -> str:
     return url
 
 
-# The tables as the queries see them; their DDL is in the migrations.
-metadata = sa.MetaData()
-matches = sa.Table(
-    "matches", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("name", sa.String(200), nullable=False, default=""),
-    sa.Column("table_label", sa.String(100), nullable=False, default=""),
-    sa.Column("round_label", sa.String(100), nullable=False, default=""),
-    sa.Column("seat_rule", sa.String(20), nullable=False),
-    sa.Column("false_win_penalty", sa.Integer, nullable=False),
-    sa.Column("created_at", sa.String(40), nullable=False),
-    sa.Column("uid", sa.String(64)),
-    sa.Column("revision", sa.Integer, nullable=False),
-    sa.Column("closed_reason", sa.String(20)),
-    sa.Column("closed_at", sa.String(40)),
-    sa.Column("tournament_id", sa.Integer),
-    sa.Column("round_no", sa.Integer),
-    sa.Column("table_no", sa.Integer),
-)
-players = sa.Table(
-    "players", metadata,
-    sa.Column("match_id", sa.Integer, primary_key=True),
-    sa.Column("place", sa.Integer, primary_key=True),  # 0..3: starting place E S W N
-    sa.Column("name", sa.String(100), nullable=False),
-)
-deals = sa.Table(
-    "deals", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("match_id", sa.Integer, nullable=False),
-    sa.Column("number", sa.Integer, nullable=False),
-    sa.Column("result", sa.String(20), nullable=False),
-    sa.Column("winner", sa.Integer),  # player places 0..3
-    sa.Column("discarder", sa.Integer),
-    sa.Column("total", sa.Integer),
-    sa.Column("hand_json", sa.Text),
-    sa.Column("recorded_at", sa.String(40), nullable=False),
-)
-penalties = sa.Table(
-    "penalties", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("match_id", sa.Integer, nullable=False),
-    sa.Column("deal", sa.Integer, nullable=False),
-    sa.Column("player", sa.Integer, nullable=False),
-    sa.Column("points", sa.Integer, nullable=False),
-    sa.Column("reason", sa.String(200), nullable=False),
-    sa.Column("to_others", sa.Boolean, nullable=False),
-    sa.Column("false_win", sa.Boolean, nullable=False),
-    sa.Column("recorded_at", sa.String(40), nullable=False),
-)
-changes = sa.Table(
-    "changes", metadata,
-    sa.Column("match_id", sa.Integer, primary_key=True),
-    sa.Column("revision", sa.Integer, primary_key=True),
-    sa.Column("kind", sa.String(20), nullable=False),
-    sa.Column("number", sa.Integer),
-    sa.Column("at", sa.String(40), nullable=False),
-    sa.Column("detail", sa.Text, nullable=False),
-)
-tournaments = sa.Table(
-    "tournaments", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("uid", sa.String(64), nullable=False),
-    sa.Column("name", sa.String(200), nullable=False),
-    sa.Column("seed", sa.Integer, nullable=False),
-    sa.Column("created_at", sa.String(40), nullable=False),
-    sa.Column("planned_rounds", sa.Integer),
-    sa.Column("ended_at", sa.String(40)),
-)
-entrants = sa.Table(
-    "entrants", metadata,
-    sa.Column("tournament_id", sa.Integer, primary_key=True),
-    sa.Column("number", sa.Integer, primary_key=True),
-    sa.Column("name", sa.String(100), nullable=False),
-)
 
 
 class MatchNotFound(LedgerError):
@@ -185,74 +123,13 @@ class Imported:
     new: bool  # False: a match with this uid was already here (the import was recognised as a repeat)
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
 
 def _closure(row: Any) -> Closure | None:
     return None if row.closed_reason is None else Closure(EndReason(row.closed_reason), row.closed_at or "")
 
 
-@dataclass(frozen=True)
-class TournamentInfo:
-    id: int
-    uid: str
-    name: str
-    seed: int
-    players: tuple[str, ...]  # registered, in registration order
-    rounds: int  # rounds drawn so far
-    planned_rounds: int | None = None  # the number of rounds the organiser set (None: not set yet)
-    ended_at: str | None = None  # ISO time, UTC: the organiser ended the tournament; its standings are final
 
-    @property
-    def ended(self) -> bool:
-        return self.ended_at is not None
-
-    @property
-    def rounds_left(self) -> int | None:
-        return None if self.planned_rounds is None else max(0, self.planned_rounds - self.rounds)
-
-
-class RoundUnfinished(LedgerError):
-    """The next round waits: matches of round `round_no` are still being played at `tables`."""
-
-    def __init__(self, round_no: int, tables: tuple[int, ...]):
-        super().__init__(f"round {round_no} is still being played at table{'s' if len(tables) > 1 else ''} "
-                         f"{', '.join(map(str, tables))}: finish or close those matches first")
-        self.round_no, self.tables = round_no, tables
-
-
-class TournamentEnded(LedgerError):
-    """The tournament was ended: its standings are final, no round is drawn and no match reopened."""
-
-    def __init__(self, name: str, at: str):
-        from .match import clock
-
-        super().__init__(f"the tournament {name!r} has ended{' at ' + clock(at) if clock(at) else ''}: "
-                         "its standings are final")
-        self.name, self.at = name, at
-
-
-class AllRoundsDrawn(LedgerError):
-    """Every round the organiser set is drawn: the next step is ending the tournament (or setting more rounds)."""
-
-    def __init__(self, rounds: int):
-        super().__init__(f"all {rounds} rounds are drawn: end the tournament, or set more rounds")
-        self.rounds = rounds
-
-
-class TournamentNameTaken(LedgerError):
-    def __init__(self, name: str, tournament_id: int):
-        super().__init__(f"a tournament named {name!r} is already registered (#{tournament_id}): choose it, or give another name")
-        self.name, self.tournament_id = name, tournament_id
-
-
-class TournamentNotFound(LedgerError):
-    def __init__(self, tournament_id: object):
-        super().__init__(f"no tournament {tournament_id!r} in this database")
-
-
-class LedgerStore:
+class LedgerStore(TournamentTables):
     """The matches and tournaments of one database. Open with a URL (default: `default_url()`); `close()` when done."""
 
     def __init__(self, url: str | None = None):
@@ -458,7 +335,7 @@ class LedgerStore:
              **detail: Any) -> None:
         """Record the write as revision seen + 1 (the key refuses a second writer that saw `seen`)."""
         conn.execute(sa.insert(changes).values(match_id=match_id, revision=seen + 1, kind=kind.value, number=number,
-                                               at=_now(), detail=json.dumps(detail, ensure_ascii=False)))
+                                               at=now_iso(), detail=json.dumps(detail, ensure_ascii=False)))
         done = conn.execute(sa.update(matches).where(matches.c.id == match_id, matches.c.revision == seen)
                             .values(revision=seen + 1))
         if done.rowcount != 1:
@@ -472,7 +349,7 @@ class LedgerStore:
         return {
             "number": deal.number, "result": deal.result.value, "winner": place(deal.winner),
             "discarder": place(deal.discarder), "total": deal.total,
-            "hand_json": json.dumps(deal.hand) if deal.hand is not None else None, "recorded_at": _now(),
+            "hand_json": json.dumps(deal.hand) if deal.hand is not None else None, "recorded_at": now_iso(),
         }
 
     def add_deal(self, match_id: int, deal: Deal, *, seen: int) -> Ledger:
@@ -484,7 +361,7 @@ class LedgerStore:
             self._log(conn, match_id, seen, ChangeKind.RECORDED, deal.number, deal=deal_to_json(deal))
             if deal.number == DEALS_PER_MATCH:
                 conn.execute(sa.update(matches).where(matches.c.id == match_id)
-                             .values(closed_reason=EndReason.ALL_DEALS.value, closed_at=_now()))
+                             .values(closed_reason=EndReason.ALL_DEALS.value, closed_at=now_iso()))
         return self.ledger(match_id)
 
     def replace_deal(self, match_id: int, deal: Deal, *, seen: int) -> Ledger:
@@ -541,7 +418,7 @@ class LedgerStore:
                 raise LedgerError(f"a penalty in deal {entry.deal}, but deal {existing + 1} is the one being played")
             conn.execute(sa.insert(penalties).values(
                 match_id=match_id, deal=entry.deal, player=match.player(entry.player), points=entry.points,
-                reason=entry.reason, to_others=entry.to_others, false_win=entry.false_win, recorded_at=_now()))
+                reason=entry.reason, to_others=entry.to_others, false_win=entry.false_win, recorded_at=now_iso()))
             self._log(conn, match_id, seen, ChangeKind.PENALTY, entry.deal, penalty=penalty_to_json(entry))
         return self.ledger(match_id)
 
@@ -562,7 +439,7 @@ class LedgerStore:
             recorded = int(conn.scalar(sa.select(sa.func.count()).select_from(deals).where(deals.c.match_id == match_id)) or 0)
             reason = EndReason.ALL_DEALS if recorded == DEALS_PER_MATCH else EndReason.TIME_LIMIT
             conn.execute(sa.update(matches).where(matches.c.id == match_id)
-                         .values(closed_reason=reason.value, closed_at=_now()))
+                         .values(closed_reason=reason.value, closed_at=now_iso()))
             self._log(conn, match_id, seen, ChangeKind.CLOSED, reason=reason.value)
         return self.ledger(match_id)
 
@@ -610,9 +487,9 @@ class LedgerStore:
         match_id = conn.execute(
             sa.insert(matches).values(
                 name=match.name, table_label=match.table, round_label=match.round_label,
-                seat_rule=match.seat_rule.value, false_win_penalty=match.false_win_penalty, created_at=_now(),
+                seat_rule=match.seat_rule.value, false_win_penalty=match.false_win_penalty, created_at=now_iso(),
                 uid=uid, revision=-1, closed_reason=closed.reason.value if closed else None,
-                closed_at=(closed.at or _now()) if closed else None,
+                closed_at=(closed.at or now_iso()) if closed else None,
                 tournament_id=tournament_id, round_no=round_no, table_no=table_no,
             ).returning(matches.c.id)
         ).scalar_one()
@@ -622,117 +499,9 @@ class LedgerStore:
         for entry in ledger.penalties:
             conn.execute(sa.insert(penalties).values(
                 match_id=match_id, deal=entry.deal, player=match.player(entry.player), points=entry.points,
-                reason=entry.reason, to_others=entry.to_others, false_win=entry.false_win, recorded_at=_now()))
+                reason=entry.reason, to_others=entry.to_others, false_win=entry.false_win, recorded_at=now_iso()))
         self._log(conn, match_id, -1, ChangeKind.CREATED)  # revision 0
         return Imported(int(match_id), True)
-
-    # --- tournaments --------------------------------------------------------------
-
-    def create_tournament(self, name: str, entrant_names: list[str] | tuple[str, ...], seed: int,
-                          rounds: int | None = None) -> int:
-        """Register the players once (a multiple of 4), with the seed of the seating draws and, when known,
-        the number of rounds."""
-        from .tournament import check_entrants
-
-        title = check_name(name, "the tournament's name", LIMITS.match_name_chars)
-        registered = check_entrants(entrant_names)
-        check_whole(seed, "the seed", 0, 2**31 - 1)
-        if rounds is not None:
-            check_whole(rounds, "the number of rounds", 1, LIMITS.max_rounds)
-        with self.engine.begin() as conn:
-            same = conn.scalar(sa.select(tournaments.c.id).where(tournaments.c.name == title)) if title else None
-            if same is not None:  # a second click of Register, or the same event twice
-                raise TournamentNameTaken(title, int(same))
-            tournament_id = conn.execute(sa.insert(tournaments).values(
-                uid=str(uuid.uuid4()), name=title, seed=seed, created_at=_now(), planned_rounds=rounds,
-            ).returning(tournaments.c.id)).scalar_one()
-            conn.execute(sa.insert(entrants), [{"tournament_id": tournament_id, "number": i + 1, "name": n}
-                                               for i, n in enumerate(registered)])
-        return int(tournament_id)
-
-    def tournaments(self) -> list[TournamentInfo]:
-        with self.engine.connect() as conn:
-            ids = conn.execute(sa.select(tournaments.c.id).order_by(tournaments.c.id)).scalars().all()
-            return [self._tournament(conn, int(i)) for i in ids]
-
-    def tournament(self, tournament_id: int) -> TournamentInfo:
-        with self.engine.connect() as conn:
-            return self._tournament(conn, tournament_id)
-
-    def _tournament(self, conn: Connection, tournament_id: int, *, lock: bool = False) -> TournamentInfo:
-        query = sa.select(tournaments).where(tournaments.c.id == tournament_id)
-        row = conn.execute(query.with_for_update() if lock else query).first()
-        if row is None:
-            raise TournamentNotFound(tournament_id)
-        names = conn.execute(sa.select(entrants.c.name).where(entrants.c.tournament_id == tournament_id)
-                             .order_by(entrants.c.number)).scalars().all()
-        rounds = conn.scalar(sa.select(sa.func.max(matches.c.round_no)).where(matches.c.tournament_id == tournament_id))
-        return TournamentInfo(int(row.id), row.uid, row.name, int(row.seed), tuple(names), int(rounds or 0),
-                              row.planned_rounds, row.ended_at)
-
-    def set_rounds(self, tournament_id: int, rounds: int) -> TournamentInfo:
-        """The number of rounds the tournament plays (at least the rounds drawn so far)."""
-        check_whole(rounds, "the number of rounds", 1, LIMITS.max_rounds)
-        with self.engine.begin() as conn:
-            info = self._tournament(conn, tournament_id, lock=True)
-            if info.ended_at is not None:
-                raise TournamentEnded(info.name, info.ended_at)
-            if rounds < info.rounds:
-                raise LedgerError(f"{info.rounds} rounds are drawn already: the tournament plays at least {info.rounds}")
-            conn.execute(sa.update(tournaments).where(tournaments.c.id == tournament_id).values(planned_rounds=rounds))
-        return self.tournament(tournament_id)
-
-    def end_tournament(self, tournament_id: int) -> TournamentInfo:
-        """End the tournament: its standings are final. Refused while a table is still playing; a second
-        click finds it ended and changes nothing."""
-        with self.engine.begin() as conn:
-            info = self._tournament(conn, tournament_id, lock=True)
-            if info.ended_at is not None:
-                return info
-            if info.rounds == 0:
-                raise LedgerError("no round has been drawn: draw and play one before ending the tournament")
-            playing = conn.execute(sa.select(matches.c.round_no, matches.c.table_no)
-                                   .where(matches.c.tournament_id == tournament_id, matches.c.closed_reason.is_(None))
-                                   .order_by(matches.c.round_no, matches.c.table_no)).all()
-            if playing:
-                round_no = playing[0].round_no
-                raise RoundUnfinished(round_no, tuple(r.table_no for r in playing if r.round_no == round_no))
-            conn.execute(sa.update(tournaments).where(tournaments.c.id == tournament_id).values(ended_at=_now()))
-        return self.tournament(tournament_id)
-
-    def start_round(self, tournament_id: int) -> int:
-        """Draw the next round's seating (repeated opponents as few as the draw finds; the same seed gives
-        the same draw) and start one match per table, in one transaction. Refused while a match of the
-        round before is not finished (the organiser closes one ended by the time limit)."""
-        from .tournament import draw_round
-
-        try:
-            with self.engine.begin() as conn:
-                info = self._tournament(conn, tournament_id, lock=True)
-                if info.ended_at is not None:
-                    raise TournamentEnded(info.name, info.ended_at)
-                if info.planned_rounds is not None and info.rounds >= info.planned_rounds:
-                    raise AllRoundsDrawn(info.planned_rounds)
-                if info.rounds >= LIMITS.max_rounds:
-                    raise LedgerError(f"at most {LIMITS.max_rounds} rounds")
-                rows = conn.execute(sa.select(matches).where(matches.c.tournament_id == tournament_id)
-                                    .order_by(matches.c.round_no, matches.c.table_no)).all()
-                open_tables = tuple(r.table_no for r in rows if r.round_no == info.rounds and r.closed_reason is None)
-                if open_tables:
-                    raise RoundUnfinished(info.rounds, open_tables)
-                previous: dict[int, list[tuple[str, ...]]] = {}
-                for r in rows:
-                    previous.setdefault(r.round_no, []).append(self._match(conn, r.id, r).players)
-                round_no = info.rounds + 1
-                seating = draw_round(info.players, [previous[k] for k in sorted(previous)], info.seed, round_no)
-                for table_no, seats in enumerate(seating, start=1):
-                    match = Match(seats, name=f"{info.name} · round {round_no} · table {table_no}".strip(" ·"),
-                                  table=str(table_no), round_label=str(round_no)).validate()
-                    self.import_match(build_ledger(match, []), tournament=(tournament_id, round_no, table_no), conn=conn)
-        except sa.exc.IntegrityError:  # the same round started at the same moment elsewhere
-            raise LedgerError(f"round {self.tournament(tournament_id).rounds} was just started by another phone") from None
-        return round_no
-
 
 def _change(match: Match, row: Any) -> Change:
     from .exchange import deal_from_json, penalty_from_json
