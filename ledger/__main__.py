@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -358,7 +359,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: the database refused: {exc.__class__.__name__}: {getattr(exc, 'orig', None) or exc}", file=sys.stderr)
         return 1
     if result is not None:
-        print(json.dumps(result, ensure_ascii=False, indent=1))
+        try:
+            print(json.dumps(result, ensure_ascii=False, indent=1))
+        except BrokenPipeError:  # `| head`: the reader has what it wanted
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit: into nothing
     return 0
 
 
