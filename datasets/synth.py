@@ -1,6 +1,9 @@
 """Synthetic photos of laid-out winning hands, with YOLO labels and the true score.
 
-    python -m datasets.synth --art /work/shared/datasets/art --out /work/data/synth --n 20000 --seed 0 --workers 16
+    python -m datasets.synth --art ART --out OUT --n 20000 --seed 0 --workers 16
+
+ART: an artwork folder in the form of `datasets/fake_art.py`'s (one folder per set with its mapping.tsv;
+`datasets.art`).
 
 Scene i is drawn from seed S+i alone (hand, art set, size, layout, table, light,
 camera, JPEG quality), so the output does not depend on `--workers`.  Writes
@@ -297,7 +300,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m datasets.synth",
         description="Render synthetic photos of laid-out winning hands (photo-layout.md) with YOLO labels and truth JSON.",
     )
-    p.add_argument("--art", type=Path, required=True, help="the art/ folder (shared/datasets/art or one in its form)")
+    p.add_argument("--art", type=Path, required=True, help="ART: the artwork folder (the form of datasets/fake_art.py's)")
     p.add_argument("--out", type=Path, required=True, help="output folder (images/, labels/, truth/)")
     p.add_argument("--n", type=int, required=True, help="number of scenes")
     p.add_argument("--seed", type=int, default=0, help="scene i is drawn from seed+i (default 0)")
