@@ -8,9 +8,10 @@
 # Set k (1..3) uses the photo seed CAL_SEED+k and the scenes seed SCENES_SEED+(k-1)*10000. Each FIELD=VALUE
 # reads the same scenes again with that detector setting (`training.evaluate_read --set`): a control, written to
 # ROUND/SET.control_FIELD=VALUE.log. Also: ROUND/SET.cal.json (the summary line), SET.cal.log (progress and the
-# wall time), SET.eval.log (`training.evaluate`), SET.read.log (`training.evaluate_read`). ART: the artwork folder
-# (default ../shared/datasets/art). CONTROL_METHOD (e.g. auto): also calibrate a second copy of models/ from the
-# same photo with that `--method`, and read the scenes with it: SET.method_METHOD.cal.json, .cal.log, .read.log.
+# wall time), SET.eval.log (`training.evaluate`), SET.read.log (`training.evaluate_read`). ART (required): the
+# artwork folder, in the form of datasets/fake_art.py's, holding kde-traditional and gnome-smooth. CONTROL_METHOD
+# (e.g. auto): also calibrate a second copy of models/ from the same photo with that `--method`, and read the
+# scenes with it: SET.method_METHOD.cal.json, .cal.log, .read.log.
 # SETS (e.g. kde-traditional): only those of the three sets, each with the seeds it has in the full round.
 # MODELS: the models folder copied and calibrated (default models/), e.g. a candidate from scripts/gpu_train.sh.
 # A set whose photo and scenes are already in ROUND (both synth.json written) is not rendered again: link or
@@ -18,7 +19,7 @@
 set -u
 ROUND=$1; CAL_SEED=$2; SCENES_SEED=$3; DRAWN=$4; shift 4
 cd "$(dirname "$0")/.."
-PY=.venv/bin/python; ART=${ART:-../shared/datasets/art}; MODELS=${MODELS:-models}
+PY=.venv/bin/python; ART=${ART:?set ART to the artwork folder, in the form of the one datasets/fake_art.py writes}; MODELS=${MODELS:-models}
 mkdir -p "$ROUND"
 # calibrate_copy DIR LOG [ARG...]: a fresh copy of models/ in DIR, calibrated from the set's photo (ARGs go to
 # `vision calibrate`), its summary line in LOG.cal.json, progress and wall time in LOG.cal.log
