@@ -264,6 +264,8 @@ def _watch() -> None:
         from appui import models as app_models
 
         app_models._load_detector.clear()  # the next photo is read with the version now in use
+        if result.get("promoted"):
+            st.session_state.pop(READ, None)  # the photos shown again as the version now in use reads them
     st.rerun()  # the page again, its "Learn" button no longer held back by the run that ended
 
 

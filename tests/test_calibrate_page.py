@@ -260,9 +260,12 @@ def test_after_learning_the_page_lists_the_tiles_learned_and_those_still_unsure(
     assert any(c.value.startswith("Boxes: green, read as its place's face; orange, so but unsure (confidence under 0.5)")
                for c in at.caption), "the legend under the photo as read before learning"
     at.session_state["teach.learn_command"] = [sys.executable, str(script)]
+    read_before = dict(at.session_state["teach.read"])
     at.button(key="teach.learn").click().run(timeout=60)
     assert not at.exception, at.exception
     assert "Learned: version club-2 is now in use (40 s)." in [s.value for s in at.success]
+    assert all(at.session_state["teach.read"][key] is not read for key, read in read_before.items()), (
+        "promoted: the photo is read again by the version now in use (its boxes no longer as before)")
     said = [m.value for m in at.markdown]
     assert "Learned (read wrong before, right now): 1.1 1m (was 7m)" in said
     assert "Still unsure or wrong: 1.2 2m (0.31), 1.3 3m (read as 5m)" in said
