@@ -212,8 +212,8 @@ def pick_match() -> int | None:
     ids = [s.id for s in summaries]
     by_uid = {s.uid: s.id for s in summaries}
     # no deal count in the labels: the browser keeps showing the chosen option's label from when it was chosen
-    labels = {s.id: f"#{s.id} " + (s.match.name or " · ".join(s.match.players))
-              + (f" · {tr('table')} {s.match.table}" if s.match.table else "") for s in summaries}
+    labels = {s.id: f"#{s.id} " + (s.match.name or " · ".join(s.match.players)
+                                   + (f" · {tr('table')} {s.match.table}" if s.match.table else "")) for s in summaries}
     state = st.session_state
     linked = by_uid.get(st.query_params.get(MATCH_PARAM, ""))
     if linked is not None and state.get(PREFIX + "linked") != linked:

@@ -4,8 +4,9 @@ The organiser registers eight players for two rounds and runs the evening from t
 the draw, each table's state, ending a table at the time limit, the next round, the end of the
 tournament and its final standings, downloaded as CSV and checked against the ledger. A phone opens
 table 1 by its link and records its deals; table 2's phone (written straight into the ledger) plays
-all 16 deals, then a phone reopens that match, corrects deal 7 and ends it as complete. Screenshot to
-docs/tournament.png when MCR_UPDATE_SCREENSHOTS=1.
+all 16 deals, then a phone reopens that match, corrects deal 7 and ends it as complete. Screenshots to
+docs/tournament.png (the organiser's screen at the end) and docs/match-corrected.png (the phone after the
+correction) when MCR_UPDATE_SCREENSHOTS=1.
 """
 
 from __future__ import annotations
@@ -124,6 +125,9 @@ def test_a_two_round_tournament_of_eight_from_the_organiser_screen(database_url,
             press(phone, "Draw (荒牌)", then="All 16 deals are recorded")  # deal 7 was no win after all
             phone.get_by_role("button", name="End the match (all 16 deals)").click()
             press(phone, "Yes, end the match", then="The match is over (all 16 deals")
+            assert phone.get_by_role("heading", name="Final standings").count() == 1
+            phone.get_by_role("heading", name="Match").first.scroll_into_view_if_needed()
+            small_png(phone.screenshot(), DOCS / "match-corrected.png", max_width=390)
 
             organiser_screen(organiser, url)
             organiser.get_by_text("playing · 3/16 deals").wait_for(timeout=TIMEOUT_MS)
