@@ -242,9 +242,14 @@ def test_a_round_of_2_tables_with_3_phones_each_on_sqlite(tmp_path):
     _a_round_at_once(f"sqlite:///{tmp_path / 'ledger.sqlite3'}", tables=2, clients=3)
 
 
-def test_two_processes_at_once_lose_nothing(database_url):
+def test_two_processes_at_once_lose_nothing(database_url, monkeypatch):
     import multiprocessing
+    import sys
+    import types
 
+    # a spawned process runs __main__ again: after an AppTest.from_function in this session that is the AppTest's
+    # script (NameError on its __args); an empty __main__ leaves the workers to import only what they name
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
     with LedgerStore(database_url) as setup:
         match_id = setup.create_match(Match(PLAYERS))
     context = multiprocessing.get_context("spawn")
