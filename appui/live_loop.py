@@ -165,7 +165,7 @@ class LiveLoop:
         self._readings = 0  # readings of this view
         self._fused: _Reading | None = None  # the view's reading, once it may be shown
         self._settled = False
-        self._slow = False  # stable but not sure with a full window: read only every `unsure_every_s`
+        self._slow = False  # not sure after its first readings: read only every `unsure_every_s`
         self._last_read = 0.0  # perf_counter of the last frame handed to the reader
         self._shown_at: float | None = None
         self._seen_at: float | None = None
@@ -284,7 +284,7 @@ class LiveLoop:
             self._keys.append(key)
             stable = len(self._keys) == self._keys.maxlen and len(set(self._keys)) == 1
             self._settled = stable and (is_sure or readings >= self.live.unsure_max_readings)
-            self._slow = stable and not is_sure and fusion.frames >= self.live.fuse_window
+            self._slow = not is_sure and readings >= self.live.fuse_fast_readings
             if fusion.frames < self.live.fuse_show_min:
                 return
             wall = time.time()

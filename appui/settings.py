@@ -112,9 +112,11 @@ class LiveSettings:
     # readings; a still view never sure is settled after `unsure_max_readings` readings, its doubts shown
     stable_readings: int = 3
     unsure_max_readings: int = 60
-    # ... and once its window is full and unchanged, a view not sure is read at most this often (seconds): the
-    # reader is mostly free for the next view, and the video and panel keep the cores
-    unsure_every_s: float = 0.5
+    # the first this many readings of a view come as fast as the reader can; after them a view not sure is read at
+    # most every `unsure_every_s` seconds: the reader is mostly free for the next view, and the browser's video
+    # encoder and the panel keep the cores (a starved encoder sends the camera's picture at a quarter of its size)
+    fuse_fast_readings: int = 4
+    unsure_every_s: float = 0.25
     # readings/s and analysed frames/s are counted over the last this many seconds
     rate_window_s: float = 2.0
     # the side panel is redrawn this often, seconds (its lag behind the video is at most this plus a reading)

@@ -388,14 +388,14 @@ def test_a_still_view_never_sure_is_read_at_most_so_many_times(scene):
     assert detector.calls == 8 and snap.settled and not snap.sure and len(snap.tiles) == 9
 
 
-def test_a_still_view_not_sure_is_read_slower_once_its_window_is_full(scene):
+def test_a_still_view_not_sure_is_read_slower_after_its_first_readings(scene):
     import time
 
     detector = FlakyDetector(scene, lambda n: set(range(9, len(scene.tiles))))
-    loop = LiveLoop(detector, AppSettings(live_detect_every=1), live=LiveSettings(fuse_window=4, unsure_every_s=0.3))
+    loop = LiveLoop(detector, AppSettings(live_detect_every=1), live=LiveSettings(fuse_fast_readings=4, unsure_every_s=0.3))
     for _ in range(20):
         loop.process(scene.image_bgr)
-    assert detector.calls == 4 and not loop.snapshot().settled  # a full window, unchanged: read again only later
+    assert detector.calls == 4 and not loop.snapshot().settled  # four readings at once, the next only later
     time.sleep(0.35)
     loop.process(scene.image_bgr)
     loop.process(scene.image_bgr)
@@ -754,7 +754,7 @@ def test_frames_scaled_by_the_browser_mid_view_fuse_in_the_views_pixels(scene):
     import cv2
 
     half = cv2.resize(scene.image_bgr, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-    loop = LiveLoop(TruthDetector(scene), AppSettings(live_detect_every=1), live=LiveSettings(sure_readings=9))
+    loop = LiveLoop(TruthDetector(scene), AppSettings(live_detect_every=1), live=LiveSettings(sure_readings=9, unsure_every_s=0))
     for frame in (scene.image_bgr, half, half, scene.image_bgr, half):  # not sure before 9 readings: all read
         out = loop.process(frame)
     snap = loop.snapshot()
