@@ -1,6 +1,7 @@
 """The live page in Chromium with a fake camera playing real photos of standing tiles, the shipped models
 reading them: each still view is read frame after frame and the frames fused, so its reading gets at least as
-many tiles right as the best single frame fused into it; the camera's square picture arrives whole.
+many tiles right as the best single frame fused into it; the camera's square picture arrives whole; a tile the
+frames read as two faces is the doubt.
 
 The views: two japanese-layout frames (a real webcam, a set the models never saw) and a chinese-v4 test photo
 of one standing row, each held for `VIEW_S` seconds; the labels judge the tiles.  The panel lag and rates are
@@ -13,10 +14,11 @@ from __future__ import annotations
 import json
 import os
 
+import cv2
 import pytest
 from browser_support import REPO, require_browser
-from live_browser_support import lag_report, live_page, views_read, wait_for_panel
-from live_scenes import in_scene_pixels, real_scene, scene_of, standing_rows, tiles_right, write_video
+from live_browser_support import lag_report, live_page, panel_text, views_read, wait_for_panel
+from live_scenes import Scene, in_scene_pixels, real_scene, scene_of, standing_rows, tiles_right, write_video
 
 from appui.settings import LIVE_FRAMES_ENV
 
@@ -65,3 +67,27 @@ def test_a_still_real_view_reads_at_least_as_many_tiles_right_as_its_best_single
     assert {name for name, *_ in judged} == {scene.name for scene in real_views}, judged
     assert all(right >= best for _, right, best, _ in judged), judged
     assert all(fused > 1 for *_, fused in judged), judged  # many frames fused, not one
+
+
+def test_a_real_tile_misread_in_some_frames_shows_as_a_doubt(real_views, tmp_path):
+    """The japanese-layout row of dots held still, its 9 dots covered by the set's own East in one frame of three
+    (as a hand passing over it, or a reflection, would make the reader see another face): the panel reads the 9
+    dots, as most frames do, and names it as the doubt with what the East would make of the hand."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    frames = REAL / "japanese-layout" / "images"
+    row = {scene.tiles[0][0]: scene for scene in (real_scene(p) for p in standing_rows(frames))}
+    dots, honours = row["1p"], row["F"]
+    x1, y1, x2, y2 = (round(v) for v in next(b for c, b in dots.tiles if c == "9p"))
+    e1, f1, e2, f2 = (round(v) for v in next(b for c, b in honours.tiles if c == "E"))
+    covered = dots.image_bgr.copy()
+    covered[y1:y2, x1:x2] = cv2.resize(honours.image_bgr[f1:f2, e1:e2], (x2 - x1, y2 - y1), interpolation=cv2.INTER_AREA)
+    other = Scene("dots-covered", covered, dots.tiles)
+    plan = [(frame, 1 / VIDEO_FPS) for _ in range(round(VIEW_S * VIDEO_FPS / 3)) for frame in (dots, dots, other)]
+    write_video(tmp_path / "table.y4m", plan, fps=VIDEO_FPS)
+    with sync_playwright() as playwright, live_page(playwright, tmp_path / "table.y4m", {}) as (page, _):
+        wait_for_panel(page, r"Check the 9 dots 九筒 \(standing\), read so in \d+ of \d+ frames: as East wind 东 it is",
+                       timeout_ms=120_000)
+        assert "the frames disagree on" in panel_text(page)  # and it keeps reading: not sure yet
+        print("\nlive page, a real tile misread in one frame of three:", json.dumps(lag_report(page)))
