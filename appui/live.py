@@ -33,8 +33,8 @@ from .i18n import lang, t, tile_short, tile_words, translator
 from .live_analysis import LiveAnalysis, analyse, counted_tiles, group_rank, meld_sets, reading_key
 from .live_loop import LiveLoop, LiveSnapshot
 from .models import get_detector, read_with
-from .photo import issue_text, record_status, record_tap
-from .photo_match import MatchClosed, OpenDeal, open_deal
+from .photo import deal_in_match, issue_text, record_status, record_tap
+from .photo_match import OpenDeal
 from .settings import DEFAULT_APP_SETTINGS, DEFAULT_LIVE_SETTINGS
 from .widgets import FLAG_NAMES, WIND_NAMES, main_fans, wind_label
 from .winctx import HandFacts, impossible_flags
@@ -57,7 +57,6 @@ RECORDED = PREFIX + "recorded"  # match id -> {hand fingerprint: deal number} re
 RECORD_MESSAGE = PREFIX + "record_message"  # (fingerprint, kind, (label, values)) of the last tap on "Record"
 RERUN = PREFIX + "rerun"  # a deal was recorded: the whole page runs again to read the match's next deal
 RECORDED_WINDS = PREFIX + "recorded_winds"  # (the recorded reading's tiles, its seat and round wind)
-MATCH_CURRENT = "match.current"  # the match open in this session (appui.match.CURRENT; read, not imported)
 # No STUN/TURN servers, in the browser and on the server: they meet through their host candidates,
 # on localhost or on the LAN (scripts/app.sh --lan), and nothing leaves the network.
 RTC_CONFIGURATION: dict[str, Any] = {"iceServers": []}
@@ -124,33 +123,10 @@ class Winds:
     player: str | None = None
 
 
-def _open_deal() -> OpenDeal | None:
-    """The next deal of the match open in this session, None without one (or once it is over)."""
-    match_id = st.session_state.get(MATCH_CURRENT)
-    if match_id is None:
-        return None
-    try:
-        from ledger.match import LedgerError
-
-        from .match import store
-
-        found = open_deal(store(), match_id)
-    except (LedgerError, ImportError, OSError) as exc:
-        st.caption(t("match_unreadable", msg=str(exc)))
-        return None
-    if isinstance(found, MatchClosed):
-        if found.reason == "over":
-            st.caption(t("match_over_here", id=match_id))
-        elif found.reason == "database":
-            st.caption(t("match_unreadable", msg=found.detail))
-        return None
-    return found
-
-
 def _winds() -> Winds:
     """From the open match: the deal's round wind, the seat of the player named here; else picked here."""
     state = st.session_state
-    deal = _open_deal()
+    deal = deal_in_match()
     if deal is not None:
         st.caption(tr("match_deal", id=deal.match_id, n=deal.number, round=wind_label(deal.prevalent)))
         if state.get(PLAYER) not in deal.players:

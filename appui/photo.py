@@ -160,6 +160,7 @@ def _details(photo: PhotoRead, scored: Scored | None, doubted: list[int]) -> Non
 
 __all__ = [
     "PhotoRead",
+    "deal_in_match",
     "doubted_tiles",
     "group_label",
     "issue_text",

@@ -108,13 +108,13 @@ def deal_in_match() -> OpenDeal | None:
     match_id = st.session_state.get(MATCH_CURRENT)
     if match_id is None:
         return None
-    from ledger.match import LedgerError
-
-    from .match import store
-
     try:
+        from ledger.match import LedgerError
+
+        from .match import store
+
         found = open_deal(store(), match_id)
-    except LedgerError as exc:
+    except (LedgerError, ImportError, OSError) as exc:
         st.caption(t("match_unreadable", msg=str(exc)))
         return None
     if isinstance(found, MatchClosed):
