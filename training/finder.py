@@ -42,11 +42,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tileset.classes import BACK_ID
 from tileset.labelfiles import IMAGE_SUFFIXES
+from training.finder_tune import finder_label
+from training.train import DETECTOR_NAMES, TrainError, _check_unfinished
 
 HELD_OUT_ART = ("kde-traditional", "gnome-smooth")
-FINDER_NAMES = {0: "tile", 1: "back"}
 RESUME_NAME = "resume.pt"
 DEFAULT_SEED = 56_000_000  # scenes i are drawn from seed + i; val scenes from seed + VAL_OFFSET + i
 VAL_OFFSET = 500_000
@@ -70,14 +70,6 @@ class Budget:
 # ---------------------------------------------------------------- data
 
 
-def _finder_line(line: str) -> str | None:
-    parts = line.split()
-    if len(parts) != 5:
-        return None
-    cls = 1 if int(float(parts[0])) == BACK_ID else 0
-    return " ".join([str(cls), *parts[1:]])
-
-
 def add_images(source: Path, target: Path, prefix: str, limit: int = 0) -> int:
     """Every image of `source` (images/ + labels/, 43-class labels), or `limit` of them spread evenly, linked
     into `target` (images/ + labels/) under `prefix`, its labels written in the finder's two classes; the
@@ -94,10 +86,8 @@ def add_images(source: Path, target: Path, prefix: str, limit: int = 0) -> int:
         if link.exists() or link.is_symlink():
             link.unlink()
         link.symlink_to(image.resolve())
-        label = source / "labels" / f"{image.stem}.txt"
-        text = label.read_text(encoding="utf-8") if label.is_file() else ""
-        lines = [out for line in text.splitlines() if (out := _finder_line(line)) is not None]
-        (target / "labels" / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        label = finder_label(source / "labels" / f"{image.stem}.txt")
+        (target / "labels" / f"{name}.txt").write_text(label, encoding="utf-8")
         count += 1
     return count
 
@@ -105,7 +95,7 @@ def add_images(source: Path, target: Path, prefix: str, limit: int = 0) -> int:
 def write_data_yaml(folder: Path) -> Path:
     import yaml
 
-    config = {"path": str(folder.resolve()), "train": "train/images", "val": "val/images", "names": FINDER_NAMES}
+    config = {"path": str(folder.resolve()), "train": "train/images", "val": "val/images", "names": DETECTOR_NAMES}
     path = folder / "data.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     return path
@@ -298,14 +288,12 @@ def time_boxed_callbacks(budget: Budget, threads: int, batch: int, log: Callable
 
 
 def _check_resumable(checkpoint: Path) -> None:
-    import torch
-
     if not checkpoint.is_file():
         raise FinderTrainError(f"nothing to resume: no checkpoint at {checkpoint}")
-    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    if state.get("optimizer") is None or int(state.get("epoch", -1)) < 0:
-        raise FinderTrainError(f"{checkpoint} holds no optimizer (a finished run's weights): start a new run "
-                               f"from it with --weights instead")
+    try:
+        _check_unfinished(checkpoint)
+    except TrainError as error:
+        raise FinderTrainError(f"{error}; start a new run from it with --weights instead") from None
 
 
 def train(options: TrainOptions, log: Callable[[str], None] = print) -> TrainRun:
@@ -316,6 +304,13 @@ def train(options: TrainOptions, log: Callable[[str], None] = print) -> TrainRun
         raise FinderTrainError(f"no finder data at {options.data} (python -m training.finder prepare)")
     if options.minutes <= 0:
         raise FinderTrainError(f"--minutes must be above 0, not {options.minutes}")
+    if options.resume_from is not None:
+        _check_resumable(options.resume_from)
+        start = options.resume_from
+    elif options.weights is None or not options.weights.is_file():
+        raise FinderTrainError(f"no finder weights to start from at {options.weights}")
+    else:
+        start = options.weights
     _ultralytics_environment()
     _share_tensors_through_files_if_shm_is_small()
     import ultralytics.utils.torch_utils as torch_utils
@@ -327,21 +322,15 @@ def train(options: TrainOptions, log: Callable[[str], None] = print) -> TrainRun
     callbacks, state = time_boxed_callbacks(Budget(options.minutes * 60), threads, options.batch, log)
     if options.keep_batchnorm:
         callbacks["on_train_batch_start"] = keep_batchnorm
+    model = YOLO(str(start))
+    for event, callback in callbacks.items():
+        model.add_callback(event, callback)
     if options.resume_from is not None:
-        _check_resumable(options.resume_from)
-        log(f"resuming from {options.resume_from}")
-        model = YOLO(str(options.resume_from))
-        for event, callback in callbacks.items():
-            model.add_callback(event, callback)
-        model.train(resume=str(options.resume_from), data=str(options.data), save_dir=str(save_dir),
+        log(f"resuming from {start}")
+        model.train(resume=str(start), data=str(options.data), save_dir=str(save_dir),
                     workers=options.workers, cache=options.cache, val=options.val)
     else:
-        if options.weights is None or not options.weights.is_file():
-            raise FinderTrainError(f"no finder weights to start from at {options.weights}")
-        log(f"a new run from {options.weights}")
-        model = YOLO(str(options.weights))
-        for event, callback in callbacks.items():
-            model.add_callback(event, callback)
+        log(f"a new run from {start}")
         model.train(data=str(options.data), epochs=options.epochs, imgsz=options.imgsz, batch=options.batch,
                     device="cpu", workers=options.workers, seed=options.seed, deterministic=False,
                     project=str(save_dir.parent), name=save_dir.name, exist_ok=True, plots=False, amp=False,

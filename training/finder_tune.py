@@ -69,7 +69,7 @@ def _yolo_lines(boxes: np.ndarray, cls: int, w: int, h: int) -> list[str]:
     return lines
 
 
-def _finder_label(label: Path) -> str:
+def finder_label(label: Path) -> str:
     """A 43-class label file as the finder's two classes (backs stay backs, every face is a tile)."""
     lines = []
     for line in label.read_text(encoding="utf-8").splitlines() if label.is_file() else []:
@@ -127,7 +127,7 @@ def write_finder_data(folder: Path, copies: Sequence[tuple[np.ndarray, np.ndarra
     for k, (image, label) in enumerate(base):
         target = folder / "train" / "images" / f"base{k:04d}{image.suffix.lower()}"
         shutil.copy2(image, target)
-        (folder / "train" / "labels" / f"base{k:04d}.txt").write_text(_finder_label(label), encoding="utf-8")
+        (folder / "train" / "labels" / f"base{k:04d}.txt").write_text(finder_label(label), encoding="utf-8")
     for k, picture in enumerate(negatives):
         put("train", f"table{k:04d}", picture, "")
     config = {"path": str(folder.resolve()), "train": "train/images", "val": "val/images",
