@@ -82,8 +82,8 @@ def test_a_run_stops_at_its_budget_and_the_next_goes_on_from_its_checkpoint(tmp_
     command = [sys.executable, "-m", "training.finder", "train", "--data", str(data_yaml), "--work", str(work),
                "--imgsz", "128", "--batch", "2", "--workers", "0", "--cache", "off"]
 
-    first = subprocess.run([*command, "--minutes", "0.01", "--weights", str(weights)], cwd=REPO, env=env,
-                           capture_output=True, text=True, timeout=900)
+    first = subprocess.run([*command, "--minutes", "0.01", "--weights", str(weights), "--mosaic", "0",
+                            "--save-period", "1"], cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
     assert first.returncode == 0, first.stderr[-3000:]
     done = re.search(r"done: (\d+) epoch\(s\), (\d+) batches", first.stdout)
     assert done, first.stdout[-2000:]
@@ -92,6 +92,8 @@ def test_a_run_stops_at_its_budget_and_the_next_goes_on_from_its_checkpoint(tmp_
     resume = work / "finder" / "resume.pt"
     state = torch.load(resume, map_location="cpu", weights_only=False)
     assert state["optimizer"] is not None and state["epoch"] == ran - 1
+    assert state["train_args"]["mosaic"] == 0.0  # whole images, as asked
+    assert len(list((work / "finder" / "weights").glob("epoch*.pt"))) == ran  # one kept for every epoch
     assert _epochs_in(work / "finder" / "results.csv") == list(range(1, ran + 1))
 
     second = subprocess.run([*command, "--minutes", "0.01", "--resume"], cwd=REPO, env=env, capture_output=True,
@@ -102,6 +104,7 @@ def test_a_run_stops_at_its_budget_and_the_next_goes_on_from_its_checkpoint(tmp_
     assert epochs[: ran + 1] == list(range(1, ran + 2)) and epochs == sorted(set(epochs))  # the count goes on
     assert torch.load(resume, map_location="cpu", weights_only=False)["epoch"] == epochs[-1] - 1
     assert (work / "finder" / "weights" / "last.pt").is_file()
+    assert torch.load(resume, map_location="cpu", weights_only=False)["train_args"]["mosaic"] == 0.0  # kept on resume
 
 
 def test_batchnorm_layers_keep_their_statistics_while_the_rest_trains() -> None:

@@ -21,12 +21,13 @@ rendered standing views of other seeds. Labels are the finder's two classes (til
 
 `train` fine-tunes the finder's weights on DATA with ultralytics on torch threads = the CPU's cores, the
 images cached in RAM, a constant learning rate (so that a run stopped anywhere and resumed later follows
-the same course), BatchNorm statistics kept as they came (`keep_batchnorm`), mosaic on (every training
-image then holds pieces of four: standing positives reach every batch). It stops at its time budget between
-two batches, keeping every epoch's checkpoint (`WORK/finder/weights/last.pt`, `best.pt`) and
-`WORK/finder/resume.pt` (the optimizer too), from which `--resume` goes on; `--resume-from CKPT` goes on from a
-checkpoint kept elsewhere (`models/detector_train.pt` beside the shipped `.pt` when that is the one to continue
-from). Progress goes to stdout, one line a minute.
+the same course), BatchNorm statistics kept as they came (`keep_batchnorm`), mosaic on unless `--mosaic 0`
+(every training image then holds pieces of four: standing positives reach every batch; the shipped finder
+ended its course on whole images). It stops at its time budget between two batches, keeping every epoch's
+checkpoint (`WORK/finder/weights/last.pt`, `best.pt`, and `epochN.pt` with `--save-period 1`) and
+`WORK/finder/resume.pt` (the optimizer too), from which `--resume` goes on; `--resume-from CKPT` goes on from
+a checkpoint kept elsewhere (`models/detector_train.pt` beside the shipped `.pt` when that is the one to
+continue from). Progress goes to stdout, one line a minute.
 """
 
 from __future__ import annotations
@@ -203,6 +204,8 @@ class TrainOptions:
     seed: int = 0
     val: bool = True
     keep_batchnorm: bool = True  # BatchNorm layers keep the statistics they came with (eval mode while training)
+    mosaic: float = 1.0  # the share of training images made of four (0: whole images, as the shipped finder ended)
+    save_period: int = 0  # keep weights/epochN.pt every N epochs (0: last.pt and best.pt only)
 
 
 @dataclass(frozen=True)
@@ -336,7 +339,8 @@ def train(options: TrainOptions, log: Callable[[str], None] = print) -> TrainRun
                     project=str(save_dir.parent), name=save_dir.name, exist_ok=True, plots=False, amp=False,
                     optimizer="SGD", lr0=options.lr0, lrf=1.0, momentum=0.937, warmup_epochs=0,
                     cos_lr=False, freeze=options.freeze or None, cache=options.cache, close_mosaic=0,
-                    patience=options.epochs + 1, degrees=5.0, val=options.val, verbose=False)
+                    patience=options.epochs + 1, degrees=5.0, val=options.val, verbose=False,
+                    mosaic=options.mosaic, save_period=options.save_period or -1)
     weights = save_dir / "weights"
     run = TrainRun(state["epochs"], state["batches"], state["batches"] * options.batch,
                    time.monotonic() - state["start"] if state["start"] else 0.0,
@@ -385,6 +389,9 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--cache", choices=("ram", "disk", "off"), default="ram")
     t.add_argument("--epochs", type=int, default=300, help="the course's length (constant learning rate)")
     t.add_argument("--no-val", action="store_true", help="no validation after each epoch")
+    t.add_argument("--mosaic", type=float, default=1.0,
+                   help="share of training images made of four (0: whole images, as the shipped finder's last epochs)")
+    t.add_argument("--save-period", type=int, default=0, help="also keep weights/epochN.pt every N epochs")
     return parser
 
 
@@ -402,7 +409,8 @@ def main(argv: list[str] | None = None) -> int:
                                imgsz=args.imgsz, batch=args.batch, lr0=args.lr0, freeze=args.freeze,
                                workers=args.workers, threads=args.threads,
                                cache="off" if args.cache == "off" else args.cache, epochs=args.epochs,
-                               val=not args.no_val, keep_batchnorm=not args.train_batchnorm)
+                               val=not args.no_val, keep_batchnorm=not args.train_batchnorm, mosaic=args.mosaic,
+                               save_period=args.save_period)
         train(options, lambda line: print(line, flush=True))
     except FinderTrainError as error:
         print(f"error: {error}", file=sys.stderr)

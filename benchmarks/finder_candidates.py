@@ -1,0 +1,83 @@
+"""Judge tile-finder candidates side by side, real photos first: each candidate's finder with the shipped classifier.
+
+    python benchmarks/finder_candidates.py --out WORK \\
+        --candidate shipped=models/detector.pt --candidate run=runs/finder/finder/weights/epoch2.pt \\
+        --set test=DATA/data.yaml:test --set val51=VAL51 --set frames=FRAMES --set rooms=ROOMS
+
+A candidate is a finder checkpoint (`.pt`, exported float to WORK/NAME with `training.export`) or a models
+folder read as it is (the shipped int8 finder: `--candidate int8=models`). Every other file of the models
+folder comes from `--models` (default: the repository's `models/`). A set is a folder or data YAML with an
+optional `:split`, read by `vision.evaluate`'s code with backs kept. One markdown row per candidate:
+read accuracy, recall and false boxes of each set; `--json FILE` keeps every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+
+def models_for(name: str, source: Path, work: Path, shipped: Path) -> Path:
+    """A models folder holding `source`'s finder (exported float when it is a checkpoint) and `shipped`'s rest."""
+    if source.is_dir():
+        return source
+    target = work / name
+    if not (target / "detector.onnx").is_file():
+        target.mkdir(parents=True, exist_ok=True)
+        command = [sys.executable, "-m", "training.export", "--detector", str(source), "--out", str(target), "--no-check"]
+        if subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, check=False).returncode != 0:
+            raise SystemExit(f"error: exporting {source} failed")
+    for file in shipped.iterdir():
+        if file.is_file() and file.suffix == ".onnx" and file.name != "detector.onnx":
+            shutil.copy2(file, target / file.name)
+    return target
+
+
+def judge(models: Path, dataset: str) -> dict:
+    from training.evaluate import dataset_images, evaluate
+    from vision.detector import TileDetector
+    from vision.registry import active_dir
+    from vision.settings import DetectorSettings
+
+    path, _, split = dataset.partition(":")
+    images = dataset_images(Path(path), split or "val")
+    detector = TileDetector.load(active_dir(models), DetectorSettings())
+    return evaluate(detector, images, keep_backs=True, progress=False).summary()
+
+
+def percent(share: float | None) -> str:
+    return "-" if share is None else f"{100 * share:.2f} %"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--candidate", action="append", required=True, metavar="NAME=CHECKPOINT_OR_MODELS")
+    parser.add_argument("--set", action="append", required=True, dest="sets", metavar="NAME=DATASET[:SPLIT]")
+    parser.add_argument("--out", type=Path, required=True, help="work folder for the exported candidates")
+    parser.add_argument("--models", type=Path, default=REPO_ROOT / "models", help="where the classifier comes from")
+    parser.add_argument("--json", type=Path, default=None, help="write every figure here")
+    args = parser.parse_args(argv)
+    sets = dict(item.split("=", 1) for item in args.sets)
+    figures: dict[str, dict[str, dict]] = {}
+    print("| finder | " + " | ".join(f"{name}: read, recall, false boxes" for name in sets) + " |", flush=True)
+    print("|---" * (len(sets) + 1) + "|", flush=True)
+    for item in args.candidate:
+        name, source = item.split("=", 1)
+        models = models_for(name, Path(source), args.out, args.models)
+        figures[name] = {set_name: judge(models, dataset) for set_name, dataset in sets.items()}
+        cells = [f"{percent(s['read_accuracy'])}, {percent(s['recall'])}, {s['false_boxes']}" for s in figures[name].values()]
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1, default=str) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
