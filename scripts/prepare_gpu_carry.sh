@@ -18,11 +18,12 @@
 #   .carry/art/    synthetic-scene artwork, minus the held-out sets (kde-traditional, gnome-smooth),
 #                  KDE egypt, SVG sources and preview sheets.  The table families (datasets.tables) and
 #                  the standing-tile webcam views (datasets.standing) are procedural: nothing to carry.
-# usage: [REAL_SIDE=512] [REAL_QUALITY=65] bash scripts/prepare_gpu_carry.sh [SHARED_DATASETS_DIR]
+# usage: [REAL_SIDE=512] [REAL_QUALITY=65] bash scripts/prepare_gpu_carry.sh DATASETS_DIR
+#   DATASETS_DIR holds real/chinese-v4 and art/ (the datasets folder beside the repository, e.g. ../shared/datasets)
 # Ends with exit status 1 when repo + carry exceed 60 MiB (64 may travel, but the tool counted 62.2 MiB of bytes as over).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SHARED=${1:-/work/shared/datasets}
+SHARED=${1:?usage: bash scripts/prepare_gpu_carry.sh DATASETS_DIR (holding real/chinese-v4 and art/)}
 CARRY=.carry
 PY=${PYTHON:-.venv/bin/python}
 rm -rf "$CARRY"
