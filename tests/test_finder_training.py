@@ -120,3 +120,53 @@ def test_batchnorm_layers_keep_their_statistics_while_the_rest_trains() -> None:
     assert model.training and model[0].training and not model[1].training
     model(torch.randn(2, 3, 8, 8) + 5.0)
     assert torch.equal(model[1].running_mean, before)
+
+
+def _write_real_photos(root: Path) -> Path:
+    """A tiny real set in chinese-v4's form (manifest.csv, YOLO splits), two sessions a split, real JPEGs."""
+    import cv2
+    import numpy as np
+
+    rows = []
+    for split in ("train", "val", "test"):
+        for session in range(2):
+            image = f"photo-{split}-{session}_jpg.rf.{session}.jpg"  # its own capture session
+            rows.append((split, image, image.split("_jpg")[0], image.split("_jpg")[0]))
+            (root / "images" / split).mkdir(parents=True, exist_ok=True)
+            (root / "labels" / split).mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(root / "images" / split / image), np.full((120, 160, 3), 90 + 40 * session, np.uint8))
+            (root / "labels" / split / f"{Path(image).stem}.txt").write_text(f"{CLASS_ID['7p']} 0.5 0.5 0.2 0.3\n")
+    with (root / "manifest.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["split", "image", "source_root", "group"])
+        writer.writerows(rows)
+    return root
+
+
+@pytest.mark.slow
+def test_prepare_mixes_real_photos_with_views_at_play_hands_and_calibration_layouts(tmp_path: Path) -> None:
+    import yaml
+
+    from datasets.fake_art import write_fake_art
+    from training.finder import prepare
+
+    real, art, out = _write_real_photos(tmp_path / "real"), write_fake_art(tmp_path / "art"), tmp_path / "fd"
+    summary = prepare(real, art, out, standing=3, hands=2, val_standing=1, seed=7, workers=1, calibration=2,
+                      log=lambda _line: None)
+    train, val = out / "finder" / "train", out / "finder" / "val"
+    counts = summary["images"]
+    assert {k: counts[k] for k in ("standing", "hands", "calibration", "standing_val")} == {
+        "standing": 3, "hands": 2, "calibration": 2, "standing_val": 1}
+    assert counts["real_train"] >= 2 and counts["real_val"] >= 1  # split again by session, squeezed copies added
+    sessions = lambda folder: {re.search(r"photo-\w+-\d", p.name).group() for p in (folder / "images").glob("real_*")}  # noqa: E731
+    assert not sessions(train) & sessions(val)  # no capture session in both
+    layouts = sorted((train / "labels").glob("calibration_*.txt"))
+    assert len(layouts) == 2
+    for labels in layouts:  # every face of the set in rows, in the finder's two classes
+        classes = [int(line.split()[0]) for line in labels.read_text().splitlines()]
+        assert len(classes) >= 34 and set(classes) <= {0, 1}
+    config = yaml.safe_load((out / "finder" / "data.yaml").read_text())
+    assert config["names"] == {0: "tile", 1: "back"} or list(config["names"].values()) == ["tile", "back"]
+    again = prepare(real, art, out, standing=3, hands=2, val_standing=1, seed=7, workers=1, calibration=2,
+                    log=lambda _line: None)
+    assert again["images"] == summary["images"]  # parts already drawn are used again

@@ -8,13 +8,15 @@
 form of chinese-v4, with manifest.csv; ART: artwork folders as `datasets.art` reads them):
 
 - the real train photos, split by capture session as every figure is (`datasets.build --real-test --seed 0`,
-  label fixes applied, half of them also squeezed), so that val and test stay unseen; `--real-train N` of them,
-  spread evenly (the split holds Roboflow's augmented copies too);
+  `datasets/label_fixes/NAME.csv` applied to a folder called NAME, half of them also squeezed), so that val
+  and test stay unseen; `--real-train N` of them, spread evenly (the split holds Roboflow's augmented copies too);
 - standing tiles as a webcam sees them at play (`datasets.synth --view standing --at-play`): rows turned up to
   70 degrees, leaning and overlapping, loose tiles in front, fingers over them, a low camera, shelves of
   books with printed titles behind, restyled white dragons and flowers; a fifth of them the room around a
   table with no tile (book spines, boxes, mugs, papers, dice, coins: hard negatives beside the positives);
-- hands laid out on the table families (a fifth of them bare tables), so the photo layout is not forgotten.
+- hands laid out on the table families (a fifth of them bare tables), so the photo layout is not forgotten;
+- tile sets laid out to be learned (`--layout calibration`): faces in rows close together, as on a tray, which
+  the spines on a shelf must not teach the finder to leave.
 
 The held-out artwork (kde-traditional, gnome-smooth) is never drawn. val = the real val photos and
 rendered standing views of other seeds. Labels are the finder's two classes (tile, back).
@@ -52,8 +54,9 @@ RESUME_NAME = "resume.pt"
 DEFAULT_SEED = 56_000_000  # scenes i are drawn from seed + i; val scenes from seed + VAL_OFFSET + i
 VAL_OFFSET = 500_000
 HANDS_OFFSET = 1_000_000
+CALIBRATION_OFFSET = 1_500_000
 REPO_ROOT = Path(__file__).resolve().parent.parent
-LABEL_FIXES = REPO_ROOT / "datasets" / "label_fixes" / "chinese-v4.csv"
+LABEL_FIXES = REPO_ROOT / "datasets" / "label_fixes"  # NAME.csv fixes the real folder called NAME
 
 
 class FinderTrainError(RuntimeError):
@@ -103,7 +106,7 @@ def write_data_yaml(folder: Path) -> Path:
 
 
 def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_standing: int, seed: int,
-            workers: int, real_train: int = 0, log: Callable[[str], None] = print) -> dict[str, Any]:
+            workers: int, real_train: int = 0, calibration: int = 0, log: Callable[[str], None] = print) -> dict[str, Any]:
     """Draw and gather the finder's training data into `out` (see the module's docstring); its summary."""
     import subprocess
 
@@ -137,8 +140,9 @@ def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_sta
         log(f"real photos: split by session into {real_folder}")
         argv = [str(real_folder), "--real", str(real), "--real-test", "--seed", "0", "--squeezed-copies", "0.5",
                 "--link", "--overwrite"]
-        if LABEL_FIXES.is_file():
-            argv += ["--label-fixes", str(LABEL_FIXES)]
+        fixes = LABEL_FIXES / f"{real.resolve().name}.csv"
+        if fixes.is_file():
+            argv += ["--label-fixes", str(fixes)]
         if build.main(argv) != 0:
             raise FinderTrainError(f"building the real photos from {real} failed")
     if standing:
@@ -147,6 +151,9 @@ def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_sta
     if hands:
         render("hands", ["--n", str(hands), "--seed", str(seed + HANDS_OFFSET), "--tables", "train", "--empty", "0.2",
                          "--restyle", "0.3", "--dice", "0.3"])
+    if calibration:
+        render("calibration", ["--layout", "calibration", "--n", str(calibration), "--seed", str(seed + CALIBRATION_OFFSET),
+                               "--tables", "train", "--restyle", "0.3", "--back", "0.3"])
     if val_standing:
         render("standing_val", ["--view", "standing", "--at-play", "--n", str(val_standing),
                                 "--seed", str(seed + VAL_OFFSET), "--restyle", "0.3"])
@@ -157,7 +164,7 @@ def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_sta
         "real_train": _add_split(real_folder, "train", finder / "train", "real", real_train),
         "real_val": _add_split(real_folder, "val", finder / "val", "real"),
     }
-    for name in ("standing", "hands"):
+    for name in ("standing", "hands", "calibration"):
         if name in parts:
             counts[name] = add_images(parts[name], finder / "train", name)
     if "standing_val" in parts:
@@ -365,6 +372,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, required=True, help="data folder (DATA/finder/data.yaml is trained on)")
     p.add_argument("--standing", type=int, default=1500, help="webcam views at play (a fifth of them rooms without tiles)")
     p.add_argument("--hands", type=int, default=400, help="hands laid out on the table families (a fifth bare tables)")
+    p.add_argument("--calibration", type=int, default=300,
+                   help="tile sets laid out to be learned (calibration-layout.md): rows of faces close together")
     p.add_argument("--val-standing", type=int, default=60, help="webcam views at play for val (other seeds)")
     p.add_argument("--real-train", type=int, default=700,
                    help="real train photos taken, spread evenly (their split holds augmented and squeezed copies); 0: all")
@@ -400,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "prepare":
             prepare(args.real, args.art, args.out, args.standing, args.hands, args.val_standing, args.seed, args.workers,
-                    args.real_train, lambda line: print(line, flush=True))
+                    args.real_train, args.calibration, lambda line: print(line, flush=True))
             return 0
         data = args.data / "finder" / "data.yaml" if args.data.is_dir() else args.data
         resume_from = args.resume_from or (args.work / "finder" / RESUME_NAME if args.resume else None)
