@@ -2,12 +2,13 @@
 
     python benchmarks/finder_candidates.py --out WORK \\
         --candidate shipped=models/detector.pt --candidate run=runs/finder/finder/weights/epoch2.pt \\
-        --set test=DATA/data.yaml:test --set val51=VAL51 --set frames=FRAMES --set rooms=ROOMS
+        --data test=DATA/data.yaml:test --data val51=VAL51 --data frames=FRAMES --data rooms=ROOMS
 
 A candidate is a finder checkpoint (`.pt`, exported float to WORK/NAME with `training.export`) or a models
 folder read as it is (the shipped int8 finder: `--candidate int8=models`). Every other file of the models
 folder comes from `--models` (default: the repository's `models/`). A set is a folder or data YAML with an
-optional `:split`, read by `vision.evaluate`'s code with backs kept. One markdown row per candidate:
+optional `:split`, read by `vision.evaluate`'s code with backs kept (`--set FIELD=VALUE`: a detector setting changed
+for every candidate). One markdown row per candidate:
 read accuracy, recall and false boxes of each set; `--json FILE` keeps every figure.
 """
 
@@ -40,15 +41,15 @@ def models_for(name: str, source: Path, work: Path, shipped: Path) -> Path:
     return target
 
 
-def judge(models: Path, dataset: str) -> dict:
+def judge(models: Path, dataset: str, overrides: list[str] = ()) -> dict:
     from training.evaluate import dataset_images, evaluate
     from vision.detector import TileDetector
     from vision.registry import active_dir
-    from vision.settings import DetectorSettings
+    from vision.settings import DetectorSettings, with_overrides
 
     path, _, split = dataset.partition(":")
     images = dataset_images(Path(path), split or "val")
-    detector = TileDetector.load(active_dir(models), DetectorSettings())
+    detector = TileDetector.load(active_dir(models), with_overrides(DetectorSettings(), list(overrides)))
     return evaluate(detector, images, keep_backs=True, progress=False).summary()
 
 
@@ -59,10 +60,12 @@ def percent(share: float | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--candidate", action="append", required=True, metavar="NAME=CHECKPOINT_OR_MODELS")
-    parser.add_argument("--set", action="append", required=True, dest="sets", metavar="NAME=DATASET[:SPLIT]")
+    parser.add_argument("--data", action="append", required=True, dest="sets", metavar="NAME=DATASET[:SPLIT]")
     parser.add_argument("--out", type=Path, required=True, help="work folder for the exported candidates")
     parser.add_argument("--models", type=Path, default=REPO_ROOT / "models", help="where the classifier comes from")
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
+    parser.add_argument("--set", action="append", default=[], dest="overrides", metavar="FIELD=VALUE",
+                        help="change one detector setting for every candidate, e.g. conf_threshold=0.15 (repeatable)")
     args = parser.parse_args(argv)
     sets = dict(item.split("=", 1) for item in args.sets)
     figures: dict[str, dict[str, dict]] = {}
@@ -71,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.candidate:
         name, source = item.split("=", 1)
         models = models_for(name, Path(source), args.out, args.models)
-        figures[name] = {set_name: judge(models, dataset) for set_name, dataset in sets.items()}
+        figures[name] = {set_name: judge(models, dataset, args.overrides) for set_name, dataset in sets.items()}
         cells = [f"{percent(s['read_accuracy'])}, {percent(s['recall'])}, {s['false_boxes']}" for s in figures[name].values()]
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
     if args.json:
