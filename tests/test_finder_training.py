@@ -170,3 +170,48 @@ def test_prepare_mixes_real_photos_with_views_at_play_hands_and_calibration_layo
     again = prepare(real, art, out, standing=3, hands=2, val_standing=1, seed=7, workers=1, calibration=2,
                     log=lambda _line: None)
     assert again["images"] == summary["images"]  # parts already drawn are used again
+
+
+def test_blend_mixes_a_fine_tune_with_the_finder_it_started_from(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch", reason="torch is in the train extra")
+    pytest.importorskip("ultralytics", reason="ultralytics is in the train extra")
+    import copy
+
+    import numpy as np
+
+    from training.finder import blend
+
+    base = REPO / "models" / "detector.pt"
+    saved = torch.load(base, map_location="cpu", weights_only=False)
+    start = copy.deepcopy(saved["model"]).float().state_dict()
+    tuned = []
+    for epoch, step in ((3, 0.01), (4, 0.03)):
+        network = copy.deepcopy(saved["model"]).float()
+        with torch.no_grad():
+            for parameter in network.parameters():
+                parameter.add_(step)
+        tuned.append(tmp_path / f"epoch{epoch}.pt")  # as a run keeps it: the network in 'ema', no 'model'
+        torch.save({**saved, "model": None, "ema": network.half()}, tuned[-1])
+
+    name = next(name for name, value in start.items() if value.is_floating_point() and value.numel() > 100)
+    one = blend(base, tuned[0], 0.25, tmp_path / "one.pt")
+    mixed = torch.load(one, map_location="cpu", weights_only=False)["model"].float().state_dict()
+    assert torch.allclose(mixed[name], start[name] + 0.25 * 0.01, atol=2e-3)
+    assert not torch.allclose(mixed[name], start[name], atol=1e-3)
+    out = blend(base, tuned, 0.5, tmp_path / "soup.pt")  # half way to the mean of the two: +0.01
+    mixed = torch.load(out, map_location="cpu", weights_only=False)["model"].float().state_dict()
+    assert torch.allclose(mixed[name], start[name] + 0.01, atol=2e-3)
+
+    from ultralytics import YOLO
+
+    YOLO(str(out)).predict(np.full((128, 128, 3), 127, np.uint8), imgsz=128, verbose=False)  # loads and runs
+
+    other = tmp_path / "other.pt"
+    torch.save({"model": torch.nn.Conv2d(3, 4, 3)}, other)
+    with pytest.raises(FinderTrainError, match="not the same network"):
+        blend(base, other, 0.5, tmp_path / "never.pt")
+    with pytest.raises(FinderTrainError, match="between 0 and 1"):
+        blend(base, tuned, 1.5, tmp_path / "never.pt")
+    with pytest.raises(FinderTrainError, match="no fine-tune"):
+        blend(base, [], 0.5, tmp_path / "never.pt")
+    assert not (tmp_path / "never.pt").exists()

@@ -3,6 +3,7 @@
     python -m training.finder prepare --real REAL --art ART --out DATA [--standing 1500] [--hands 400] [--seed S]
     python -m training.finder train --data DATA --minutes 120 [--work runs/finder] [--weights models/detector.pt]
     python -m training.finder train --data DATA --minutes 60 --resume        # later, from the last checkpoint
+    python -m training.finder blend --tuned CKPT [CKPT...] --share 0.5 --out FINDER.pt [--base models/detector.pt]
 
 `prepare` draws what the real misses call for and mixes it with the real photos (REAL: a folder in the
 form of chinese-v4, with manifest.csv; ART: artwork folders as `datasets.art` reads them):
@@ -30,6 +31,11 @@ checkpoint (`WORK/finder/weights/last.pt`, `best.pt`, and `epochN.pt` with `--sa
 `WORK/finder/resume.pt` (the optimizer too), from which `--resume` goes on; `--resume-from CKPT` goes on from
 a checkpoint kept elsewhere (`models/detector_train.pt` beside the shipped `.pt` when that is the one to
 continue from). Progress goes to stdout, one line a minute.
+
+`blend` mixes a fine-tune's weights with those it started from, `share` of the way from the base to the
+tuned (weight-space ensembling, as WiSE-FT; several checkpoints of runs from the same base are averaged first, a
+"model soup"): the fine-tune's gains on what it was taught, less of what it
+forgot on the photos it was not. Both must be the same network; BatchNorm statistics are mixed alike.
 """
 
 from __future__ import annotations
@@ -359,6 +365,55 @@ def train(options: TrainOptions, log: Callable[[str], None] = print) -> TrainRun
     return run
 
 
+def _network(checkpoint: Path) -> Any:
+    import torch
+
+    try:
+        saved = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    except (OSError, RuntimeError, EOFError) as error:
+        raise FinderTrainError(f"cannot read finder weights {checkpoint}: {error}") from None
+    network = None
+    if isinstance(saved, dict):
+        network = saved["ema"] if saved.get("ema") is not None else saved.get("model")
+    if network is None:
+        raise FinderTrainError(f"{checkpoint} holds no network (an ultralytics checkpoint has 'model' or 'ema')")
+    return saved, network.float()
+
+
+def blend(base: Path, tuned: Path | list[Path], share: float, out: Path) -> Path:
+    """Weights `share` of the way from `base` to `tuned` (several: their mean; see the module's docstring)."""
+    if not 0.0 <= share <= 1.0:
+        raise FinderTrainError(f"--share must be between 0 and 1, not {share}")
+    tuned = [tuned] if isinstance(tuned, Path) else tuned
+    if not tuned:
+        raise FinderTrainError("no fine-tune to blend")
+    saved, network = _network(base)
+    base_state = network.state_dict()
+    tuned_states = []
+    for checkpoint in tuned:
+        state = _network(checkpoint)[1].state_dict()
+        if state.keys() != base_state.keys() or any(state[name].shape != base_state[name].shape for name in state):
+            raise FinderTrainError(f"{base} and {checkpoint} are not the same network: they cannot be blended")
+        tuned_states.append(state)
+    mixed = {}
+    for name, value in base_state.items():
+        if value.is_floating_point():
+            mean = sum(state[name] for state in tuned_states) / len(tuned_states)
+            mixed[name] = value + share * (mean - value)
+        else:
+            mixed[name] = tuned_states[-1][name]
+    network.load_state_dict(mixed)
+    import torch
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(out.name + ".partial")
+    made = f"{share} of the way from {base.name} to the mean of {', '.join(path.name for path in tuned)}"
+    torch.save({**saved, "model": network.half(), "ema": None, "optimizer": None, "updates": None,
+                "train_args": {**saved.get("train_args", {}), "blend": made}}, partial)
+    partial.replace(out)
+    return out
+
+
 # ---------------------------------------------------------------- command
 
 
@@ -401,6 +456,12 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--mosaic", type=float, default=1.0,
                    help="share of training images made of four (0: whole images, as the shipped finder's last epochs)")
     t.add_argument("--save-period", type=int, default=0, help="also keep weights/epochN.pt every N epochs")
+    b = commands.add_parser("blend", help="weights part of the way from the finder a run started from to the run's")
+    b.add_argument("--tuned", type=Path, nargs="+", required=True,
+                   help="a fine-tune's checkpoints (WORK/finder/weights/epochN.pt); several are averaged first")
+    b.add_argument("--base", type=Path, default=REPO_ROOT / "models" / "detector.pt", help="the weights it started from")
+    b.add_argument("--share", type=float, default=0.5, help="0: the base, 1: the fine-tune")
+    b.add_argument("--out", type=Path, required=True, help="the blended weights (.pt)")
     return parser
 
 
@@ -410,6 +471,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "prepare":
             prepare(args.real, args.art, args.out, args.standing, args.hands, args.val_standing, args.seed, args.workers,
                     args.real_train, args.calibration, lambda line: print(line, flush=True))
+            return 0
+        if args.command == "blend":
+            print(blend(args.base, args.tuned, args.share, args.out))
             return 0
         data = args.data / "finder" / "data.yaml" if args.data.is_dir() else args.data
         resume_from = args.resume_from or (args.work / "finder" / RESUME_NAME if args.resume else None)
