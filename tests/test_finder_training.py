@@ -191,7 +191,8 @@ def test_blend_mixes_a_fine_tune_with_the_finder_it_started_from(tmp_path: Path)
             for parameter in network.parameters():
                 parameter.add_(step)
         tuned.append(tmp_path / f"epoch{epoch}.pt")  # as a run keeps it: the network in 'ema', no 'model'
-        torch.save({**saved, "model": None, "ema": network.half()}, tuned[-1])
+        torch.save({**saved, "model": None, "ema": network.half(), "train_args": {**saved["train_args"], "imgsz": 416}},
+                   tuned[-1])
 
     name = next(name for name, value in start.items() if value.is_floating_point() and value.numel() > 100)
     one = blend(base, tuned[0], 0.25, tmp_path / "one.pt")
@@ -199,8 +200,9 @@ def test_blend_mixes_a_fine_tune_with_the_finder_it_started_from(tmp_path: Path)
     assert torch.allclose(mixed[name], start[name] + 0.25 * 0.01, atol=2e-3)
     assert not torch.allclose(mixed[name], start[name], atol=1e-3)
     out = blend(base, tuned, 0.5, tmp_path / "soup.pt")  # half way to the mean of the two: +0.01
-    mixed = torch.load(out, map_location="cpu", weights_only=False)["model"].float().state_dict()
-    assert torch.allclose(mixed[name], start[name] + 0.01, atol=2e-3)
+    soup = torch.load(out, map_location="cpu", weights_only=False)
+    assert torch.allclose(soup["model"].float().state_dict()[name], start[name] + 0.01, atol=2e-3)
+    assert soup["train_args"]["imgsz"] == 416  # exported at the size it was tuned at
 
     from ultralytics import YOLO
 

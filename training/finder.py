@@ -389,9 +389,11 @@ def blend(base: Path, tuned: Path | list[Path], share: float, out: Path) -> Path
         raise FinderTrainError("no fine-tune to blend")
     saved, network = _network(base)
     base_state = network.state_dict()
-    tuned_states = []
+    tuned_states, imgsz = [], saved.get("train_args", {}).get("imgsz")
     for checkpoint in tuned:
-        state = _network(checkpoint)[1].state_dict()
+        tuned_saved, tuned_network = _network(checkpoint)
+        state = tuned_network.state_dict()
+        imgsz = tuned_saved.get("train_args", {}).get("imgsz", imgsz)  # exported at the size it was tuned at
         if state.keys() != base_state.keys() or any(state[name].shape != base_state[name].shape for name in state):
             raise FinderTrainError(f"{base} and {checkpoint} are not the same network: they cannot be blended")
         tuned_states.append(state)
@@ -409,7 +411,7 @@ def blend(base: Path, tuned: Path | list[Path], share: float, out: Path) -> Path
     partial = out.with_name(out.name + ".partial")
     made = f"{share} of the way from {base.name} to the mean of {', '.join(path.name for path in tuned)}"
     torch.save({**saved, "model": network.half(), "ema": None, "optimizer": None, "updates": None,
-                "train_args": {**saved.get("train_args", {}), "blend": made}}, partial)
+                "train_args": {**saved.get("train_args", {}), "imgsz": imgsz, "blend": made}}, partial)
     partial.replace(out)
     return out
 
