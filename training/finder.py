@@ -10,7 +10,7 @@ form of chinese-v4, with manifest.csv; ART: artwork folders as `datasets.art` re
 
 - the real train photos, split by capture session as every figure is (`datasets.build --real-test --seed 0`,
   `datasets/label_fixes/NAME.csv` applied to a folder called NAME, half of them also squeezed), so that val
-  and test stay unseen; `--real-train N` of them, spread evenly (the split holds Roboflow's augmented copies too);
+  and test stay unseen; all of them, or `--real-train N` spread evenly (the split holds Roboflow's augmented copies too);
 - standing tiles as a webcam sees them at play (`datasets.synth --view standing --at-play`): rows turned up to
   70 degrees, leaning and overlapping, loose tiles in front, fingers over them, a low camera, shelves of
   books with printed titles behind, restyled white dragons and flowers; a fifth of them the room around a
@@ -432,8 +432,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--calibration", type=int, default=300,
                    help="tile sets laid out to be learned (calibration-layout.md): rows of faces close together")
     p.add_argument("--val-standing", type=int, default=60, help="webcam views at play for val (other seeds)")
-    p.add_argument("--real-train", type=int, default=700,
-                   help="real train photos taken, spread evenly (their split holds augmented and squeezed copies); 0: all")
+    p.add_argument("--real-train", type=int, default=0,
+                   help="real train photos taken, spread evenly (their split holds augmented and squeezed copies); "
+                        "0 (the default): all")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     t = commands.add_parser("train", help="fine-tune the finder within a time budget; resumable")
