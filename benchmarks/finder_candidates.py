@@ -19,6 +19,7 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +42,7 @@ def models_for(name: str, source: Path, work: Path, shipped: Path) -> Path:
     return target
 
 
-def judge(models: Path, dataset: str, overrides: list[str] = ()) -> dict:
+def judge(models: Path, dataset: str, overrides: Sequence[str] = ()) -> dict:
     from training.evaluate import dataset_images, evaluate
     from vision.detector import TileDetector
     from vision.registry import active_dir

@@ -41,6 +41,7 @@ forgot on the photos it was not. Both must be the same network; BatchNorm statis
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import shutil
@@ -51,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tileset.labelfiles import IMAGE_SUFFIXES
+from tileset.labelfiles import IMAGE_SUFFIXES, atomic_write_bytes
 from training.finder_tune import finder_label
 from training.train import DETECTOR_NAMES, TrainError, _check_unfinished
 
@@ -365,7 +366,8 @@ def train(options: TrainOptions, log: Callable[[str], None] = print) -> TrainRun
     return run
 
 
-def _network(checkpoint: Path) -> Any:
+def _network(checkpoint: Path) -> tuple[dict[str, Any], Any]:
+    """An ultralytics checkpoint's dict and its network in float (the EMA's where a run kept one)."""
     import torch
 
     try:
@@ -382,6 +384,8 @@ def _network(checkpoint: Path) -> Any:
 
 def blend(base: Path, tuned: Path | list[Path], share: float, out: Path) -> Path:
     """Weights `share` of the way from `base` to `tuned` (several: their mean; see the module's docstring)."""
+    import torch
+
     if not 0.0 <= share <= 1.0:
         raise FinderTrainError(f"--share must be between 0 and 1, not {share}")
     tuned = [tuned] if isinstance(tuned, Path) else tuned
@@ -405,14 +409,11 @@ def blend(base: Path, tuned: Path | list[Path], share: float, out: Path) -> Path
         else:
             mixed[name] = tuned_states[-1][name]
     network.load_state_dict(mixed)
-    import torch
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(out.name + ".partial")
     made = f"{share} of the way from {base.name} to the mean of {', '.join(path.name for path in tuned)}"
+    weights = io.BytesIO()
     torch.save({**saved, "model": network.half(), "ema": None, "optimizer": None, "updates": None,
-                "train_args": {**saved.get("train_args", {}), "imgsz": imgsz, "blend": made}}, partial)
-    partial.replace(out)
+                "train_args": {**saved.get("train_args", {}), "imgsz": imgsz, "blend": made}}, weights)
+    atomic_write_bytes(out, weights.getvalue())
     return out
 
 
