@@ -47,3 +47,20 @@ def test_the_stable_command_names_hand_over_to_the_training_tools(command: str, 
     direct = subprocess.run([sys.executable, "-m", tool, "--help"], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert stable.returncode == 0 and "usage:" in stable.stdout
     assert stable.stdout.split("\n", 1)[1] == direct.stdout.split("\n", 1)[1]  # the same options, only the prog differs
+
+
+@pytest.mark.skipif(not (REPO / "models" / "detector.onnx").is_file(), reason="no shipped models")
+def test_detect_reads_several_photos_at_once_as_it_reads_each_alone(tmp_path: Path) -> None:
+    """Photos read two at a time (`vision.at_once`) come out in the order given, each as the command reads it
+    alone, an unreadable one in its place."""
+    scenes = sorted(str(p) for p in (REPO / "tests" / "data" / "vision_scenes" / "images").glob("*.jpg"))
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"not a jpeg")
+    given = [scenes[0], str(broken), *scenes[1:]]
+    together = run("detect", *given)
+    lines = [json.loads(line) for line in together.stdout.splitlines()]
+    assert together.returncode == 1 and [line["image"] for line in lines] == given
+    assert "error" in lines[1] and "Traceback" not in together.stderr
+    for scene, line in zip(scenes, [lines[0], *lines[2:]], strict=True):
+        alone = json.loads(run("detect", scene).stdout)
+        assert line == alone and len(line["tiles"]) >= 10

@@ -12,7 +12,8 @@ pixels of the original image (after EXIF orientation), or
 0 when every image was read, 1 when some were not, 2 when the models cannot
 be loaded.  Output is ASCII JSON: a file name that is not valid UTF-8 comes out
 escapes and all (json.loads + os.fsencode give its bytes back), whatever the
-terminal's encoding; a reader that stops early (`| head -1`) ends the run quietly.
+terminal's encoding; a reader that stops early (`| head -1`) ends the run quietly.  Several
+images are read `DetectorSettings.photos_at_once` at a time (`vision.at_once`).
 """
 
 from __future__ import annotations
@@ -36,29 +37,35 @@ def build_detect_parser() -> argparse.ArgumentParser:
 def detect_main(argv: list[str]) -> int:
     args = build_detect_parser().parse_args(argv)
     from tileset.classes import ClassTableMismatch
-    from vision.detector import TileDetector
+    from vision.at_once import in_order, settings_for
+    from vision.detector import DEFAULT, TileDetector
     from vision.images import ImageError
     from vision.models import ModelLoadError
     from vision.read import emit_json_line
 
+    settings = settings_for(DEFAULT, len(args.images))
     try:
         from vision.registry import active_dir
 
-        detector = TileDetector.load(active_dir(args.model))  # DIR's version in use
+        detector = TileDetector.load(active_dir(args.model), settings)  # DIR's version in use
     except (ModelLoadError, ClassTableMismatch) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    failures = 0
-    for image in args.images:
+
+    def detect_one(image: str) -> dict[str, object]:
         try:
             dets, (width, height) = detector.detect_file(image)
-            line = {"image": image, "width": width, "height": height, "tiles": dets.to_json()}
+            return {"image": image, "width": width, "height": height, "tiles": dets.to_json()}
         except ImageError as error:
-            line, failures = {"image": image, "error": str(error)}, failures + 1
+            return {"image": image, "error": str(error)}
         except MemoryError:
-            line, failures = {"image": image, "error": "out of memory while reading the image"}, failures + 1
+            return {"image": image, "error": "out of memory while reading the image"}
         except Exception as error:  # one odd file must not end the run for the others
-            line, failures = {"image": image, "error": f"internal error: {type(error).__name__}: {error}"}, failures + 1
+            return {"image": image, "error": f"internal error: {type(error).__name__}: {error}"}
+
+    failures = 0
+    for line in in_order(detect_one, args.images, settings.photos_at_once):
+        failures += "error" in line
         if not emit_json_line(line, ascii_only=True):  # ASCII: see the module doc
             return 0
     return 1 if failures else 0

@@ -15,6 +15,7 @@ Runtime dependencies only: onnxruntime, OpenCV, Pillow, numpy.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +50,10 @@ from vision.settings import DetectorSettings
 DEFAULT = DetectorSettings()
 
 
+class _LastLetterbox(threading.local):
+    kept: tuple[np.ndarray, np.ndarray, Letterbox] | None = None  # (image, canvas, fit)
+
+
 class TileDetector:
     """Finds the tiles of a photo and names each one (43 canonical classes)."""
 
@@ -59,7 +64,7 @@ class TileDetector:
         self.settings = settings
         self.finder = finder
         self.classifier = None if finder.names_faces else classifier
-        self._last_letterbox: tuple[np.ndarray, np.ndarray, Letterbox] | None = None  # (image, canvas, fit)
+        self._last_letterbox = _LastLetterbox()  # per thread: photos read at once keep their own
         versions = {"detector": finder.version}
         if self.classifier is not None:
             versions["classifier"] = self.classifier.version
@@ -96,7 +101,7 @@ class TileDetector:
         """All tiles of a BGR image, 43 canonical classes, boxes in the image's pixels: the finder's boxes,
         the rules of the boxes, the faces read, the rules of the faces and of the boxes' kinds (`vision.rules`)."""
         sighting = apply_rules(BOXES, self.sight(image_bgr), self)
-        self._last_letterbox = None  # the photo is not kept alive between photos
+        self._last_letterbox.kept = None  # the photo is not kept alive between photos
         if self.finder.to_canonical is not None:  # a 43-class detector names the faces itself
             found = sighting.found
             dets = Detections(found.xyxy, found.conf, self.finder.to_canonical[found.classes])
@@ -185,11 +190,11 @@ class TileDetector:
     def _letterboxed(self, image_bgr: np.ndarray) -> tuple[np.ndarray, Letterbox]:
         """The finder's input canvas of `image_bgr`; the last one is kept, so that the mirror check
         (`confidence_in_mirror`) does not shrink a 12-megapixel photo twice."""
-        last = self._last_letterbox
+        last = self._last_letterbox.kept
         if last is not None and last[0] is image_bgr:
             return last[1], last[2]
         canvas, fit = letterbox(image_bgr, self.finder.imgsz)
-        self._last_letterbox = (image_bgr, canvas, fit)
+        self._last_letterbox.kept = (image_bgr, canvas, fit)
         return canvas, fit
 
     def read_crops(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray

@@ -176,24 +176,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Exit status 0 when every image was read, 1 when some could not be, 2 when the models cannot load."""
     args = build_parser().parse_args(argv)
     context = context_from_args(args)
+    from .at_once import in_order, settings_for
+    from .settings import DetectorSettings
+
+    settings = settings_for(DetectorSettings(), len(args.images))
     try:
         from .registry import active_dir
 
-        detector = load_detector(active_dir(args.model))  # DIR's version in use
+        detector = load_detector(active_dir(args.model), settings)  # DIR's version in use
     except Exception as exc:
         print(f"error: cannot load the tile detector: {exc}", file=sys.stderr)
         return 2
     from .images import ImageError
 
-    failures = 0
-    for image in args.images:
+    def read_one(image: str) -> dict[str, Any]:
         try:
-            dets = detect_file(detector, image)
-            line = read_detections(dets, context).to_json(image)
+            return read_detections(detect_file(detector, image), context).to_json(image)
         except ImageError as exc:
-            line, failures = {"image": image, "error": str(exc)}, failures + 1
+            return {"image": image, "error": str(exc)}
         except MemoryError:
-            line, failures = {"image": image, "error": "out of memory while reading the image"}, failures + 1
+            return {"image": image, "error": "out of memory while reading the image"}
+
+    failures = 0
+    for line in in_order(read_one, args.images, settings.photos_at_once):
+        failures += "error" in line
         if not emit_json_line(line):
             return 0
     return 1 if failures else 0

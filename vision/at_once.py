@@ -1,0 +1,52 @@
+"""Photos of a command line read a few at once, the results in the order given.
+
+    for line in in_order(read_one, images, workers=2):
+        print(line)
+
+onnxruntime and OpenCV let go of Python's lock while they run, so threads share the two cores:
+one photo's finder runs while another's classifier does.  A caller that stops early (its reader went
+away) leaves the photos not yet started unread.  Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from itertools import islice
+from typing import TypeVar
+
+from vision.settings import DetectorSettings
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+def settings_for(settings: DetectorSettings, photos: int) -> DetectorSettings:
+    """The settings to load the models with for `photos` photos: one thread a model when they are read at once."""
+    if photos > 1 and settings.photos_at_once > 1:
+        return replace(settings, intra_op_threads=1)
+    return settings
+
+
+def in_order(work: Callable[[Item], Result], items: Sequence[Item], workers: int) -> Iterator[Result]:
+    """`work(item)` for every item, yielded in the items' order, `workers` items worked on at once (1 or a
+    single item: one after another, on this thread).  At most two items a worker are started ahead of the
+    one yielded; an exception of `work` comes out where its item's result would."""
+    if workers <= 1 or len(items) <= 1:
+        yield from map(work, items)
+        return
+    upcoming = iter(items)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="photo") as pool:
+        started: deque[Future[Result]] = deque(pool.submit(work, item) for item in islice(upcoming, 2 * workers))
+        try:
+            while started:
+                result = started.popleft().result()
+                for item in upcoming:
+                    started.append(pool.submit(work, item))
+                    break
+                yield result
+        finally:
+            for future in started:
+                future.cancel()
