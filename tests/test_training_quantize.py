@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import onnx
 import pytest
 from detector_support import make_models, scene
-from onnx import helper
+from onnx import helper, numpy_helper
 
-from training.quantize import QUANTIZED_METADATA, QuantizeError, float_tail, quantize_folder
+from training.quantize import QUANTIZED_METADATA, QuantizeError, float_tail, quantize_folder, quantize_model
 from vision.detector import TileDetector
 from vision.settings import DetectorSettings
 
@@ -68,3 +69,36 @@ def test_the_classifier_too_when_asked_and_never_over_the_float_models(tmp_path:
     assert QUANTIZED_METADATA in _metadata(tmp_path / "int8" / "classifier.onnx")
     with pytest.raises(QuantizeError, match="another folder"):
         quantize_folder(models, models, [scene()])
+
+
+def _three_convolutions(path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    weights = [numpy_helper.from_array(rng.normal(size=shape).astype(np.float32), name)
+               for name, shape in [("w1", (4, 3, 3, 3)), ("w2", (4, 4, 1, 1)), ("w3", (2, 4, 1, 1))]]
+    nodes = [helper.make_node("Conv", ["images", "w1"], ["c1"], name="/first/conv", pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"], name="/first/act"),
+             helper.make_node("Conv", ["r1", "w2"], ["c2"], name="/middle/conv"),
+             helper.make_node("Relu", ["c2"], ["r2"], name="/middle/act"),
+             helper.make_node("Conv", ["r2", "w3"], ["out"], name="/last/conv")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("images", onnx.TensorProto.FLOAT, [1, 3, 8, 8])],
+                              [helper.make_tensor_value_info("out", onnx.TensorProto.FLOAT, [1, 2, 8, 8])], weights)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return path
+
+
+def _quantized_weights(path: Path) -> dict[str, bool]:
+    """Each convolution of the graph at `path`: whether its weight arrives through a DequantizeLinear."""
+    model = onnx.load(str(path))
+    dequantized = {out for node in model.graph.node if node.op_type == "DequantizeLinear" for out in node.output}
+    return {node.name: node.input[1] in dequantized for node in model.graph.node if node.op_type == "Conv"}
+
+
+def test_nodes_named_by_keep_float_stay_float_and_a_wrong_name_is_refused(tmp_path: Path) -> None:
+    source = _three_convolutions(tmp_path / "f.onnx")
+    batches = [np.random.default_rng(i).random((1, 3, 8, 8), np.float32) for i in range(4)]
+    quantize_model(source, tmp_path / "all.onnx", batches)
+    assert _quantized_weights(tmp_path / "all.onnx") == {"/first/conv": True, "/middle/conv": True, "/last/conv": False}
+    quantize_model(source, tmp_path / "kept.onnx", batches, keep_float=("/first/",))
+    assert _quantized_weights(tmp_path / "kept.onnx") == {"/first/conv": False, "/middle/conv": True, "/last/conv": False}
+    with pytest.raises(QuantizeError, match="no node of the graph is named so"):
+        quantize_model(source, tmp_path / "bad.onnx", batches, keep_float=("/model.99/",))

@@ -1,6 +1,6 @@
 """int8 copies of a models folder's finder and classifier, for small CPUs (onnxruntime static quantization).
 
-    python -m training.quantize --models models --art ART --out DIR [--scenes 40] [--seed 4900]
+    python -m training.quantize --models models --art ART --out DIR [--scenes 40] [--seed 4900] [--keep-float PREFIX ...]
 
 ART: an artwork folder in the form of the one `datasets/fake_art.py` writes (`datasets.art`: one folder per set with
 its mapping.tsv).
@@ -63,6 +63,15 @@ def float_tail(graph: Any) -> list[str]:
     return [node.name for node in graph.node if not has_conv_after(node)]
 
 
+def kept_float(graph: Any, prefixes: tuple[str, ...]) -> list[str]:
+    """Names of the nodes that start with one of `prefixes`; a prefix that names no node is refused."""
+    names = [node.name for node in graph.node]
+    for prefix in prefixes:
+        if not any(name.startswith(prefix) for name in names):
+            raise QuantizeError(f"--keep-float {prefix}: no node of the graph is named so (e.g. {names[0]})")
+    return [name for name in names if name.startswith(tuple(prefixes))] if prefixes else []
+
+
 class _Batches:
     """onnxruntime's CalibrationDataReader over a list of input arrays."""
 
@@ -82,9 +91,11 @@ class _Batches:
         return item
 
 
-def quantize_model(source: Path, target: Path, batches: list[np.ndarray], percentile: float | None = None) -> None:
-    """`source` as an int8 QDQ copy at `target`, activations calibrated on `batches`, its tail float; each
-    activation's range min to max, or with `percentile` its central `percentile` % (outliers clipped)."""
+def quantize_model(source: Path, target: Path, batches: list[np.ndarray], percentile: float | None = None,
+                   keep_float: tuple[str, ...] = ()) -> None:
+    """`source` as an int8 QDQ copy at `target`, activations calibrated on `batches`, its tail float (and every
+    node whose name starts with one of `keep_float`); each activation's range min to max, or with `percentile`
+    its central `percentile` % (outliers clipped)."""
     import onnx
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
@@ -98,7 +109,7 @@ def quantize_model(source: Path, target: Path, batches: list[np.ndarray], percen
                         weight_type=QuantType.QInt8,
                         calibrate_method=CalibrationMethod.MinMax if percentile is None else CalibrationMethod.Percentile,
                         extra_options={} if percentile is None else {"CalibPercentile": percentile},
-                        nodes_to_exclude=float_tail(model.graph))
+                        nodes_to_exclude=float_tail(model.graph) + kept_float(model.graph, keep_float))
     quantized, original = onnx.load(str(target)), onnx.load(str(source))
     del quantized.metadata_props[:]
     for prop in original.metadata_props:
@@ -140,9 +151,9 @@ def synthetic_photos(art: Path, scenes: int, seed: int, standing: int = 0) -> li
 
 
 def quantize_folder(models: Path, out: Path, photos: list[np.ndarray], classifier_too: bool = False,
-                    percentile: float | None = None) -> list[Path]:
+                    percentile: float | None = None, keep_float: tuple[str, ...] = ()) -> list[Path]:
     """DIR `out` as a copy of `models` with its finder (and with `classifier_too` its classifier) quantized on
-    `photos`; the files written."""
+    `photos`, the finder's nodes named by `keep_float` left float; the files written."""
     from vision.detector import TileDetector
     from vision.models import FEWSHOT_METADATA, read_metadata
 
@@ -158,7 +169,7 @@ def quantize_folder(models: Path, out: Path, photos: list[np.ndarray], classifie
         if item.is_file():
             shutil.copy2(item, out / item.name)
     written = [out / finder.name]
-    quantize_model(finder, out / finder.name, canvases, percentile)
+    quantize_model(finder, out / finder.name, canvases, percentile, keep_float)
     if classifier_too and classifier.is_file() and crop_batches:
         import onnxruntime as ort
 
@@ -187,6 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--classifier", action="store_true",
                         help="quantize the classifier too (a version calibrated from it cannot bake its head: "
                              "`vision calibrate` needs the float classifier)")
+    parser.add_argument("--keep-float", action="append", default=[], metavar="PREFIX",
+                        help="the finder's nodes whose names start with PREFIX stay float (e.g. /model.23/, the "
+                             "detection head; /model.0/, the first convolution); repeatable")
     parser.add_argument("--seed", type=int, default=4900, help="scene i is drawn from seed + i (default 4900)")
     parser.add_argument("--photos", type=Path, nargs="*", default=[],
                         help="real photos added to the calibration (e.g. models/base/images/train/*.jpg)")
@@ -201,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         photos = synthetic_photos(args.art, args.scenes, args.seed, args.standing)
         photos += [load_image(p) for p in args.photos]
         written = quantize_folder(args.models, args.out, photos, args.classifier,
-                                  None if args.percentile >= 100 else args.percentile)
+                                  None if args.percentile >= 100 else args.percentile, tuple(args.keep_float))
     except (QuantizeError, ImageError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
