@@ -2,14 +2,17 @@
 
     python benchmarks/finder_candidates.py --out WORK \\
         --candidate shipped=models/detector.pt --candidate run=runs/finder/finder/weights/epoch2.pt \\
-        --data test=DATA/data.yaml:test --data val51=VAL51 --data frames=FRAMES --data rooms=ROOMS
+        --data test=DATA/data.yaml:test --data val51=VAL51 --data frames=FRAMES --data rooms=ROOMS \\
+        --hands hands=HANDS
 
 A candidate is a finder checkpoint (`.pt`, exported float to WORK/NAME with `training.export`) or a models
 folder read as it is (the shipped int8 finder: `--candidate int8=models`). Every other file of the models
 folder comes from `--models` (default: the repository's `models/`). A set is a folder or data YAML with an
 optional `:split`, read by `vision.evaluate`'s code with backs kept (`--set FIELD=VALUE`: a detector setting changed
 for every candidate). One markdown row per candidate:
-read accuracy, recall and false boxes of each set; `--json FILE` keeps every figure.
+read accuracy, recall and false boxes of each set, then, for each `--hands` folder of `datasets.synth` scenes,
+the hands read exactly and the scores right (`vision.evaluate_read`'s code: photo to score, unseen artwork
+when the scenes are drawn with `--only` a held-out set); `--json FILE` keeps every figure.
 """
 
 from __future__ import annotations
@@ -54,6 +57,21 @@ def judge(models: Path, dataset: str, overrides: Sequence[str] = ()) -> dict:
     return evaluate(detector, images, keep_backs=True, progress=False).summary()
 
 
+def judge_hands(models: Path, scenes: Path, overrides: Sequence[str] = ()) -> dict:
+    from training.evaluate_read import Scene, evaluate, scenes_from_dir, summary
+    from vision.detector import TileDetector
+    from vision.read import ReadResult, detect_file, read_detections
+    from vision.registry import active_dir
+    from vision.settings import DetectorSettings, with_overrides
+
+    detector = TileDetector.load(active_dir(models), with_overrides(DetectorSettings(), list(overrides)))
+
+    def read(scene: Scene) -> ReadResult:
+        return read_detections(detect_file(detector, str(scene.image)), scene.hand.context)
+
+    return summary(evaluate(scenes_from_dir(scenes), read))
+
+
 def percent(share: float | None) -> str:
     return "-" if share is None else f"{100 * share:.2f} %"
 
@@ -62,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--candidate", action="append", required=True, metavar="NAME=CHECKPOINT_OR_MODELS")
     parser.add_argument("--data", action="append", required=True, dest="sets", metavar="NAME=DATASET[:SPLIT]")
+    parser.add_argument("--hands", action="append", default=[], metavar="NAME=SCENES",
+                        help="a folder of datasets.synth scenes read photo to score (repeatable)")
     parser.add_argument("--out", type=Path, required=True, help="work folder for the exported candidates")
     parser.add_argument("--models", type=Path, default=REPO_ROOT / "models", help="where the classifier comes from")
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
@@ -69,14 +89,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="change one detector setting for every candidate, e.g. conf_threshold=0.15 (repeatable)")
     args = parser.parse_args(argv)
     sets = dict(item.split("=", 1) for item in args.sets)
+    hands = dict(item.split("=", 1) for item in args.hands)
     figures: dict[str, dict[str, dict]] = {}
-    print("| finder | " + " | ".join(f"{name}: read, recall, false boxes" for name in sets) + " |", flush=True)
-    print("|---" * (len(sets) + 1) + "|", flush=True)
+    print("| finder | " + " | ".join(f"{name}: read, recall, false boxes" for name in sets)
+          + "".join(f" | {name}: hands exact, scores right" for name in hands) + " |", flush=True)
+    print("|---" * (len(sets) + len(hands) + 1) + "|", flush=True)
     for item in args.candidate:
         name, source = item.split("=", 1)
         models = models_for(name, Path(source), args.out, args.models)
         figures[name] = {set_name: judge(models, dataset, args.overrides) for set_name, dataset in sets.items()}
         cells = [f"{percent(s['read_accuracy'])}, {percent(s['recall'])}, {s['false_boxes']}" for s in figures[name].values()]
+        for set_name, scenes in hands.items():
+            figures[name][set_name] = read = judge_hands(models, Path(scenes), args.overrides)
+            cells.append(f"{read['hands_exact']}/{read['scenes']}, {read['scores_right']}")
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1, default=str) + "\n", encoding="utf-8")

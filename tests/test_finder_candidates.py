@@ -1,0 +1,43 @@
+"""benchmarks/finder_candidates.py: the hands column reads the scenes photo to score as `vision.evaluate_read` does.
+
+tests/data/hand_scenes/ holds three finished hands rendered from CC0 artwork (fluffystuff-riichi), truth and all:
+
+    python -m datasets.synth --art shared/datasets/art --out tests/data/hand_scenes --n 3 --seed 7300 --only fluffystuff-riichi
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from training import evaluate_read
+
+REPO = Path(__file__).resolve().parent.parent
+SCENES = REPO / "tests" / "data" / "hand_scenes"
+
+
+def _benchmark() -> object:
+    spec = importlib.util.spec_from_file_location("finder_candidates", REPO / "benchmarks" / "finder_candidates.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(not (REPO / "models" / "detector.onnx").is_file(), reason="no shipped models")
+def test_the_hands_column_is_what_evaluate_read_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    figures_file = tmp_path / "figures.json"
+    assert _benchmark().main(["--out", str(tmp_path / "work"), "--candidate", f"shipped={REPO / 'models'}",  # type: ignore[attr-defined]
+                              "--data", f"photos={SCENES}", "--hands", f"hands={SCENES}",
+                              "--json", str(figures_file)]) == 0
+    table = capsys.readouterr().out
+    assert evaluate_read.main([str(SCENES), "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    hands = json.loads(figures_file.read_text())["shipped"]["hands"]
+    assert (hands["scenes"], hands["hands_exact"], hands["scores_right"]) == (3, expected["hands_exact"], expected["scores_right"])
+    assert hands["hands_exact"] >= 2  # the shipped models read these hands (3 of 3 when they were rendered)
+    assert f"| {hands['hands_exact']}/3, {hands['scores_right']} |" in table
+    assert "hands: hands exact, scores right" in table.splitlines()[0]
