@@ -58,18 +58,13 @@ def judge(models: Path, dataset: str, overrides: Sequence[str] = ()) -> dict:
 
 
 def judge_hands(models: Path, scenes: Path, overrides: Sequence[str] = ()) -> dict:
-    from training.evaluate_read import Scene, evaluate, scenes_from_dir, summary
+    from training.evaluate_read import evaluate, photo_reader, scenes_from_dir, summary
     from vision.detector import TileDetector
-    from vision.read import ReadResult, detect_file, read_detections
     from vision.registry import active_dir
     from vision.settings import DetectorSettings, with_overrides
 
     detector = TileDetector.load(active_dir(models), with_overrides(DetectorSettings(), list(overrides)))
-
-    def read(scene: Scene) -> ReadResult:
-        return read_detections(detect_file(detector, str(scene.image)), scene.hand.context)
-
-    return summary(evaluate(scenes_from_dir(scenes), read))
+    return summary(evaluate(scenes_from_dir(scenes), photo_reader(detector)))
 
 
 def percent(share: float | None) -> str:

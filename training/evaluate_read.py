@@ -32,7 +32,7 @@ import numpy as np
 
 from scoring.hand import Hand, HandError
 from tileset.classes import CLASS_ID
-from vision.detections import Detections
+from vision.detections import Detections, Detector
 from vision.read import ReadResult, read_detections
 from vision.settings import DEFAULT_SETTINGS, LayoutSettings, with_overrides
 
@@ -155,6 +155,20 @@ def evaluate(
     return [judge(scene, read(scene)) for scene in scenes]
 
 
+def photo_reader(detector: Detector, settings: LayoutSettings = DEFAULT_SETTINGS.layout,
+                 with_score: bool = True) -> Callable[[Scene], ReadResult]:
+    """A scene read from its photo, as `vision read` reads one: `detector`'s tiles, then the layout and score."""
+    from vision.read import detect_file
+
+    def read(scene: Scene) -> ReadResult:
+        if scene.image is None:
+            raise ValueError(f"scene {scene.name} has no image to detect on")
+        dets = detect_file(detector, str(scene.image))
+        return read_detections(dets, scene.hand.context, settings, with_score=with_score)
+
+    return read
+
+
 def summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     n = len(outcomes)
     scored = [o for o in outcomes if o.score_right is not None]
@@ -234,23 +248,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     noise_rng = np.random.default_rng(args.seed)
 
-    def read(scene: Scene) -> ReadResult:
-        context = scene.hand.context
-        if perfect:
-            dets = truth_detections(scene, args.box_noise, noise_rng)
-            return read_detections(dets, context, settings, with_score=with_totals)
-        if scene.image is None:
-            raise ValueError(f"scene {scene.name} has no image to detect on")
-        dets = detect_file(detector, str(scene.image))
-        return read_detections(dets, context, settings, with_score=with_totals)
+    def read_truth(scene: Scene) -> ReadResult:
+        dets = truth_detections(scene, args.box_noise, noise_rng)
+        return read_detections(dets, scene.hand.context, settings, with_score=with_totals)
 
+    read: Callable[[Scene], ReadResult] = read_truth
     if not perfect:
-        from vision.read import detect_file, load_detector
+        from vision.read import load_detector
 
         try:
             from vision.registry import active_dir
 
-            detector = load_detector(active_dir(args.model), detector_settings)
+            read = photo_reader(load_detector(active_dir(args.model), detector_settings), settings, with_totals)
         except Exception as exc:
             print(f"cannot load the tile detector: {exc}", file=sys.stderr)
             return 2
