@@ -41,7 +41,7 @@ def detect_main(argv: list[str]) -> int:
     from vision.detector import DEFAULT, TileDetector
     from vision.images import ImageError
     from vision.models import ModelLoadError
-    from vision.read import emit_json_line
+    from vision.read import emit_lines
 
     settings = settings_for(DEFAULT, len(args.images))
     try:
@@ -63,12 +63,7 @@ def detect_main(argv: list[str]) -> int:
         except Exception as error:  # one odd file must not end the run for the others
             return {"image": image, "error": f"internal error: {type(error).__name__}: {error}"}
 
-    failures = 0
-    for line in in_order(detect_one, args.images, settings.photos_at_once):
-        failures += "error" in line
-        if not emit_json_line(line, ascii_only=True):  # ASCII: see the module doc
-            return 0
-    return 1 if failures else 0
+    return emit_lines(in_order(detect_one, args.images, settings.photos_at_once), ascii_only=True)  # ASCII: see the module doc
 
 
 def main(argv: list[str] | None = None) -> int:

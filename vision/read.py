@@ -16,7 +16,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -197,10 +197,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         except MemoryError:
             return {"image": image, "error": "out of memory while reading the image"}
 
+    return emit_lines(in_order(read_one, args.images, settings.photos_at_once))
+
+
+def emit_lines(lines: Iterable[Mapping[str, Any]], *, ascii_only: bool = False) -> int:
+    """Print each photo's line as it comes (`emit_json_line`); the exit status: 1 when a line says "error", else
+    0 (also when the reader goes away: the lines not printed yet are not made)."""
     failures = 0
-    for line in in_order(read_one, args.images, settings.photos_at_once):
+    for line in lines:
         failures += "error" in line
-        if not emit_json_line(line):
+        if not emit_json_line(line, ascii_only=ascii_only):
             return 0
     return 1 if failures else 0
 
