@@ -102,3 +102,10 @@ def test_nodes_named_by_keep_float_stay_float_and_a_wrong_name_is_refused(tmp_pa
     assert _quantized_weights(tmp_path / "kept.onnx") == {"/first/conv": False, "/middle/conv": True, "/last/conv": False}
     with pytest.raises(QuantizeError, match="no node of the graph is named so"):
         quantize_model(source, tmp_path / "bad.onnx", batches, keep_float=("/model.99/",))
+
+
+def test_a_wrong_keep_float_name_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    models = make_models(tmp_path / "models")
+    with pytest.raises(QuantizeError, match="no node of the graph is named so"):
+        quantize_folder(models, tmp_path / "int8", [scene()], keep_float=("/model.99/",))
+    assert not (tmp_path / "int8").exists()

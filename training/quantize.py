@@ -69,7 +69,7 @@ def kept_float(graph: Any, prefixes: tuple[str, ...]) -> list[str]:
     for prefix in prefixes:
         if not any(name.startswith(prefix) for name in names):
             raise QuantizeError(f"--keep-float {prefix}: no node of the graph is named so (e.g. {names[0]})")
-    return [name for name in names if name.startswith(tuple(prefixes))] if prefixes else []
+    return [name for name in names if name.startswith(prefixes)]
 
 
 class _Batches:
@@ -163,6 +163,10 @@ def quantize_folder(models: Path, out: Path, photos: list[np.ndarray], classifie
         raise QuantizeError(f"no finder at {finder}")
     if out.resolve() == models.resolve():
         raise QuantizeError("--out must be another folder than --models (the float models are kept)")
+    if keep_float:
+        import onnx
+
+        kept_float(onnx.load(str(finder), load_external_data=False).graph, keep_float)  # a wrong name, before the calibration
     canvases, crop_batches = calibration_inputs(photos, models)
     out.mkdir(parents=True, exist_ok=True)
     for item in models.iterdir():
