@@ -89,7 +89,7 @@ class DetectorSettings:
     intra_op_threads: int = 2  # onnxruntime threads of each model
     intra_op_spinning: bool = False  # whether idle onnxruntime threads busy-wait for the next run
     # `vision detect` and `vision read` given several photos read this many at once, each model on one thread
-    # then: the int8 finder runs no faster on two threads than on one, two photos at once take 0.7 of the time
+    # then: the int8 finder runs no faster on two threads than on one, so two photos at once use both cores
     photos_at_once: int = 2
     mirror: MirrorSettings = field(default_factory=MirrorSettings)
     unstretch: UnstretchSettings = field(default_factory=UnstretchSettings)
