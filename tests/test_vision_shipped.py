@@ -52,6 +52,34 @@ def test_shipped_models_read_generated_scenes_mostly_right(detector):
 
 
 
+def test_an_unsure_face_is_named_by_the_mean_of_its_box_moved_about(detector):
+    """Rule `shifted_crops`: a face read under `unsure_below` is read from its box as found and moved by `shift`
+    of its size left, right, up, down, grown and shrunk, and named by the mean of the seven readings; a face read
+    surely keeps its reading."""
+    from vision.crops import cut_tiles
+
+    image = cv2.imread(str(Path(__file__).resolve().parent / "data" / "hand_scenes" / "images" / "00007300_fluffystuff-riichi.jpg"))
+    found = detector.sight(image).found
+    boxes = found.xyxy[detector.is_face(found.classes)]
+    plain = TileDetector.load(MODELS_DIR, with_overrides(detector.settings, ["rules_off=shifted_crops"]))
+    every_face_unsure = TileDetector.load(MODELS_DIR, with_overrides(detector.settings, ["shifted_crops.unsure_below=1.01"]))
+    as_read = plain.classify_faces(image, boxes).column_probs
+    steadied = every_face_unsure.classify_faces(image, boxes).column_probs
+    classifier, shift = detector.face_classifier, detector.settings.shifted_crops.shift
+    w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    zero = np.zeros_like(w)
+    moved = [boxes + np.stack(m, axis=1) * shift for m in (
+        (-w, zero, -w, zero), (w, zero, w, zero), (zero, -h, zero, -h), (zero, h, zero, h), (-w, -h, w, h), (w, h, -w, -h))]
+    readings = [as_read] + [classifier.read(cut_tiles(image, b, classifier.imgsz, detector.settings)).probs for b in moved]
+    assert len(boxes) >= 10
+    np.testing.assert_allclose(steadied, np.mean(readings, axis=0), atol=1e-5)
+    assert not np.allclose(steadied, as_read, atol=1e-4)  # the moved crops read differently
+    by_default = detector.classify_faces(image, boxes).column_probs
+    sure = as_read.max(axis=1) >= detector.settings.shifted_crops.unsure_below
+    assert sure.any()
+    np.testing.assert_array_equal(by_default[sure], as_read[sure])
+
+
 def test_a_photo_stretched_on_export_is_read_back_in_its_own_pixels(detector):
     """The layout cut out tightly and stretched 3.5x upwards, as the labeling tool exported some
     real photos to 640x640: the tiles come out far thinner than any tile is. Read again

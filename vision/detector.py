@@ -140,7 +140,8 @@ class TileDetector:
             return _no_faces()
         unread = np.zeros(len(crops), np.int64)  # `named` reads them
         faces = FaceReading(unread, unread.astype(np.float32), unread, out.likeness,
-                            of_the_set(out.likeness, self.settings), outputs=out, crops=crops)
+                            of_the_set(out.likeness, self.settings), outputs=out, crops=crops,
+                            image_bgr=image_bgr, xyxy=np.asarray(boxes_xyxy, np.float32).reshape(-1, 4))
         faces = named(faces, out.probs, classifier, head_used=classifier.has_fewshot_head)
         return apply_rules(FACES, faces, self)
 

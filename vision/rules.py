@@ -29,12 +29,14 @@ import numpy as np
 from vision import timing
 from vision.boxes import Found
 from vision.calibration_layout import one_of_each
+from vision.crops import cut_tiles
 from vision.detections import Detections
 from vision.models import ClassifierReading, FaceClassifier
 from vision.settings import (
     DetectorSettings,
     MirrorSettings,
     OneFlowerSettings,
+    ShiftedCropsSettings,
     UnlikeStraysSettings,
     UnstretchSettings,
 )
@@ -84,6 +86,8 @@ class FaceReading:
     probs: np.ndarray | None = None  # (N, 42) the probabilities read, in the classifier's columns
     outputs: ClassifierReading | None = None  # what the classifier gave the crops
     crops: np.ndarray | None = None  # the classifier's input crops
+    image_bgr: np.ndarray | None = None  # the copy of the photo the crops were cut from
+    xyxy: np.ndarray | None = None  # (N, 4) the face boxes, in that copy's pixels
 
     @property
     def column_probs(self) -> np.ndarray:
@@ -217,6 +221,41 @@ def base_reading(faces: FaceReading, own: None, tools: ReaderTools) -> FaceReadi
     if classifier.base_reader is not None and faces.crops is not None:
         return named(faces, classifier.read_as_base(faces.crops), classifier, head_used=False)
     return faces
+
+
+@rule("shifted_crops", FACES, "shifted_crops", calibrated_only=False)
+def shifted_crops(faces: FaceReading, own: ShiftedCropsSettings, tools: ReaderTools) -> FaceReading:
+    """A face read with less than `unsure_below` is read again from six more crops, its box moved by `shift` of
+    its size left, right, up and down, grown and shrunk, and named by the mean of the seven readings: a face the
+    classifier hesitates over (an unseen set's 6s against its 9s) turns on a few pixels of the finder's box, and
+    the mean does not."""
+    if faces.probs is None or faces.image_bgr is None or faces.xyxy is None:
+        return faces
+    unsure = np.flatnonzero(faces.probs.max(axis=1) < own.unsure_below)
+    if not len(unsure):
+        return faces
+    classifier = tools.face_classifier
+    boxes = faces.xyxy[unsure]
+    size = np.tile(boxes[:, 2:] - boxes[:, :2], 2)
+    moves = own.shift * np.array([[-1, 0, -1, 0], [1, 0, 1, 0], [0, -1, 0, -1], [0, 1, 0, 1],
+                                  [-1, -1, 1, 1], [1, 1, -1, -1]], np.float32)
+    moved = (boxes[:, None, :] + moves[None, :, :] * size[:, None, :]).reshape(-1, 4)
+    crops = cut_tiles(faces.image_bgr, moved, classifier.imgsz, tools.settings)
+    again = _probs_as_read(faces, crops, classifier).reshape(len(unsure), len(moves), -1)
+    probs = faces.probs.copy()
+    probs[unsure] = (probs[unsure] + again.sum(axis=1)) / (1 + len(moves))
+    return named(faces, probs, classifier, faces.head_used)
+
+
+def _probs_as_read(faces: FaceReading, crops: np.ndarray, classifier: FaceClassifier) -> np.ndarray:
+    """The probabilities of `crops` from the reader that gave `faces` theirs: the few-shot head, or the
+    classifier it was calibrated from (`base_reading`)."""
+    out = classifier.read(crops)
+    if faces.head_used or not classifier.has_fewshot_head:
+        return out.probs
+    if out.base_probs is not None:
+        return out.base_probs
+    return classifier.read_as_base(crops) if classifier.base_reader is not None else out.probs
 
 
 def named(faces: FaceReading, probs: np.ndarray, classifier: FaceClassifier, head_used: bool) -> FaceReading:

@@ -47,6 +47,14 @@ class OneFlowerSettings:
 
 
 @dataclass(frozen=True)
+class ShiftedCropsSettings:
+    """Rule `shifted_crops`: a face the classifier is unsure of is read again from its box moved a little."""
+
+    unsure_below: float = 0.9  # faces read with a lower probability are read again
+    shift: float = 0.03  # the box is moved left, right, up and down, grown and shrunk by this share of its size
+
+
+@dataclass(frozen=True)
 class UnlikeStraysSettings:
     """Rule `unlike_strays`: in a photo of the set, a face box that looks like none of the set's faces is left out."""
 
@@ -93,6 +101,7 @@ class DetectorSettings:
     photos_at_once: int = 2
     mirror: MirrorSettings = field(default_factory=MirrorSettings)
     unstretch: UnstretchSettings = field(default_factory=UnstretchSettings)
+    shifted_crops: ShiftedCropsSettings = field(default_factory=ShiftedCropsSettings)
     one_flower_of_each: OneFlowerSettings = field(default_factory=OneFlowerSettings)
     unlike_strays: UnlikeStraysSettings = field(default_factory=UnlikeStraysSettings)
 
