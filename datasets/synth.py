@@ -112,12 +112,15 @@ def yolo_line(tile: PlacedTile, width: int, height: int) -> str:
 # --- hands and their scores --------------------------------------------------------------
 
 
-def _hand_source() -> Callable[[random.Random], Hand]:
+def _hand_source(fans: tuple[int, ...] = ()) -> Callable[[random.Random], Hand]:
+    """Random winning hands; with `fans`, each holds one of these fans (drawn anew for every hand)."""
     try:
         from datasets.hands import random_hand
     except ImportError:
         fallback = [parse_hand(t) for t in FALLBACK_HANDS]
         return lambda rng: rng.choice(fallback)
+    if fans:
+        return lambda rng: random_hand(rng, target_fan=rng.choice(fans))
     return random_hand
 
 
@@ -251,12 +254,13 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(art_root: str, only: list[str], hold_out: list[str], seed: int, out: str, restyle_share: float,
                  layout: str = "hand", bonus: tuple[str, ...] | None = None, back_share: float = 0.0,
                  tables: tuple[str, ...] = (), empty_share: float = 0.0, drawn: int | None = None,
-                 cloth: int | None = None, dice_share: float = 0.0, at_play: bool = False) -> None:
+                 cloth: int | None = None, dice_share: float = 0.0, at_play: bool = False,
+                 fans: tuple[int, ...] = ()) -> None:
     cv2.setNumThreads(1)
     sets = load_art(art_root, only=only, hold_out=hold_out)
     _WORKER.update(
         sets=[drawn_set(s, drawn) for s in sets] if drawn is not None else sets, seed=seed, out=Path(out),
-        source=_hand_source(), scorer=_scorer(), restyle_share=restyle_share,
+        source=_hand_source(fans), scorer=_scorer(), restyle_share=restyle_share,
         layout=layout, bonus=bonus, back_share=back_share, tables=tables, empty_share=empty_share, cloth=cloth,
         dice_share=dice_share, at_play=at_play,
     )
@@ -284,7 +288,7 @@ def _run(indices: range, args: argparse.Namespace) -> Iterator[str]:
     init = (str(args.art), args.only, args.hold_out, args.seed, str(args.out), args.restyle,
             args.layout, parse_bonus(args.bonus), args.back,
             parse_families(args.tables) if args.tables else (), args.empty, args.drawn, args.cloth, args.dice,
-            args.at_play)
+            args.at_play, tuple(args.fan))
     if args.workers <= 1:
         _init_worker(*init)
         cv2.setNumThreads(0)
@@ -341,6 +345,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--drawn", type=int, default=None, metavar="SEED",
                    help="replace every art set's suits and honours by the one drawn set of this seed "
                         "(datasets.drawn, the same in every scene), named SET-drawnSEED: a set no model has seen")
+    p.add_argument("--fan", action="append", type=int, default=[], metavar="ID",
+                   help="hand and standing scenes: every hand holds one of these fans (fans.tsv ids, repeatable), "
+                        "e.g. --fan 53 --fan 67 for concealed kongs, whose two outer tiles lie face down")
     return p
 
 
@@ -351,6 +358,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if not all(0.0 <= share <= 1.0 for share in (args.restyle, args.back, args.empty, args.dice)):
         print("error: --restyle, --back, --empty and --dice are shares between 0 and 1", file=sys.stderr)
+        return 2
+    if any(not 1 <= fan <= 81 for fan in args.fan):
+        print("error: --fan takes fan ids from 1 to 81 (fans.tsv)", file=sys.stderr)
         return 2
     if args.cloth is not None and not args.tables:
         print("error: --cloth needs --tables (the families the club's table is drawn from)", file=sys.stderr)

@@ -161,12 +161,30 @@ def test_cli_output_does_not_depend_on_workers(art_root: Path, tmp_path: Path) -
     assert runs[1] == runs[2] and len(runs[1]) == 9
 
 
+def test_fan_option_gives_every_hand_that_fan(art_root: Path, tmp_path: Path) -> None:
+    from scoring.fans import FanId
+    from scoring.scorer import score
+
+    out = tmp_path / "kongs"
+    assert main(["--art", str(art_root), "--out", str(out), "--n", "4", "--seed", "3", "--fan", "53", "--fan", "67"]) == 0
+    for truth_file in sorted((out / "truth").glob("*.json")):
+        truth = json.loads(truth_file.read_text())
+        fans = {int(f.fan.id) for f in score(Hand.from_json(truth["hand"])).fans}
+        assert fans & {int(FanId.TWO_CONCEALED_KONGS), int(FanId.CONCEALED_KONG)}
+        backs = [t for t in truth["tiles"] if t["cls"] == BACK]  # each concealed kong's two outer tiles lie face down
+        assert len(backs) in (2, 4)
+        assert sum(line.startswith(f"{CLASS_NAMES.index(BACK)} ") for line in
+                   (out / "labels" / f"{truth_file.stem}.txt").read_text().splitlines()) == len(backs)
+
+
 def test_cli_refuses_bad_input_with_a_message(art_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--art", str(tmp_path / "nowhere"), "--out", str(tmp_path / "o"), "--n", "1"]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert main(["--art", str(art_root), "--out", str(tmp_path / "o"), "--n", "0"]) == 2
     assert main(["--art", str(art_root), "--out", str(tmp_path / "o"), "--n", "1", "--dice", "1.5"]) == 2
     assert "--dice" in capsys.readouterr().err
+    assert main(["--art", str(art_root), "--out", str(tmp_path / "o"), "--n", "1", "--fan", "82"]) == 2
+    assert "--fan" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["--art", str(art_root), "--out", str(tmp_path / "o"), "--n", "1", "--only", "kde-egypt"])
 

@@ -152,11 +152,13 @@ def test_prepare_mixes_real_photos_with_views_at_play_hands_and_calibration_layo
 
     real, art, out = _write_real_photos(tmp_path / "real"), write_fake_art(tmp_path / "art"), tmp_path / "fd"
     summary = prepare(real, art, out, standing=3, hands=2, val_standing=1, seed=7, workers=1, calibration=2,
-                      log=lambda _line: None)
+                      log=lambda _line: None, kong_hands=2)
     train, val = out / "finder" / "train", out / "finder" / "val"
     counts = summary["images"]
-    assert {k: counts[k] for k in ("standing", "hands", "calibration", "standing_val")} == {
-        "standing": 3, "hands": 2, "calibration": 2, "standing_val": 1}
+    assert {k: counts[k] for k in ("standing", "hands", "kong_hands", "calibration", "standing_val")} == {
+        "standing": 3, "hands": 2, "kong_hands": 2, "calibration": 2, "standing_val": 1}
+    for labels in sorted((train / "labels").glob("kong_hands_*.txt")):  # each concealed kong: two lying backs
+        assert [line.split()[0] for line in labels.read_text().splitlines()].count("1") in (2, 4)
     assert counts["real_train"] >= 2 and counts["real_val"] >= 1  # split again by session, squeezed copies added
     sessions = lambda folder: {re.search(r"photo-\w+-\d", p.name).group() for p in (folder / "images").glob("real_*")}  # noqa: E731
     assert not sessions(train) & sessions(val)  # no capture session in both
@@ -168,7 +170,7 @@ def test_prepare_mixes_real_photos_with_views_at_play_hands_and_calibration_layo
     config = yaml.safe_load((out / "finder" / "data.yaml").read_text())
     assert config["names"] == {0: "tile", 1: "back"} or list(config["names"].values()) == ["tile", "back"]
     again = prepare(real, art, out, standing=3, hands=2, val_standing=1, seed=7, workers=1, calibration=2,
-                    log=lambda _line: None)
+                    log=lambda _line: None, kong_hands=2)
     assert again["images"] == summary["images"]  # parts already drawn are used again
 
 

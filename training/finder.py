@@ -1,6 +1,6 @@
 """The tile finder trained on this machine's CPU, in the background, within a time budget, resumable.
 
-    python -m training.finder prepare --real REAL --art ART --out DATA [--standing 1500] [--hands 400] [--seed S]
+    python -m training.finder prepare --real REAL --art ART --out DATA [--standing 1500] [--hands 400] [--kong-hands 0] [--seed S]
     python -m training.finder train --data DATA --minutes 120 [--work runs/finder] [--weights models/detector.pt]
     python -m training.finder train --data DATA --minutes 60 --resume        # later, from the last checkpoint
     python -m training.finder blend --tuned CKPT [CKPT...] --share 0.5 --out FINDER.pt [--base models/detector.pt]
@@ -16,6 +16,9 @@ form of chinese-v4, with manifest.csv; ART: artwork folders as `datasets.art` re
   books with printed titles behind, restyled white dragons and flowers; a fifth of them the room around a
   table with no tile (book spines, boxes, mugs, papers, dice, coins: hard negatives beside the positives);
 - hands laid out on the table families (a fifth of them bare tables), so the photo layout is not forgotten;
+- `--kong-hands N`: hands holding concealed kongs (fans 53 and 67), whose two outer tiles lie face down: the
+  lying backs the other parts hold few of (the real photos label none), which a finder that forgets them boxes
+  as faces for the classifier to name;
 - tile sets laid out to be learned (`--layout calibration`): faces in rows close together, as on a tray, which
   the spines on a shelf must not teach the finder to leave.
 
@@ -62,6 +65,8 @@ DEFAULT_SEED = 56_000_000  # scenes i are drawn from seed + i; val scenes from s
 VAL_OFFSET = 500_000
 HANDS_OFFSET = 1_000_000
 CALIBRATION_OFFSET = 1_500_000
+KONG_HANDS_OFFSET = 2_000_000
+CONCEALED_KONG_FANS = (53, 67)  # fans.tsv: two concealed kongs, concealed kong
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LABEL_FIXES = REPO_ROOT / "datasets" / "label_fixes"  # NAME.csv fixes the real folder called NAME
 
@@ -113,7 +118,8 @@ def write_data_yaml(folder: Path) -> Path:
 
 
 def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_standing: int, seed: int,
-            workers: int, real_train: int = 0, calibration: int = 0, log: Callable[[str], None] = print) -> dict[str, Any]:
+            workers: int, real_train: int = 0, calibration: int = 0, log: Callable[[str], None] = print,
+            kong_hands: int = 0) -> dict[str, Any]:
     """Draw and gather the finder's training data into `out` (see the module's docstring); its summary."""
     import subprocess
 
@@ -158,6 +164,9 @@ def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_sta
     if hands:
         render("hands", ["--n", str(hands), "--seed", str(seed + HANDS_OFFSET), "--tables", "train", "--empty", "0.2",
                          "--restyle", "0.3", "--dice", "0.3"])
+    if kong_hands:
+        render("kong_hands", ["--n", str(kong_hands), "--seed", str(seed + KONG_HANDS_OFFSET), "--tables", "train",
+                              "--restyle", "0.3", *(arg for fan in CONCEALED_KONG_FANS for arg in ("--fan", str(fan)))])
     if calibration:
         render("calibration", ["--layout", "calibration", "--n", str(calibration), "--seed", str(seed + CALIBRATION_OFFSET),
                                "--tables", "train", "--restyle", "0.3", "--back", "0.3"])
@@ -171,7 +180,7 @@ def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_sta
         "real_train": _add_split(real_folder, "train", finder / "train", "real", real_train),
         "real_val": _add_split(real_folder, "val", finder / "val", "real"),
     }
-    for name in ("standing", "hands", "calibration"):
+    for name in ("standing", "hands", "kong_hands", "calibration"):
         if name in parts:
             counts[name] = add_images(parts[name], finder / "train", name)
     if "standing_val" in parts:
@@ -430,6 +439,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, required=True, help="data folder (DATA/finder/data.yaml is trained on)")
     p.add_argument("--standing", type=int, default=1500, help="webcam views at play (a fifth of them rooms without tiles)")
     p.add_argument("--hands", type=int, default=400, help="hands laid out on the table families (a fifth bare tables)")
+    p.add_argument("--kong-hands", type=int, default=0,
+                   help="hands holding concealed kongs: their outer tiles are lying backs (default 0)")
     p.add_argument("--calibration", type=int, default=300,
                    help="tile sets laid out to be learned (calibration-layout.md): rows of faces close together")
     p.add_argument("--val-standing", type=int, default=60, help="webcam views at play for val (other seeds)")
@@ -474,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "prepare":
             prepare(args.real, args.art, args.out, args.standing, args.hands, args.val_standing, args.seed, args.workers,
-                    args.real_train, args.calibration, lambda line: print(line, flush=True))
+                    args.real_train, args.calibration, lambda line: print(line, flush=True), args.kong_hands)
             return 0
         if args.command == "blend":
             print(blend(args.base, args.tuned, args.share, args.out))
