@@ -17,10 +17,11 @@ by default because `vision calibrate` bakes a club's few-shot head into its floa
 kept, with `mcr_quantized` added; the pair is loaded by `vision.detector.TileDetector` before the command
 reports success.
 
-The shipped finder is this command's output for the float finder of git commit bb04f50
-(`git show bb04f50:models/detector.onnx`, the export of `detector.pt`), with `--art` the training artwork
-(`docs/synthetic-data.md`), `--photos` every 8th photo of chinese-v4's train split (the real photos named in
-`models/base/README.md`), the first 24, and the defaults; its figures are in models/MODEL_CARD.md.
+The shipped finder is this command's output for the export of `models/detector.pt` (`python -m training.export
+--detector models/detector.pt --out M`, the classifier's files copied beside it), with `--keep-float /model.0/`,
+`--art` the training artwork (`docs/synthetic-data.md`), `--photos` every 8th photo of chinese-v4's train split
+(the real photos named in `models/base/README.md`), the first 24, and the defaults; its figures are in
+models/MODEL_CARD.md.
 """
 
 from __future__ import annotations
