@@ -215,12 +215,20 @@ def base_reading(faces: FaceReading, own: None, tools: ReaderTools) -> FaceReadi
     on a few base photos, let another set's faces through."""
     if faces.of_the_set:
         return faces
-    classifier, out = tools.face_classifier, faces.outputs
+    classifier = tools.face_classifier
+    probs = _base_probs(faces.outputs, faces.crops, classifier)
+    return faces if probs is None else named(faces, probs, classifier, head_used=False)
+
+
+def _base_probs(out: ClassifierReading | None, crops: np.ndarray | None, classifier: FaceClassifier
+                ) -> np.ndarray | None:
+    """The probabilities the classifier a version was calibrated from gives `crops` (read as `out`): its output in
+    the same graph, or the model kept beside it; None when the version keeps neither."""
     if out is not None and out.base_probs is not None:
-        return named(faces, out.base_probs, classifier, head_used=False)
-    if classifier.base_reader is not None and faces.crops is not None:
-        return named(faces, classifier.read_as_base(faces.crops), classifier, head_used=False)
-    return faces
+        return out.base_probs
+    if classifier.base_reader is not None and crops is not None:
+        return classifier.read_as_base(crops)
+    return None
 
 
 @rule("shifted_crops", FACES, "shifted_crops", calibrated_only=False)
@@ -253,9 +261,8 @@ def _probs_as_read(faces: FaceReading, crops: np.ndarray, classifier: FaceClassi
     out = classifier.read(crops)
     if faces.head_used or not classifier.has_fewshot_head:
         return out.probs
-    if out.base_probs is not None:
-        return out.base_probs
-    return classifier.read_as_base(crops) if classifier.base_reader is not None else out.probs
+    base = _base_probs(out, crops, classifier)
+    return out.probs if base is None else base
 
 
 def named(faces: FaceReading, probs: np.ndarray, classifier: FaceClassifier, head_used: bool) -> FaceReading:
