@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scoring.fans import FanId
 from tileset.labelfiles import IMAGE_SUFFIXES, atomic_write_bytes
 from training.finder_tune import finder_label
 from training.train import DETECTOR_NAMES, TrainError, _check_unfinished
@@ -66,7 +67,7 @@ VAL_OFFSET = 500_000
 HANDS_OFFSET = 1_000_000
 CALIBRATION_OFFSET = 1_500_000
 KONG_HANDS_OFFSET = 2_000_000
-CONCEALED_KONG_FANS = (53, 67)  # fans.tsv: two concealed kongs, concealed kong
+CONCEALED_KONG_FANS = (FanId.TWO_CONCEALED_KONGS, FanId.CONCEALED_KONG)
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LABEL_FIXES = REPO_ROOT / "datasets" / "label_fixes"  # NAME.csv fixes the real folder called NAME
 
@@ -166,7 +167,7 @@ def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_sta
                          "--restyle", "0.3", "--dice", "0.3"])
     if kong_hands:
         render("kong_hands", ["--n", str(kong_hands), "--seed", str(seed + KONG_HANDS_OFFSET), "--tables", "train",
-                              "--restyle", "0.3", *(arg for fan in CONCEALED_KONG_FANS for arg in ("--fan", str(fan)))])
+                              "--restyle", "0.3", *(arg for fan in CONCEALED_KONG_FANS for arg in ("--fan", str(int(fan))))])
     if calibration:
         render("calibration", ["--layout", "calibration", "--n", str(calibration), "--seed", str(seed + CALIBRATION_OFFSET),
                                "--tables", "train", "--restyle", "0.3", "--back", "0.3"])
