@@ -149,7 +149,7 @@ def test_real_fine_tuning_one_short_epoch(tmp_path: Path) -> None:
     models = tmp_path / "models"
     models.mkdir()
     shutil.copy(tmp_path / "runs" / "pre" / "weights" / "last.pt", models / "classifier.pt")
-    export_checkpoint(models / "classifier.pt", models / "classifier.onnx", "classifier", dynamic=True)
+    export_checkpoint(models / "classifier.pt", models / "classifier.onnx", "classifier")
     constant_tile_finder(models / "detector.onnx")
 
     club = tmp_path / "club"

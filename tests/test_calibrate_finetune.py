@@ -55,7 +55,7 @@ def pretrained_classifier(root: Path, work: Path) -> Path:
                                    project=str(work / "runs"), name="pre", plots=False, amp=False, verbose=False,
                                    lr0=0.002, optimizer="AdamW", warmup_epochs=0, seed=0)
     (root / "classifier.pt").write_bytes((work / "runs" / "pre" / "weights" / "last.pt").read_bytes())
-    member0 = export_checkpoint(root / "classifier.pt", work / "member0.onnx", "classifier", dynamic=True)
+    member0 = export_checkpoint(root / "classifier.pt", work / "member0.onnx", "classifier")
     member1 = sorted_names(tiny_classifier(work / "member1.onnx"))
     return merge_classifiers([member0, member1], root / "classifier.onnx", ["classifier.pt", "tiny"])
 

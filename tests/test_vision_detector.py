@@ -58,6 +58,26 @@ def test_letterbox_pads_with_grey_around_content():
     assert (canvas[:25] == 114).all() and (canvas[75:] == 114).all() and (canvas[25:75] == 255).all()
 
 
+@pytest.mark.parametrize("h, w, canvas_hw", [(480, 640, (384, 512)), (640, 480, (512, 384)), (512, 512, (512, 512)),
+                                             (165, 2483, (64, 512)), (720, 1280, (288, 512))])
+def test_a_finder_that_takes_any_size_gets_a_canvas_only_as_large_as_the_photo(h, w, canvas_hw):
+    image = np.full((h, w, 3), 255, np.uint8)
+    canvas, fit = letterbox(image, 512, stride=32)
+    assert canvas.shape[:2] == canvas_hw
+    assert canvas_hw[0] % 32 == 0 and canvas_hw[1] % 32 == 0
+    corners = np.array([[0, 0, w, h]], np.float32)
+    in_net = corners.copy()
+    in_net[:, [0, 2]] = in_net[:, [0, 2]] * fit.scale + fit.pad_x
+    in_net[:, [1, 3]] = in_net[:, [1, 3]] * fit.scale + fit.pad_y
+    np.testing.assert_allclose(fit.to_image(in_net), corners, atol=1e-3)
+    # the photo centred, grey only in the padding the stride asks for
+    white = np.argwhere((canvas == 255).all(axis=2))
+    (top, left), (bottom, right) = white.min(axis=0), white.max(axis=0) + 1
+    assert (top, left) == (round(fit.pad_y), round(fit.pad_x))
+    assert abs(top - (canvas_hw[0] - bottom)) <= 1 and abs(left - (canvas_hw[1] - right)) <= 1
+    assert max(bottom - top, right - left) == 512
+
+
 def test_nms_keeps_best_of_overlapping_and_all_disjoint():
     boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60], [0, 0, 10, 10.5]], np.float32)
     scores = np.array([0.8, 0.9, 0.5, 0.7], np.float32)

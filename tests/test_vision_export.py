@@ -22,7 +22,7 @@ def test_export_leaves_the_files_beside_the_checkpoint_alone(tmp_path: Path) -> 
     YOLO("yolo11n-cls.yaml").save(str(shipped / "classifier.pt"))
     (shipped / "classifier.onnx").write_bytes(b"the shipped model")
     target = tmp_path / "candidate" / "classifier.onnx"
-    assert export_checkpoint(shipped / "classifier.pt", target, "classifier", dynamic=True) == target
+    assert export_checkpoint(shipped / "classifier.pt", target, "classifier") == target
     assert (shipped / "classifier.onnx").read_bytes() == b"the shipped model"
     assert sorted(p.name for p in shipped.iterdir()) == ["classifier.onnx", "classifier.pt"]
     metadata = {p.key: p.value for p in onnx.load(str(target)).metadata_props}

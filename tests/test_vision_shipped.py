@@ -107,3 +107,26 @@ def test_a_photo_stretched_on_export_is_read_back_in_its_own_pixels(detector):
     # but misreads a tile in most photos: read back at its shape, every photo is read (1.0 against 0.25)
     assert unstretched["read_accuracy"] > plain["read_accuracy"], (unstretched, plain)
     assert unstretched["images_read_exactly"] >= plain["images_read_exactly"] + 0.5, (unstretched, plain)
+
+
+def test_the_shipped_finder_runs_on_a_canvas_only_as_large_as_the_photo(detector, monkeypatch):
+    """The finder is exported with a free input size: a wide photo runs on a canvas of its own shape (each side a
+    multiple of the stride), not on the square with grey bands: less to compute, the same tiles found."""
+    canvases: list[tuple[int, ...]] = []
+    run = detector.finder.run
+    monkeypatch.setattr(detector.finder, "run", lambda canvas: canvases.append(canvas.shape) or run(canvas))
+    assert detector.finder.canvas_stride == 32
+    evaluation = Evaluation()
+    for image in dataset_images(SCENES, "val"):
+        canvases.clear()
+        bgr = cv2.imread(str(image))
+        h, w = bgr.shape[:2]
+        dets = detector.detect(bgr)
+        evaluation.add(match_tiles(read_truth(image, w, h), dets))
+        long_side = detector.finder.imgsz
+        scale = long_side / max(h, w)
+        expected = tuple(-(-round(side * scale) // 32) * 32 for side in (h, w))
+        assert canvases and all(shape[:2] == expected for shape in canvases), (image.name, canvases, expected)
+    summary = evaluation.summary()
+    assert summary["recall"] >= 0.95 and summary["read_accuracy"] >= 0.9, json.dumps(summary)
+

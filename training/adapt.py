@@ -409,7 +409,7 @@ def ultralytics_retrain(request: RetrainRequest) -> Path:
         checkpoint = run / "weights" / "last.pt"
     if not checkpoint.is_file():
         raise AdaptError(f"fine-tuning the {request.role} left no checkpoint in {run / 'weights'}")
-    export_checkpoint(checkpoint, request.out_onnx, request.role, dynamic=request.role == "classifier")
+    export_checkpoint(checkpoint, request.out_onnx, request.role)
     return checkpoint
 
 

@@ -86,7 +86,7 @@ def finetune_classifier(work: Path, weights: Path, source_onnx: Path, names: Seq
         if not checkpoint.is_file():
             raise CalibrationError(f"fine-tuning the classifier left no checkpoint in {run}")
         epochs = run_done.epochs
-        tuned = export_checkpoint(checkpoint, work / "finetuned_member.onnx", "classifier", dynamic=True)
+        tuned = export_checkpoint(checkpoint, work / "finetuned_member.onnx", "classifier")
         members = ensemble_members(source_onnx)
         if members > 1:  # the .pt is member 0 (the largest input); the others stay as shipped
             others = [member_graph(source_onnx, k, work / f"member{k}.onnx") for k in range(1, members)]

@@ -3,8 +3,8 @@
     python -m training.export --detector WORK/detector/weights/best.pt \
                             --classifier WORK/classifier/weights/best.pt --out models/
 
-Writes OUT/detector.onnx (fixed batch 1, its training input size) and
-OUT/classifier.onnx (dynamic batch, so all crops of a photo run at once).
+Writes OUT/detector.onnx (any canvas size: a photo runs on a canvas of its own shape, its long side the
+training input size) and OUT/classifier.onnx (any batch, so all crops of a photo run at once).
 ultralytics stores `names`, `imgsz`, `task`, `version` and `date` in the ONNX
 metadata; this adds `mcr_role` and `mcr_source` (the checkpoint it came from),
 then loads the pair with `vision.detector.TileDetector` to check the class
@@ -60,8 +60,10 @@ def _add_metadata(onnx_path: Path, extra: dict[str, str]) -> None:
     onnx.save(model, str(onnx_path))
 
 
-def export_checkpoint(checkpoint: Path, target: Path, role: str, dynamic: bool) -> Path:
-    """One ultralytics checkpoint -> ONNX at `target` at its training input size (CPU, simplified)."""
+def export_checkpoint(checkpoint: Path, target: Path, role: str) -> Path:
+    """One ultralytics checkpoint -> ONNX at `target` (CPU, simplified), its input size free: a classifier reads a
+    photo's crops in one batch, a finder runs on a canvas only as large as the photo (`vision.boxes.letterbox`);
+    the training input size stays in its metadata (`imgsz`)."""
     from training.train import _ultralytics_environment
 
     if not checkpoint.is_file():
@@ -74,7 +76,7 @@ def export_checkpoint(checkpoint: Path, target: Path, role: str, dynamic: bool) 
     with tempfile.TemporaryDirectory(prefix="mcr_export_") as scratch:
         private = Path(scratch) / f"{role}.pt"
         shutil.copyfile(checkpoint, private)
-        written = Path(YOLO(str(private)).export(format="onnx", dynamic=dynamic, simplify=True, device="cpu", batch=1))
+        written = Path(YOLO(str(private)).export(format="onnx", dynamic=True, simplify=True, device="cpu", batch=1))
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(f".{target.name}.partial")
         shutil.copyfile(written, partial)
@@ -161,9 +163,9 @@ def _stored_as_half(initializers: list[Any], min_size: int = 16) -> tuple[list[A
 def export_classifiers(checkpoints: list[Path], target: Path) -> Path:
     """One checkpoint exported as is; several exported each and merged into one ensemble."""
     if len(checkpoints) == 1:
-        return export_checkpoint(checkpoints[0], target, "classifier", dynamic=True)
+        return export_checkpoint(checkpoints[0], target, "classifier")
     with tempfile.TemporaryDirectory(prefix="mcr_ensemble_") as scratch:
-        members = [export_checkpoint(c, Path(scratch) / f"member{k}.onnx", "classifier", dynamic=True)
+        members = [export_checkpoint(c, Path(scratch) / f"member{k}.onnx", "classifier")
                    for k, c in enumerate(checkpoints)]
         merged = merge_classifiers(members, target, [str(c) for c in checkpoints])
     write_members(merged)
@@ -207,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.detector:
-            export_checkpoint(args.detector, args.out / SETTINGS.detector_file, "detector", dynamic=False)
+            export_checkpoint(args.detector, args.out / SETTINGS.detector_file, "detector")
         if args.classifier:
             export_classifiers(args.classifier, args.out / SETTINGS.classifier_file)
         elif args.members:

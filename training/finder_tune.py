@@ -170,7 +170,7 @@ def finetune_finder(work: Path, weights: Path, data_yaml: Path, imgsz: int, sett
         checkpoint = run / "last.pt"  # no validation each epoch: the last one is the one
         if not checkpoint.is_file():
             raise FinderTuneError(f"fine-tuning the finder left no checkpoint in {run}")
-        onnx = export_checkpoint(checkpoint, work / "finder.onnx", "detector", dynamic=False)
+        onnx = export_checkpoint(checkpoint, work / "finder.onnx", "detector")
     seconds = time.monotonic() - started
     log(f"  finder fine-tuned {run_done.epochs} epoch(s), {run_done.batches} batches ({seconds:.0f} s)")
     return FinderTune(onnx, run_done.epochs, run_done.batches, seconds, copies, base_photos, negatives)

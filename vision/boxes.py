@@ -1,4 +1,4 @@
-"""Box maths: fitting a photo into a square network input, YOLO output -> boxes, overlap and matching.
+"""Box maths: fitting a photo into a network input, YOLO output -> boxes, overlap and matching.
 
 Boxes are (N, 4) float arrays of xyxy pixel corners. `box_iou` and `match_boxes`
 are the one overlap and the one one-to-one pairing the project uses (evaluation,
@@ -16,7 +16,7 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Letterbox:
-    """How an image was fitted into a square network input: scale then padding."""
+    """How an image was fitted into a network input: scale then padding."""
 
     scale: float
     pad_x: float
@@ -30,16 +30,20 @@ class Letterbox:
         return out
 
 
-def letterbox(image_bgr: np.ndarray, size: int, pad_value: int = 114) -> tuple[np.ndarray, Letterbox]:
-    """ultralytics-style letterbox: scale to fit `size` x `size` keeping aspect, centre on grey."""
+def letterbox(image_bgr: np.ndarray, size: int, stride: int | None = None, pad_value: int = 114
+              ) -> tuple[np.ndarray, Letterbox]:
+    """ultralytics-style letterbox: scale to fit `size` x `size` keeping aspect, centre on grey. With `stride`
+    (a finder that takes any canvas size), the canvas is only as large as the scaled image, each side rounded
+    up to a multiple of `stride`: a 4:3 photo runs on 512 x 384, a long strip on a thin canvas."""
     h, w = image_bgr.shape[:2]
     scale = min(size / h, size / w)
     new_w, new_h = max(1, round(w * scale)), max(1, round(h * scale))
     interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     resized = cv2.resize(image_bgr, (new_w, new_h), interpolation=interpolation)
-    pad_x, pad_y = (size - new_w) / 2, (size - new_h) / 2
+    width, height = (size, size) if stride is None else (-(-new_w // stride) * stride, -(-new_h // stride) * stride)
+    pad_x, pad_y = (width - new_w) / 2, (height - new_h) / 2
     top, left = round(pad_y - 0.1), round(pad_x - 0.1)
-    canvas = np.full((size, size, 3), pad_value, np.uint8)
+    canvas = np.full((height, width, 3), pad_value, np.uint8)
     canvas[top : top + new_h, left : left + new_w] = resized
     return canvas, Letterbox(scale, float(left), float(top))
 

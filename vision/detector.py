@@ -194,7 +194,7 @@ class TileDetector:
         last = self._last_letterbox.kept
         if last is not None and last[0] is image_bgr:
             return last[1], last[2]
-        canvas, fit = letterbox(image_bgr, self.finder.imgsz)
+        canvas, fit = letterbox(image_bgr, self.finder.imgsz, self.finder.canvas_stride)
         self._last_letterbox.kept = (image_bgr, canvas, fit)
         return canvas, fit
 

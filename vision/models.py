@@ -11,13 +11,14 @@ writes; names are checked against the canonical table on load (`ClassTableMismat
 from __future__ import annotations
 
 import ast
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES, check_names
+from tileset.classes import BACK_ID, CLASS_ID, CLASS_NAMES, FACE_NAMES, FLOWER_NAMES, ClassTableMismatch, check_names
 from vision.boxes import to_network_input
 from vision.settings import DetectorSettings
 from vision.timing import CLASSIFIER, FINDER, stage
@@ -66,6 +67,16 @@ def input_size_of(metadata: dict[str, Any], session: Any, what: str) -> int:
     raise ModelLoadError(f"{what}: input size unknown (no imgsz in metadata, dynamic input)")
 
 
+def canvas_stride_of(metadata: dict[str, Any], session: Any) -> int | None:
+    """For a model exported with a dynamic input (its height and width unfixed): the multiple each side of its
+    canvas must be (metadata `stride`, else 32); None for a fixed square input."""
+    shape = session.get_inputs()[0].shape
+    if len(shape) == 4 and isinstance(shape[2], int) and isinstance(shape[3], int):
+        return None
+    stride = metadata.get("stride", 32)
+    return int(stride) if isinstance(stride, int) else 32
+
+
 def open_session(path: Path, settings: DetectorSettings) -> Any:
     """An onnxruntime CPU session with the thread settings of `settings`; `ModelLoadError` when unreadable."""
     import onnxruntime as ort
@@ -87,7 +98,7 @@ def _version(metadata: dict[str, Any]) -> str:
 
 
 class TileFinder:
-    """The tile finder: a letterboxed square photo in, YOLO head out; its classes in canonical ids."""
+    """The tile finder: a letterboxed photo in, YOLO head out; its classes in canonical ids."""
 
     def __init__(self, session: Any, path: str = "<memory>") -> None:
         self.session = session
@@ -95,6 +106,7 @@ class TileFinder:
         metadata = read_metadata(session)
         self.names = class_names_of(metadata, f"detector {path}")
         self.imgsz = input_size_of(metadata, session, f"detector {path}")
+        self.canvas_stride = canvas_stride_of(metadata, session)
         self.version = _version(metadata)
         self._input = session.get_inputs()[0].name
         if self.names == TILE_FINDER_NAMES:
@@ -109,7 +121,8 @@ class TileFinder:
         return self.to_canonical is not None
 
     def run(self, canvas_bgr: np.ndarray) -> np.ndarray:
-        """The raw YOLO head for one letterboxed `imgsz` x `imgsz` BGR canvas."""
+        """The raw YOLO head for one letterboxed BGR canvas (`imgsz` square, or each side a multiple of
+        `canvas_stride` up to `imgsz` where the finder takes any size)."""
         with stage(FINDER):
             return self.session.run(None, {self._input: to_network_input(canvas_bgr[None])})[0]
 
@@ -274,22 +287,38 @@ def load_models(models_dir: str | Path, settings: DetectorSettings) -> tuple[Til
     finder_path = folder / settings.detector_file
     if not finder_path.is_file():
         raise ModelLoadError(f"no detector model at {finder_path}")
-    finder = TileFinder(open_session(finder_path, settings), str(finder_path))
-    if finder.names_faces:
-        return finder, None
     classifier_path = folder / settings.classifier_file
-    if not classifier_path.is_file():
+    # the finder's session is made on another thread while the classifier's are (onnxruntime lets go of Python's
+    # lock while it optimises a graph): a command's start-up waits for the slower, not for both
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="finder-load") as pool:
+        finder_session = pool.submit(open_session, finder_path, settings)
+        classifier, unloadable = None, None
+        try:
+            classifier = _load_classifier(folder, classifier_path, settings) if classifier_path.is_file() else None
+        except (ModelLoadError, ClassTableMismatch) as error:
+            unloadable = error
+        finder = TileFinder(finder_session.result(), str(finder_path))  # a broken finder is named first
+    if finder.names_faces:  # a 43-class detector needs no classifier
+        return finder, None
+    if unloadable is not None:
+        raise unloadable
+    if classifier is None:
         raise ModelLoadError(f"detector {finder_path} only finds tiles; a classifier model is needed too")
+    return finder, classifier
+
+
+def _load_classifier(folder: Path, classifier_path: Path, settings: DetectorSettings) -> FaceClassifier:
+    """The classifier of a models folder, with the classifier it was calibrated from and its ensemble's members."""
     session = open_session(classifier_path, settings)
     base_path = folder / settings.base_classifier_file
     in_graph = BASE_OUTPUT in [o.name for o in session.get_outputs()]  # no second classifier to load
     metadata = read_metadata(session)
     base_reader = (FaceClassifier(open_session(base_path, settings), str(base_path))
                    if not in_graph and base_path.is_file() and FEWSHOT_METADATA in metadata else None)
-    return finder, FaceClassifier(session, str(classifier_path), base_reader,
-                                  _member(folder / settings.small_classifier_file, SMALL_MEMBER_METADATA, metadata, settings),
-                                  settings.small_member_sure,
-                                  _member(folder / settings.large_classifier_file, LARGE_MEMBER_METADATA, metadata, settings))
+    return FaceClassifier(session, str(classifier_path), base_reader,
+                          _member(folder / settings.small_classifier_file, SMALL_MEMBER_METADATA, metadata, settings),
+                          settings.small_member_sure,
+                          _member(folder / settings.large_classifier_file, LARGE_MEMBER_METADATA, metadata, settings))
 
 
 def _member(path: Path, key: str, classifier_metadata: dict[str, Any], settings: DetectorSettings) -> FaceClassifier | None:
