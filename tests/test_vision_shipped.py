@@ -130,3 +130,27 @@ def test_the_shipped_finder_runs_on_a_canvas_only_as_large_as_the_photo(detector
     summary = evaluation.summary()
     assert summary["recall"] >= 0.95 and summary["read_accuracy"] >= 0.9, json.dumps(summary)
 
+
+@pytest.mark.parametrize("edge", ["right", "bottom"])
+def test_a_tile_the_photos_edge_cuts_is_dropped(detector, edge):
+    """Rule `cut_by_edge`: the photo cut through tiles at its right edge (or bottom); the finder boxes what is left of
+    them, and the rule drops those boxes (far narrower, or flatter, than the faces inside the photo). Every other
+    box is kept, and a photo with no tile cut loses none."""
+    image = cv2.imread(str(Path(__file__).resolve().parent / "data" / "hand_scenes" / "images" / "00007300_fluffystuff-riichi.jpg"))
+    cut = np.ascontiguousarray(image[:, :968] if edge == "right" else image[:530])
+    off = TileDetector.load(MODELS_DIR, with_overrides(detector.settings, ["rules_off=cut_by_edge"]))
+    on_boxes, off_boxes = detector.detect(cut).xyxy, off.detect(cut).xyxy
+    kept = {tuple(b) for b in on_boxes.round(1)}
+    dropped = np.array([b for b in off_boxes if tuple(b.round(1)) not in kept]).reshape(-1, 4)
+    assert len(dropped) >= 1 and len(on_boxes) + len(dropped) == len(off_boxes)
+    own = detector.settings.cut_by_edge
+    clear = off_boxes[(off_boxes[:, 0] > 1) & (off_boxes[:, 1] > 1) & (off_boxes[:, 2] < cut.shape[1] - 1)
+                      & (off_boxes[:, 3] < cut.shape[0] - 1)]
+    median = np.median((clear[:, 2] - clear[:, 0]) / (clear[:, 3] - clear[:, 1]))
+    aspect = (dropped[:, 2] - dropped[:, 0]) / (dropped[:, 3] - dropped[:, 1]) / median
+    if edge == "right":
+        assert (dropped[:, 2] >= cut.shape[1] - 1).all() and (aspect < own.thinner_than).all()
+    else:
+        assert (dropped[:, 3] >= cut.shape[0] - 1).all() and (aspect > own.flatter_than).all()
+    whole_on, whole_off = detector.detect(image).xyxy, off.detect(image).xyxy
+    np.testing.assert_array_equal(whole_on, whole_off)

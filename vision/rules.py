@@ -27,12 +27,13 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from vision import timing
-from vision.boxes import Found
+from vision.boxes import Found, median_face_aspect
 from vision.calibration_layout import one_of_each
 from vision.crops import cut_tiles
 from vision.detections import Detections
 from vision.models import ClassifierReading, FaceClassifier
 from vision.settings import (
+    CutByEdgeSettings,
     DetectorSettings,
     MirrorSettings,
     OneFlowerSettings,
@@ -203,6 +204,26 @@ def confirmed_in_mirror(image_bgr: np.ndarray, found: Found, own: MirrorSettings
     unconfirmed = np.zeros(len(found), bool)
     unconfirmed[checked] = ~seen
     return found[~unconfirmed]
+
+
+@rule("cut_by_edge", BOXES, "cut_by_edge", calibrated_only=False)
+def cut_by_edge(sighting: Sighting, own: CutByEdgeSettings, tools: ReaderTools) -> Sighting:
+    """A face box that touches the left or right edge of the photo and is far narrower than the faces clear of every
+    edge (their median width / height), or touches the top or bottom and is far flatter, is a tile the photo's edge
+    cuts: a tile beside the layout, its face unreadable. It is dropped. A box in a corner is kept."""
+    found = sighting.found
+    h, w = sighting.image_bgr.shape[:2]
+    x1, y1, x2, y2 = found.xyxy.T
+    at_side = (x1 <= own.edge_px) | (x2 >= w - own.edge_px)
+    at_top_or_bottom = (y1 <= own.edge_px) | (y2 >= h - own.edge_px)
+    face = tools.is_face(found.classes)
+    median = median_face_aspect(found.xyxy, face & ~at_side & ~at_top_or_bottom, own.min_faces)
+    if median is None:
+        return sighting
+    aspect = (x2 - x1) / np.maximum(y2 - y1, 1e-3) / median
+    cut = face & ((at_side & ~at_top_or_bottom & (aspect < own.thinner_than))
+                  | (at_top_or_bottom & ~at_side & (aspect > own.flatter_than)))
+    return replace(sighting, found=found[~cut]) if cut.any() else sighting
 
 
 # ------------------------------------------------------------------ FACES

@@ -28,6 +28,17 @@ class MirrorSettings:
 
 
 @dataclass(frozen=True)
+class CutByEdgeSettings:
+    """Rule `cut_by_edge`: a face box the photo's edge cuts (far thinner at a side, far flatter at the top or bottom
+    than the faces inside the photo) is dropped."""
+
+    edge_px: float = 1.0  # a box this close to an edge of the copy read touches it
+    thinner_than: float = 0.75  # a box at the left or right edge narrower (width / height) than this share of the median face
+    flatter_than: float = 1.5  # a box at the top or bottom edge wider than this share of it
+    min_faces: int = 3  # face boxes clear of every edge needed for the median face
+
+
+@dataclass(frozen=True)
 class UnstretchSettings:
     """A photo stretched on export, resized back before its faces are read (`vision.unstretch`)."""
 
@@ -101,6 +112,7 @@ class DetectorSettings:
     photos_at_once: int = 2
     mirror: MirrorSettings = field(default_factory=MirrorSettings)
     unstretch: UnstretchSettings = field(default_factory=UnstretchSettings)
+    cut_by_edge: CutByEdgeSettings = field(default_factory=CutByEdgeSettings)
     shifted_crops: ShiftedCropsSettings = field(default_factory=ShiftedCropsSettings)
     one_flower_of_each: OneFlowerSettings = field(default_factory=OneFlowerSettings)
     unlike_strays: UnlikeStraysSettings = field(default_factory=UnlikeStraysSettings)
