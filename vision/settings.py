@@ -61,7 +61,7 @@ class OneFlowerSettings:
 class ShiftedCropsSettings:
     """Rule `shifted_crops`: a face the classifier is unsure of is read again from its box moved a little."""
 
-    unsure_below: float = 0.9  # faces read with a lower probability are read again
+    unsure_below: float = 0.7  # faces read with a lower probability are read again
     shift: float = 0.03  # the box is moved left, right, up and down, grown and shrunk by this share of its size
 
 
