@@ -27,7 +27,7 @@ def test_a_frame_holds_every_tile_with_its_margin_or_is_refused() -> None:
     tiles = np.array([[250, 300, 290, 350], [300, 280, 340, 330]], np.float32)
     x0, y0, w, h = frame_around(tiles, 640, 640, 4 / 3, 8)
     assert (w, h) == (640, 480) and x0 == 0
-    assert y0 + 8 <= 280 and 350 <= y0 + h - 8
+    assert y0 + 8 <= 280 and y0 + h - 8 >= 350
     tall = np.array([[300, 10, 340, 60], [300, 580, 340, 630]], np.float32)  # too far apart for 640x480
     assert frame_around(tall, 640, 640, 4 / 3, 8) == (80, 0, 480, 640)  # the portrait frame holds them
     assert frame_around(np.array([[5, 5, 40, 40], [600, 600, 635, 635]], np.float32), 640, 640, 4 / 3, 8) is None
