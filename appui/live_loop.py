@@ -223,8 +223,11 @@ class LiveLoop:
             return self._view, True
         self._still = share <= self.live.still_share and self._fused is not None
         if not self._still:
-            self._settled = self._slow = False  # something moved in the view: read it again
-        elif self._settled or (self._slow and now - self._last_read < self.live.unsure_every_s):
+            self._settled = False  # something moved in the view: read it again
+        # a view not sure is read at most every `unsure_every_s`, moving or not: its frames are then read by the
+        # clock, so a tile that flickers in one frame of three is read so in about one reading of three (reading
+        # every frame that differs from the last one read would read the flicker and its undoing alternately)
+        if (self._still and self._settled) or (self._slow and now - self._last_read < self.live.unsure_every_s):
             self._seen_at = time.time()
             self._analysed_times.append(now)
             return self._view, False

@@ -402,6 +402,27 @@ def test_a_still_view_not_sure_is_read_slower_after_its_first_readings(scene):
     assert detector.calls == 5
 
 
+def test_a_view_not_sure_is_read_by_the_clock_even_where_a_tile_flickers(scene):
+    """A tile that flickers (a hand passing over it, a reflection) in one frame of three changes the view a little:
+    after its first readings the view not sure is still read at most every `unsure_every_s`, not at every frame that
+    differs from the last one read (which would read the flicker and its undoing alternately: half the votes)."""
+    import time
+
+    detector = FlakyDetector(scene, lambda n: set(range(9, len(scene.tiles))))
+    loop = LiveLoop(detector, AppSettings(live_detect_every=1), live=LiveSettings(fuse_fast_readings=4, unsure_every_s=0.3))
+    flicker = scene.image_bgr.copy()
+    x1, y1, x2, y2 = (round(v) for v in scene.tiles[0].xyxy)
+    flicker[y1:y2, x1:x2] = 255 - flicker[y1:y2, x1:x2]
+    for k in range(21):
+        loop.process(flicker if k % 3 == 2 else scene.image_bgr)
+    snap = loop.snapshot()
+    assert snap.view == 1 and detector.calls == 4 and not snap.settled  # one view; four readings, the next later
+    time.sleep(0.35)
+    loop.process(flicker)
+    loop.process(scene.image_bgr)
+    assert detector.calls == 5
+
+
 def test_a_still_view_keeps_its_reading_and_is_not_read_again(scene):
     detector = SequenceDetector(scene)
     loop = LiveLoop(detector, AppSettings(live_detect_every=1), live=THREE_OF_FIVE)

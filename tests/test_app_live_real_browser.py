@@ -17,7 +17,7 @@ import os
 import cv2
 import pytest
 from browser_support import REPO, require_browser
-from live_browser_support import lag_report, live_page, panel_text, views_read, wait_for_panel
+from live_browser_support import lag_report, live_page, views_read, wait_for_panel
 from live_scenes import Scene, in_scene_pixels, real_scene, scene_of, standing_rows, tiles_right, write_video
 
 from appui.settings import LIVE_FRAMES_ENV
@@ -70,16 +70,18 @@ def test_a_still_real_view_reads_at_least_as_many_tiles_right_as_its_best_single
 
 
 def test_a_real_tile_misread_in_some_frames_shows_as_a_doubt(real_views, tmp_path):
-    """The japanese-layout row of dots held still, its 9 dots covered by the set's own East in one frame of three
-    (as a hand passing over it, or a reflection, would make the reader see another face): the panel reads the 9
-    dots, as most frames do, and names it as the doubt with what the East would make of the hand."""
+    """The japanese-layout row of dots held still, its 5 dots covered by the set's own East in one frame of three
+    (as a hand passing over it, or a reflection, would make the reader see another face): the panel reads the 5
+    dots, as most frames do, and says the frames disagree on a tile. (Covering the 9 dots, as this test did before
+    `cut_by_edge`, made a doubt only with the false box of the tile the frame's edge cuts beside the row: 1p-8p with
+    9p or E are both one from ready.)"""
     require_browser()
     from playwright.sync_api import sync_playwright
 
     frames = REAL / "japanese-layout" / "images"
     row = {scene.tiles[0][0]: scene for scene in (real_scene(p) for p in standing_rows(frames))}
     dots, honours = row["1p"], row["F"]
-    x1, y1, x2, y2 = (round(v) for v in next(b for c, b in dots.tiles if c == "9p"))
+    x1, y1, x2, y2 = (round(v) for v in next(b for c, b in dots.tiles if c == "5p"))
     e1, f1, e2, f2 = (round(v) for v in next(b for c, b in honours.tiles if c == "E"))
     covered = dots.image_bgr.copy()
     covered[y1:y2, x1:x2] = cv2.resize(honours.image_bgr[f1:f2, e1:e2], (x2 - x1, y2 - y1), interpolation=cv2.INTER_AREA)
@@ -87,7 +89,5 @@ def test_a_real_tile_misread_in_some_frames_shows_as_a_doubt(real_views, tmp_pat
     plan = [(frame, 1 / VIDEO_FPS) for _ in range(round(VIEW_S * VIDEO_FPS / 3)) for frame in (dots, dots, other)]
     write_video(tmp_path / "table.y4m", plan, fps=VIDEO_FPS)
     with sync_playwright() as playwright, live_page(playwright, tmp_path / "table.y4m", {}) as (page, _):
-        wait_for_panel(page, r"Check the 9 dots 九筒 \(standing\), read so in \d+ of \d+ frames: as East wind 东 it is",
-                       timeout_ms=120_000)
-        assert "the frames disagree on" in panel_text(page)  # and it keeps reading: not sure yet
+        wait_for_panel(page, r"the frames disagree on[\s\S]*4p\n五\n筒\n5p\n六", timeout_ms=120_000)
         print("\nlive page, a real tile misread in one frame of three:", json.dumps(lag_report(page)))
