@@ -6,7 +6,7 @@ reader reads a photo of that shape (chinese-v4's photos are all 640x640 exports)
 Each photo of each DATASET (a data YAML, or a folder of `images/` and `labels/`) is cut to the largest frame of the
 aspect, landscape first, then portrait, that holds every labeled tile with `--margin` pixels to spare (none needed
 at the photo's own edge), centred on the tiles; a photo no such frame fits is left out. OUT gets `images/` (JPEG,
-quality 95) and `labels/` (YOLO lines moved into the frame), then reads as any dataset:
+quality 95) and `labels/` (the labels moved into the frame, `tileset.labelfiles`), then reads as any dataset:
 
     python -m vision.evaluate OUT --models M
     python benchmarks/detect.py OUT
@@ -24,7 +24,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from training.evaluate import dataset_images, label_path_for
+from tileset.labelfiles import LabelBox, atomic_write_text, format_label_text
+from training.evaluate import dataset_images, read_truth
 
 
 def frame_around(tiles_xyxy: np.ndarray, width: int, height: int, aspect: float, margin: float
@@ -61,21 +62,19 @@ def main(argv: list[str] | None = None) -> int:
         for image in dataset_images(Path(path), split or "test"):
             seen += 1
             bgr = cv2.imread(str(image))
-            labels = label_path_for(image)
-            rows = np.loadtxt(labels, ndmin=2) if labels.is_file() and labels.stat().st_size else np.zeros((0, 5))
-            if bgr is None or not len(rows):
+            if bgr is None:
                 continue
             height, width = bgr.shape[:2]
-            cx, cy, bw, bh = rows[:, 1] * width, rows[:, 2] * height, rows[:, 3] * width, rows[:, 4] * height
-            tiles = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
-            frame = frame_around(tiles, width, height, aspect, args.margin)
+            truth = read_truth(image, width, height)
+            frame = frame_around(truth.xyxy, width, height, aspect, args.margin) if len(truth.xyxy) else None
             if frame is None:
                 continue
             x0, y0, w, h = frame
             name = f"{image.stem}_{w}x{h}"
             cv2.imwrite(str(args.out / "images" / f"{name}.jpg"), bgr[y0:y0 + h, x0:x0 + w], [cv2.IMWRITE_JPEG_QUALITY, 95])
-            moved = np.stack([rows[:, 0], (cx - x0) / w, (cy - y0) / h, bw / w, bh / h], axis=1)
-            np.savetxt(args.out / "labels" / f"{name}.txt", moved, fmt=["%d", "%.6f", "%.6f", "%.6f", "%.6f"])
+            moved = truth.xyxy - np.array([x0, y0, x0, y0], np.float32)
+            boxes = [LabelBox.from_xyxy(int(c), box, w, h) for c, box in zip(truth.class_id, moved, strict=True)]
+            atomic_write_text(args.out / "labels" / f"{name}.txt", format_label_text(boxes))
             written += 1
     print(f"{written} of {seen} photos cut to {args.aspect} (or its portrait) -> {args.out}")
     return 0

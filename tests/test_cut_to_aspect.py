@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import cv2
 import numpy as np
+from benchmark_support import load_benchmark
 
 from training.evaluate import dataset_images, read_truth
 
@@ -14,16 +14,8 @@ REPO = Path(__file__).resolve().parent.parent
 SCENES = REPO / "tests" / "data" / "vision_scenes"
 
 
-def _benchmark() -> object:
-    spec = importlib.util.spec_from_file_location("cut_to_aspect", REPO / "benchmarks" / "cut_to_aspect.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_a_frame_holds_every_tile_with_its_margin_or_is_refused() -> None:
-    frame_around = _benchmark().frame_around  # type: ignore[attr-defined]
+    frame_around = load_benchmark("cut_to_aspect").frame_around
     tiles = np.array([[250, 300, 290, 350], [300, 280, 340, 330]], np.float32)
     x0, y0, w, h = frame_around(tiles, 640, 640, 4 / 3, 8)
     assert (w, h) == (640, 480) and x0 == 0
@@ -34,7 +26,7 @@ def test_a_frame_holds_every_tile_with_its_margin_or_is_refused() -> None:
 
 
 def test_the_cut_photos_show_the_same_tiles_at_the_same_places(tmp_path: Path) -> None:
-    assert _benchmark().main([str(tmp_path / "cut"), f"{SCENES}:val", "--aspect", "1:1"]) == 0  # type: ignore[attr-defined]
+    assert load_benchmark("cut_to_aspect").main([str(tmp_path / "cut"), f"{SCENES}:val", "--aspect", "1:1"]) == 0
     originals = {image.stem: image for image in dataset_images(SCENES, "val")}
     cut = list(dataset_images(tmp_path / "cut", "val"))
     assert cut

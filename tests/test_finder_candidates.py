@@ -7,11 +7,11 @@ tests/data/hand_scenes/ holds three finished hands rendered from CC0 artwork (fl
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from benchmark_support import load_benchmark
 
 from training import evaluate_read
 
@@ -19,20 +19,13 @@ REPO = Path(__file__).resolve().parent.parent
 SCENES = REPO / "tests" / "data" / "hand_scenes"
 
 
-def _benchmark() -> object:
-    spec = importlib.util.spec_from_file_location("finder_candidates", REPO / "benchmarks" / "finder_candidates.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.skipif(not (REPO / "models" / "detector.onnx").is_file(), reason="no shipped models")
 def test_the_hands_column_is_what_evaluate_read_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     figures_file = tmp_path / "figures.json"
-    assert _benchmark().main(["--out", str(tmp_path / "work"), "--candidate", f"shipped={REPO / 'models'}",  # type: ignore[attr-defined]
-                              "--data", f"photos={SCENES}", "--hands", f"hands={SCENES}",
-                              "--json", str(figures_file)]) == 0
+    candidates = load_benchmark("finder_candidates")
+    assert candidates.main(["--out", str(tmp_path / "work"), "--candidate", f"shipped={REPO / 'models'}",
+                            "--data", f"photos={SCENES}", "--hands", f"hands={SCENES}",
+                            "--json", str(figures_file)]) == 0
     table = capsys.readouterr().out
     assert evaluate_read.main([str(SCENES), "--json"]) == 0
     expected = json.loads(capsys.readouterr().out)
