@@ -37,6 +37,7 @@ from datasets.restyle import drawn_set, restyle
 from datasets.scene import PlacedTile, SceneVariation, plan_calibration, plan_layout, plan_scene
 from datasets.standing import AT_PLAY, WEBCAM_SIZES, render_room, render_standing
 from datasets.tables import TRAIN_FAMILIES, TableSpecError, parse_families, render_empty, table_source
+from scoring.fans import FanId
 from scoring.hand import Hand
 from scoring.notation import format_hand, parse_hand
 from tileset.calibration import LayoutSpecError, calibration_rows, parse_bonus
@@ -359,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     if not all(0.0 <= share <= 1.0 for share in (args.restyle, args.back, args.empty, args.dice)):
         print("error: --restyle, --back, --empty and --dice are shares between 0 and 1", file=sys.stderr)
         return 2
-    if any(not 1 <= fan <= 81 for fan in args.fan):
+    if not set(args.fan) <= {int(fan) for fan in FanId}:
         print("error: --fan takes fan ids from 1 to 81 (fans.tsv)", file=sys.stderr)
         return 2
     if args.cloth is not None and not args.tables:
