@@ -11,8 +11,17 @@ import pytest
 from detector_support import make_models, scene
 from onnx import helper, numpy_helper
 
-from training.quantize import QUANTIZED_METADATA, QuantizeError, float_tail, quantize_folder, quantize_model
+from training.quantize import (
+    CROP_BATCH,
+    QUANTIZED_METADATA,
+    QuantizeError,
+    calibration_inputs,
+    float_tail,
+    quantize_folder,
+    quantize_model,
+)
 from vision.detector import TileDetector
+from vision.models import LARGE_MEMBER_METADATA, SMALL_MEMBER_METADATA, ensemble_key
 from vision.settings import DetectorSettings
 
 
@@ -69,6 +78,47 @@ def test_the_classifier_too_when_asked_and_never_over_the_float_models(tmp_path:
     assert QUANTIZED_METADATA in _metadata(tmp_path / "int8" / "classifier.onnx")
     with pytest.raises(QuantizeError, match="another folder"):
         quantize_folder(models, models, [scene()])
+
+
+def _with_members(models: Path) -> Path:
+    """The folder's classifier copied as its small and large member alone, each marked as that classifier's."""
+    settings = DetectorSettings()
+    key = ensemble_key(_metadata(models / "classifier.onnx"))
+    for name, mark in ((settings.small_classifier_file, SMALL_MEMBER_METADATA),
+                       (settings.large_classifier_file, LARGE_MEMBER_METADATA)):
+        member = onnx.load(str(models / "classifier.onnx"))
+        member.metadata_props.add(key=mark, value=key)
+        onnx.save(member, str(models / name))
+    return models
+
+
+def test_the_members_too_when_asked_still_marked_as_the_classifiers_and_read_with(tmp_path: Path) -> None:
+    models = _with_members(make_models(tmp_path / "models"))
+    out = tmp_path / "int8"
+    written = quantize_folder(models, out, [scene()] * 3, members_too=True)
+    assert [p.name for p in written] == ["detector.onnx", "classifier_small.onnx", "classifier_large.onnx"]
+    for member, mark in (("classifier_small.onnx", SMALL_MEMBER_METADATA), ("classifier_large.onnx", LARGE_MEMBER_METADATA)):
+        metadata = _metadata(out / member)
+        assert QUANTIZED_METADATA in metadata
+        assert metadata[mark] == ensemble_key(_metadata(out / "classifier.onnx"))  # the runtime still takes it
+    assert (out / "classifier.onnx").read_bytes() == (models / "classifier.onnx").read_bytes()
+    detector = TileDetector.load(out, DetectorSettings())
+    assert detector.face_classifier.small_member is not None and detector.face_classifier.large_member is not None
+    assert detector.detect(scene()).class_names == ["C", "1p", "back"]
+
+
+def test_members_asked_for_where_there_are_none_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(QuantizeError, match="--members: no classifier_small.onnx"):
+        quantize_folder(make_models(tmp_path / "models"), tmp_path / "int8", [scene()], members_too=True)
+
+
+def test_the_classifiers_calibration_batches_are_of_one_size(tmp_path: Path) -> None:
+    """onnxruntime's percentile calibration stacks the batches: a short last one would fail it."""
+    models = make_models(tmp_path / "models")  # two faces a scene
+    _, batches = calibration_inputs([scene()] * (CROP_BATCH // 2 + 3), models)
+    assert [len(b) for b in batches] == [CROP_BATCH]
+    _, few = calibration_inputs([scene()] * 2, models)
+    assert [len(b) for b in few] == [4]
 
 
 def _three_convolutions(path: Path) -> Path:

@@ -1,12 +1,14 @@
 """int8 copies of a models folder's finder and classifier, for small CPUs (onnxruntime static quantization).
 
     python -m training.quantize --models models --art ART --out DIR [--scenes 40] [--seed 4900] [--keep-float PREFIX ...]
+                                [--members] [--classifier]
 
 ART: an artwork folder in the form of the one `datasets/fake_art.py` writes (`datasets.art`: one folder per set with
 its mapping.tsv).
 
-Writes DIR: every file of the models folder, with `detector.onnx` replaced by an int8 copy (and with
-`--classifier` `classifier.onnx` too). QDQ: int8 weights per output channel, uint8 activations whose
+Writes DIR: every file of the models folder, with `detector.onnx` replaced by an int8 copy (with `--members`
+the classifier's members alone too, `classifier_small.onnx` and `classifier_large.onnx`, which the runtime reads
+with when the version is not calibrated; with `--classifier` `classifier.onnx` too). QDQ: int8 weights per output channel, uint8 activations whose
 ranges are taken from `--scenes` synthetic photos of `datasets.synth` drawn from `--seed` (and `--photos`):
 the central `--percentile` % of each activation's values (100: min to max); the finder sees their
 letterboxed canvases, the classifier the crops the runtime cuts from the finder's boxes. The tail of each
@@ -17,8 +19,9 @@ by default because `vision calibrate` bakes a club's few-shot head into its floa
 kept, with `mcr_quantized` added; the pair is loaded by `vision.detector.TileDetector` before the command
 reports success.
 
-The shipped finder is this command's output for the export of `models/detector.pt` (`python -m training.export
---detector models/detector.pt --out M`, the classifier's files copied beside it), with `--keep-float /model.0/`,
+The shipped finder and members are this command's output for the export of `models/detector.pt` (`python -m
+training.export --detector models/detector.pt --out M`, the classifier's float files copied beside it), with
+`--keep-float /model.0/ --members`,
 `--art` the training artwork (`docs/synthetic-data.md`), `--photos` every 8th photo of chinese-v4's train split
 (the real photos named in `models/base/README.md`), the first 24, and the defaults; its figures are in
 models/MODEL_CARD.md.
@@ -135,7 +138,9 @@ def calibration_inputs(photos: list[np.ndarray], models: Path) -> tuple[list[np.
             faces = found.xyxy[detector.is_face(found.classes)]
             crops.append(cut_tiles(photo, faces, detector.classifier.imgsz, SETTINGS))
     all_crops = np.concatenate(crops) if crops else np.zeros((0, 1, 1, 3), np.uint8)
-    batches = [to_network_input(all_crops[i : i + CROP_BATCH]) for i in range(0, len(all_crops), CROP_BATCH)]
+    whole = max(len(all_crops) // CROP_BATCH * CROP_BATCH, len(all_crops) if len(all_crops) < CROP_BATCH else 0)
+    # batches of one size: onnxruntime's percentile calibration stacks them (the last crops of a short batch are left)
+    batches = [to_network_input(all_crops[i : i + CROP_BATCH]) for i in range(0, whole, CROP_BATCH)]
     return canvases, batches
 
 
@@ -152,9 +157,11 @@ def synthetic_photos(art: Path, scenes: int, seed: int, standing: int = 0) -> li
 
 
 def quantize_folder(models: Path, out: Path, photos: list[np.ndarray], classifier_too: bool = False,
-                    percentile: float | None = None, keep_float: tuple[str, ...] = ()) -> list[Path]:
-    """DIR `out` as a copy of `models` with its finder (and with `classifier_too` its classifier) quantized on
-    `photos`, the finder's nodes named by `keep_float` left float; the files written."""
+                    percentile: float | None = None, keep_float: tuple[str, ...] = (), members_too: bool = False,
+                    ) -> list[Path]:
+    """DIR `out` as a copy of `models` with its finder (with `members_too` the classifier's members alone beside it,
+    with `classifier_too` its classifier) quantized on `photos`, the finder's nodes named by `keep_float` left
+    float; the files written."""
     from vision.detector import TileDetector
     from vision.models import FEWSHOT_METADATA, read_metadata
 
@@ -175,6 +182,13 @@ def quantize_folder(models: Path, out: Path, photos: list[np.ndarray], classifie
             shutil.copy2(item, out / item.name)
     written = [out / finder.name]
     quantize_model(finder, out / finder.name, canvases, percentile, keep_float)
+    members = [models / name for name in (SETTINGS.small_classifier_file, SETTINGS.large_classifier_file)]
+    if members_too and not any(member.is_file() for member in members):
+        raise QuantizeError(f"--members: no {members[0].name} or {members[1].name} in {models}")
+    for member in members if members_too and crop_batches else []:
+        if member.is_file():
+            quantize_model(member, out / member.name, crop_batches, percentile)
+            written.append(out / member.name)
     if classifier_too and classifier.is_file() and crop_batches:
         import onnxruntime as ort
 
@@ -203,6 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--classifier", action="store_true",
                         help="quantize the classifier too (a version calibrated from it cannot bake its head: "
                              "`vision calibrate` needs the float classifier)")
+    parser.add_argument("--members", action="store_true",
+                        help="quantize the classifier's members alone too (what reads an uncalibrated version's "
+                             "crops; calibration bakes its head into the float classifier.onnx, kept float)")
     parser.add_argument("--keep-float", action="append", default=[], metavar="PREFIX",
                         help="the finder's nodes whose names start with PREFIX stay float (e.g. /model.23/, the "
                              "detection head; /model.0/, the first convolution); repeatable")
@@ -220,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
         photos = synthetic_photos(args.art, args.scenes, args.seed, args.standing)
         photos += [load_image(p) for p in args.photos]
         written = quantize_folder(args.models, args.out, photos, args.classifier,
-                                  None if args.percentile >= 100 else args.percentile, tuple(args.keep_float))
+                                  None if args.percentile >= 100 else args.percentile, tuple(args.keep_float),
+                                  args.members)
     except (QuantizeError, ImageError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
