@@ -64,3 +64,17 @@ def test_detect_reads_several_photos_at_once_as_it_reads_each_alone(tmp_path: Pa
     for scene, line in zip(scenes, [lines[0], *lines[2:]], strict=True):
         alone = json.loads(run("detect", scene).stdout)
         assert line == alone and len(line["tiles"]) >= 10
+
+
+@pytest.mark.skipif(not (REPO / "models" / "detector.onnx").is_file(), reason="no shipped models")
+def test_detect_does_not_load_the_scorer_or_the_hand_reader():
+    """`detect` names tiles only: the scorer and the layout reader are left unimported (start-up time)."""
+    scene = next((REPO / "tests" / "data" / "vision_scenes" / "images").glob("*.jpg"))
+    probe = ("import sys, runpy; sys.argv = ['vision', 'detect', sys.argv[1]]\n"
+             "try:\n    runpy.run_module('vision', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in sys.modules if m in {'scoring.scorer', 'scoring.fans', 'vision.layout', 'vision.read'}),"
+             " file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", probe, str(scene)], capture_output=True, text=True, cwd=REPO,
+                            timeout=120)
+    assert json.loads(result.stdout)["tiles"]
+    assert result.stderr.strip().splitlines()[-1] == "[]"

@@ -37,11 +37,10 @@ def build_detect_parser() -> argparse.ArgumentParser:
 def detect_main(argv: list[str]) -> int:
     args = build_detect_parser().parse_args(argv)
     from tileset.classes import ClassTableMismatch
-    from vision.at_once import in_order, settings_for
+    from vision.at_once import emit_lines, in_order, settings_for
     from vision.detector import DEFAULT, TileDetector
     from vision.images import ImageError
     from vision.models import ModelLoadError
-    from vision.read import emit_lines
 
     settings = settings_for(DEFAULT, len(args.images))
     try:

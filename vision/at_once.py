@@ -1,7 +1,6 @@
-"""Photos of a command line read a few at once, the results in the order given.
+"""Photos of a command line read a few at once, the results in the order given, each printed as it comes.
 
-    for line in in_order(read_one, images, workers=2):
-        print(line)
+    status = emit_lines(in_order(read_one, images, workers=2))
 
 onnxruntime and OpenCV let go of Python's lock while they run, so threads share the two cores:
 one photo's finder runs while another's classifier does.  A caller that stops early (its reader went
@@ -10,12 +9,15 @@ away) leaves the photos not yet started unread.  Standard library only.
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from itertools import islice
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from vision.settings import DetectorSettings
 
@@ -50,3 +52,38 @@ def in_order(work: Callable[[Item], Result], items: Sequence[Item], workers: int
         finally:
             for future in started:
                 future.cancel()
+
+
+def emit_lines(lines: Iterable[Mapping[str, Any]], *, ascii_only: bool = False) -> int:
+    """Print each photo's line as it comes (`emit_json_line`); the exit status: 1 when a line says "error", else
+    0 (also when the reader goes away: the lines not printed yet are not made)."""
+    failures = 0
+    for line in lines:
+        failures += "error" in line
+        if not emit_json_line(line, ascii_only=ascii_only):
+            return 0
+    return 1 if failures else 0
+
+
+def emit_json_line(line: Mapping[str, Any], *, ascii_only: bool = False) -> bool:
+    """Print one JSON line; False when the reader has gone away (a closed pipe: `| head -1`).
+
+    Readable (中 as is) unless `ascii_only`, escaped where the output cannot show it: a file name that
+    is not UTF-8 arrives as a str with lone surrogates, and ending the batch there would leave the
+    later photos unread.
+    """
+    try:
+        try:
+            print(json.dumps(line, ensure_ascii=ascii_only), flush=True)
+        except UnicodeEncodeError:
+            print(json.dumps(line, ensure_ascii=True), flush=True)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())  # the final flush at exit must not raise again
+        except (OSError, ValueError):
+            pass
+        finally:
+            os.close(devnull)
+        return False
+    return True

@@ -13,10 +13,8 @@ through it).
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -26,6 +24,7 @@ import numpy as np
 from scoring.hand import Hand, HandError, WinContext
 from scoring.tiles import Tile
 
+from .at_once import emit_lines
 from .detections import Detections, Detector
 from .issues import IssueCode, ReaderIssue, issue, messages
 from .layout import Layout, merge_duplicates
@@ -198,41 +197,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return {"image": image, "error": "out of memory while reading the image"}
 
     return emit_lines(in_order(read_one, args.images, settings.photos_at_once))
-
-
-def emit_lines(lines: Iterable[Mapping[str, Any]], *, ascii_only: bool = False) -> int:
-    """Print each photo's line as it comes (`emit_json_line`); the exit status: 1 when a line says "error", else
-    0 (also when the reader goes away: the lines not printed yet are not made)."""
-    failures = 0
-    for line in lines:
-        failures += "error" in line
-        if not emit_json_line(line, ascii_only=ascii_only):
-            return 0
-    return 1 if failures else 0
-
-
-def emit_json_line(line: Mapping[str, Any], *, ascii_only: bool = False) -> bool:
-    """Print one JSON line; False when the reader has gone away (a closed pipe: `| head -1`).
-
-    Readable (中 as is) unless `ascii_only`, escaped where the output cannot show it: a file name that
-    is not UTF-8 arrives as a str with lone surrogates, and ending the batch there would leave the
-    later photos unread.
-    """
-    try:
-        try:
-            print(json.dumps(line, ensure_ascii=ascii_only), flush=True)
-        except UnicodeEncodeError:
-            print(json.dumps(line, ensure_ascii=True), flush=True)
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, sys.stdout.fileno())  # the final flush at exit must not raise again
-        except (OSError, ValueError):
-            pass
-        finally:
-            os.close(devnull)
-        return False
-    return True
 
 
 def detect_file(detector: Detector, path: str) -> Detections:
