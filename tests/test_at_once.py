@@ -74,3 +74,16 @@ def test_models_run_on_one_thread_only_when_photos_are_read_at_once() -> None:
     assert settings_for(settings, 5).intra_op_threads == 1
     one_at_a_time = DetectorSettings(photos_at_once=1)
     assert settings_for(one_at_a_time, 5).intra_op_threads == one_at_a_time.intra_op_threads
+
+
+def test_opencv_works_on_one_thread_while_photos_are_read_at_once_and_as_before_after() -> None:
+    import cv2
+
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(2)
+    try:
+        assert set(in_order(lambda _: cv2.getNumThreads(), range(5), workers=2)) == {1}
+        assert cv2.getNumThreads() == 2
+        assert list(in_order(lambda _: cv2.getNumThreads(), range(3), workers=1)) == [2, 2, 2]
+    finally:
+        cv2.setNumThreads(before)

@@ -3,8 +3,9 @@
     status = emit_lines(in_order(read_one, images, workers=2))
 
 onnxruntime and OpenCV let go of Python's lock while they run, so threads share the two cores:
-one photo's finder runs while another's classifier does.  A caller that stops early (its reader went
-away) leaves the photos not yet started unread.  Standard library only.
+one photo's finder runs while another's classifier does.  While photos are read at once, each is read on one
+thread: the models (`settings_for`) and OpenCV alike.  A caller that stops early (its reader went away) leaves
+the photos not yet started unread.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from itertools import islice
 from typing import Any, TypeVar
+
+import cv2
 
 from vision.settings import DetectorSettings
 
@@ -35,23 +38,29 @@ def settings_for(settings: DetectorSettings, photos: int) -> DetectorSettings:
 def in_order(work: Callable[[Item], Result], items: Sequence[Item], workers: int) -> Iterator[Result]:
     """`work(item)` for every item, yielded in the items' order, `workers` items worked on at once (1 or a
     single item: one after another, on this thread).  At most two items a worker are started ahead of the
-    one yielded; an exception of `work` comes out where its item's result would."""
+    one yielded; an exception of `work` comes out where its item's result would.  Meanwhile OpenCV works on one
+    thread (its own threads would only wait for the cores the other items hold), as it did before after."""
     if workers <= 1 or len(items) <= 1:
         yield from map(work, items)
         return
     upcoming = iter(items)
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="photo") as pool:
-        started: deque[Future[Result]] = deque(pool.submit(work, item) for item in islice(upcoming, 2 * workers))
-        try:
-            while started:
-                result = started.popleft().result()
-                for item in upcoming:
-                    started.append(pool.submit(work, item))
-                    break
-                yield result
-        finally:
-            for future in started:
-                future.cancel()
+    opencv_threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="photo") as pool:
+            started: deque[Future[Result]] = deque(pool.submit(work, item) for item in islice(upcoming, 2 * workers))
+            try:
+                while started:
+                    result = started.popleft().result()
+                    for item in upcoming:
+                        started.append(pool.submit(work, item))
+                        break
+                    yield result
+            finally:
+                for future in started:
+                    future.cancel()
+    finally:
+        cv2.setNumThreads(opencv_threads)
 
 
 def emit_lines(lines: Iterable[Mapping[str, Any]], *, ascii_only: bool = False) -> int:
