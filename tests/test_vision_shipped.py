@@ -154,3 +154,33 @@ def test_a_tile_the_photos_edge_cuts_is_dropped(detector, edge):
         assert (dropped[:, 3] >= cut.shape[0] - 1).all() and (aspect > own.flatter_than).all()
     whole_on, whole_off = detector.detect(image).xyxy, off.detect(image).xyxy
     np.testing.assert_array_equal(whole_on, whole_off)
+
+
+def test_the_shipped_int8_members_name_the_base_photos_faces_as_the_float_ensemble_does(detector):
+    """An uncalibrated version reads every crop with its int8 members alone (the small one first, the large one on
+    the crops it is unsure of), never with the float ensemble that calibration bakes its head into: the two must
+    name the same faces."""
+    from training.quantize import QUANTIZED_METADATA
+    from vision.boxes import to_network_input
+    from vision.crops import cut_tiles
+    from vision.images import load_image
+    from vision.models import read_metadata
+    from vision.settings import BASE_PHOTOS_DIR
+
+    classifier = detector.face_classifier
+    assert classifier.small_member is not None and classifier.large_member is not None
+    for member in (classifier.small_member, classifier.large_member):
+        assert QUANTIZED_METADATA in read_metadata(member.session)
+    assert QUANTIZED_METADATA not in read_metadata(classifier.session)  # calibration needs it float
+    crops = []
+    for photo in dataset_images(BASE_PHOTOS_DIR, "val"):
+        image = load_image(photo)
+        found = detector.find_boxes(image)
+        crops.append(cut_tiles(image, found.xyxy[detector.is_face(found.classes)], classifier.imgsz))
+    batch = np.concatenate(crops)
+    by_members = classifier.probabilities(batch)
+    by_ensemble = classifier.session.run(None, {classifier.session.get_inputs()[0].name: to_network_input(batch)})[0]
+    same = by_members.argmax(axis=1) == by_ensemble.argmax(axis=1)
+    assert len(batch) > 300
+    assert same.mean() >= 0.995
+    assert same[by_ensemble.max(axis=1) >= 0.5].all()

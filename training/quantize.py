@@ -20,8 +20,8 @@ kept, with `mcr_quantized` added; the pair is loaded by `vision.detector.TileDet
 reports success.
 
 The shipped finder and members are this command's output for the export of `models/detector.pt` (`python -m
-training.export --detector models/detector.pt --out M`, the classifier's float files copied beside it), with
-`--keep-float /model.0/ --members`,
+training.export --detector models/detector.pt --out M`, `classifier.onnx` copied beside it and its float members
+written by `python -m training.export --members --out M`), with `--keep-float /model.0/ --members`,
 `--art` the training artwork (`docs/synthetic-data.md`), `--photos` every 8th photo of chinese-v4's train split
 (the real photos named in `models/base/README.md`), the first 24, and the defaults; its figures are in
 models/MODEL_CARD.md.
