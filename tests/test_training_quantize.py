@@ -108,7 +108,7 @@ def test_the_members_too_when_asked_still_marked_as_the_classifiers_and_read_wit
 
 
 def test_members_asked_for_where_there_are_none_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(QuantizeError, match="--members: no classifier_small.onnx"):
+    with pytest.raises(QuantizeError, match=r"--members: no classifier_small\.onnx"):
         quantize_folder(make_models(tmp_path / "models"), tmp_path / "int8", [scene()], members_too=True)
 
 
