@@ -1,15 +1,15 @@
 """Speed and read accuracy of `vision detect` against the PyPI peer `mahjong-detector`, same images, same run.
 
     .venv/bin/python benchmarks/detect.py FOLDER [--split S] [--models DIR] [--limit N] [--resize 4032x3024]
-                                             [--no-peer] [--no-cli] [--set FIELD=VALUE] [--json]
+                                             [--no-peer] [--no-cli] [--runs N] [--set FIELD=VALUE] [--json]
 
 FOLDER holds images, or a YOLO dataset (`images/` + `labels/`, or a data YAML
 with `--split`).  For every image both detectors read the file from disk and
 return boxes in original pixels (decode included in the time).  Reported:
 median, p90, max and mean milliseconds per image, images/s, the time of the whole
 `python -m vision detect FOLDER/*` command and of the peer's loop over the same
-images, each also on one image (model loading and start-up included; the
-fastest of three), our stage profile (`vision.timing`: where a photo's time goes,
+images (the fastest of `--runs`, the two commands taking turns), each also on one image
+(model loading and start-up included; the fastest of three), our stage profile (`vision.timing`: where a photo's time goes,
 and what `vision read` spends after detection), and, where labels exist, both read accuracies on the 34 classes the
 peer knows (tiles of other classes count neither way; see
 `training.evaluate.restrict_to_classes`).
@@ -303,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resize", default=None, help="WxH: time on JPEGs of this size (e.g. 4032x3024)")
     parser.add_argument("--no-peer", action="store_true", help="skip mahjong-detector")
     parser.add_argument("--no-cli", action="store_true", help="skip timing the whole commands (`python -m vision detect`, the peer's loop)")
+    parser.add_argument("--runs", type=int, default=2,
+                        help="runs of each whole command over all images, taking turns; the fastest counts (default 2)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                         help="change one detector setting for this run (e.g. mirror.sure_conf=0.8); repeatable")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
@@ -344,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
                 commands.append((peer_command(images), peer_command(images[:1])))
         results = run_detectors(timed, images)
         if not args.no_cli:
-            for result, seconds in zip(results, whole_commands(commands), strict=False):
+            for result, seconds in zip(results, whole_commands(commands, max(1, args.runs)), strict=False):
                 result["cli_wall_s_all_images"], result["cli_wall_s_one_image"] = seconds
     report = {"folder": str(args.folder), "resize": args.resize, "images": len(images), "labeled": labeled,
               "peer": peer_note, "results": results, "load_average": load_before}
