@@ -8,9 +8,10 @@ with `--split`).  For every image both detectors read the file from disk and
 return boxes in original pixels (decode included in the time).  Reported:
 median, p90, max and mean milliseconds per image, images/s, the time of the whole
 `python -m vision detect FOLDER/*` command and of the peer's loop over the same
-images (the fastest of `--runs`, the two commands taking turns), each also on one image
-(model loading and start-up included; the fastest of three), our stage profile (`vision.timing`: where a photo's time goes,
-and what `vision read` spends after detection), and, where labels exist, both read accuracies on the 34 classes the
+images (the fastest of `--runs`, the two commands taking turns) and on one image
+(the fastest of three; model loading and start-up included), our stage profile
+(`vision.timing`: where a photo's time goes, and what `vision read` spends after
+detection), and, where labels exist, both read accuracies on the 34 classes the
 peer knows (tiles of other classes count neither way; see
 `training.evaluate.restrict_to_classes`).
 
@@ -309,6 +310,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="change one detector setting for this run (e.g. mirror.sure_conf=0.8); repeatable")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
     args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error(f"--runs must be at least 1, not {args.runs} (--no-cli skips the whole commands)")
 
     from vision.detector import TileDetector
     from vision.registry import active_dir
@@ -346,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
                 commands.append((peer_command(images), peer_command(images[:1])))
         results = run_detectors(timed, images)
         if not args.no_cli:
-            for result, seconds in zip(results, whole_commands(commands, max(1, args.runs)), strict=False):
+            for result, seconds in zip(results, whole_commands(commands, args.runs), strict=False):
                 result["cli_wall_s_all_images"], result["cli_wall_s_one_image"] = seconds
     report = {"folder": str(args.folder), "resize": args.resize, "images": len(images), "labeled": labeled,
               "peer": peer_note, "results": results, "load_average": load_before}
