@@ -34,8 +34,9 @@ import cv2
 from datasets.art import ART_SETS, ArtError, ArtSet, load_art
 from datasets.render import render_plan, render_scene
 from datasets.restyle import drawn_set, restyle
+from datasets.room import render_room
 from datasets.scene import PlacedTile, SceneVariation, plan_calibration, plan_layout, plan_scene
-from datasets.standing import AT_PLAY, WEBCAM_SIZES, render_room, render_standing
+from datasets.standing import AT_PLAY, WEBCAM_SIZES, render_standing
 from datasets.tables import TRAIN_FAMILIES, TableSpecError, parse_families, render_empty, table_source
 from scoring.fans import FanId
 from scoring.hand import Hand

@@ -206,7 +206,7 @@ def test_rooms_without_tiles_have_titled_spines_and_no_label(art_root: Path, tmp
 
 
 def test_printed_titles_put_glyphs_on_the_spine() -> None:
-    from datasets.standing import print_title
+    from datasets.room import print_title
 
     plain = np.full((200, 60, 3), 200, np.uint8)
     printed = plain.copy()
