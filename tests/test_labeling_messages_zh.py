@@ -14,7 +14,8 @@ from filelock import FileLock
 
 import tileset.labelfiles
 from appui.i18n import message_text
-from appui.labeling import add_photos, parse_faces
+from appui.label_boxes import parse_faces
+from appui.labeling import add_photos
 from tileset.classes import CLASS_ID
 from tileset.labelfiles import LabelBox, LabelFileError, LabelMeta, PhotoLabels, list_photos, parse_meta
 

@@ -239,7 +239,7 @@ def test_bulk_fixes_undo_and_reviewed_only_by_looks_right(folder: Path, tmp_path
 
 
 def test_face_picker_finds_faces_by_english_and_chinese_names() -> None:
-    from appui.labeling import class_label, parse_faces
+    from appui.label_boxes import class_label, parse_faces
 
     assert "summer" in class_label(CLASS_ID["s2"]) and "夏" in class_label(CLASS_ID["s2"])
     assert parse_faces("f1 兰 chrysanthemum 竹 s1") == [CLASS_ID[n] for n in ("f1", "f2", "f3", "f4", "s1")]
@@ -267,7 +267,7 @@ def test_page_is_translated_in_chinese(folder: Path, tmp_path: Path) -> None:
 
 
 def test_a_click_on_the_photo_picks_the_box_under_it_and_a_drag_draws_one() -> None:
-    from appui.labeling import canvas_action
+    from appui.label_boxes import canvas_action
 
     labels = PhotoLabels((LabelBox.from_xyxy(CLASS_ID["1m"], (10, 10, 50, 70), W, H),
                           LabelBox.from_xyxy(CLASS_ID["2m"], (60, 10, 100, 70), W, H),
@@ -447,7 +447,7 @@ def test_teaching_progress_and_failure_reason_from_the_log() -> None:
 
 
 def test_a_drag_with_no_face_picked_picks_the_boxes_inside() -> None:
-    from appui.labeling import boxes_inside
+    from appui.label_boxes import boxes_inside
 
     labels = PhotoLabels((LabelBox.from_xyxy(CLASS_ID["1m"], (10, 10, 50, 70), W, H),
                           LabelBox.from_xyxy(CLASS_ID["2m"], (60, 10, 100, 70), W, H),
