@@ -12,7 +12,9 @@ optional `:split`, read by `vision.evaluate`'s code with backs kept (`--set FIEL
 for every candidate). One markdown row per candidate:
 read accuracy, recall and false boxes of each set, then, for each `--hands` folder of `datasets.synth` scenes,
 the hands read exactly and the scores right (`vision.evaluate_read`'s code: photo to score, unseen artwork
-when the scenes are drawn with `--only` a held-out set); `--json FILE` keeps every figure.
+when the scenes are drawn with `--only` a held-out set); `--json FILE` keeps every figure. With `--groups MANIFEST`
+(chinese-v4's manifest.csv) a second table gives each set's capture groups, a row each: read accuracy and false
+boxes of every candidate.
 """
 
 from __future__ import annotations
@@ -45,8 +47,8 @@ def models_for(name: str, source: Path, work: Path, shipped: Path) -> Path:
     return target
 
 
-def judge(models: Path, dataset: str, overrides: Sequence[str] = ()) -> dict:
-    from training.evaluate import dataset_images, evaluate
+def judge(models: Path, dataset: str, overrides: Sequence[str] = (), manifest: Path | None = None) -> dict:
+    from training.evaluate import capture_groups, dataset_images, evaluate
     from vision.detector import TileDetector
     from vision.registry import active_dir
     from vision.settings import DetectorSettings, with_overrides
@@ -54,7 +56,8 @@ def judge(models: Path, dataset: str, overrides: Sequence[str] = ()) -> dict:
     path, _, split = dataset.partition(":")
     images = dataset_images(Path(path), split or "val")
     detector = TileDetector.load(active_dir(models), with_overrides(DetectorSettings(), list(overrides)))
-    return evaluate(detector, images, keep_backs=True, progress=False).summary()
+    group_of = capture_groups(manifest) if manifest else None
+    return evaluate(detector, images, keep_backs=True, progress=False, group_of=group_of).summary()
 
 
 def judge_hands(models: Path, scenes: Path, overrides: Sequence[str] = ()) -> dict:
@@ -71,6 +74,19 @@ def percent(share: float | None) -> str:
     return "-" if share is None else f"{100 * share:.2f} %"
 
 
+def print_groups(figures: dict[str, dict[str, dict]], sets: list[str]) -> None:
+    """Each set's capture groups, a row each: every candidate's read accuracy and false boxes."""
+    names = list(figures)
+    print("\n| set: capture group (photos, tiles) | " + " | ".join(f"{name}: read, false boxes" for name in names) + " |")
+    print("|---" * (len(names) + 1) + "|")
+    for set_name in sets:
+        groups = figures[names[0]][set_name].get("by_group", {})
+        for group, part in groups.items():
+            cells = [f"{percent(figures[name][set_name]['by_group'][group]['read_accuracy'])}, "
+                     f"{figures[name][set_name]['by_group'][group]['false_boxes']}" for name in names]
+            print(f"| {set_name}: {group} ({part['images']}, {part['labeled_tiles']}) | " + " | ".join(cells) + " |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--candidate", action="append", required=True, metavar="NAME=CHECKPOINT_OR_MODELS")
@@ -82,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
     parser.add_argument("--set", action="append", default=[], dest="overrides", metavar="FIELD=VALUE",
                         help="change one detector setting for every candidate, e.g. conf_threshold=0.15 (repeatable)")
+    parser.add_argument("--groups", type=Path, default=None, metavar="MANIFEST",
+                        help="also each capture group's figures (a manifest.csv with columns image, group)")
     args = parser.parse_args(argv)
     sets = dict(item.split("=", 1) for item in args.sets)
     hands = dict(item.split("=", 1) for item in args.hands)
@@ -92,12 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.candidate:
         name, source = item.split("=", 1)
         models = models_for(name, Path(source), args.out, args.models)
-        figures[name] = {set_name: judge(models, dataset, args.overrides) for set_name, dataset in sets.items()}
+        figures[name] = {set_name: judge(models, dataset, args.overrides, args.groups) for set_name, dataset in sets.items()}
         cells = [f"{percent(s['read_accuracy'])}, {percent(s['recall'])}, {s['false_boxes']}" for s in figures[name].values()]
         for set_name, scenes in hands.items():
             figures[name][set_name] = read = judge_hands(models, Path(scenes), args.overrides)
             cells.append(f"{read['hands_exact']}/{read['scenes']}, {read['scores_right']}")
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+    if args.groups:
+        print_groups(figures, list(sets))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1, default=str) + "\n", encoding="utf-8")
     return 0

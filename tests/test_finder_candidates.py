@@ -34,3 +34,23 @@ def test_the_hands_column_is_what_evaluate_read_reports(tmp_path: Path, capsys: 
     assert hands["hands_exact"] >= 2  # the shipped models read these hands (3 of 3 when they were rendered)
     assert f"| {hands['hands_exact']}/3, {hands['scores_right']} |" in table
     assert "hands: hands exact, scores right" in table.splitlines()[0]
+
+
+@pytest.mark.skipif(not (REPO / "models" / "detector.onnx").is_file(), reason="no shipped models")
+def test_the_groups_table_gives_each_capture_group_of_each_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    manifest = tmp_path / "manifest.csv"
+    manifest.write_text("split,image,source_root,group\n"
+                        "val,00007300_fluffystuff-riichi.jpg,a,first\nval,00007301_fluffystuff-riichi.jpg,b,first\n")
+    figures_file = tmp_path / "figures.json"
+    candidates = load_benchmark("finder_candidates")
+    assert candidates.main(["--out", str(tmp_path / "work"), "--candidate", f"shipped={REPO / 'models'}",
+                            "--data", f"photos={SCENES}", "--groups", str(manifest), "--json", str(figures_file)]) == 0
+    table = capsys.readouterr().out
+    photos = json.loads(figures_file.read_text())["shipped"]["photos"]
+    groups = photos["by_group"]
+    assert sorted(groups) == ["(not in the manifest)", "first"]
+    assert (groups["first"]["images"], groups["(not in the manifest)"]["images"]) == (2, 1)
+    assert sum(part["labeled_tiles"] for part in groups.values()) == photos["labeled_tiles"]
+    first = groups["first"]
+    assert (f"| photos: first (2, {first['labeled_tiles']}) | {100 * first['read_accuracy']:.2f} %, "
+            f"{first['false_boxes']} |") in table

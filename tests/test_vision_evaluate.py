@@ -147,6 +147,15 @@ def test_cli_json_on_fake_models(tmp_path):
     assert summary["backs_ignored"] == 1  # no back labels in this dataset: the back found is set aside
     assert summary["top_confusions"] == [{"true": "2p", "read": "1p", "count": 1}]
     assert summary["most_tiles_missed"] == []
+    assert "by_group" not in summary
+    (tmp_path / "manifest.csv").write_text("split,image,source_root,group\nval,s.png,s,IMG_1\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "training.evaluate", str(tmp_path / "data"), "--models", str(models), "--json",
+         "--groups", str(tmp_path / "manifest.csv")], capture_output=True, text=True, cwd=REPO, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["by_group"] == {"IMG_1": {
+        "images": 1, "labeled_tiles": 2, "read_accuracy": 0.5, "recall": 1.0, "false_boxes": 0, "images_read_exactly": 0.0}}
 
 
 def test_photos_stretched_by_a_labeling_tool_are_told_apart():
@@ -196,3 +205,39 @@ def test_cli_set_changes_a_detector_setting_and_rejects_an_unknown_one(tmp_path)
     no_rule = run("--set", "rules_off=mirror,glare")
     assert no_rule.returncode == 2 and "no rule named glare" in no_rule.stderr and "Traceback" not in no_rule.stderr
     assert json.loads(run("--set", "rules_off=mirror,unstretch", "--set", "mirror.sure_conf=0.5").stdout)["recall"] == 1.0
+
+
+def test_capture_groups_name_each_photo_by_the_manifest_and_copies_by_their_source(tmp_path):
+    from training.evaluate import NOT_IN_MANIFEST, capture_groups
+
+    manifest = tmp_path / "manifest.csv"
+    manifest.write_text("split,image,source_root,group\nval,a.jpg,a,IMG_1\ntest,b.jpg,b,fbid_n\n")
+    group_of = capture_groups(manifest)
+    assert [group_of(name) for name in ("a.jpg", "real_test_b.jpg", "c.jpg", "real_val_c.jpg")] == [
+        "IMG_1", "fbid_n", NOT_IN_MANIFEST, NOT_IN_MANIFEST]
+    (tmp_path / "bad.csv").write_text("split,image\nval,a.jpg\n")
+    with pytest.raises(DatasetError, match="needs the columns image and group"):
+        capture_groups(tmp_path / "bad.csv")
+    with pytest.raises(DatasetError, match="cannot read the manifest"):
+        capture_groups(tmp_path / "missing.csv")
+
+
+def test_each_capture_group_is_counted_apart_and_the_groups_sum_to_the_whole():
+    from training.evaluate import format_summary
+
+    result = Evaluation()
+    four = ["1m", "2m", "3m", "E"]
+    result.add_photo(match_tiles(truth(ROW, four), dets(ROW, four)), "a.jpg", False, "IMG_1")
+    result.add_photo(match_tiles(truth(ROW, four), dets([*ROW[:3], [60, 0, 70, 14]], ["1m", "2m", "4m", "E"])),
+                     "b.jpg", False, "fbid_n")
+    result.add_photo(match_tiles(truth(ROW[:2], ["5p", "6p"]), dets(ROW[:2], ["5p", "6p"])), "c.jpg", False, "fbid_n")
+    summary = result.summary()
+    assert summary["by_group"] == {
+        "IMG_1": {"images": 1, "labeled_tiles": 4, "read_accuracy": 1.0, "recall": 1.0, "false_boxes": 0,
+                  "images_read_exactly": 1.0},
+        "fbid_n": {"images": 2, "labeled_tiles": 6, "read_accuracy": 0.6667, "recall": 0.8333, "false_boxes": 1,
+                   "images_read_exactly": 0.5},
+    }
+    assert sum(part["labeled_tiles"] for part in summary["by_group"].values()) == summary["labeled_tiles"]
+    assert "  fbid_n: 2 photos, 6 tiles: read accuracy 66.67%  recall 83.33%  false boxes 1" in format_summary(summary)
+    assert "by_group" not in Evaluation().summary()

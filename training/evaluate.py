@@ -15,6 +15,8 @@ tiles and detections are paired one to one by IoU (best pairs first, IoU >= 0.5)
   recognition (labeled tiles, by their median, more than `STRETCHED_BEYOND`
   times wider than tall or taller than wide: Roboflow's "stretch to 640x640"
   of a one-row screenshot leaves tile faces a few pixels tall)
+* with `--groups MANIFEST` (chinese-v4's manifest.csv: image, group), the
+  read accuracy, recall and false boxes of each capture group
 
 Datasets without any `back` label (the real photos: visible backs were never
 labeled) would count every back found as a false detection; there backs found
@@ -24,11 +26,13 @@ are set aside and reported as `backs_ignored` (`--keep-backs` counts them).
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -118,6 +122,7 @@ class Evaluation:
     seconds: float = 0.0
     stretched_images: list[str] = field(default_factory=list)
     natural_shape: Evaluation | None = None  # the photos not in stretched_images
+    by_group: dict[str, Evaluation] = field(default_factory=dict)  # the photos of each capture group
 
     def add(self, match: ImageMatch, image: str = "") -> None:
         self.images += 1
@@ -143,9 +148,12 @@ class Evaluation:
             else:
                 self.confusions[(true_cls, read_cls)] += 1
 
-    def add_photo(self, match: ImageMatch, image: str, stretched: bool) -> None:
-        """`add`, also keeping the photos of natural shape apart from those stretched by a labeling tool."""
+    def add_photo(self, match: ImageMatch, image: str, stretched: bool, group: str | None = None) -> None:
+        """`add`, also keeping the photos of natural shape apart from those stretched by a labeling tool,
+        and each capture `group`'s photos apart."""
         self.add(match, image)
+        if group is not None:
+            self.by_group.setdefault(group, Evaluation()).add(match, image)
         if stretched:
             self.stretched_images.append(image)
         else:
@@ -190,7 +198,33 @@ class Evaluation:
             "stretched_images": self.stretched_images,
             "without_stretched_images": without_stretched,
             "ms_per_image": round(1000 * self.seconds / self.images, 1) if self.images else None,
+            **({"by_group": {name: {key: part[key] for key in GROUP_FIGURES} for name, part in
+                             ((name, self.by_group[name].summary()) for name in sorted(self.by_group))}}
+               if self.by_group else {}),
         }
+
+
+GROUP_FIGURES = ("images", "labeled_tiles", "read_accuracy", "recall", "false_boxes", "images_read_exactly")
+NOT_IN_MANIFEST = "(not in the manifest)"
+
+
+def capture_groups(manifest: Path) -> Callable[[str], str]:
+    """The capture group of a photo, by its file name, from a manifest.csv in chinese-v4's form (columns image,
+    group). A photo `datasets.build` copied (`real_val_NAME`) is found by its source name; one the manifest does
+    not name is in NOT_IN_MANIFEST."""
+    try:
+        with manifest.open(newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as error:
+        raise DatasetError(f"cannot read the manifest {manifest}: {error.strerror or error}") from error
+    if not rows or not {"image", "group"} <= set(rows[0]):
+        raise DatasetError(f"{manifest} is not a manifest: it needs the columns image and group")
+    group_of = {row["image"]: row["group"] for row in rows}
+
+    def group(image: str) -> str:
+        return group_of.get(image) or group_of.get(re.sub(r"^real_(train|val|test)_", "", image)) or NOT_IN_MANIFEST
+
+    return group
 
 
 # ---------------------------------------------------------------- datasets
@@ -259,9 +293,10 @@ def has_back_labels(images: Iterable[Path]) -> bool:
 
 def evaluate(
     detector: Any, images: list[Path], keep_backs: bool | None = None, classes: set[int] | None = None,
-    progress: bool = False,
+    progress: bool = False, group_of: Callable[[str], str] | None = None,
 ) -> Evaluation:
-    """Run `detector` (a TileDetector) on every image and match against the labels."""
+    """Run `detector` (a TileDetector) on every image and match against the labels (`group_of`: each photo's
+    figures also counted in its capture group, `capture_groups`)."""
     ignore_backs = not has_back_labels(images) if keep_backs is None else not keep_backs
     result = Evaluation()
     for index, image in enumerate(images, start=1):
@@ -280,7 +315,7 @@ def evaluate(
             dets = dets[~is_back]
         if classes is not None:
             truth, dets = restrict_to_classes(truth, dets, classes)
-        result.add_photo(match_tiles(truth, dets), image.name, stretched)
+        result.add_photo(match_tiles(truth, dets), image.name, stretched, group_of(image.name) if group_of else None)
         if progress and (index % 50 == 0 or index == len(images)):
             print(f"  evaluated {index}/{len(images)} images", file=sys.stderr, flush=True)
     return result
@@ -314,6 +349,10 @@ def format_summary(summary: dict[str, Any]) -> str:
                      f"{pct(rest['read_accuracy'])}  recall {pct(rest['recall'])}  precision {pct(rest['precision'])}")
     if summary["failed_images"]:
         lines.append("unreadable: " + "; ".join(summary["failed_images"]))
+    for name, part in summary.get("by_group", {}).items():
+        lines.append(f"  {name}: {part['images']} photos, {part['labeled_tiles']} tiles: read accuracy "
+                     f"{pct(part['read_accuracy'])}  recall {pct(part['recall'])}  false boxes {part['false_boxes']}  "
+                     f"images read exactly {pct(part['images_read_exactly'])}")
     return "\n".join(lines)
 
 
@@ -331,6 +370,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--nms-iou", type=float, default=None, help="NMS IoU threshold (default from settings)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", dest="overrides",
                         help="change one detector setting, e.g. mirror.sure_conf=0.8 (repeatable)")
+    parser.add_argument("--groups", type=Path, default=None, metavar="MANIFEST",
+                        help="also the figures of each capture group named by this manifest.csv (columns image, group)")
     return parser
 
 
@@ -356,6 +397,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = replace(settings, nms_iou=args.nms_iou)
     try:
         images = dataset_images(args.dataset, args.split)[: args.limit]
+        group_of = capture_groups(args.groups) if args.groups else None
         from vision.registry import active_dir
 
         # the version in use of DIR (its ACTIVE pointer), as every --models DIR command reads it
@@ -364,7 +406,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     try:
-        result = evaluate(detector, images, keep_backs=True if args.keep_backs else None, progress=True)
+        result = evaluate(detector, images, keep_backs=True if args.keep_backs else None, progress=True,
+                          group_of=group_of)
     except DatasetError as error:  # a broken label file
         print(f"error: {error}", file=sys.stderr)
         return 2
