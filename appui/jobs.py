@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tileset.labelfiles import atomic_write_text
+from tileset.atomic_files import atomic_write_text
 
 JOBS_DIR = ".jobs"
 START_LOCK_TIMEOUT_S = 10.0  # another start holding the start lock longer than this: JobError, try again

@@ -25,6 +25,7 @@ from appui import jobs
 from appui.i18n import message_text, t
 from appui.label_boxes import box_numbers, boxes_inside, canvas_action, class_label, draw_boxes, parse_faces
 from appui.widgets import data_folder_input, model_versions
+from tileset.atomic_files import atomic_write_bytes
 from tileset.classes import BACK_ID, CLASS_NAMES, NAMES_ZH
 from tileset.labelfiles import (
     IMAGE_SUFFIXES,
@@ -33,7 +34,6 @@ from tileset.labelfiles import (
     Photo,
     PhotoLabels,
     StaleLabels,
-    atomic_write_bytes,
     images_dir,
     label_changes,
     list_photos,

@@ -17,13 +17,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tileset.atomic_files import atomic_write_bytes
 from tileset.labelfiles import (
     LabelBox,
     LabelFileError,
     LabelMeta,
     Photo,
     PhotoLabels,
-    atomic_write_bytes,
     parse_label_text,
 )
 
@@ -40,7 +40,7 @@ def photo_name(image_bytes: bytes) -> str:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Atomic write (tileset.labelfiles) that keeps the previous version as NAME.bak."""
+    """Atomic write (tileset.atomic_files) that keeps the previous version as NAME.bak."""
     if path.exists():
         shutil.copy2(path, path.with_name(path.name + ".bak"))
     atomic_write_bytes(path, data)

@@ -24,7 +24,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tileset.labelfiles import LabelBox, atomic_write_text, format_label_text
+from tileset.atomic_files import atomic_write_text
+from tileset.labelfiles import LabelBox, format_label_text
 from training.evaluate import dataset_images, read_truth
 
 

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
+from tileset.atomic_files import atomic_write_text
 from tileset.labelfiles import (
     LabelBox,
     LabelFileError,
     LabelMeta,
     Photo,
     PhotoLabels,
-    atomic_write_text,
     list_photos,
     review_order,
 )

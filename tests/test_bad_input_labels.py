@@ -16,9 +16,9 @@ import pytest
 
 from datasets.label import main as label_main
 from datasets.label import prelabel_folder
+from tileset.atomic_files import STALE_TEMP_AGE_S
 from tileset.classes import CLASS_ID
 from tileset.labelfiles import (
-    STALE_TEMP_AGE_S,
     LabelBox,
     LabelFileError,
     LabelMeta,

@@ -433,7 +433,7 @@ def checkpoint_for(version_dir: Path, onnx_name: str) -> Path:
 
 
 def write_card(folder: Path, card: dict[str, Any]) -> None:
-    from tileset.labelfiles import atomic_write_text
+    from tileset.atomic_files import atomic_write_text
 
     atomic_write_text(folder / "card.json", json.dumps(card, indent=1) + "\n")
     old, new = card["parent_metrics"], card["metrics"]

@@ -56,7 +56,8 @@ from pathlib import Path
 from typing import Any
 
 from scoring.fans import FanId
-from tileset.labelfiles import IMAGE_SUFFIXES, atomic_write_bytes
+from tileset.atomic_files import atomic_write_bytes
+from tileset.labelfiles import IMAGE_SUFFIXES
 from training.finder_tune import finder_label
 from training.train import DETECTOR_NAMES, TrainError, _check_unfinished
 

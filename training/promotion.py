@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 import vision
-from tileset.labelfiles import atomic_write_text
+from tileset.atomic_files import atomic_write_text
 from training import evaluate as evaluation
 from training.calibration_photos import Pictures
 from training.train import spread

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from tileset.labelfiles import atomic_write_text
+from tileset.atomic_files import atomic_write_text
 from training.augment import LearningCrops
 from training.classifier_tune import FineTune
 from training.fewshot import FewShotHead

@@ -134,7 +134,7 @@ class Registry:
         return self.path_of(self.active_name())
 
     def activate(self, name: str) -> ModelVersion:
-        from tileset.labelfiles import atomic_write_text
+        from tileset.atomic_files import atomic_write_text
 
         with self.locked():
             version = self.get(name)
