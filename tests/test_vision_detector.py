@@ -143,6 +143,30 @@ def test_a_stretched_photo_read_in_a_copy_keeps_each_boxs_class_scores():
     assert copy.found.score_of(1).tolist() == pytest.approx(np.linspace(0.0, 0.5, 12).tolist())
 
 
+
+@pytest.mark.parametrize(("standing", "resized"), [(4, False), (1, True)])
+def test_a_table_seen_from_low_is_read_as_it_is_though_most_of_its_faces_lie_flat(standing: int, resized: bool) -> None:
+    """Tiles lying in front of standing ones, seen from a low webcam, are boxes three times wider than tall:
+    with a quarter of the faces tile-shaped the photo is not taken for a stretched export (the finder runs
+    once); with one face of ten it still is, as a squeezed screenshot's are all flat."""
+    from vision.settings import UnstretchSettings
+    from vision.unstretch import unstretched
+
+    flat = [[40.0 * i, 300.0, 40.0 * i + 105.0, 330.0] for i in range(10 - standing)]  # 3.5 : 1
+    upright = [[30.0 * i, 100.0, 30.0 * i + 30.0, 140.0] for i in range(standing)]  # 0.75 : 1
+    boxes = np.float32(flat + upright)
+    runs: list[tuple[int, int]] = []
+
+    def find(image_bgr: np.ndarray) -> Found:
+        runs.append(image_bgr.shape[:2])
+        return Found(boxes, np.full(len(boxes), 0.9, np.float32), np.zeros(len(boxes), np.int64))
+
+    photo = np.zeros((480, 640, 3), np.uint8)
+    copy = unstretched(photo, find, lambda classes: classes == 0, UnstretchSettings())
+    assert (len(runs) > 1) is resized
+    assert (copy.image_bgr is not photo) is resized
+
+
 # ---------------------------------------------------------------- with tiny ONNX models
 
 class _FinderSeeingTheMirrorDifferently:

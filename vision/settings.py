@@ -48,6 +48,7 @@ class UnstretchSettings:
     passes: int = 3  # the most times the photo is resized and read again
     min_tiles: int = 1  # face boxes needed to judge the stretch
     max_stretch: float = 16.0  # the most one axis is stretched against the other
+    not_stretched_share: float = 0.25  # ... unless this share of its face boxes is tile-shaped: tiles lying flat, seen from low
 
 
 @dataclass(frozen=True)

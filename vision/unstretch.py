@@ -1,7 +1,9 @@
 """A photo stretched on its way here (a labeling tool's 640x640, a squeezed screenshot), resized back.
 
 Its tiles come out far thinner (or wider) than any tile is
-(`UnstretchSettings.stretched_aspect`): the photo is resized, keeping its pixel count,
+(`UnstretchSettings.stretched_aspect`), all of them: a photo where a share of the faces has a tile's
+shape (`not_stretched_share`) is a table seen from low, its flat boxes tiles lying in front of standing
+ones, and is read as it is. A stretched photo is resized, keeping its pixel count,
 until its tiles have about their natural shape (`within`), and its faces
 are read in that copy. The tiles themselves are taken from the copy whose finder found
 the most of them (a long thin copy shrinks in the finder's square input).
@@ -49,13 +51,19 @@ def unstretched(image_bgr: np.ndarray, find: Callable[[np.ndarray], Found], is_f
     def face_aspect(found: Found) -> float | None:
         return median_face_aspect(found.xyxy, is_face(found.classes), s.min_tiles)
 
+    def partly_tile_shaped(found: Found) -> bool:
+        wh = (found.xyxy[:, 2:] - found.xyxy[:, :2])[is_face(found.classes)]
+        aspects = wh[:, 0] / np.maximum(wh[:, 1], 1e-3)
+        shaped = (aspects >= s.stretched_aspect) & (aspects <= 1 / s.stretched_aspect)
+        return bool(len(aspects)) and float(shaped.mean()) >= s.not_stretched_share
+
     h, w = image_bgr.shape[:2]
     found = find(image_bgr) if first is None else first
     aspect = face_aspect(found)
     copies = [(image_bgr, found, aspect)]  # each copy read: the image, its finder boxes, the median face aspect
     stretch = 1.0  # how much the photo's x axis is widened against its y axis
     for _ in range(s.passes):
-        if aspect is None or (tile_shaped(aspect) if len(copies) == 1 else natural(aspect)):
+        if aspect is None or (tile_shaped(aspect) or partly_tile_shaped(found) if len(copies) == 1 else natural(aspect)):
             break
         stretch = float(np.clip(stretch * s.natural_tile_aspect / aspect, 1 / s.max_stretch, s.max_stretch))
         k = math.sqrt(stretch)  # keep the pixel count: widen one axis, narrow the other
