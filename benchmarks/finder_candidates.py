@@ -76,11 +76,15 @@ def percent(share: float | None) -> str:
 
 def print_groups(figures: dict[str, dict[str, dict]], sets: list[str]) -> None:
     """Each set's capture groups, a row each: every candidate's read accuracy and false boxes."""
+    from training.evaluate import NOT_IN_MANIFEST
+
     names = list(figures)
     print("\n| set: capture group (photos, tiles) | " + " | ".join(f"{name}: read, false boxes" for name in names) + " |")
     print("|---" * (len(names) + 1) + "|")
     for set_name in sets:
         groups = figures[names[0]][set_name].get("by_group", {})
+        if set(groups) <= {NOT_IN_MANIFEST}:  # renders, or photos of another source: no groups to tell apart
+            continue
         for group, part in groups.items():
             cells = [f"{percent(figures[name][set_name]['by_group'][group]['read_accuracy'])}, "
                      f"{figures[name][set_name]['by_group'][group]['false_boxes']}" for name in names]

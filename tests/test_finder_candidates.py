@@ -54,3 +54,12 @@ def test_the_groups_table_gives_each_capture_group_of_each_set(tmp_path: Path, c
     first = groups["first"]
     assert (f"| photos: first (2, {first['labeled_tiles']}) | {100 * first['read_accuracy']:.2f} %, "
             f"{first['false_boxes']} |") in table
+
+
+def test_a_set_with_no_photo_in_the_manifest_has_no_group_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    candidates = load_benchmark("finder_candidates")
+    part = {"images": 1, "labeled_tiles": 9, "read_accuracy": 1.0, "false_boxes": 0}
+    figures = {"a": {"real": {"by_group": {"IMG_1": part}}, "renders": {"by_group": {"(not in the manifest)": part}}}}
+    candidates.print_groups(figures, ["real", "renders"])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| real") or line.startswith("| renders")]
+    assert rows == ["| real: IMG_1 (1, 9) | 100.00 %, 0 |"]
