@@ -44,6 +44,8 @@ from scoring.notation import format_hand, parse_hand
 from tileset.calibration import LayoutSpecError, calibration_rows, parse_bonus
 from tileset.classes import CLASS_ID, FLOWER_NAMES
 
+ROOM_SUFFIX = "_room"  # a photo of the room around a table and no tile: NAME_room
+
 __all__ = ["PlacedTile", "SceneVariation", "main", "make_scene", "plan_layout", "plan_scene", "render_scene"]
 
 # Used when the scorer's hand generator is not importable.
@@ -223,7 +225,7 @@ def make_standing_scene(index: int, seed: int, sets: Sequence[ArtSet],
     if empty_share > 0 and rng.random() < empty_share:
         width, height = rng.choice(WEBCAM_SIZES)
         image = render_room(rng, width, height, tables or TRAIN_FAMILIES)
-        return Scene(f"{seed + index:08d}_room", image, rng.randint(*JPEG_QUALITY), "none", None, None, (),
+        return Scene(f"{seed + index:08d}{ROOM_SUFFIX}", image, rng.randint(*JPEG_QUALITY), "none", None, None, (),
                      layout="standing")
     art = sets[rng.randrange(len(sets))]
     art_name = art.name

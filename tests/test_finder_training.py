@@ -174,6 +174,22 @@ def test_prepare_mixes_real_photos_with_views_at_play_hands_and_calibration_layo
     assert again["images"] == summary["images"]  # parts already drawn are used again
 
 
+@pytest.mark.slow
+def test_prepare_without_rooms_trains_on_the_same_views_less_the_rooms(tmp_path: Path) -> None:
+    from datasets.fake_art import write_fake_art
+    from training.finder import prepare
+
+    real, art, out = _write_real_photos(tmp_path / "real"), write_fake_art(tmp_path / "art"), tmp_path / "fd"
+    names = {}
+    for rooms in (True, False):
+        prepare(real, art, out, standing=12, hands=0, val_standing=0, seed=7, workers=1, calibration=0,
+                log=lambda _line: None, rooms=rooms)
+        names[rooms] = {p.name for p in (out / "finder" / "train" / "images").glob("standing_*")}
+    drawn_rooms = {f"standing_{p.name}" for p in (out / "parts" / "standing" / "images").glob("*_room.jpg")}
+    assert drawn_rooms and drawn_rooms < names[True]  # seed 7 draws rooms among its 12 views
+    assert names[False] == names[True] - drawn_rooms
+
+
 def test_blend_mixes_a_fine_tune_with_the_finder_it_started_from(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch", reason="torch is in the train extra")
     pytest.importorskip("ultralytics", reason="ultralytics is in the train extra")

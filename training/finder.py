@@ -1,6 +1,6 @@
 """The tile finder trained on this machine's CPU, in the background, within a time budget, resumable.
 
-    python -m training.finder prepare --real REAL --art ART --out DATA [--standing 1500] [--hands 400] [--kong-hands 0] [--seed S]
+    python -m training.finder prepare --real REAL --art ART --out DATA [--standing 1500] [--hands 400] [--kong-hands 0] [--no-rooms] [--seed S]
     python -m training.finder train --data DATA --minutes 120 [--work runs/finder] [--weights models/detector.pt]
     python -m training.finder train --data DATA --minutes 60 --resume        # later, from the last checkpoint
     python -m training.finder blend --tuned CKPT [CKPT...] --share 0.5 --out FINDER.pt [--base models/detector.pt]
@@ -14,7 +14,9 @@ form of chinese-v4, with manifest.csv; ART: artwork folders as `datasets.art` re
 - standing tiles as a webcam sees them at play (`datasets.synth --view standing --at-play`): rows turned up to
   70 degrees, leaning and overlapping, loose tiles in front, fingers over them, a low camera, shelves of
   books with printed titles behind, restyled white dragons and flowers; a fifth of them the room around a
-  table with no tile (book spines, boxes, mugs, papers, dice, coins: hard negatives beside the positives);
+  table with no tile (book spines, boxes, mugs, papers, dice, coins: hard negatives beside the positives),
+  which `--no-rooms` draws but leaves out of training (with them, runs lost the real webcam frames' standing
+  tiles: `docs/notebook.md`, stop 67);
 - hands laid out on the table families (a fifth of them bare tables), so the photo layout is not forgotten;
 - `--kong-hands N`: hands holding concealed kongs (fans 53 and 67), whose two outer tiles lie face down: the
   lying backs the other parts hold few of (the real photos label none), which a finder that forgets them boxes
@@ -88,16 +90,17 @@ class Budget:
 # ---------------------------------------------------------------- data
 
 
-def add_images(source: Path, target: Path, prefix: str, limit: int = 0) -> int:
-    """Every image of `source` (images/ + labels/, 43-class labels), or `limit` of them spread evenly, linked
-    into `target` (images/ + labels/) under `prefix`, its labels written in the finder's two classes; the
-    number of images."""
+def add_images(source: Path, target: Path, prefix: str, limit: int = 0, leave_out: str = "") -> int:
+    """Every image of `source` (images/ + labels/, 43-class labels) but those whose name ends in `leave_out`, or
+    `limit` of them spread evenly, linked into `target` (images/ + labels/) under `prefix`, its labels written
+    in the finder's two classes; the number of images."""
     from training.train import spread
 
     (target / "images").mkdir(parents=True, exist_ok=True)
     (target / "labels").mkdir(parents=True, exist_ok=True)
     count = 0
-    images = sorted(p for p in (source / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    images = sorted(p for p in (source / "images").iterdir()
+                    if p.suffix.lower() in IMAGE_SUFFIXES and not (leave_out and p.stem.endswith(leave_out)))
     for image in spread(images, limit) if limit else images:
         name = f"{prefix}_{image.stem}"
         link = target / "images" / f"{name}{image.suffix.lower()}"
@@ -121,11 +124,12 @@ def write_data_yaml(folder: Path) -> Path:
 
 def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_standing: int, seed: int,
             workers: int, real_train: int = 0, calibration: int = 0, log: Callable[[str], None] = print,
-            kong_hands: int = 0) -> dict[str, Any]:
+            kong_hands: int = 0, rooms: bool = True) -> dict[str, Any]:
     """Draw and gather the finder's training data into `out` (see the module's docstring); its summary."""
     import subprocess
 
     from datasets import build
+    from datasets.synth import ROOM_SUFFIX
 
     if not real.is_dir():
         raise FinderTrainError(f"no real photo folder at {real}")
@@ -184,7 +188,7 @@ def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_sta
     }
     for name in ("standing", "hands", "kong_hands", "calibration"):
         if name in parts:
-            counts[name] = add_images(parts[name], finder / "train", name)
+            counts[name] = add_images(parts[name], finder / "train", name, leave_out="" if rooms or name != "standing" else ROOM_SUFFIX)
     if "standing_val" in parts:
         counts["standing_val"] = add_images(parts["standing_val"], finder / "val", "standing")
     data_yaml = write_data_yaml(finder)
@@ -440,6 +444,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--art", type=Path, required=True, help="artwork folder (datasets.art's form)")
     p.add_argument("--out", type=Path, required=True, help="data folder (DATA/finder/data.yaml is trained on)")
     p.add_argument("--standing", type=int, default=1500, help="webcam views at play (a fifth of them rooms without tiles)")
+    p.add_argument("--no-rooms", action="store_true",
+                   help="leave the rooms without tiles out of training (they are drawn all the same: the same views stay)")
     p.add_argument("--hands", type=int, default=400, help="hands laid out on the table families (a fifth bare tables)")
     p.add_argument("--kong-hands", type=int, default=0,
                    help="hands holding concealed kongs: their outer tiles are lying backs (default 0)")
@@ -487,7 +493,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "prepare":
             prepare(args.real, args.art, args.out, args.standing, args.hands, args.val_standing, args.seed, args.workers,
-                    args.real_train, args.calibration, lambda line: print(line, flush=True), args.kong_hands)
+                    args.real_train, args.calibration, lambda line: print(line, flush=True), args.kong_hands,
+                    rooms=not args.no_rooms)
             return 0
         if args.command == "blend":
             print(blend(args.base, args.tuned, args.share, args.out))
