@@ -188,9 +188,15 @@ def to_network_input(images_bgr: np.ndarray) -> np.ndarray:
     return batch.astype(np.float32) / 255.0
 
 
+def face_aspects(xyxy: np.ndarray, is_face: np.ndarray) -> np.ndarray:
+    """Width / height of each box `is_face` marks."""
+    wh = (xyxy[:, 2:] - xyxy[:, :2])[is_face]
+    return wh[:, 0] / np.maximum(wh[:, 1], 1e-3)
+
+
 def median_face_aspect(xyxy: np.ndarray, is_face: np.ndarray, min_tiles: int) -> float | None:
     """Median width / height of the boxes `is_face` marks; None with fewer than `min_tiles` of them."""
-    wh = (xyxy[:, 2:] - xyxy[:, :2])[is_face]
-    if len(wh) < max(1, min_tiles):
+    aspects = face_aspects(xyxy, is_face)
+    if len(aspects) < max(1, min_tiles):
         return None
-    return float(np.median(wh[:, 0] / np.maximum(wh[:, 1], 1e-3)))
+    return float(np.median(aspects))

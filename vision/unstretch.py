@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.boxes import Found, median_face_aspect
+from vision.boxes import Found, face_aspects, median_face_aspect
 from vision.settings import UnstretchSettings
 
 
@@ -52,10 +52,8 @@ def unstretched(image_bgr: np.ndarray, find: Callable[[np.ndarray], Found], is_f
         return median_face_aspect(found.xyxy, is_face(found.classes), s.min_tiles)
 
     def partly_tile_shaped(found: Found) -> bool:
-        wh = (found.xyxy[:, 2:] - found.xyxy[:, :2])[is_face(found.classes)]
-        aspects = wh[:, 0] / np.maximum(wh[:, 1], 1e-3)
-        shaped = (aspects >= s.stretched_aspect) & (aspects <= 1 / s.stretched_aspect)
-        return bool(len(aspects)) and float(shaped.mean()) >= s.not_stretched_share
+        aspects = face_aspects(found.xyxy, is_face(found.classes))
+        return len(aspects) > 0 and sum(map(tile_shaped, aspects)) >= s.not_stretched_share * len(aspects)
 
     h, w = image_bgr.shape[:2]
     found = find(image_bgr) if first is None else first
