@@ -24,6 +24,7 @@ import json
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tileset.classes import BACK_ID, CLASS_NAMES
 from training.evaluate import DatasetError, LabeledTiles, dataset_images, is_stretched, match_tiles, read_truth
+from vision.boxes import share_on
 from vision.detector import TileDetector
 from vision.registry import active_dir
 
@@ -44,14 +46,9 @@ HEIGHTS_PX = (16, 32, 64)  # the faces' rows: under 16 px tall, 16-32, 32-64, 64
 
 def covered_shares(xyxy: np.ndarray) -> np.ndarray:
     """For each box, the largest share of its area inside one other box."""
-    x0 = np.maximum(xyxy[:, None, 0], xyxy[None, :, 0])
-    y0 = np.maximum(xyxy[:, None, 1], xyxy[None, :, 1])
-    x1 = np.minimum(xyxy[:, None, 2], xyxy[None, :, 2])
-    y1 = np.minimum(xyxy[:, None, 3], xyxy[None, :, 3])
-    inside = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
-    area = np.maximum((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]), 1e-6)
-    np.fill_diagonal(inside, 0.0)
-    return (inside / area[:, None]).max(axis=1, initial=0.0)
+    shares = share_on(xyxy, xyxy)
+    np.fill_diagonal(shares, 0.0)
+    return shares.max(axis=1, initial=0.0)
 
 
 def tile_kinds(truth: LabeledTiles) -> list[str]:
@@ -74,13 +71,16 @@ def tile_kinds(truth: LabeledTiles) -> list[str]:
     return kinds
 
 
+def _height_rows() -> list[str]:
+    bounds = (0, *HEIGHTS_PX)
+    return [f"face {lo}-{hi} px tall" for lo, hi in pairwise(bounds)] + [f"face {bounds[-1]}+ px tall"]
+
+
+HEIGHT_ROWS = _height_rows()
+
+
 def height_row(height_px: float) -> str:
-    lower = 0
-    for bound in HEIGHTS_PX:
-        if height_px < bound:
-            return f"face {lower}-{bound} px tall"
-        lower = bound
-    return f"face {lower}+ px tall"
+    return HEIGHT_ROWS[int(np.searchsorted(HEIGHTS_PX, height_px, side="right"))]
 
 
 @dataclass
@@ -104,8 +104,7 @@ class Misses:
                 self.missed_in_photo[photo] += 1
 
     def rows(self) -> list[str]:
-        heights = sorted((r for r in self.labeled if r.startswith("face ")), key=lambda r: int(r.split()[1].split("-")[0].rstrip("+")))
-        return [r for r in KINDS if self.labeled[r]] + heights
+        return [r for r in (*KINDS, *HEIGHT_ROWS) if self.labeled[r]]
 
     def summary(self, show: int) -> dict:
         kinds = {row: {"labeled": self.labeled[row], "found": self.found[row],
