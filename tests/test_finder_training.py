@@ -152,11 +152,15 @@ def test_prepare_mixes_real_photos_with_views_at_play_hands_and_calibration_layo
 
     real, art, out = _write_real_photos(tmp_path / "real"), write_fake_art(tmp_path / "art"), tmp_path / "fd"
     summary = prepare(real, art, out, standing=3, hands=2, val_standing=1, seed=7, workers=1, calibration=2,
-                      log=lambda _line: None, kong_hands=2)
+                      log=lambda _line: None, kong_hands=2, real_play=2)
     train, val = out / "finder" / "train", out / "finder" / "val"
     counts = summary["images"]
     assert {k: counts[k] for k in ("standing", "hands", "kong_hands", "calibration", "standing_val")} == {
         "standing": 3, "hands": 2, "kong_hands": 2, "calibration": 2, "standing_val": 1}
+    real_photos = [p for p in (train / "images").glob("real_*") if not p.name.startswith("real_squeezed_")]
+    assert counts["real_play"] == 2 * len(real_photos)  # two scenes of each train photo's own tiles
+    for labels in (train / "labels").glob("realplay_*.txt"):
+        assert {line.split()[0] for line in labels.read_text().splitlines()} == {"0"}
     for labels in sorted((train / "labels").glob("kong_hands_*.txt")):  # each concealed kong: two lying backs
         assert [line.split()[0] for line in labels.read_text().splitlines()].count("1") in (2, 4)
     assert counts["real_train"] >= 2 and counts["real_val"] >= 1  # split again by session, squeezed copies added
@@ -170,7 +174,7 @@ def test_prepare_mixes_real_photos_with_views_at_play_hands_and_calibration_layo
     config = yaml.safe_load((out / "finder" / "data.yaml").read_text())
     assert config["names"] == {0: "tile", 1: "back"} or list(config["names"].values()) == ["tile", "back"]
     again = prepare(real, art, out, standing=3, hands=2, val_standing=1, seed=7, workers=1, calibration=2,
-                    log=lambda _line: None, kong_hands=2)
+                    log=lambda _line: None, kong_hands=2, real_play=2)
     assert again["images"] == summary["images"]  # parts already drawn are used again
 
 
@@ -235,3 +239,56 @@ def test_blend_mixes_a_fine_tune_with_the_finder_it_started_from(tmp_path: Path)
     with pytest.raises(FinderTrainError, match="no fine-tune"):
         blend(base, [], 0.5, tmp_path / "never.pt")
     assert not (tmp_path / "never.pt").exists()
+
+
+def _photo_with_a_heap(folder: Path, name: str) -> None:
+    """A table photo in chinese-v4's form: three labeled tiles in a row and a red heap the labels leave out."""
+    import cv2
+    import numpy as np
+
+    picture = np.full((240, 320, 3), (40, 120, 40), np.uint8)
+    lines = []
+    for k in range(3):
+        x = 60 + 40 * k
+        cv2.rectangle(picture, (x, 100), (x + 30, 140), (235, 235, 235), -1)
+        cv2.line(picture, (x + 8, 110 + 5 * k), (x + 22, 130), (20, 20, 20), 3)
+        lines.append(f"{CLASS_ID['5m']} {(x + 15) / 320:.4f} {120 / 240:.4f} {30 / 320:.4f} {40 / 240:.4f}")
+    cv2.rectangle(picture, (230, 20), (300, 90), (0, 0, 255), -1)
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    (folder / "labels").mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(folder / "images" / f"{name}.jpg"), picture)
+    (folder / "labels" / f"{name}.txt").write_text("\n".join(lines) + "\n")
+
+
+def test_real_play_stands_each_photos_own_tiles_on_its_table_with_what_the_finder_boxes_painted_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from training import play_scenes
+    from training.finder import draw_real_play
+
+    photos = tmp_path / "photos"
+    for name in ("p_jpg.rf.1", "p_jpg.rf.2", "squeezed_p_jpg.rf.1", "q_jpg.rf.1"):  # a copy of p and a squeezed one
+        _photo_with_a_heap(photos, name)
+    painted: list[np.ndarray] = []
+
+    def table_of(picture: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        painted.append(np.asarray(boxes))
+        return real_table_of(picture, boxes)
+
+    real_table_of = play_scenes.table_of
+    monkeypatch.setattr(play_scenes, "table_of", table_of)
+    heap = np.array([[230, 20, 300, 90]], np.float32)
+    out = tmp_path / "scenes"
+    assert draw_real_play(photos, out, 2, seed=5, find_boxes=lambda _picture: heap) == 4  # p and q, two each
+    assert sorted(p.name for p in (out / "images").iterdir()) == [
+        "realplay_p_jpg_0.jpg", "realplay_p_jpg_1.jpg", "realplay_q_jpg_0.jpg", "realplay_q_jpg_1.jpg"]
+    assert len(painted) == 2 and all(len(boxes) == 4 and (boxes == heap[0]).all(axis=1).any() for boxes in painted)
+    for labels in (out / "labels").iterdir():
+        rows = [line.split() for line in labels.read_text().splitlines()]
+        assert rows and all(row[0] == "0" and all(0.0 <= float(v) <= 1.0 for v in row[1:]) for row in rows)
+    again = tmp_path / "again"
+    draw_real_play(photos, again, 2, seed=5, find_boxes=lambda _picture: heap)
+    assert (again / "labels" / "realplay_q_jpg_1.txt").read_text() == (out / "labels" / "realplay_q_jpg_1.txt").read_text()
+    shipped = tmp_path / "shipped"  # by default the shipped finder's boxes are painted out: it boxes the drawn tiles
+    assert draw_real_play(photos, shipped, 1, seed=5) == 2 and len(painted) == 6 and len(painted[-1]) > 3

@@ -1,6 +1,7 @@
 """The tile finder trained on this machine's CPU, in the background, within a time budget, resumable.
 
-    python -m training.finder prepare --real REAL --art ART --out DATA [--standing 1500] [--hands 400] [--kong-hands 0] [--no-rooms] [--seed S]
+    python -m training.finder prepare --real REAL --art ART --out DATA [--standing 1500] [--hands 400] [--kong-hands 0] [--no-rooms]
+                                      [--real-play 0] [--seed S]
     python -m training.finder train --data DATA --minutes 120 [--work runs/finder] [--weights models/detector.pt]
     python -m training.finder train --data DATA --minutes 60 --resume        # later, from the last checkpoint
     python -m training.finder blend --tuned CKPT [CKPT...] --share 0.5 --out FINDER.pt [--base models/detector.pt]
@@ -17,6 +18,8 @@ form of chinese-v4, with manifest.csv; ART: artwork folders as `datasets.art` re
   table with no tile (book spines, boxes, mugs, papers, dice, coins: hard negatives beside the positives),
   which `--no-rooms` draws but leaves out of training (with them, runs lost the real webcam frames' standing
   tiles: `docs/notebook.md`, stop 67);
+- `--real-play N`: N scenes of each real train photo's own tiles standing in a row, from a seat or a low
+  webcam, on its own table (`draw_real_play`): real faces standing, which no rendered view gives;
 - hands laid out on the table families (a fifth of them bare tables), so the photo layout is not forgotten;
 - `--kong-hands N`: hands holding concealed kongs (fans 53 and 67), whose two outer tiles lie face down: the
   lying backs the other parts hold few of (the real photos label none), which a finder that forgets them boxes
@@ -52,7 +55,8 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,7 +64,7 @@ from typing import Any
 from scoring.fans import FanId
 from tileset.atomic_files import atomic_write_bytes
 from tileset.labelfiles import IMAGE_SUFFIXES
-from training.finder_tune import finder_label
+from training.finder_tune import FINDER_BACK, FINDER_TILE, finder_label
 from training.train import DETECTOR_NAMES, TrainError, _check_unfinished
 
 HELD_OUT_ART = ("kde-traditional", "gnome-smooth")
@@ -70,6 +74,10 @@ VAL_OFFSET = 500_000
 HANDS_OFFSET = 1_000_000
 CALIBRATION_OFFSET = 1_500_000
 KONG_HANDS_OFFSET = 2_000_000
+REAL_PLAY_OFFSET = 2_500_000
+REAL_PLAY_KINDS = ("standing_row", "low_webcam")
+REAL_PLAY_SIZES = ((640, 480), (640, 360))
+REAL_PLAY_FLOOR = 0.05  # tiles the shipped finder boxes this surely are painted out of a photo's table too
 CONCEALED_KONG_FANS = (FanId.TWO_CONCEALED_KONGS, FanId.CONCEALED_KONG)
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LABEL_FIXES = REPO_ROOT / "datasets" / "label_fixes"  # NAME.csv fixes the real folder called NAME
@@ -113,6 +121,77 @@ def add_images(source: Path, target: Path, prefix: str, limit: int = 0, leave_ou
     return count
 
 
+def draw_real_play(photos: Path, target: Path, per_photo: int, seed: int,
+                   find_boxes: Callable[[Any], Any] | None = None) -> int:
+    """`per_photo` scenes of each real photo's own tiles standing in a row, from a seat or a low webcam, on its
+    own table (`training.play_scenes.compose`: the photo's labeled tiles cut out and its table with them painted
+    out), written to `target` (images/, labels/ in the finder's two classes); the number of scenes.
+
+    Real faces standing: rendered views at play show artwork, and every run trained on them alone lost the real
+    webcam frames' standing tiles (`docs/notebook.md`, stop 69). `photos` is a folder of real photos (images/,
+    43-class labels/); one photo of each source is used (Roboflow's augmented copies and `datasets.build`'s
+    squeezed copies left out), photo k's scenes drawn from `seed + k`. `find_boxes(picture)` gives the boxes
+    (xyxy) a finder puts on the photo down to `REAL_PLAY_FLOOR`, painted out with the labeled ones so that a
+    heap the labels leave out does not become the table (default: the shipped finder)."""
+    import random
+
+    import cv2
+    import numpy as np
+
+    from tileset.classes import BACK_ID
+    from training.play_scenes import compose, cut_tiles, table_of
+
+    if find_boxes is None:
+        from vision.detector import TileDetector
+
+        detector = TileDetector.load(REPO_ROOT / "models")
+
+        def find_boxes(picture: Any) -> Any:
+            return detector.find_boxes(picture, REAL_PLAY_FLOOR).xyxy
+
+    (target / "images").mkdir(parents=True, exist_ok=True)
+    (target / "labels").mkdir(parents=True, exist_ok=True)
+    images = sorted(p for p in (photos / "images").iterdir()
+                    if p.suffix.lower() in IMAGE_SUFFIXES and not p.name.startswith("squeezed_"))
+    sources: set[str] = set()
+    count = 0
+    for k, image in enumerate(images):
+        source = image.name.split(".rf.")[0]
+        if source in sources:
+            continue
+        sources.add(source)
+        picture = cv2.imread(str(image))
+        label = photos / "labels" / f"{image.stem}.txt"
+        rows = [line.split() for line in label.read_text(encoding="utf-8").splitlines()] if label.is_file() else []
+        rows = [row for row in rows if len(row) == 5]
+        if picture is None or not rows:
+            continue
+        h, w = picture.shape[:2]
+        xywh = np.array([[float(v) for v in row[1:]] for row in rows])
+        classes = np.array([int(row[0]) for row in rows])
+        xyxy = np.stack([(xywh[:, 0] - xywh[:, 2] / 2) * w, (xywh[:, 1] - xywh[:, 3] / 2) * h,
+                         (xywh[:, 0] + xywh[:, 2] / 2) * w, (xywh[:, 1] + xywh[:, 3] / 2) * h], 1).astype(np.float32)
+        faces = cut_tiles(picture, xyxy[classes != BACK_ID])
+        if not faces:
+            continue
+        backs = cut_tiles(picture, xyxy[classes == BACK_ID])
+        found = np.asarray(find_boxes(picture), np.float32).reshape(-1, 4)
+        table = table_of(picture, np.concatenate([xyxy, found]))
+        rng = random.Random(seed + k)
+        for j in range(per_photo):
+            size = REAL_PLAY_SIZES[0] if rng.random() < 0.5 else REAL_PLAY_SIZES[1]
+            scene = compose(faces, backs, table, rng, size, REAL_PLAY_KINDS[(k + j) % len(REAL_PLAY_KINDS)])
+            name = f"realplay_{source[:40]}_{j}"
+            cv2.imwrite(str(target / "images" / f"{name}.jpg"), scene.picture, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            lines = [f"{cls} {(x1 + x2) / 2 / size[0]:.6f} {(y1 + y2) / 2 / size[1]:.6f} "
+                     f"{(x2 - x1) / size[0]:.6f} {(y2 - y1) / size[1]:.6f}"
+                     for cls, boxes in ((FINDER_TILE, scene.faces), (FINDER_BACK, scene.backs))
+                     for x1, y1, x2, y2 in boxes]
+            (target / "labels" / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+            count += 1
+    return count
+
+
 def write_data_yaml(folder: Path) -> Path:
     import yaml
 
@@ -124,7 +203,7 @@ def write_data_yaml(folder: Path) -> Path:
 
 def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_standing: int, seed: int,
             workers: int, real_train: int = 0, calibration: int = 0, log: Callable[[str], None] = print,
-            kong_hands: int = 0, rooms: bool = True) -> dict[str, Any]:
+            kong_hands: int = 0, rooms: bool = True, real_play: int = 0) -> dict[str, Any]:
     """Draw and gather the finder's training data into `out` (see the module's docstring); its summary."""
     import subprocess
 
@@ -164,6 +243,19 @@ def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_sta
             argv += ["--label-fixes", str(fixes)]
         if build.main(argv) != 0:
             raise FinderTrainError(f"building the real photos from {real} failed")
+    if real_play:
+        folder = out / "parts" / "real_play"
+        done = folder / "real_play.json"
+        if done.is_file():
+            log(f"real_play: already drawn in {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+            log(f"real_play: {real_play} scenes of each real train photo's tiles standing ({time.monotonic() - started:.0f} s)")
+            with _split_view(real_folder, "train") as photos:
+                drawn = draw_real_play(photos, folder, real_play, seed + REAL_PLAY_OFFSET)
+            done.write_text(json.dumps({"scenes": drawn, "per_photo": real_play, "seed": seed + REAL_PLAY_OFFSET}) + "\n",
+                            encoding="utf-8")
+        parts["real_play"] = folder
     if standing:
         render("standing", ["--view", "standing", "--at-play", "--n", str(standing), "--seed", str(seed),
                             "--restyle", "0.3", "--empty", "0.2"])
@@ -189,6 +281,8 @@ def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_sta
     for name in ("standing", "hands", "kong_hands", "calibration"):
         if name in parts:
             counts[name] = add_images(parts[name], finder / "train", name, leave_out="" if rooms or name != "standing" else ROOM_SUFFIX)
+    if "real_play" in parts:
+        counts["real_play"] = _link_finder_part(parts["real_play"], finder / "train")
     if "standing_val" in parts:
         counts["standing_val"] = add_images(parts["standing_val"], finder / "val", "standing")
     data_yaml = write_data_yaml(finder)
@@ -199,17 +293,39 @@ def prepare(real: Path, art: Path, out: Path, standing: int, hands: int, val_sta
     return summary
 
 
-def _add_split(built: Path, split: str, target: Path, prefix: str, limit: int = 0) -> int:
-    """One split of a `datasets.build` folder (images/SPLIT, labels/SPLIT) added as `add_images` does."""
+@contextmanager
+def _split_view(built: Path, split: str) -> Iterator[Path]:
+    """One split of a `datasets.build` folder (images/SPLIT, labels/SPLIT) as a folder with images/ and labels/."""
     view = built / f"_{split}_view"
     shutil.rmtree(view, ignore_errors=True)
     view.mkdir()
     (view / "images").symlink_to((built / "images" / split).resolve())
     (view / "labels").symlink_to((built / "labels" / split).resolve())
     try:
-        return add_images(view, target, prefix, limit)
+        yield view
     finally:
         shutil.rmtree(view, ignore_errors=True)
+
+
+def _add_split(built: Path, split: str, target: Path, prefix: str, limit: int = 0) -> int:
+    """One split of a `datasets.build` folder added as `add_images` does."""
+    with _split_view(built, split) as view:
+        return add_images(view, target, prefix, limit)
+
+
+def _link_finder_part(folder: Path, target: Path) -> int:
+    """A folder whose labels are in the finder's classes already (`draw_real_play`) linked into `target` as is."""
+    (target / "images").mkdir(parents=True, exist_ok=True)
+    (target / "labels").mkdir(parents=True, exist_ok=True)
+    count = 0
+    for image in sorted((folder / "images").iterdir()):
+        link = target / "images" / image.name
+        if link.exists() or link.is_symlink():
+            link.unlink()
+        link.symlink_to(image.resolve())
+        shutil.copyfile(folder / "labels" / f"{image.stem}.txt", target / "labels" / f"{image.stem}.txt")
+        count += 1
+    return count
 
 
 # ---------------------------------------------------------------- training
@@ -452,6 +568,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--calibration", type=int, default=300,
                    help="tile sets laid out to be learned (calibration-layout.md): rows of faces close together")
     p.add_argument("--val-standing", type=int, default=60, help="webcam views at play for val (other seeds)")
+    p.add_argument("--real-play", type=int, default=0,
+                   help="scenes of each real train photo's own tiles standing on its own table (draw_real_play)")
     p.add_argument("--real-train", type=int, default=0,
                    help="real train photos taken, spread evenly (their split holds augmented and squeezed copies); "
                         "0 (the default): all")
@@ -494,7 +612,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "prepare":
             prepare(args.real, args.art, args.out, args.standing, args.hands, args.val_standing, args.seed, args.workers,
                     args.real_train, args.calibration, lambda line: print(line, flush=True), args.kong_hands,
-                    rooms=not args.no_rooms)
+                    rooms=not args.no_rooms, real_play=args.real_play)
             return 0
         if args.command == "blend":
             print(blend(args.base, args.tuned, args.share, args.out))
