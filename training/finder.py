@@ -64,7 +64,7 @@ from typing import Any
 from scoring.fans import FanId
 from tileset.atomic_files import atomic_write_bytes
 from tileset.labelfiles import IMAGE_SUFFIXES
-from training.finder_tune import FINDER_BACK, FINDER_TILE, finder_label
+from training.finder_tune import FINDER_BACK, FINDER_TILE, finder_label, yolo_lines
 from training.train import DETECTOR_NAMES, TrainError, _check_unfinished
 
 HELD_OUT_ART = ("kde-traditional", "gnome-smooth")
@@ -130,7 +130,7 @@ def draw_real_play(photos: Path, target: Path, per_photo: int, seed: int,
     Real faces standing: rendered views at play show artwork, and every run trained on them alone lost the real
     webcam frames' standing tiles (`docs/notebook.md`, stop 69). `photos` is a folder of real photos (images/,
     43-class labels/); one photo of each source is used (Roboflow's augmented copies and `datasets.build`'s
-    squeezed copies left out), photo k's scenes drawn from `seed + k`. `find_boxes(picture)` gives the boxes
+    squeezed copies left out), photo k's scenes drawn from `seed + k`; a broken label file stops it, named. `find_boxes(picture)` gives the boxes
     (xyxy) a finder puts on the photo down to `REAL_PLAY_FLOOR`, painted out with the labeled ones so that a
     heap the labels leave out does not become the table (default: the shipped finder)."""
     import random
@@ -139,6 +139,7 @@ def draw_real_play(photos: Path, target: Path, per_photo: int, seed: int,
     import numpy as np
 
     from tileset.classes import BACK_ID
+    from training.evaluate import DatasetError, read_truth
     from training.play_scenes import compose, cut_tiles, table_of
 
     if find_boxes is None:
@@ -161,32 +162,25 @@ def draw_real_play(photos: Path, target: Path, per_photo: int, seed: int,
             continue
         sources.add(source)
         picture = cv2.imread(str(image))
-        label = photos / "labels" / f"{image.stem}.txt"
-        rows = [line.split() for line in label.read_text(encoding="utf-8").splitlines()] if label.is_file() else []
-        rows = [row for row in rows if len(row) == 5]
-        if picture is None or not rows:
+        if picture is None:
             continue
-        h, w = picture.shape[:2]
-        xywh = np.array([[float(v) for v in row[1:]] for row in rows])
-        classes = np.array([int(row[0]) for row in rows])
-        xyxy = np.stack([(xywh[:, 0] - xywh[:, 2] / 2) * w, (xywh[:, 1] - xywh[:, 3] / 2) * h,
-                         (xywh[:, 0] + xywh[:, 2] / 2) * w, (xywh[:, 1] + xywh[:, 3] / 2) * h], 1).astype(np.float32)
-        faces = cut_tiles(picture, xyxy[classes != BACK_ID])
+        try:
+            truth = read_truth(image, picture.shape[1], picture.shape[0])
+        except DatasetError as error:
+            raise FinderTrainError(str(error)) from None
+        faces = cut_tiles(picture, truth.xyxy[truth.class_id != BACK_ID])
         if not faces:
             continue
-        backs = cut_tiles(picture, xyxy[classes == BACK_ID])
+        backs = cut_tiles(picture, truth.xyxy[truth.class_id == BACK_ID])
         found = np.asarray(find_boxes(picture), np.float32).reshape(-1, 4)
-        table = table_of(picture, np.concatenate([xyxy, found]))
+        table = table_of(picture, np.concatenate([truth.xyxy, found]))
         rng = random.Random(seed + k)
         for j in range(per_photo):
             size = REAL_PLAY_SIZES[0] if rng.random() < 0.5 else REAL_PLAY_SIZES[1]
             scene = compose(faces, backs, table, rng, size, REAL_PLAY_KINDS[(k + j) % len(REAL_PLAY_KINDS)])
             name = f"realplay_{source[:40]}_{j}"
             cv2.imwrite(str(target / "images" / f"{name}.jpg"), scene.picture, [cv2.IMWRITE_JPEG_QUALITY, 92])
-            lines = [f"{cls} {(x1 + x2) / 2 / size[0]:.6f} {(y1 + y2) / 2 / size[1]:.6f} "
-                     f"{(x2 - x1) / size[0]:.6f} {(y2 - y1) / size[1]:.6f}"
-                     for cls, boxes in ((FINDER_TILE, scene.faces), (FINDER_BACK, scene.backs))
-                     for x1, y1, x2, y2 in boxes]
+            lines = yolo_lines(scene.faces, FINDER_TILE, *size) + yolo_lines(scene.backs, FINDER_BACK, *size)
             (target / "labels" / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
             count += 1
     return count

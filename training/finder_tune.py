@@ -58,7 +58,9 @@ class FinderTune:
     negatives: int
 
 
-def _yolo_lines(boxes: np.ndarray, cls: int, w: int, h: int) -> list[str]:
+def yolo_lines(boxes: np.ndarray, cls: int, w: int, h: int) -> list[str]:
+    """YOLO label lines (class, centre, size; 0-1) of pixel boxes on a w x h picture, clipped to it; a box left
+    under 2 px is dropped."""
     lines = []
     for x1, y1, x2, y2 in np.asarray(boxes, np.float64).reshape(-1, 4):
         x1, x2 = max(0.0, x1), min(float(w), x2)
@@ -122,7 +124,7 @@ def write_finder_data(folder: Path, copies: Sequence[tuple[np.ndarray, np.ndarra
     for split, items in (("train", copies), ("val", val)):
         for k, (picture, faces, backs) in enumerate(items):
             h, w = picture.shape[:2]
-            lines = _yolo_lines(faces, FINDER_TILE, w, h) + _yolo_lines(backs, FINDER_BACK, w, h)
+            lines = yolo_lines(faces, FINDER_TILE, w, h) + yolo_lines(backs, FINDER_BACK, w, h)
             put(split, f"copy{k:04d}", picture, "\n".join(lines) + ("\n" if lines else ""))
     for k, (image, label) in enumerate(base):
         target = folder / "train" / "images" / f"base{k:04d}{image.suffix.lower()}"
