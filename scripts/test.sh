@@ -12,6 +12,8 @@ cd "$(dirname "$0")/.."
 .venv/bin/python -m pip install -q --no-cache-dir -e '.[dev,train]' || {
     echo "the train extra did not install: the training and export tests will be skipped" >&2
     .venv/bin/python -m pip uninstall -y -q torch torchvision ultralytics >/dev/null 2>&1 || true
+    # pip may have removed packages it meant to upgrade before the disk ran out: put the dev set back whole.
+    .venv/bin/python -m pip install -q --no-cache-dir -e '.[dev]'
 }
 # ultralytics' dataset check wants a TTF font on disk even with plots off.
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || { apt-get update -qq && apt-get install -y -qq fonts-dejavu-core; } || echo "font install failed"
