@@ -130,9 +130,10 @@ def draw_real_play(photos: Path, target: Path, per_photo: int, seed: int,
     Real faces standing: rendered views at play show artwork, and every run trained on them alone lost the real
     webcam frames' standing tiles (`docs/notebook.md`, stop 69). `photos` is a folder of real photos (images/,
     43-class labels/); one photo of each source is used (Roboflow's augmented copies and `datasets.build`'s
-    squeezed copies left out), photo k's scenes drawn from `seed + k`; a broken label file stops it, named. `find_boxes(picture)` gives the boxes
-    (xyxy) a finder puts on the photo down to `REAL_PLAY_FLOOR`, painted out with the labeled ones so that a
-    heap the labels leave out does not become the table (default: the shipped finder)."""
+    squeezed copies left out), photo k's scenes drawn from `seed + k`; a broken label file stops it, named.
+    `find_boxes(picture)` gives the boxes (xyxy) a finder puts on the photo down to `REAL_PLAY_FLOOR`, painted
+    out with the labeled ones so that a heap the labels leave out does not become the table (default: the
+    shipped finder)."""
     import random
 
     import cv2
